@@ -1,0 +1,178 @@
+import {
+  AlreadyConsumed,
+  GRANT_BOUND_MODELS,
+  type EngineAdapter,
+  type EnginePayload,
+  type RecordStore,
+  type Store,
+} from './types.js';
+
+interface Entry {
+  value: unknown;
+  expiresAt: number;
+}
+
+/** A Map with per-entry expiry; expired entries vanish on read and on a periodic sweep. */
+class ExpiringMap {
+  private readonly map = new Map<string, Entry>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(sweepMs = 60_000) {
+    this.sweeper = setInterval(() => this.sweep(), sweepMs);
+    this.sweeper.unref();
+  }
+
+  get<T>(key: string): T | undefined {
+    const entry = this.map.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= Date.now()) {
+      this.map.delete(key);
+      return undefined;
+    }
+    return entry.value as T;
+  }
+
+  set(key: string, value: unknown, ttlSeconds?: number): void {
+    const expiresAt = ttlSeconds === undefined ? Infinity : Date.now() + ttlSeconds * 1000;
+    this.map.set(key, { value, expiresAt });
+  }
+
+  expiresAt(key: string): number | undefined {
+    return this.map.get(key)?.expiresAt;
+  }
+
+  delete(key: string): boolean {
+    return this.map.delete(key);
+  }
+
+  sweep(): void {
+    const now = Date.now();
+    for (const [key, entry] of this.map) if (entry.expiresAt <= now) this.map.delete(key);
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+    this.map.clear();
+  }
+}
+
+/** Payloads are stored as JSON text so that callers never share (and mutate) stored objects. */
+const freeze = (payload: unknown): string => JSON.stringify(payload);
+const thaw = <T>(text: string | undefined): T | undefined =>
+  text === undefined ? undefined : (JSON.parse(text) as T);
+
+class MemoryEngineAdapter implements EngineAdapter {
+  constructor(
+    private readonly model: string,
+    private readonly data: ExpiringMap,
+  ) {}
+
+  private key(id: string): string {
+    return `${this.model}:${id}`;
+  }
+
+  async upsert(id: string, payload: EnginePayload, expiresIn?: number): Promise<void> {
+    const key = this.key(id);
+    this.data.set(key, freeze(payload), expiresIn);
+    if (this.model === 'Session' && payload.uid) this.data.set(`uid:${payload.uid}`, id, expiresIn);
+    if (payload.userCode) this.data.set(`userCode:${payload.userCode}`, id, expiresIn);
+    if (GRANT_BOUND_MODELS.has(this.model) && payload.grantId) {
+      const indexKey = `grant:${payload.grantId}`;
+      const members = this.data.get<Set<string>>(indexKey) ?? new Set<string>();
+      members.add(key);
+      const expiresAt = Math.max(this.data.expiresAt(indexKey) ?? 0, this.data.expiresAt(key) ?? 0);
+      this.data.set(
+        indexKey,
+        members,
+        Number.isFinite(expiresAt) ? (expiresAt - Date.now()) / 1000 : undefined,
+      );
+    }
+  }
+
+  async find(id: string): Promise<EnginePayload | undefined> {
+    return thaw<EnginePayload>(this.data.get<string>(this.key(id)));
+  }
+
+  async findByUid(uid: string): Promise<EnginePayload | undefined> {
+    const id = this.data.get<string>(`uid:${uid}`);
+    return id === undefined ? undefined : this.find(id);
+  }
+
+  async findByUserCode(userCode: string): Promise<EnginePayload | undefined> {
+    const id = this.data.get<string>(`userCode:${userCode}`);
+    return id === undefined ? undefined : this.find(id);
+  }
+
+  async consume(id: string): Promise<void> {
+    const key = this.key(id);
+    const payload = thaw<EnginePayload>(this.data.get<string>(key));
+    if (!payload) return;
+    if (payload.consumed) throw new AlreadyConsumed();
+    payload.consumed = Math.floor(Date.now() / 1000);
+    const expiresAt = this.data.expiresAt(key) ?? Infinity;
+    this.data.set(
+      key,
+      freeze(payload),
+      Number.isFinite(expiresAt) ? (expiresAt - Date.now()) / 1000 : undefined,
+    );
+  }
+
+  async destroy(id: string): Promise<void> {
+    this.data.delete(this.key(id));
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    const indexKey = `grant:${grantId}`;
+    for (const key of this.data.get<Set<string>>(indexKey) ?? []) this.data.delete(key);
+    this.data.delete(indexKey);
+  }
+}
+
+class MemoryRecords implements RecordStore {
+  constructor(private readonly data: ExpiringMap) {}
+
+  async get<T>(kind: string, id: string): Promise<T | undefined> {
+    return thaw<{ value: T }>(this.data.get<string>(`rec:${kind}:${id}`))?.value;
+  }
+
+  async put<T>(kind: string, id: string, group: string, value: T): Promise<void> {
+    this.data.set(`rec:${kind}:${id}`, freeze({ group, value }));
+    const indexKey = `recidx:${kind}:${group}`;
+    const members = this.data.get<Set<string>>(indexKey) ?? new Set<string>();
+    this.data.set(indexKey, members.add(id));
+  }
+
+  async delete(kind: string, id: string): Promise<boolean> {
+    const key = `rec:${kind}:${id}`;
+    const stored = thaw<{ group: string }>(this.data.get<string>(key));
+    if (!stored) return false;
+    this.data.delete(key);
+    this.data.get<Set<string>>(`recidx:${kind}:${stored.group}`)?.delete(id);
+    return true;
+  }
+
+  async list<T>(kind: string, group: string): Promise<T[]> {
+    const ids = [...(this.data.get<Set<string>>(`recidx:${kind}:${group}`) ?? [])];
+    const found = await Promise.all(ids.map((id) => this.get<T>(kind, id)));
+    return found.filter((value): value is Awaited<T> => value !== undefined) as T[];
+  }
+}
+
+/** The zero-setup store: everything in this process, gone when it stops. */
+export function createMemoryStore(): Store {
+  const data = new ExpiringMap();
+  const adapters = new Map<string, EngineAdapter>();
+  return {
+    type: 'memory',
+    engine(model) {
+      let adapter = adapters.get(model);
+      if (!adapter) adapters.set(model, (adapter = new MemoryEngineAdapter(model, data)));
+      return adapter;
+    },
+    records: new MemoryRecords(data),
+    async ping() {},
+    async close() {
+      data.close();
+    },
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * The store contract shared by the memory and Redis stores: one adapter per oidc-provider model
+ * (the engine's adapter interface) plus our own records (client configurations, app registrations).
+ */
+export interface EnginePayload {
+  [claim: string]: unknown;
+  grantId?: string;
+  uid?: string;
+  userCode?: string;
+  consumed?: number;
+}
+
+/** node-oidc-provider's adapter interface, as the engine calls it. */
+export interface EngineAdapter {
+  upsert(id: string, payload: EnginePayload, expiresIn?: number): Promise<void>;
+  find(id: string): Promise<EnginePayload | undefined>;
+  findByUid(uid: string): Promise<EnginePayload | undefined>;
+  findByUserCode(userCode: string): Promise<EnginePayload | undefined>;
+  /** Marks the entry consumed; throws AlreadyConsumed when it was consumed before (atomic). */
+  consume(id: string): Promise<void>;
+  destroy(id: string): Promise<void>;
+  revokeByGrantId(grantId: string): Promise<void>;
+}
+
+/**
+ * Our own records. A record belongs to one group (the tenant for a client configuration) fixed at
+ * creation; `list` answers by group.
+ */
+export interface RecordStore {
+  get<T>(kind: string, id: string): Promise<T | undefined>;
+  put<T>(kind: string, id: string, group: string, value: T): Promise<void>;
+  delete(kind: string, id: string): Promise<boolean>;
+  list<T>(kind: string, group: string): Promise<T[]>;
+}
+
+export interface Store {
+  readonly type: 'memory' | 'redis';
+  engine(model: string): EngineAdapter;
+  readonly records: RecordStore;
+  /** Resolves when the store answers; rejects otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Thrown by `consume` when a code or refresh token was already used: a replay. */
+export class AlreadyConsumed extends Error {
+  constructor() {
+    super('already consumed');
+    this.name = 'AlreadyConsumed';
+  }
+}
+
+/** Models whose entries belong to a grant and go when the grant is revoked. */
+export const GRANT_BOUND_MODELS: ReadonlySet<string> = new Set([
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+]);
+
+/**
+ * Length of the grant id prefix that grant-bound token ids start with (see provider/token-ids.ts).
+ * The Redis store hash-tags grant-bound keys and the grant index with it, so that every multi-key
+ * operation on one grant stays in one Redis Cluster slot.
+ */
+export const GRANT_SLOT_LENGTH = 6;

@@ -1,0 +1,44 @@
+import type { ApiCatalog } from '../src/catalog.js';
+import { InvalidScope, ValidationError } from '../src/errors.js';
+
+/* RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ) */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+/**
+ * Registration time: the scopes assigned to a client for one API. The spec requires at least one
+ * scope per API listed, and each must be a scope that API defines.
+ */
+export function validateAssignedScopes(
+  catalog: ApiCatalog,
+  apiId: string,
+  scopes: readonly string[],
+  field: string,
+): string[] {
+  const api = catalog.api(apiId);
+  if (!api) throw new ValidationError(field, `unknown API "${apiId}"`);
+  if (scopes.length === 0) throw new ValidationError(field, `at least one scope is required for API "${apiId}"`);
+  for (const scope of scopes) {
+    if (!Object.hasOwn(api.scopes, scope)) {
+      throw new ValidationError(field, `scope "${scope}" is not defined by API "${apiId}"`);
+    }
+  }
+  return [...new Set(scopes)];
+}
+
+/**
+ * Request time: the `scope` parameter of a client_credentials request against the client's
+ * assigned scopes. Omitted means every assigned scope; any scope not assigned is refused
+ * (RFC 6749 §5.2 invalid_scope) rather than dropped silently.
+ */
+export function resolveRequestedScopes(
+  requested: string | undefined,
+  assigned: ReadonlySet<string>,
+): string[] {
+  if (requested === undefined || requested.trim() === '') return [...assigned];
+  const scopes = requested.split(' ').filter(Boolean);
+  for (const scope of scopes) {
+    if (!SCOPE_TOKEN.test(scope)) throw new InvalidScope('scope contains invalid characters');
+    if (!assigned.has(scope)) throw new InvalidScope(`scope "${scope}" is not assigned to this client`);
+  }
+  return [...new Set(scopes)];
+}

@@ -1,0 +1,15 @@
+export { createAuthServer, type AuthServer } from './server.js';
+export type { AuthServerOptions } from './options.js';
+export type { Account, AccountStore } from './accounts.js';
+export { INTEGRATION_SETUP } from './accounts.js';
+export type { ApiDefinition } from './catalog.js';
+export type { Logger } from './logger.js';
+export type { SigningAlgorithm, PrivateJwks } from './provider/keys.js';
+export type {
+  ClientConfiguration,
+  ClientConfigurationInput,
+  ClientConfigurationPatch,
+  Resources,
+} from './records/client-configurations.js';
+export type { Constraints, DimensionFilters } from '../policies/constraints.js';
+export * from './errors.js';

@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { RecordStore } from '../../adapters/types.js';
+import { validateConstraints, type Constraints, type DimensionFilters } from '../../policies/constraints.js';
+import { validateAssignedScopes } from '../../policies/scopes.js';
+import type { ApiCatalog } from '../catalog.js';
+import { NotFound, ValidationError } from '../errors.js';
+import { digestSecret, generateSecret } from './secrets.js';
+import { parseInput } from './validation.js';
+
+export const CLIENT_CONFIGURATION = 'client';
+
+/** The APIs a client may call: per API id, the scopes assigned and optional data filters. */
+export type Resources = Record<string, { scopes: string[]; constraints?: DimensionFilters }>;
+
+export interface ClientConfiguration {
+  clientId: string;
+  tenant: string;
+  name: string;
+  category: string;
+  description?: string;
+  resources: Resources;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** As stored: the public record plus the digest of the current secret. */
+export interface StoredClientConfiguration extends ClientConfiguration {
+  secretDigest: string;
+}
+
+export interface ClientConfigurationInput {
+  tenant: string;
+  name: string;
+  category: string;
+  description?: string;
+  resources: Resources;
+}
+
+export type ClientConfigurationPatch = Partial<Omit<ClientConfigurationInput, 'tenant'>>;
+
+const text = z.string().trim().min(1, 'must not be empty').max(200);
+const resourcesSchema = z.record(
+  z.string(),
+  z.object({
+    scopes: z.array(z.string()),
+    constraints: z.record(z.string(), z.array(z.string())).optional(),
+  }).strict(),
+);
+const fields = {
+  name: text,
+  category: text,
+  description: z.string().trim().max(2000).optional(),
+  resources: resourcesSchema,
+};
+const createSchema = z.object({ tenant: text, ...fields }).strict();
+const patchSchema = z.object(fields).partial().strict();
+
+/** Machine-to-machine clients: create, read, change, rotate the secret, delete. */
+export class ClientConfigurations {
+  constructor(
+    private readonly records: RecordStore,
+    private readonly catalog: ApiCatalog,
+  ) {}
+
+  async create(input: ClientConfigurationInput): Promise<ClientConfiguration & { clientSecret: string }> {
+    const parsed = parseInput(createSchema, input, 'clientConfiguration');
+    const clientSecret = generateSecret();
+    const now = new Date().toISOString();
+    const stored: StoredClientConfiguration = {
+      clientId: randomUUID(),
+      tenant: parsed.tenant,
+      name: parsed.name,
+      category: parsed.category,
+      ...(parsed.description ? { description: parsed.description } : {}),
+      resources: this.validateResources(parsed.resources),
+      createdAt: now,
+      updatedAt: now,
+      secretDigest: digestSecret(clientSecret),
+    };
+    await this.records.put(CLIENT_CONFIGURATION, stored.clientId, stored.tenant, stored);
+    return { ...toPublic(stored), clientSecret };
+  }
+
+  async get(clientId: string): Promise<ClientConfiguration | undefined> {
+    const stored = await this.records.get<StoredClientConfiguration>(CLIENT_CONFIGURATION, clientId);
+    return stored && toPublic(stored);
+  }
+
+  async list(tenant: string): Promise<ClientConfiguration[]> {
+    const all = await this.records.list<StoredClientConfiguration>(CLIENT_CONFIGURATION, tenant);
+    return all.map(toPublic).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  async update(clientId: string, patch: ClientConfigurationPatch): Promise<ClientConfiguration> {
+    const parsed = parseInput(patchSchema, patch, 'patch');
+    const stored = await this.require(clientId);
+    const next: StoredClientConfiguration = {
+      ...stored,
+      ...(parsed.name !== undefined ? { name: parsed.name } : {}),
+      ...(parsed.category !== undefined ? { category: parsed.category } : {}),
+      ...(parsed.resources !== undefined ? { resources: this.validateResources(parsed.resources) } : {}),
+      updatedAt: new Date().toISOString(),
+    };
+    if (parsed.description !== undefined) {
+      if (parsed.description) next.description = parsed.description;
+      else delete next.description;
+    }
+    await this.records.put(CLIENT_CONFIGURATION, clientId, stored.tenant, next);
+    return toPublic(next);
+  }
+
+  /** A new secret; the previous one stops working at once (every request reads the stored digest). */
+  async rotateSecret(clientId: string): Promise<{ clientSecret: string }> {
+    const stored = await this.require(clientId);
+    const clientSecret = generateSecret();
+    await this.records.put(CLIENT_CONFIGURATION, clientId, stored.tenant, {
+      ...stored,
+      secretDigest: digestSecret(clientSecret),
+      updatedAt: new Date().toISOString(),
+    });
+    return { clientSecret };
+  }
+
+  async delete(clientId: string): Promise<boolean> {
+    return this.records.delete(CLIENT_CONFIGURATION, clientId);
+  }
+
+  private async require(clientId: string): Promise<StoredClientConfiguration> {
+    const stored = await this.records.get<StoredClientConfiguration>(CLIENT_CONFIGURATION, clientId);
+    if (!stored) throw new NotFound(`client configuration ${clientId}`);
+    return stored;
+  }
+
+  private validateResources(resources: Resources): Resources {
+    const entries = Object.entries(resources);
+    if (entries.length === 0) throw new ValidationError('resources', 'at least one API is required');
+    const result: Resources = {};
+    for (const [apiId, { scopes, constraints }] of entries) {
+      const field = `resources.${apiId}`;
+      const validated: Resources[string] = {
+        scopes: validateAssignedScopes(this.catalog, apiId, scopes, `${field}.scopes`),
+      };
+      if (constraints && Object.keys(constraints).length) {
+        validated.constraints = validateConstraints(this.catalog, apiId, constraints, `${field}.constraints`);
+      }
+      result[apiId] = validated;
+    }
+    return result;
+  }
+}
+
+function toPublic({ secretDigest: _digest, ...record }: StoredClientConfiguration): ClientConfiguration {
+  return record;
+}
+
+/** Constraints per API of a client configuration, for the token's `constraints` claim. */
+export function constraintsOf(resources: Resources): Constraints {
+  const result: Constraints = {};
+  for (const [apiId, { constraints }] of Object.entries(resources)) {
+    if (constraints) result[apiId] = constraints;
+  }
+  return result;
+}

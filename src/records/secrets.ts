@@ -1,0 +1,21 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** A new client secret: 256 random bits, base64url (43 characters). Shown to its owner once. */
+export function generateSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/**
+ * What we store instead of the secret. A fast digest is enough for 256-bit random secrets (no
+ * dictionary to guess from), and keeps the token endpoint free of a slow KDF.
+ */
+export function digestSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('base64url');
+}
+
+/** Constant-time comparison of a presented secret with a stored digest. */
+export function secretMatches(presented: string, storedDigest: string): boolean {
+  const actual = createHash('sha256').update(presented, 'utf8').digest();
+  const expected = Buffer.from(storedDigest, 'base64url');
+  return expected.length === actual.length && timingSafeEqual(actual, expected);
+}

@@ -1,0 +1,40 @@
+import type { Context, Next } from 'koa';
+import type { Logger } from '../logger.js';
+import { OAuthError } from '../errors.js';
+
+function challenge(issuer: string, error: string): string {
+  return `Basic realm="${issuer}", error="${error}"`;
+}
+
+/**
+ * Renders every error of our routes (and of the engine's, which it renders itself) as OAuth JSON:
+ * `{ error, error_description }`, `Cache-Control: no-store`, and for `invalid_client` a 401 with a
+ * WWW-Authenticate challenge (RFC 6749 §5.2). Anything unexpected is a logged 500 `server_error`
+ * whose description says nothing of the cause.
+ */
+export function oauthErrors(issuer: string, logger: Logger) {
+  return async function renderOAuthErrors(ctx: Context, next: Next): Promise<void> {
+    try {
+      await next();
+    } catch (caught) {
+      const error = caught instanceof OAuthError
+        ? caught
+        : new OAuthError('server_error', 500, 'the server could not complete the request');
+      if (!(caught instanceof OAuthError)) {
+        logger.error('request failed', {
+          method: ctx.method,
+          path: ctx.path,
+          error: caught instanceof Error ? caught.name : typeof caught,
+        });
+      }
+      ctx.status = error.status;
+      ctx.body = error.toJSON();
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('Pragma', 'no-cache');
+    }
+    const body = ctx.body as { error?: unknown } | undefined;
+    if (ctx.status === 401 && body?.error === 'invalid_client' && !ctx.response.get('WWW-Authenticate')) {
+      ctx.set('WWW-Authenticate', challenge(issuer, 'invalid_client'));
+    }
+  };
+}

@@ -1,0 +1,90 @@
+import { Readable } from 'node:stream';
+import type { Context, Next } from 'koa';
+import { InvalidClient, InvalidRequest, OAuthError, UnsupportedGrantType } from '../errors.js';
+import { encodeForm, parseMultipart, parseUrlEncoded, readBody, type FormParams } from './request-body.js';
+
+export const SUPPORTED_GRANT_TYPES: ReadonlySet<string> = new Set([
+  'client_credentials',
+  'authorization_code',
+  'refresh_token',
+]);
+
+/** Grants whose client must authenticate with HTTP Basic (spec, "Client authentication" 1). */
+const BASIC_ONLY_GRANTS: ReadonlySet<string> = new Set(['client_credentials', 'refresh_token']);
+
+/**
+ * RFC 6749 §2.3.1: client_id and client_secret are form-encoded before Base64 in the Basic header.
+ * A malformed header is a failed client authentication (401), not a malformed request.
+ */
+export function parseBasicAuthorization(header: string): { clientId: string; clientSecret: string } {
+  const match = /^Basic +([A-Za-z0-9+/]+={0,2})$/i.exec(header.trim());
+  if (!match?.[1]) throw new InvalidClient('the Authorization header is not valid HTTP Basic');
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0 || colon === decoded.length - 1) {
+    throw new InvalidClient('the Authorization header must carry client_id:client_secret');
+  }
+  try {
+    return {
+      clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')),
+      clientSecret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')),
+    };
+  } catch {
+    throw new InvalidClient('the Authorization header credentials are not correctly encoded');
+  }
+}
+
+async function readParams(ctx: Context, limit: number): Promise<FormParams> {
+  const type = ctx.request.type;
+  if (type === 'application/x-www-form-urlencoded') return parseUrlEncoded(await readBody(ctx, limit));
+  if (type === 'multipart/form-data') {
+    return parseMultipart(await readBody(ctx, limit), ctx.get('content-type'));
+  }
+  throw new InvalidRequest('the token request body must be application/x-www-form-urlencoded');
+}
+
+/** Hands the engine a clean, re-encoded body in place of the stream we consumed. */
+function replaceBody(ctx: Context, params: FormParams): void {
+  const body = Buffer.from(encodeForm(params));
+  const headers = ctx.req.headers;
+  headers['content-type'] = 'application/x-www-form-urlencoded';
+  headers['content-length'] = String(body.length);
+  delete headers['transfer-encoding'];
+  (ctx as { req: unknown }).req = Readable.from([body], { objectMode: false });
+}
+
+/**
+ * In front of the engine's token endpoint: enforces what the spec and DESIGN require beyond the
+ * engine's defaults (size limit, strict parsing, no duplicates, Basic-only credentials, multipart),
+ * then passes a normalised urlencoded body on.
+ */
+export function tokenEndpointGuard(limit: number) {
+  return async function guardTokenEndpoint(ctx: Context, next: Next): Promise<void> {
+    if (ctx.method !== 'POST') {
+      ctx.set('Allow', 'POST');
+      throw new OAuthError('invalid_request', 405, 'the token endpoint accepts POST only');
+    }
+    const params = await readParams(ctx, limit);
+    const grantType = params.get('grant_type');
+    if (grantType === undefined) throw new InvalidRequest('missing required parameter "grant_type"');
+    if (!SUPPORTED_GRANT_TYPES.has(grantType)) throw new UnsupportedGrantType();
+    // Credentials are never put in the request body (spec, "Client authentication" 1).
+    if (params.has('client_secret')) {
+      throw new InvalidClient('client credentials must not be sent in the request body');
+    }
+    const authorization = ctx.get('authorization');
+    if (authorization) {
+      const { clientId } = parseBasicAuthorization(authorization);
+      const bodyClientId = params.get('client_id');
+      if (bodyClientId !== undefined && bodyClientId !== clientId) {
+        throw new InvalidRequest('client_id in the body differs from the authenticated client');
+      }
+    } else if (BASIC_ONLY_GRANTS.has(grantType)) {
+      throw new InvalidClient('client authentication with HTTP Basic is required');
+    } else if (!params.has('client_id')) {
+      throw new InvalidClient('client_id is required when no Authorization header is sent');
+    }
+    replaceBody(ctx, params);
+    await next();
+  };
+}

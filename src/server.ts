@@ -1,0 +1,75 @@
+import Koa from 'koa';
+import mount from 'koa-mount';
+import Provider from 'oidc-provider';
+import { createMemoryStore } from '../adapters/memory.js';
+import { createRedisStore } from '../adapters/redis.js';
+import type { Store } from '../adapters/types.js';
+import { ApiCatalog } from './catalog.js';
+import { consoleLogger } from './logger.js';
+import { resolveOptions, type AuthServerOptions, type ResolvedOptions } from './options.js';
+import { ClientDirectory } from './provider/client-directory.js';
+import { engineConfiguration } from './provider/configuration.js';
+import { resolveSigningKeys, type SigningAlgorithm } from './provider/keys.js';
+import { prefixTokenIdsWithGrantSlot } from './provider/token-ids.js';
+import { ClientConfigurations } from './records/client-configurations.js';
+import { secretMatches } from './records/secrets.js';
+import { authorizationServerMetadataAlias } from './routes/discovery.js';
+import { oauthErrors } from './routes/oauth-errors.js';
+import { tokenEndpointGuard } from './routes/token-endpoint.js';
+
+export interface AuthServer {
+  /** Koa application: mount it in a host app, or `auth.app.listen(port)`. */
+  readonly app: Koa;
+  /** The oidc-provider instance, for advanced hooks. */
+  readonly provider: Provider;
+  readonly issuer: string;
+  readonly clientConfigurations: ClientConfigurations;
+  /** Closes the store connections. */
+  close(): Promise<void>;
+}
+
+async function openStore(options: ResolvedOptions): Promise<Store> {
+  if (options.store.type === 'memory') return createMemoryStore();
+  return createRedisStore({
+    url: options.store.url,
+    ...(options.store.keyPrefix !== undefined ? { keyPrefix: options.store.keyPrefix } : {}),
+  });
+}
+
+/** Creates the authorization server: options are validated once, here. */
+export async function createAuthServer(input: AuthServerOptions): Promise<AuthServer> {
+  const options = resolveOptions(input);
+  const logger = options.logger ?? consoleLogger;
+  const catalog = new ApiCatalog(options.apis);
+  // ID tokens are RS256 (OIDC's default) whatever the access-token algorithm is.
+  const algorithms: SigningAlgorithm[] = [options.accessTokenAlgorithm, 'RS256'];
+  const jwks = await resolveSigningKeys(options.keys?.jwks, algorithms, logger);
+  const store = await openStore(options);
+  const clients = new ClientDirectory(store.records, catalog);
+
+  const provider = new Provider(
+    options.issuer,
+    engineConfiguration({ options, catalog, store, clients, jwks }),
+  );
+  provider.proxy = options.proxy;
+  provider.Client.prototype.compareClientSecret = function compareClientSecret(actual: string) {
+    return typeof this.clientSecret === 'string' && secretMatches(actual, this.clientSecret);
+  };
+  prefixTokenIdsWithGrantSlot(provider);
+
+  const oauthPath = `${options.pathPrefix}/oauth2`;
+  const app = new Koa({ proxy: options.proxy });
+  app.use(oauthErrors(options.issuer, logger));
+  app.use(authorizationServerMetadataAlias(oauthPath));
+  const guard = tokenEndpointGuard(options.limits.tokenRequestBytes);
+  app.use(async (ctx, next) => (ctx.path === `${oauthPath}/token` ? guard(ctx, next) : next()));
+  app.use(mount(oauthPath, provider));
+
+  return {
+    app,
+    provider,
+    issuer: options.issuer,
+    clientConfigurations: new ClientConfigurations(store.records, catalog),
+    close: () => store.close(),
+  };
+}
