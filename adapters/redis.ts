@@ -223,7 +223,11 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
       await redis.ping();
     },
     async close() {
-      await redis.quit().catch(() => redis.disconnect());
+      if (redis.status !== 'end') {
+        // QUIT lets pending replies arrive; when Redis is gone it cannot answer, so do not wait long.
+        await Promise.race([redis.quit().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+      }
+      redis.disconnect();
     },
   };
 }

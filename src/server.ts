@@ -57,8 +57,13 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   };
   prefixTokenIdsWithGrantSlot(provider);
 
+  // Only the error's class: engine and socket errors can quote request data.
+  provider.on('server_error', (_ctx: unknown, error: Error) => logger.error('engine error', { error: error.name }));
+
   const oauthPath = `${options.pathPrefix}/oauth2`;
   const app = new Koa({ proxy: options.proxy });
+  app.silent = true;
+  app.on('error', (error: Error & { code?: string }) => logger.info('connection error', { error: error.code ?? error.name }));
   app.use(oauthErrors(options.issuer, logger));
   app.use(authorizationServerMetadataAlias(oauthPath));
   const guard = tokenEndpointGuard(options.limits.tokenRequestBytes);

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh checkout: installs what it needs, type-checks, builds, runs jest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+if [ -d test/e2e ] && [ ! -x /usr/bin/chromium ]; then missing+=(chromium); fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "test: installing ${missing[*]} (Debian packages)"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+
+npm run --silent typecheck
+npm run --silent build
+npm run --silent test:jest -- "$@"

@@ -1,0 +1,142 @@
+import { createMemoryStore } from '../../adapters/memory.js';
+import { createRedisStore } from '../../adapters/redis.js';
+import { AlreadyConsumed, GRANT_SLOT_LENGTH, type Store } from '../../adapters/types.js';
+import { keySlot } from '../support/slots.js';
+import { STORE_KINDS, useStore } from '../support/stores.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.each(STORE_KINDS)('store contract: %s', (kind) => {
+  const handle = useStore(kind);
+  let store: Store;
+  let prefix = '';
+
+  beforeEach(async () => {
+    const option = handle.option();
+    prefix = option.type === 'redis' ? option.keyPrefix ?? '' : '';
+    store = option.type === 'memory' ? createMemoryStore() : await createRedisStore(option);
+  });
+  afterEach(async () => {
+    await store.close();
+  });
+
+  describe('engine models', () => {
+    it('stores, finds and destroys a payload without sharing the stored object', async () => {
+      const sessions = store.engine('Session');
+      const payload = { uid: 'u1', accountId: 'alice', kind: 'Session' };
+      await sessions.upsert('s1', payload, 60);
+      payload.accountId = 'mallory';
+      expect(await sessions.find('s1')).toEqual({ uid: 'u1', accountId: 'alice', kind: 'Session' });
+      expect(await sessions.findByUid('u1')).toEqual({ uid: 'u1', accountId: 'alice', kind: 'Session' });
+      await sessions.destroy('s1');
+      expect(await sessions.find('s1')).toBeUndefined();
+    });
+
+    it('keeps models apart', async () => {
+      await store.engine('Session').upsert('same', { a: 1 }, 60);
+      expect(await store.engine('Interaction').find('same')).toBeUndefined();
+    });
+
+    it('replaces a payload on upsert', async () => {
+      const grants = store.engine('Grant');
+      await grants.upsert('g', { scope: 'a' }, 60);
+      await grants.upsert('g', { scope: 'b' }, 60);
+      expect(await grants.find('g')).toEqual({ scope: 'b' });
+    });
+
+    it('expires entries after their TTL', async () => {
+      const interactions = store.engine('Interaction');
+      await interactions.upsert('short', { x: 1 }, 1);
+      await interactions.upsert('long', { x: 2 }, 60);
+      await sleep(1200);
+      expect(await interactions.find('short')).toBeUndefined();
+      expect(await interactions.find('long')).toEqual({ x: 2 });
+    });
+
+    it('finds by user code', async () => {
+      await store.engine('DeviceCode').upsert('d1', { userCode: 'ABCD-EFGH', grantId: 'grant-x' }, 60);
+      expect(await store.engine('DeviceCode').findByUserCode('ABCD-EFGH')).toMatchObject({ userCode: 'ABCD-EFGH' });
+      expect(await store.engine('DeviceCode').findByUserCode('NOPE')).toBeUndefined();
+    });
+
+    it('consumes once: the second consume is refused and the mark stays', async () => {
+      const codes = store.engine('AuthorizationCode');
+      await codes.upsert('abcdefcode1', { grantId: 'abcdefgrant', scope: 'x' }, 60);
+      await codes.consume('abcdefcode1');
+      const consumed = await codes.find('abcdefcode1');
+      expect(typeof consumed?.consumed).toBe('number');
+      await expect(codes.consume('abcdefcode1')).rejects.toBeInstanceOf(AlreadyConsumed);
+      expect(await codes.find('abcdefcode1')).toEqual(consumed);
+    });
+
+    it('gives exactly one success to parallel consumes', async () => {
+      const tokens = store.engine('RefreshToken');
+      await tokens.upsert('abcdefrt', { grantId: 'abcdefgrant' }, 60);
+      const results = await Promise.allSettled(Array.from({ length: 20 }, () => tokens.consume('abcdefrt')));
+      expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+    });
+
+    it('revokes every entry of a grant and nothing else', async () => {
+      const codes = store.engine('AuthorizationCode');
+      const refresh = store.engine('RefreshToken');
+      await codes.upsert('grant1code', { grantId: 'grant1' }, 60);
+      await refresh.upsert('grant1rt', { grantId: 'grant1' }, 3600);
+      await refresh.upsert('grant2rt', { grantId: 'grant2' }, 3600);
+      await refresh.revokeByGrantId('grant1');
+      expect(await codes.find('grant1code')).toBeUndefined();
+      expect(await refresh.find('grant1rt')).toBeUndefined();
+      expect(await refresh.find('grant2rt')).toEqual({ grantId: 'grant2' });
+    });
+  });
+
+  describe('records', () => {
+    it('puts, gets, lists by group and deletes', async () => {
+      await store.records.put('client', 'c1', 'acme', { id: 'c1', n: 1 });
+      await store.records.put('client', 'c2', 'acme', { id: 'c2', n: 2 });
+      await store.records.put('client', 'c3', 'globex', { id: 'c3', n: 3 });
+      expect(await store.records.get('client', 'c1')).toEqual({ id: 'c1', n: 1 });
+      expect(await store.records.get('app', 'c1')).toBeUndefined();
+      const acme = await store.records.list<{ id: string }>('client', 'acme');
+      expect(acme.map((record) => record.id).sort()).toEqual(['c1', 'c2']);
+      expect(await store.records.delete('client', 'c1')).toBe(true);
+      expect(await store.records.delete('client', 'c1')).toBe(false);
+      expect(await store.records.get('client', 'c1')).toBeUndefined();
+      expect((await store.records.list<{ id: string }>('client', 'acme')).map((r) => r.id)).toEqual(['c2']);
+      expect(await store.records.list('client', 'nobody')).toEqual([]);
+    });
+
+    it('returns copies, not the stored object', async () => {
+      const value = { id: 'c9', tags: ['a'] };
+      await store.records.put('client', 'c9', 'acme', value);
+      value.tags.push('b');
+      const read = await store.records.get<{ tags: string[] }>('client', 'c9');
+      read?.tags.push('c');
+      expect(await store.records.get('client', 'c9')).toEqual({ id: 'c9', tags: ['a'] });
+    });
+  });
+
+  if (kind === 'redis') {
+    it('lays keys out so that a grant, its tokens and its index share one cluster slot', async () => {
+      const redis = handle.redis!.client();
+      const grantId = 'Qx7_aB' + 'rest-of-the-grant-id';
+      await store.engine('AuthorizationCode').upsert(`${grantId.slice(0, GRANT_SLOT_LENGTH)}code`, { grantId }, 60);
+      await store.engine('RefreshToken').upsert(`${grantId.slice(0, GRANT_SLOT_LENGTH)}refresh`, { grantId }, 60);
+      await store.records.put('client', 'slot-client', 'slot-tenant', { id: 'x' });
+      const keys = await redis.keys(`${prefix}*`);
+      const grantKeys = keys.filter((key) => /AuthorizationCode|RefreshToken|grant:/.test(key));
+      expect(grantKeys).toHaveLength(3);
+      expect(new Set(grantKeys.map(keySlot)).size).toBe(1);
+      const recordKeys = keys.filter((key) => key.includes('rec:'));
+      expect(recordKeys.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(recordKeys.map(keySlot)).size).toBe(1);
+    });
+
+    it('gives the grant index the longest TTL of its members', async () => {
+      const redis = handle.redis!.client();
+      await store.engine('AuthorizationCode').upsert('ttlgrcode', { grantId: 'ttlgrant' }, 60);
+      await store.engine('RefreshToken').upsert('ttlgrrt', { grantId: 'ttlgrant' }, 3600);
+      const [indexKey] = await redis.keys(`${prefix}grant:*`);
+      expect(await redis.ttl(indexKey!)).toBeGreaterThan(3500);
+    });
+  }
+});

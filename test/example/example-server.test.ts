@@ -1,0 +1,112 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
+import { testJwks } from '../support/keys.js';
+import { freePort, startRedis, type RedisServer } from '../support/redis.js';
+import { basic, postToken } from '../support/server.js';
+
+const entry = join(process.cwd(), 'dist/examples/server.js');
+
+interface Example {
+  child: ChildProcess;
+  output: string;
+  port: number;
+  clientId: string;
+  clientSecret: string;
+  stop(): Promise<void>;
+}
+
+/** Runs the built example server (as `npm start` does) and reads the demo credentials it prints. */
+async function runExample(env: Record<string, string>): Promise<Example> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [entry], {
+    env: { ...process.env, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const deadline = Date.now() + 15_000;
+  while (!/curl .*\n/.test(output)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`example server did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const clientId = /client_id:\s+(\S+)/.exec(output)![1]!;
+  const clientSecret = /client_secret:\s+(\S+)/.exec(output)![1]!;
+  return {
+    child,
+    get output() {
+      return output;
+    },
+    port,
+    clientId,
+    clientSecret,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+describe('example server (npm start)', () => {
+  let redis: RedisServer;
+  let dir: string;
+
+  beforeAll(async () => {
+    if (!existsSync(entry)) throw new Error('run `npm run build` first (the test command does)');
+    redis = await startRedis();
+    dir = mkdtempSync(join(tmpdir(), 'talent-auth-example-'));
+  });
+  afterAll(async () => {
+    await redis.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('starts on the memory store and its printed credentials get a token', async () => {
+    const example = await runExample({});
+    try {
+      expect(example.output).toContain('memory store');
+      expect(example.output).toContain(`curl -s -u '${example.clientId}:${example.clientSecret}'`);
+      expect(example.output).toContain(`http://127.0.0.1:${example.port}/oauth2/token`);
+      const oauthUrl = `http://127.0.0.1:${example.port}/oauth2`;
+      const response = await postToken(oauthUrl, 'grant_type=client_credentials&scope=scim.read', {
+        authorization: basic(example.clientId, example.clientSecret),
+      });
+      expect(response.status).toBe(200);
+      const jwks = (await (await fetch(`${oauthUrl}/jwks`)).json()) as JSONWebKeySet;
+      const { payload } = await jwtVerify(response.body.access_token as string, createLocalJWKSet(jwks));
+      expect(payload).toMatchObject({ tenant: 'demo', scope: 'scim.read', constraints: { scim: { group: ['engineering'] } } });
+      expect(example.output).toContain('NO SIGNING KEYS CONFIGURED');
+    } finally {
+      await example.stop();
+    }
+  });
+
+  it('uses Redis, PATH_PREFIX and JWKS_FILE; a restart keeps the client and prints a fresh secret', async () => {
+    const keys = await testJwks(['ES256', 'RS256']);
+    const file = join(dir, 'jwks.json');
+    writeFileSync(file, JSON.stringify(keys.jwks));
+    const env = { REDIS_URL: redis.url, PATH_PREFIX: '/auth2', JWKS_FILE: file };
+    const first = await runExample(env);
+    await first.stop();
+    const second = await runExample(env);
+    try {
+      expect(second.output).toContain('Redis store');
+      expect(second.output).not.toContain('NO SIGNING KEYS CONFIGURED');
+      expect(second.clientId).toBe(first.clientId);
+      expect(second.clientSecret).not.toBe(first.clientSecret);
+      const oauthUrl = `http://127.0.0.1:${second.port}/auth2/oauth2`;
+      const stale = await postToken(oauthUrl, 'grant_type=client_credentials', { authorization: basic(first.clientId, first.clientSecret) });
+      expect(stale.status).toBe(401);
+      const response = await postToken(oauthUrl, 'grant_type=client_credentials', { authorization: basic(second.clientId, second.clientSecret) });
+      expect(response.status).toBe(200);
+      expect(decodeProtectedHeader(response.body.access_token as string).kid).toBe(keys.jwks.keys[0]!.kid);
+    } finally {
+      await second.stop();
+    }
+  });
+});
