@@ -3,6 +3,7 @@ import {
   GRANT_BOUND_MODELS,
   type EngineAdapter,
   type EnginePayload,
+  type RecordChange,
   type RecordStore,
   type Store,
 } from './types.js';
@@ -129,7 +130,18 @@ class MemoryEngineAdapter implements EngineAdapter {
 }
 
 class MemoryRecords implements RecordStore {
+  readonly watching = true;
+  private readonly listeners: Array<(change: RecordChange) => void> = [];
+
   constructor(private readonly data: ExpiringMap) {}
+
+  watch(listener: (change: RecordChange) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private changed(kind: string, id: string): void {
+    for (const listener of this.listeners) listener({ kind, id });
+  }
 
   async get<T>(kind: string, id: string): Promise<T | undefined> {
     return thaw<{ value: T }>(this.data.get<string>(`rec:${kind}:${id}`))?.value;
@@ -140,6 +152,7 @@ class MemoryRecords implements RecordStore {
     const indexKey = `recidx:${kind}:${group}`;
     const members = this.data.get<Set<string>>(indexKey) ?? new Set<string>();
     this.data.set(indexKey, members.add(id));
+    this.changed(kind, id);
   }
 
   async delete(kind: string, id: string): Promise<boolean> {
@@ -148,6 +161,7 @@ class MemoryRecords implements RecordStore {
     if (!stored) return false;
     this.data.delete(key);
     this.data.get<Set<string>>(`recidx:${kind}:${stored.group}`)?.delete(id);
+    this.changed(kind, id);
     return true;
   }
 

@@ -5,6 +5,7 @@ import {
   GRANT_SLOT_LENGTH,
   type EngineAdapter,
   type EnginePayload,
+  type RecordChange,
   type RecordStore,
   type Store,
 } from './types.js';
@@ -17,6 +18,8 @@ import {
  *   session uid / user code    p uid:{<uid>} / p userCode:{<code>}          STRING id
  *   records                    p rec:{records}:<kind>:<id>                  HASH g=group v=value
  *   record index               p rec:{records}:<kind>:group:<group>         SET of ids
+ *   record changes             channel p rec-changes, message "<kind>\n<id>", published in the
+ *                              same MULTI/script as the write
  * Grant-bound token ids start with their grant id's first 6 characters (provider/token-ids.ts), so a
  * grant's index and its tokens share one slot; records share one slot so an index changes with its
  * record atomically.
@@ -57,6 +60,7 @@ local group = redis.call('HGET', KEYS[1], 'g')
 if not group then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('SREM', ARGV[1] .. group, ARGV[2])
+redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1`;
 
 interface Scripts {
@@ -64,7 +68,7 @@ interface Scripts {
   taUpsert(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
   taConsume(key: string, now: number): Promise<number>;
   taRevokeGrant(indexKey: string): Promise<number>;
-  taDeleteRecord(key: string, indexPrefix: string, id: string): Promise<number>;
+  taDeleteRecord(key: string, indexPrefix: string, id: string, channel: string, change: string): Promise<number>;
 }
 
 type ScriptedRedis = Redis & Scripts;
@@ -147,10 +151,56 @@ class RedisEngineAdapter implements EngineAdapter {
 }
 
 class RedisRecords implements RecordStore {
+  private readonly listeners: Array<(change: RecordChange) => void> = [];
+  private subscribed = false;
+  readonly channel: string;
+
   constructor(
     private readonly redis: ScriptedRedis,
     private readonly prefix: string,
-  ) {}
+  ) {
+    this.channel = `${prefix}rec-changes`;
+  }
+
+  get watching(): boolean {
+    return this.subscribed;
+  }
+
+  watch(listener: (change: RecordChange) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private tell(change: RecordChange): void {
+    for (const listener of this.listeners) listener(change);
+  }
+
+  /** Follows the change channel on a connection of its own; while it is down, nothing is promised. */
+  async follow(subscriber: Redis): Promise<void> {
+    subscriber.on('message', (channel: string, message: string) => {
+      if (channel !== this.channel) return;
+      const newline = message.indexOf('\n');
+      this.tell({ kind: message.slice(0, newline), id: message.slice(newline + 1) });
+    });
+    subscriber.on('close', () => {
+      this.subscribed = false;
+      this.tell({ kind: undefined });
+    });
+    let firstSubscription: () => void = () => {};
+    const subscribedOnce = new Promise<void>((resolve) => (firstSubscription = resolve));
+    subscriber.on('ready', () => {
+      subscriber.subscribe(this.channel).then(
+        () => {
+          // Subscribed again after a reconnect: what changed meanwhile is unknown.
+          this.tell({ kind: undefined });
+          this.subscribed = true;
+          firstSubscription();
+        },
+        () => subscriber.disconnect(true),
+      );
+    });
+    await subscriber.connect();
+    await subscribedOnce;
+  }
 
   private key(kind: string, id: string): string {
     return `${this.prefix}rec:{records}:${kind}:${id}`;
@@ -170,11 +220,19 @@ class RedisRecords implements RecordStore {
       .multi()
       .hset(this.key(kind, id), 'g', group, 'v', JSON.stringify(value))
       .sadd(this.indexPrefix(kind) + group, id)
+      .publish(this.channel, `${kind}\n${id}`)
       .exec();
   }
 
   async delete(kind: string, id: string): Promise<boolean> {
-    return (await this.redis.taDeleteRecord(this.key(kind, id), this.indexPrefix(kind), id)) === 1;
+    const deleted = await this.redis.taDeleteRecord(
+      this.key(kind, id),
+      this.indexPrefix(kind),
+      id,
+      this.channel,
+      `${kind}\n${id}`,
+    );
+    return deleted === 1;
   }
 
   async list<T>(kind: string, group: string): Promise<T[]> {
@@ -209,6 +267,9 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
   redis.defineCommand('taRevokeGrant', { numberOfKeys: 1, lua: REVOKE_GRANT });
   redis.defineCommand('taDeleteRecord', { numberOfKeys: 1, lua: DELETE_RECORD });
   await redis.connect();
+  const subscriber = redis.duplicate({ enableAutoPipelining: false, lazyConnect: true, autoResubscribe: false });
+  const records = new RedisRecords(redis, prefix);
+  await records.follow(subscriber);
 
   const adapters = new Map<string, EngineAdapter>();
   return {
@@ -218,7 +279,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
       if (!adapter) adapters.set(model, (adapter = new RedisEngineAdapter(model, redis, prefix)));
       return adapter;
     },
-    records: new RedisRecords(redis, prefix),
+    records,
     async ping() {
       await redis.ping();
     },
@@ -228,6 +289,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
         await Promise.race([redis.quit().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
       }
       redis.disconnect();
+      subscriber.disconnect();
     },
   };
 }

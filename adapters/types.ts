@@ -22,6 +22,9 @@ export interface EngineAdapter {
   revokeByGrantId(grantId: string): Promise<void>;
 }
 
+/** A record changed; `{ kind: undefined }` means changes may have been missed (forget everything). */
+export type RecordChange = { kind: string; id: string } | { kind: undefined };
+
 /**
  * Our own records. A record belongs to one group (the tenant for a client configuration) fixed at
  * creation; `list` answers by group.
@@ -31,6 +34,13 @@ export interface RecordStore {
   put<T>(kind: string, id: string, group: string, value: T): Promise<void>;
   delete(kind: string, id: string): Promise<boolean>;
   list<T>(kind: string, group: string): Promise<T[]>;
+  /**
+   * Tells `listener` of every change to a record, made by this process or (Redis) by any process
+   * sharing the store, before the change is visible to readers elsewhere: what read caches need.
+   */
+  watch(listener: (change: RecordChange) => void): void;
+  /** False while watch() cannot promise to tell of every change (Redis: subscription down). */
+  readonly watching: boolean;
 }
 
 export interface Store {

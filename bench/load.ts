@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import type { Algorithm, TokenTarget } from './protocol.js';
 
@@ -17,6 +18,8 @@ export interface LoadResult {
   errors: number;
   /** Non-2xx responses by status, and socket errors/timeouts, for the report. */
   errorDetail: Record<string, number>;
+  /** CPU time of the serving processes (all their threads) per token, µs: steadier than tokens/s. */
+  cpuMicrosPerToken: number;
 }
 
 const BODY = 'grant_type=client_credentials&scope=scim.read';
@@ -77,16 +80,30 @@ function errorDetail(result: autocannon.Result): Record<string, number> {
   return detail;
 }
 
-/** A discarded warm-up run (JIT, connection pools, Redis), then the measured run. */
-export async function measure(target: TokenTarget, settings: LoadSettings): Promise<LoadResult> {
+/**
+ * A discarded warm-up run (JIT, connection pools, Redis), then the measured run. `cpuSeconds`
+ * reads the CPU time used so far by the processes that serve the target.
+ */
+export async function measure(target: TokenTarget, settings: LoadSettings, cpuSeconds: () => number): Promise<LoadResult> {
   await run(target, settings.connections, settings.warmupSeconds);
+  const cpuBefore = cpuSeconds();
   const result = await run(target, settings.connections, settings.seconds);
+  const cpu = cpuSeconds() - cpuBefore;
   const detail = errorDetail(result);
   return {
+    cpuMicrosPerToken: result['2xx'] ? (cpu * 1e6) / result['2xx'] : 0,
     tokensPerSecond: result['2xx'] / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: Object.values(detail).reduce((sum, count) => sum + count, 0),
     errorDetail: detail,
   };
+}
+
+/** CPU time (user + system, every thread) a process has used, from /proc (Linux), in seconds. */
+export function processCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields[11] and [12] are utime and stime (fields 14 and 15 of proc(5)), in clock ticks of 1/100 s.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }

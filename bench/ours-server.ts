@@ -16,7 +16,7 @@ async function start(): Promise<TokenTarget> {
   const auth = await createAuthServer({
     baseUrl,
     apis: demoApis,
-    store: { type: 'redis', url: redisUrl },
+    store: redisUrl === 'memory' ? { type: 'memory' } : { type: 'redis', url: redisUrl },
     accessTokenAlgorithm: alg,
     logger: silent,
   });

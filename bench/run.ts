@@ -15,12 +15,16 @@
  * Finally, node:crypto signs a JWT signing input in a tight loop on this thread: the signatures
  * per second one core can make, the ceiling on tokens/s per core.
  *
- * Run: npm run bench   (BENCH_CONNECTIONS=32, BENCH_SECONDS=10 by default)
+ * Rounds: both servers of an algorithm stay up, and BENCH_ROUNDS rounds alternate which is measured
+ * first (order and drift bias); the table gives the median round and the range over rounds.
+ *
+ * Run: npm run bench   (BENCH_CONNECTIONS=32, BENCH_SECONDS=8, BENCH_ROUNDS=3; BENCH_ALGS=RS256 for a subset;
+ *      BENCH_CPU_PROF=dir writes a CPU profile of each server process)
  */
 import { cpus, platform, release } from 'node:os';
-import { checkTokenEndpoint, measure, type LoadResult, type LoadSettings } from './load.js';
-import { ALGORITHMS, type Algorithm } from './protocol.js';
-import { redisVersion, startRedis } from '../devtools/redis-server.js';
+import { checkTokenEndpoint, measure, processCpuSeconds, type LoadResult, type LoadSettings } from './load.js';
+import { ALGORITHMS, parseAlgorithm, type Algorithm } from './protocol.js';
+import { redisVersion, startRedis, type RedisProcess } from '../devtools/redis-server.js';
 import { startServerProcess } from './server-process.js';
 import { signaturesPerSecond } from './signing.js';
 
@@ -29,7 +33,7 @@ type Side = 'ours' | 'bare';
 interface Row {
   alg: Algorithm;
   side: Side;
-  result: LoadResult;
+  result: LoadResult & { range: string };
 }
 
 function positiveInteger(name: string, fallback: number): number {
@@ -40,15 +44,20 @@ function positiveInteger(name: string, fallback: number): number {
   return value;
 }
 
-function readSettings(): LoadSettings {
+interface Settings extends LoadSettings {
+  rounds: number;
+}
+
+function readSettings(): Settings {
   return {
     connections: positiveInteger('BENCH_CONNECTIONS', 32),
-    seconds: positiveInteger('BENCH_SECONDS', 10),
+    seconds: positiveInteger('BENCH_SECONDS', 8),
     warmupSeconds: 2,
+    rounds: positiveInteger('BENCH_ROUNDS', 3),
   };
 }
 
-function printHeader(settings: LoadSettings): void {
+function printHeader(settings: Settings): void {
   const cpu = cpus();
   console.log('talent-auth token endpoint benchmark');
   console.log(`machine: ${cpu[0]?.model ?? 'unknown CPU'}, ${cpu.length} CPUs, ${platform()} ${release()}`);
@@ -57,20 +66,71 @@ function printHeader(settings: LoadSettings): void {
     `load: autocannon, ${settings.connections} connections, ${settings.warmupSeconds} s warm-up (discarded) + ` +
       `${settings.seconds} s measured, POST client_credentials scope=scim.read, one server at a time`,
   );
+  console.log(
+    `${settings.rounds} rounds per algorithm, alternating which side goes first; figures are the median round`,
+  );
   console.log('');
 }
 
-async function measureSide(side: Side, alg: Algorithm, redisUrl: string, settings: LoadSettings): Promise<LoadResult> {
+interface RunningSide {
+  side: Side;
+  server: Awaited<ReturnType<typeof startServerProcess>>;
+}
+
+async function startSide(side: Side, alg: Algorithm, redisUrl: string): Promise<RunningSide> {
   const server =
     side === 'ours'
       ? await startServerProcess('./ours-server.js', [alg, redisUrl])
       : await startServerProcess('./bare-server.js', [alg]);
+  await checkTokenEndpoint(server.target, alg);
+  return { side, server };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** The median round by tokens/s, with the errors of all rounds. */
+function summarise(results: LoadResult[]): LoadResult & { range: string } {
+  const rates = results.map((result) => result.tokensPerSecond);
+  const middle = median(rates);
+  const closest = results.reduce((best, result) =>
+    Math.abs(result.tokensPerSecond - middle) < Math.abs(best.tokensPerSecond - middle) ? result : best,
+  );
+  const errorDetail: Record<string, number> = {};
+  for (const result of results) {
+    for (const [what, count] of Object.entries(result.errorDetail)) errorDetail[what] = (errorDetail[what] ?? 0) + count;
+  }
+  return {
+    ...closest,
+    tokensPerSecond: middle,
+    cpuMicrosPerToken: median(results.map((result) => result.cpuMicrosPerToken)),
+    errors: results.reduce((sum, result) => sum + result.errors, 0),
+    errorDetail,
+    range: `${Math.min(...rates).toFixed(0)}-${Math.max(...rates).toFixed(0)}`,
+  };
+}
+
+/** Both servers of one algorithm stay up; rounds alternate which one is measured first. */
+async function measureAlgorithm(alg: Algorithm, redis: RedisProcess, settings: Settings): Promise<Row[]> {
+  const sides = [await startSide('ours', alg, redis.url), await startSide('bare', alg, redis.url)];
   try {
-    await checkTokenEndpoint(server.target, alg);
-    console.log(`  ${alg} ${side}: measuring ${server.target.tokenUrl}`);
-    return await measure(server.target, settings);
+    const results: Record<Side, LoadResult[]> = { ours: [], bare: [] };
+    for (let round = 0; round < settings.rounds; round += 1) {
+      const order = round % 2 === 0 ? sides : [...sides].reverse();
+      for (const { side, server } of order) {
+        console.log(`  ${alg} round ${round + 1}/${settings.rounds} ${side}: ${server.target.tokenUrl}`);
+        // Ours is charged for its Redis too: on one machine, Redis CPU is CPU the tokens cost.
+        const pids = side === 'ours' ? [server.pid, redis.pid] : [server.pid];
+        const cpuSeconds = () => pids.reduce((sum, pid) => sum + processCpuSeconds(pid), 0);
+        results[side].push(await measure(server.target, settings, cpuSeconds));
+      }
+    }
+    return (['ours', 'bare'] as const).map((side) => ({ alg, side, result: summarise(results[side]) }));
   } finally {
-    await server.stop();
+    await Promise.all(sides.map(({ server }) => server.stop()));
   }
 }
 
@@ -81,13 +141,22 @@ function formatTable(headings: string[], rows: string[][]): string {
 }
 
 function printLoadTable(rows: Row[]): void {
-  const bareRate = (alg: Algorithm) => rows.find((row) => row.alg === alg && row.side === 'bare')?.result.tokensPerSecond;
+  const bare = (alg: Algorithm) => rows.find((row) => row.alg === alg && row.side === 'bare')?.result;
   const cells = rows.map(({ alg, side, result }) => {
-    const reference = bareRate(alg);
-    const ratio = side === 'ours' && reference ? (result.tokensPerSecond / reference).toFixed(2) : '';
-    return [alg, side, result.tokensPerSecond.toFixed(0), result.p50.toFixed(1), result.p99.toFixed(1), String(result.errors), ratio];
+    const reference = bare(alg);
+    const ratio = side === 'ours' && reference ? (result.tokensPerSecond / reference.tokensPerSecond).toFixed(2) : '';
+    const cpuRatio = side === 'ours' && reference ? (reference.cpuMicrosPerToken / result.cpuMicrosPerToken).toFixed(2) : '';
+    return [
+      alg, side, result.tokensPerSecond.toFixed(0), result.range, result.p50.toFixed(1), result.p99.toFixed(1),
+      String(result.errors), ratio, result.cpuMicrosPerToken.toFixed(0), cpuRatio,
+    ];
   });
-  console.log(formatTable(['alg', 'side', 'tokens/s', 'p50 ms', 'p99 ms', 'errors', 'ours/bare'], cells));
+  console.log(
+    formatTable(
+      ['alg', 'side', 'tokens/s', 'range', 'p50 ms', 'p99 ms', 'errors', 'ours/bare', 'CPU µs/token', 'bare/ours CPU'],
+      cells,
+    ),
+  );
   for (const { alg, side, result } of rows) {
     const detail = Object.entries(result.errorDetail).map(([what, count]) => `${what}: ${count}`);
     if (detail.length) console.log(`  ${alg} ${side} errors: ${detail.join(', ')}`);
@@ -104,8 +173,16 @@ function printSigningLimits(): void {
   console.log(formatTable(['alg', 'key', 'input bytes', 'signatures/s'], cells));
 }
 
+/** BENCH_ALGS=RS256 (comma-separated) measures a subset. */
+function selectedAlgorithms(): Algorithm[] {
+  const raw = process.env.BENCH_ALGS;
+  if (!raw) return [...ALGORITHMS];
+  return raw.split(',').map((name) => parseAlgorithm(name.trim()));
+}
+
 async function main(): Promise<void> {
   const settings = readSettings();
+  const algorithms = selectedAlgorithms();
   printHeader(settings);
   const redis = await startRedis();
   // Server children exit when the IPC channel closes; redis-server would outlive an interrupted run.
@@ -114,11 +191,7 @@ async function main(): Promise<void> {
   }
   const rows: Row[] = [];
   try {
-    for (const alg of ALGORITHMS) {
-      for (const side of ['ours', 'bare'] as const) {
-        rows.push({ alg, side, result: await measureSide(side, alg, redis.url, settings) });
-      }
-    }
+    for (const alg of algorithms) rows.push(...(await measureAlgorithm(alg, redis, settings)));
   } finally {
     await redis.stop();
   }

@@ -8,6 +8,7 @@ const KEPT_OUTPUT_CHARS = 16_000;
 
 export interface ServerProcess {
   target: TokenTarget;
+  pid: number;
   /** The tail of what the process wrote to stdout and stderr. */
   output(): string;
   stop(): Promise<void>;
@@ -58,11 +59,14 @@ function waitForReady(child: ChildProcess, output: () => string): Promise<TokenT
 
 /** Forks one of the bench server scripts (next to this file) and waits until it listens. */
 export async function startServerProcess(script: string, args: string[]): Promise<ServerProcess> {
-  const child = fork(fileURLToPath(new URL(script, import.meta.url)), args, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  // BENCH_CPU_PROF=dir writes a V8 CPU profile of each server child there (node --cpu-prof).
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const execArgv = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+  const child = fork(fileURLToPath(new URL(script, import.meta.url)), args, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], execArgv });
   const output = captureOutput(child);
   try {
     const target = await waitForReady(child, output);
-    return { target, output, stop: () => terminate(child) };
+    return { target, pid: child.pid!, output, stop: () => terminate(child) };
   } catch (error) {
     await terminate(child);
     throw error;

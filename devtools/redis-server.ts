@@ -10,6 +10,7 @@ const REDIS_SERVER = '/usr/bin/redis-server';
 export interface RedisProcess {
   url: string;
   port: number;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -77,5 +78,5 @@ export async function startRedis(extraArgs: string[] = []): Promise<RedisProcess
     await stop();
     throw error;
   }
-  return { url, port, stop };
+  return { url, port, pid: child.pid!, stop };
 }

@@ -7,6 +7,7 @@ import type { Store } from '../adapters/types.js';
 import { ApiCatalog } from './catalog.js';
 import { consoleLogger } from './logger.js';
 import { resolveOptions, type AuthServerOptions, type ResolvedOptions } from './options.js';
+import { cacheClientLookups } from './provider/client-cache.js';
 import { ClientDirectory } from './provider/client-directory.js';
 import { engineConfiguration } from './provider/configuration.js';
 import { resolveSigningKeys, type SigningAlgorithm } from './provider/keys.js';
@@ -49,13 +50,14 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
 
   const provider = new Provider(
     options.issuer,
-    engineConfiguration({ options, catalog, store, clients, jwks }),
+    engineConfiguration({ options, catalog, store, clients, jwks, algorithms }),
   );
   provider.proxy = options.proxy;
   provider.Client.prototype.compareClientSecret = function compareClientSecret(actual: string) {
     return typeof this.clientSecret === 'string' && secretMatches(actual, this.clientSecret);
   };
   prefixTokenIdsWithGrantSlot(provider);
+  cacheClientLookups(provider, store.records);
 
   // Only the error's class: engine and socket errors can quote request data.
   provider.on('server_error', (_ctx: unknown, error: Error) => logger.error('engine error', { error: error.name }));

@@ -115,7 +115,49 @@ describe.each(STORE_KINDS)('store contract: %s', (kind) => {
     });
   });
 
+  describe('record changes', () => {
+    it('are told to watchers: puts and deletes, with kind and id', async () => {
+      const changes: unknown[] = [];
+      store.records.watch((change) => changes.push(change));
+      expect(store.records.watching).toBe(true);
+      await store.records.put('client', 'w1', 'acme', { v: 1 });
+      await store.records.delete('client', 'w1');
+      await store.records.delete('client', 'w1');
+      await sleep(50);
+      expect(changes).toEqual([{ kind: 'client', id: 'w1' }, { kind: 'client', id: 'w1' }]);
+    });
+  });
+
   if (kind === 'redis') {
+    it('tells every store sharing the Redis of a change', async () => {
+      const option = handle.option();
+      const other = await createRedisStore({ ...(option as { url: string }), keyPrefix: prefix });
+      try {
+        const changes: unknown[] = [];
+        other.records.watch((change) => changes.push(change));
+        await store.records.put('app', 'shared', '', { v: 1 });
+        await sleep(50);
+        expect(changes).toEqual([{ kind: 'app', id: 'shared' }]);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('stops promising while its subscription is down, and says so when it is back', async () => {
+      const changes: unknown[] = [];
+      store.records.watch((change) => changes.push(change));
+      await handle.redis!.client().client('KILL', 'TYPE', 'pubsub');
+      const deadline = Date.now() + 5000;
+      while (!changes.length && Date.now() < deadline) await sleep(10);
+      expect(changes[0]).toEqual({ kind: undefined });
+      while (!store.records.watching && Date.now() < deadline) await sleep(20);
+      expect(store.records.watching).toBe(true);
+      expect(changes.at(-1)).toEqual({ kind: undefined });
+      await store.records.put('client', 'after', 'acme', {});
+      await sleep(50);
+      expect(changes.at(-1)).toEqual({ kind: 'client', id: 'after' });
+    });
+
     it('lays keys out so that a grant, its tokens and its index share one cluster slot', async () => {
       const redis = handle.redis!.client();
       const grantId = 'Qx7_aB' + 'rest-of-the-grant-id';

@@ -165,4 +165,31 @@ describe('two server instances sharing Redis', () => {
     expect(fresh.status).toBe(200);
     expect(await b.auth.clientConfigurations.get(created.clientId)).toEqual(await a.auth.clientConfigurations.get(created.clientId));
   });
+
+  it('a change or a deletion on one instance takes effect on the other at once', async () => {
+    const created = await a.auth.clientConfigurations.create({
+      tenant: 'acme', name: 'Shared', category: 'hr', resources: { scim: { scopes: ['scim.read'] } },
+    });
+    const auth = { authorization: basic(created.clientId, created.clientSecret) };
+    expect((await postToken(b.oauthUrl, 'grant_type=client_credentials', auth)).body.scope).toBe('scim.read');
+    await a.auth.clientConfigurations.update(created.clientId, { resources: { users: { scopes: ['user.read'] } } });
+    expect((await postToken(b.oauthUrl, 'grant_type=client_credentials', auth)).body.scope).toBe('user.read');
+    await a.auth.clientConfigurations.delete(created.clientId);
+    expect((await postToken(b.oauthUrl, 'grant_type=client_credentials', auth)).status).toBe(401);
+  });
+
+  it('serves repeated token requests of a client without reading its record again', async () => {
+    const created = await a.auth.clientConfigurations.create({
+      tenant: 'acme', name: 'Busy', category: 'hr', resources: { scim: { scopes: ['scim.read'] } },
+    });
+    const auth = { authorization: basic(created.clientId, created.clientSecret) };
+    await postToken(b.oauthUrl, 'grant_type=client_credentials', auth);
+    const inspect = redis.client();
+    const reads = async () => Number(/cmdstat_hget:calls=(\d+)/.exec(await inspect.info('commandstats'))?.[1] ?? 0);
+    const before = await reads();
+    for (let i = 0; i < 20; i += 1) {
+      expect((await postToken(b.oauthUrl, 'grant_type=client_credentials', auth)).status).toBe(200);
+    }
+    expect(await reads()).toBe(before);
+  });
 });

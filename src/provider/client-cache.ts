@@ -1,0 +1,34 @@
+import type Provider from 'oidc-provider';
+import type { RecordStore } from '../../adapters/types.js';
+
+type EngineClient = NonNullable<Awaited<ReturnType<Provider['Client']['find']>>>;
+
+/**
+ * Keeps the engine's Client objects by client ID, so that a token request costs no store round
+ * trip, no metadata hashing and no re-validation (the engine's own cache holds 100 clients and
+ * reads the adapter on every request). An entry goes as soon as its record changes on any
+ * instance (RecordStore.watch), and nothing is cached while changes cannot be watched: a rotated
+ * secret or a deleted client stops working at once everywhere.
+ */
+export function cacheClientLookups(provider: Provider, records: RecordStore, maxEntries = 10_000): void {
+  const cache = new Map<string, EngineClient>();
+  let generation = 0;
+  records.watch((change) => {
+    generation += 1;
+    if (change.kind === undefined) cache.clear();
+    else cache.delete(change.id);
+  });
+  const find = provider.Client.find.bind(provider.Client);
+  provider.Client.find = async function findCached(id: string) {
+    const cached = cache.get(id);
+    if (cached) return cached;
+    const before = generation;
+    const client = await find(id);
+    // A change while we read may be older or newer than what we read: do not keep it.
+    if (client && records.watching && generation === before) {
+      if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
+      cache.set(id, client);
+    }
+    return client;
+  };
+}
