@@ -107,7 +107,7 @@ class MemoryEngineAdapter implements EngineAdapter {
   async consume(id: string): Promise<void> {
     const key = this.key(id);
     const payload = thaw<EnginePayload>(this.data.get<string>(key));
-    if (!payload) return;
+    if (!payload) throw new AlreadyConsumed();
     if (payload.consumed) throw new AlreadyConsumed();
     payload.consumed = Math.floor(Date.now() / 1000);
     const expiresAt = this.data.expiresAt(key) ?? Infinity;

@@ -44,9 +44,9 @@ if KEYS[2] then
 end
 return 1`;
 
-/* Single use: HSETNX sets the consumed mark only if none is there, in one step. */
+/* Single use: HSETNX sets the consumed mark only if none is there, in one step; gone = used up. */
 const CONSUME = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 1 end
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 return redis.call('HSETNX', KEYS[1], 'c', ARGV[1])`;
 
 const REVOKE_GRANT = `

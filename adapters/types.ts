@@ -16,7 +16,7 @@ export interface EngineAdapter {
   find(id: string): Promise<EnginePayload | undefined>;
   findByUid(uid: string): Promise<EnginePayload | undefined>;
   findByUserCode(userCode: string): Promise<EnginePayload | undefined>;
-  /** Marks the entry consumed; throws AlreadyConsumed when it was consumed before (atomic). */
+  /** Marks the entry consumed; throws AlreadyConsumed when it was consumed before or is gone (atomic). */
   consume(id: string): Promise<void>;
   destroy(id: string): Promise<void>;
   revokeByGrantId(grantId: string): Promise<void>;

@@ -1,5 +1,5 @@
 import type { ApiCatalog } from '../src/catalog.js';
-import { InvalidScope, ValidationError } from '../src/errors.js';
+import { InvalidRequest, InvalidScope, ValidationError } from '../src/errors.js';
 
 /* RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ) */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -41,4 +41,34 @@ export function resolveRequestedScopes(
     if (!assigned.has(scope)) throw new InvalidScope(`scope "${scope}" is not assigned to this client`);
   }
   return [...new Set(scopes)];
+}
+
+/** OpenID Connect scopes a named-user app may ask for besides the API scopes. */
+export const OIDC_SCOPES: ReadonlySet<string> = new Set(['openid', 'profile', 'email', 'offline_access']);
+
+/**
+ * Authorization requests: `scope` is required (spec), and every scope must be known: an API scope
+ * of the catalog or an OIDC scope. The engine would otherwise drop unknown ones silently; we
+ * answer invalid_scope (RFC 6749 §4.1.2.1) so the app learns of its mistake.
+ */
+export function validateAuthorizationScopes(catalog: ApiCatalog, requested: string | undefined): void {
+  if (requested === undefined || requested.trim() === '') {
+    throw new InvalidRequest('missing required parameter "scope"');
+  }
+  for (const scope of requested.split(' ').filter(Boolean)) {
+    if (!OIDC_SCOPES.has(scope) && !catalog.apiOfScope(scope)) {
+      throw new InvalidScope(`unknown scope "${scope}"`);
+    }
+  }
+}
+
+/**
+ * Named-user tokens: the API scopes a user may carry. The spec: API calls with a named-user token
+ * respect both the application's scopes and the user's own permissions; an account that lists
+ * `scopes` bounds them, one that does not is bounded by the catalog only.
+ */
+export function userGrantableScopes(catalog: ApiCatalog, userScopes: readonly string[] | undefined): string[] {
+  if (!userScopes) return catalog.scopes;
+  const held = new Set(userScopes);
+  return catalog.scopes.filter((scope) => held.has(scope));
 }

@@ -11,5 +11,12 @@ export type {
   ClientConfigurationPatch,
   Resources,
 } from './records/client-configurations.js';
+export type {
+  AppRegistration,
+  AppRegistrationInput,
+  AppRegistrationPatch,
+  ClientType,
+  IdTokenAlgorithm,
+} from './records/app-registrations.js';
 export type { Constraints, DimensionFilters } from '../policies/constraints.js';
 export * from './errors.js';

@@ -75,6 +75,8 @@ export const optionsSchema = z
       .optional(),
     audience: z.string().url().optional(),
     accessTokenAlgorithm: z.enum(algorithms).default('ES256'),
+    namedUserAccessTokenTtl: z.number().int().min(300).max(3600).default(300),
+    cookieKeys: z.array(z.string().min(32, 'cookie keys need at least 32 characters')).min(1).optional(),
     limits: z
       .object({ tokenRequestBytes: z.number().int().min(1024).max(1024 * 1024).default(16 * 1024) })
       .prefault({}),
@@ -104,6 +106,10 @@ export interface AuthServerOptions {
   audience?: string;
   /** Access-token signing algorithm; default ES256. */
   accessTokenAlgorithm?: SigningAlgorithm;
+  /** Lifetime of named-user access tokens, 300..3600 s; default 300. */
+  namedUserAccessTokenTtl?: number;
+  /** Keys that sign the sign-in cookies (newest first); generated per process when absent. */
+  cookieKeys?: string[];
   limits?: { tokenRequestBytes?: number };
   /** Trust X-Forwarded-* headers (behind a TLS-terminating proxy). */
   proxy?: boolean;

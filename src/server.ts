@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import Koa from 'koa';
 import mount from 'koa-mount';
 import Provider from 'oidc-provider';
@@ -5,10 +6,15 @@ import { createMemoryStore } from '../adapters/memory.js';
 import { createRedisStore } from '../adapters/redis.js';
 import type { Store } from '../adapters/types.js';
 import { ApiCatalog } from './catalog.js';
-import { consoleLogger } from './logger.js';
+import { redirectUriMatches } from '../policies/redirect-uris.js';
+import { ValidationError } from './errors.js';
+import { consoleLogger, type Logger } from './logger.js';
 import { resolveOptions, type AuthServerOptions, type ResolvedOptions } from './options.js';
 import { cacheClientLookups } from './provider/client-cache.js';
-import { ClientDirectory } from './provider/client-directory.js';
+import { appRegistrationMetadata, ClientDirectory } from './provider/client-directory.js';
+import { enforceSingleUse } from './provider/single-use.js';
+import { AppRegistrations } from './records/app-registrations.js';
+import { interactionRoutes } from './routes/interactions.js';
 import { engineConfiguration } from './provider/configuration.js';
 import { resolveSigningKeys, type SigningAlgorithm } from './provider/keys.js';
 import { prefixTokenIdsWithGrantSlot } from './provider/token-ids.js';
@@ -18,6 +24,15 @@ import { authorizationServerMetadataAlias } from './routes/discovery.js';
 import { oauthErrors } from './routes/oauth-errors.js';
 import { tokenEndpointGuard } from './routes/token-endpoint.js';
 
+function cookieKeysOf(options: ResolvedOptions, logger: Logger): string[] {
+  if (options.cookieKeys) return options.cookieKeys;
+  logger.warn(
+    'NO COOKIE KEYS CONFIGURED: generated a key for this process. Sign-in sessions end at restart and do '
+      + 'not work across instances. Configure cookieKeys outside development.',
+  );
+  return [randomBytes(32).toString('base64url')];
+}
+
 export interface AuthServer {
   /** Koa application: mount it in a host app, or `auth.app.listen(port)`. */
   readonly app: Koa;
@@ -25,6 +40,7 @@ export interface AuthServer {
   readonly provider: Provider;
   readonly issuer: string;
   readonly clientConfigurations: ClientConfigurations;
+  readonly appRegistrations: AppRegistrations;
   /** Closes the store connections. */
   close(): Promise<void>;
 }
@@ -46,30 +62,54 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   const algorithms: SigningAlgorithm[] = [options.accessTokenAlgorithm, 'RS256'];
   const jwks = await resolveSigningKeys(options.keys?.jwks, algorithms, logger);
   const store = await openStore(options);
-  const clients = new ClientDirectory(store.records, catalog);
+  const clients = new ClientDirectory(store.records);
+  const cookieKeys = cookieKeysOf(options, logger);
+  const oauthPath = `${options.pathPrefix}/oauth2`;
+  const interactionPath = `${oauthPath}/interaction`;
 
   const provider = new Provider(
     options.issuer,
-    engineConfiguration({ options, catalog, store, clients, jwks, algorithms }),
+    engineConfiguration({ options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys }),
   );
   provider.proxy = options.proxy;
   provider.Client.prototype.compareClientSecret = function compareClientSecret(actual: string) {
     return typeof this.clientSecret === 'string' && secretMatches(actual, this.clientSecret);
   };
+  // Spec: the redirect URI must match a registered one exactly; the engine would let a native
+  // app's loopback URI differ in port (RFC 8252 §7.3).
+  provider.Client.prototype.redirectUriAllowed = function redirectUriAllowed(value: string) {
+    return redirectUriMatches(this.redirectUris ?? [], value);
+  };
   prefixTokenIdsWithGrantSlot(provider);
   cacheClientLookups(provider, store.records);
+  enforceSingleUse(provider, store);
+
+  const appRegistrations = new AppRegistrations(store.records, async (app) => {
+    try {
+      await provider.Client.validate(appRegistrationMetadata(app) as never);
+    } catch (error) {
+      const description = (error as { error_description?: string }).error_description ?? 'invalid app registration';
+      const field = description.startsWith('redirect_uris')
+        ? 'redirectUris'
+        : description.startsWith('id_token_signed_response_alg') ? 'idTokenSigningAlg' : 'appRegistration';
+      throw new ValidationError(field, description);
+    }
+  });
 
   // Only the error's class: engine and socket errors can quote request data.
   provider.on('server_error', (_ctx: unknown, error: Error) => logger.error('engine error', { error: error.name }));
 
-  const oauthPath = `${options.pathPrefix}/oauth2`;
   const app = new Koa({ proxy: options.proxy });
+  app.keys = cookieKeys;
   app.silent = true;
   app.on('error', (error: Error & { code?: string }) => logger.info('connection error', { error: error.code ?? error.name }));
   app.use(oauthErrors(options.issuer, logger));
   app.use(authorizationServerMetadataAlias(oauthPath));
   const guard = tokenEndpointGuard(options.limits.tokenRequestBytes);
   app.use(async (ctx, next) => (ctx.path === `${oauthPath}/token` ? guard(ctx, next) : next()));
+  app.use(
+    interactionRoutes({ provider, path: interactionPath, accounts: options.accounts, apps: appRegistrations, catalog, logger }),
+  );
   app.use(mount(oauthPath, provider));
 
   return {
@@ -77,6 +117,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     provider,
     issuer: options.issuer,
     clientConfigurations: new ClientConfigurations(store.records, catalog),
+    appRegistrations,
     close: () => store.close(),
   };
 }

@@ -1,5 +1,5 @@
 import type { EngineAdapter, EnginePayload, RecordStore } from '../../adapters/types.js';
-import type { ApiCatalog } from '../catalog.js';
+import { APP_REGISTRATION, type StoredAppRegistration } from '../records/app-registrations.js';
 import {
   CLIENT_CONFIGURATION,
   constraintsOf,
@@ -7,7 +7,7 @@ import {
 } from '../records/client-configurations.js';
 
 /** Client metadata properties we add to the engine's (RFC 7591 names plus these). */
-export const EXTRA_CLIENT_METADATA = ['tenant', 'constraints'] as const;
+export const EXTRA_CLIENT_METADATA = ['tenant', 'constraints', 'pkce_enabled'] as const;
 
 /** A client configuration as oidc-provider client metadata. The secret stays a digest. */
 export function clientConfigurationMetadata(record: StoredClientConfiguration): EnginePayload {
@@ -25,19 +25,36 @@ export function clientConfigurationMetadata(record: StoredClientConfiguration): 
   };
 }
 
+/** An app registration as oidc-provider client metadata. */
+export function appRegistrationMetadata(app: StoredAppRegistration): EnginePayload {
+  const confidential = app.clientType === 'confidential';
+  return {
+    client_id: app.clientId,
+    client_name: app.name,
+    ...(confidential && app.secretDigest ? { client_secret: app.secretDigest } : {}),
+    grant_types: confidential ? ['authorization_code', 'refresh_token'] : ['authorization_code'],
+    response_types: ['code'],
+    redirect_uris: app.redirectUris,
+    token_endpoint_auth_method: confidential ? 'client_secret_basic' : 'none',
+    // The engine refuses custom schemes for web clients; our policy has already vetted each URI.
+    application_type: app.redirectUris.every((uri) => /^https?:/i.test(uri)) ? 'web' : 'native',
+    id_token_signed_response_alg: app.idTokenSigningAlg,
+    pkce_enabled: app.pkceEnabled,
+  };
+}
+
 /**
  * The engine's `Client` model adapter: clients are our records, read on every request so that a
  * rotated secret or a deleted client stops working at once on every instance.
  */
 export class ClientDirectory implements EngineAdapter {
-  constructor(
-    private readonly records: RecordStore,
-    readonly catalog: ApiCatalog,
-  ) {}
+  constructor(private readonly records: RecordStore) {}
 
   async find(id: string): Promise<EnginePayload | undefined> {
     const record = await this.records.get<StoredClientConfiguration>(CLIENT_CONFIGURATION, id);
-    return record && clientConfigurationMetadata(record);
+    if (record) return clientConfigurationMetadata(record);
+    const app = await this.records.get<StoredAppRegistration>(APP_REGISTRATION, id);
+    return app && appRegistrationMetadata(app);
   }
 
   async upsert(): Promise<void> {

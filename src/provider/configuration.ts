@@ -1,8 +1,10 @@
-import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import type { Account as OidcAccount, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Store } from '../../adapters/types.js';
 import { constraintsForGrantedScopes, type Constraints } from '../../policies/constraints.js';
-import { resolveRequestedScopes } from '../../policies/scopes.js';
+import { pkceRequired } from '../../policies/pkce.js';
+import { resolveRequestedScopes, userGrantableScopes, validateAuthorizationScopes } from '../../policies/scopes.js';
+import type { Account } from '../accounts.js';
 import type { ApiCatalog } from '../catalog.js';
 import type { ResolvedOptions } from '../options.js';
 import type { ClientDirectory } from './client-directory.js';
@@ -13,9 +15,15 @@ import { renderErrorPage } from './error-page.js';
 
 /** Spec limits: client_credentials tokens live one hour, not configurable. */
 export const CLIENT_CREDENTIALS_TTL = 3600;
-const NAMED_USER_ACCESS_TOKEN_TTL = 300;
 const AUTHORIZATION_CODE_TTL = 300;
 const REFRESH_TOKEN_TTL = 3600;
+
+/** Identity claims per OIDC scope, as the ID token carries them. */
+const IDENTITY_CLAIMS = {
+  openid: ['sub'],
+  profile: ['name', 'given_name', 'family_name', 'preferred_username'],
+  email: ['email', 'email_verified'],
+};
 
 interface EngineClientExtras {
   tenant?: string;
@@ -30,18 +38,74 @@ export interface EngineSetup {
   jwks: PrivateJwks;
   /** Every algorithm we sign with (access tokens, ID tokens). */
   algorithms: readonly SigningAlgorithm[];
+  /** Path of the sign-in pages; the engine sends browsers to `{interactionPath}/{uid}`. */
+  interactionPath: string;
+  cookieKeys: string[];
+}
+
+/** The account oidc-provider holds for a user: ours, under `profile`. */
+interface EngineAccount extends OidcAccount {
+  profile: Account;
+}
+
+function accountOf(ctx: KoaContextWithOIDC): Account | undefined {
+  return (ctx.oidc.account as unknown as EngineAccount | undefined)?.profile;
 }
 
 /** The node-oidc-provider configuration: every engine decision of ours is in this one place. */
-export function engineConfiguration({ options, catalog, store, clients, jwks, algorithms }: EngineSetup): Configuration {
-  const { audience, accessTokenAlgorithm } = options;
+export function engineConfiguration(setup: EngineSetup): Configuration {
+  const { options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys } = setup;
+  const { audience, accessTokenAlgorithm, namedUserAccessTokenTtl, accounts } = options;
+  const jwtFormat = { accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: accessTokenAlgorithm } } };
 
   return {
     adapter: (model: string) => (model === 'Client' ? clients : store.engine(model)),
     jwks: { keys: engineKeys(jwks, algorithms) } as Configuration['jwks'],
     clients: [],
-    scopes: ['openid', 'offline_access', ...catalog.scopes],
+    scopes: ['openid', 'offline_access', 'profile', 'email', ...catalog.scopes],
     responseTypes: ['code'],
+    claims: IDENTITY_CLAIMS,
+    // ID tokens carry the identity claims their scopes allow (there is no usable userinfo).
+    conformIdTokenClaims: false,
+    // Spec: redirect_uri is required and must match exactly (see also redirectUriAllowed).
+    allowOmittingSingleRegisteredRedirectUri: false,
+    cookies: {
+      keys: cookieKeys,
+      long: { httpOnly: true, sameSite: 'lax' },
+      short: { httpOnly: true, sameSite: 'lax' },
+    },
+    interactions: {
+      url: (_ctx, interaction) => `${interactionPath}/${interaction.uid}`,
+    },
+    async findAccount(_ctx, sub) {
+      const account = accounts ? await accounts.findAccount(sub) : undefined;
+      if (!account) return undefined;
+      const engineAccount: EngineAccount = {
+        accountId: account.sub,
+        profile: account,
+        claims: async () => ({ ...account.claims, sub: account.sub }),
+      };
+      return engineAccount;
+    },
+    extraParams: {
+      // Spec: state is required; the engine would let it be omitted. Checked after the client
+      // and redirect URI are known, so the error goes back to the app.
+      state(_ctx, value) {
+        if (typeof value !== 'string' || value === '') throw new errors.InvalidRequest('missing required parameter "state"');
+      },
+      scope(_ctx, value) {
+        validateAuthorizationScopes(catalog, value as string | undefined);
+      },
+    },
+    pkce: {
+      required: (_ctx, client) => pkceRequired(client as unknown as Parameters<typeof pkceRequired>[0]),
+    },
+    // Refresh tokens: confidential apps only, whatever the scopes; a fixed 60 minutes, rotated on
+    // every use (the engine revokes the whole grant when a spent one comes back).
+    issueRefreshToken: async (_ctx, client) =>
+      client.clientAuthMethod !== 'none' && client.grantTypeAllowed('refresh_token'),
+    expiresWithSession: async () => false,
+    rotateRefreshToken: true,
     // Credentials only in the Basic header (DESIGN); no HS*/client_secret_jwt: we keep only a digest.
     clientAuthMethods: ['client_secret_basic', 'none'],
     clientBasedCORS: () => false,
@@ -59,6 +123,7 @@ export function engineConfiguration({ options, catalog, store, clients, jwks, al
       rpInitiatedLogout: { enabled: false },
       introspection: { enabled: false },
       revocation: { enabled: false },
+      userinfo: { enabled: false },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => audience,
@@ -74,25 +139,19 @@ export function engineConfiguration({ options, catalog, store, clients, jwks, al
             ).join(' ');
             // The engine reads the requested scopes after this call: an omitted scope means all.
             ctx.oidc.params.scope = granted;
-            return {
-              scope: granted,
-              audience,
-              accessTokenTTL: CLIENT_CREDENTIALS_TTL,
-              accessTokenFormat: 'jwt',
-              jwt: { sign: { alg: accessTokenAlgorithm } },
-            };
+            return { scope: granted, audience, accessTokenTTL: CLIENT_CREDENTIALS_TTL, ...jwtFormat };
           }
-          return {
-            scope: catalog.scopes.join(' '),
-            audience,
-            accessTokenTTL: NAMED_USER_ACCESS_TOKEN_TTL,
-            accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: accessTokenAlgorithm } },
-          };
+          // Named users: the engine keeps the consented scopes that this list holds, so a scope
+          // the user does not hold (now: permissions can change) never reaches a token.
+          const account = accountOf(ctx);
+          const scope = account ? userGrantableScopes(catalog, account.scopes) : catalog.scopes;
+          return { scope: scope.join(' '), audience, accessTokenTTL: namedUserAccessTokenTtl, ...jwtFormat };
         },
       },
     },
-    async extraTokenClaims(_ctx, token) {
+    async extraTokenClaims(ctx, token) {
+      const user = accountOf(ctx);
+      if (token.kind === 'AccessToken') return user ? { tenant: user.tenant } : undefined;
       const client = (token as { client?: EngineClientExtras }).client;
       if (!client?.tenant) return undefined;
       const constraints = constraintsForGrantedScopes(
@@ -116,7 +175,7 @@ export function engineConfiguration({ options, catalog, store, clients, jwks, al
     },
     ttl: {
       ClientCredentials: CLIENT_CREDENTIALS_TTL,
-      AccessToken: NAMED_USER_ACCESS_TOKEN_TTL,
+      AccessToken: namedUserAccessTokenTtl,
       AuthorizationCode: AUTHORIZATION_CODE_TTL,
       RefreshToken: REFRESH_TOKEN_TTL,
       IdToken: 3600,

@@ -1,22 +1,18 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import { escapeHtml, page } from '../pages/html.js';
 
-const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => escapes[char] ?? char);
-}
-
-/** The engine's error page for browsers: no external assets, the OAuth error in words. */
+/** The engine's error page for browsers (unknown client, unregistered redirect URI, ...). */
 export async function renderErrorPage(
   ctx: KoaContextWithOIDC,
   out: { error: string; error_description?: string },
 ): Promise<void> {
+  const { html, csp } = page(
+    'Sign-in error',
+    `<h1>Sign-in cannot continue</h1>
+<p role="alert" class="error"><strong>${escapeHtml(out.error)}</strong>: ${escapeHtml(out.error_description ?? '')}</p>
+<p class="muted">Return to the application and try again. If this keeps happening, contact its publisher.</p>`,
+  );
   ctx.type = 'html';
-  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
-  ctx.body = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Sign-in error</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body><main><h1>Something went wrong</h1>
-<p><strong>${escapeHtml(out.error)}</strong></p>
-<p>${escapeHtml(out.error_description ?? '')}</p></main></body></html>`;
+  ctx.set('Content-Security-Policy', csp);
+  ctx.body = html;
 }

@@ -12,6 +12,29 @@ export const SUPPORTED_GRANT_TYPES: ReadonlySet<string> = new Set([
 const BASIC_ONLY_GRANTS: ReadonlySet<string> = new Set(['client_credentials', 'refresh_token']);
 
 /**
+ * The parameters each grant requires, and those that belong to another grant and so make a wrong
+ * parameter set (spec: invalid_request). Parameters nobody defines are ignored (RFC 6749 §3.1).
+ */
+const GRANT_PARAMETERS: Record<string, { required: string[]; foreign: string[] }> = {
+  client_credentials: { required: [], foreign: ['code', 'code_verifier', 'redirect_uri', 'refresh_token'] },
+  authorization_code: { required: ['code', 'redirect_uri'], foreign: ['refresh_token'] },
+  refresh_token: { required: ['refresh_token'], foreign: ['code', 'code_verifier', 'redirect_uri'] },
+};
+
+function checkParameterSet(grantType: string, params: FormParams, publicClient: boolean): void {
+  const { required, foreign } = GRANT_PARAMETERS[grantType]!;
+  for (const name of required) {
+    if (!params.has(name)) throw new InvalidRequest(`missing required parameter "${name}"`);
+  }
+  // Spec: the public-client code exchange carries code_verifier (PKCE is always on for them).
+  if (publicClient && grantType === 'authorization_code' && !params.has('code_verifier')) {
+    throw new InvalidRequest('missing required parameter "code_verifier"');
+  }
+  const wrong = foreign.filter((name) => params.has(name));
+  if (wrong.length) throw new InvalidRequest(`parameter "${wrong[0]}" does not belong to grant_type ${grantType}`);
+}
+
+/**
  * RFC 6749 §2.3.1: client_id and client_secret are form-encoded before Base64 in the Basic header.
  * A malformed header is a failed client authentication (401), not a malformed request.
  */
@@ -109,6 +132,7 @@ export function tokenEndpointGuard(limit: number) {
     } else if (!params.has('client_id')) {
       throw new InvalidClient('client_id is required when no Authorization header is sent');
     }
+    checkParameterSet(grantType, params, !authorization);
     replaceBody(ctx, form);
     await next();
   };

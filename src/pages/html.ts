@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+
+const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (char) => escapes[char] ?? char);
+}
+
+/** A rendered page and the Content-Security-Policy it needs. */
+export interface Page {
+  html: string;
+  csp: string;
+}
+
+const STYLE = `
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f4f5f7;color:#1d2330;margin:0}
+main{max-width:26rem;margin:3rem auto;background:#fff;border-radius:8px;padding:2rem;box-shadow:0 1px 3px rgba(0,0,0,.15)}
+h1{font-size:1.4rem;margin:0 0 1rem}
+label{display:block;margin:.8rem 0 .3rem;font-weight:600}
+input{width:100%;box-sizing:border-box;padding:.6rem;border:1px solid #8a93a6;border-radius:4px;font-size:1rem}
+input:focus,button:focus{outline:3px solid #2f6fde;outline-offset:1px}
+button{margin-top:1.2rem;padding:.6rem 1.2rem;font-size:1rem;border-radius:4px;border:1px solid #1f4fa8;cursor:pointer}
+.primary{background:#1f5fcf;color:#fff}.secondary{background:#fff;color:#1f4fa8}
+.error{color:#a4161a;background:#fde8e8;padding:.6rem;border-radius:4px}
+ul{padding-left:1.2rem}li{margin:.3rem 0}.muted{color:#5b6478}
+`;
+
+/**
+ * A server-rendered page: no external assets, one inline stylesheet allowed by nonce, no script.
+ * `formTargets` are the sources a form submission may end at: 'self' and, for the consent page,
+ * the app's redirect URIs (browsers apply form-action to the redirects that follow a POST).
+ */
+export function page(title: string, body: string, formTargets: readonly string[] = []): Page {
+  const nonce = randomBytes(16).toString('base64');
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title)}</title>
+<style nonce="${nonce}">${STYLE}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>`;
+  const csp = [
+    "default-src 'none'",
+    `style-src 'nonce-${nonce}'`,
+    `form-action 'self'${formTargets.map((target) => ` ${target}`).join('')}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+  return { html, csp };
+}
+
+/** The CSP source of a redirect URI: its origin, or its scheme for a deep link. */
+export function cspSource(uri: string): string {
+  const url = URL.parse(uri);
+  if (!url) return '';
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
+}

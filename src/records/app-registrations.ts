@@ -1,0 +1,177 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { RecordStore } from '../../adapters/types.js';
+import { allHttps, validateRedirectUris } from '../../policies/redirect-uris.js';
+import { NotFound, ValidationError } from '../errors.js';
+import { digestSecret, generateSecret } from './secrets.js';
+import { parseInput } from './validation.js';
+
+export const APP_REGISTRATION = 'app';
+/** App registrations are not tenant-bound: users of any tenant may authorize an app. */
+const ALL_APPS = '';
+
+export type ClientType = 'public' | 'confidential';
+export type IdTokenAlgorithm = 'RS256' | 'PS256' | 'ES256' | 'EdDSA';
+
+export interface AppRegistration {
+  clientId: string;
+  name: string;
+  description?: string;
+  redirectUris: string[];
+  clientType: ClientType;
+  pkceEnabled: boolean;
+  /** ID-token signing algorithm; RS256 (OIDC's default) unless the app registered another. */
+  idTokenSigningAlg: IdTokenAlgorithm;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface StoredAppRegistration extends AppRegistration {
+  /** Only confidential apps have one. */
+  secretDigest?: string;
+}
+
+export interface AppRegistrationInput {
+  name: string;
+  description?: string;
+  redirectUris: string[];
+  clientType: ClientType;
+  pkceEnabled?: boolean;
+  idTokenSigningAlg?: IdTokenAlgorithm;
+}
+
+export type AppRegistrationPatch = Partial<AppRegistrationInput>;
+
+/** Checks engine-level compatibility of an app (oidc-provider's own client metadata rules). */
+export type EngineCheck = (app: StoredAppRegistration) => Promise<void>;
+
+const text = z.string().trim().min(1, 'must not be empty').max(200);
+const fields = {
+  name: text,
+  description: z.string().trim().max(2000).optional(),
+  redirectUris: z.array(z.string()).min(1, 'at least one redirect URI is required').max(20),
+  clientType: z.enum(['public', 'confidential']),
+  pkceEnabled: z.boolean().optional(),
+  idTokenSigningAlg: z.enum(['RS256', 'PS256', 'ES256', 'EdDSA']).optional(),
+};
+const createSchema = z.object(fields).strict();
+const patchSchema = z.object(fields).partial().strict();
+
+/**
+ * The spec's PKCE rule: always on for public apps; on by default for confidential ones, which may
+ * turn it off (legacy) only when every redirect URI is https.
+ */
+function pkceFor(clientType: ClientType, requested: boolean | undefined, redirectUris: string[]): boolean {
+  if (clientType === 'public') {
+    if (requested === false) throw new ValidationError('pkceEnabled', 'PKCE is always on for public apps');
+    return true;
+  }
+  const enabled = requested ?? true;
+  if (!enabled && !allHttps(redirectUris)) {
+    throw new ValidationError('pkceEnabled', 'PKCE may be turned off only when every redirect URI is https');
+  }
+  return enabled;
+}
+
+/** Named-user applications: create, read, change (client type, PKCE, redirect URIs), secrets, delete. */
+export class AppRegistrations {
+  constructor(
+    private readonly records: RecordStore,
+    private readonly engineCheck: EngineCheck,
+  ) {}
+
+  async create(input: AppRegistrationInput): Promise<AppRegistration & { clientSecret?: string }> {
+    const parsed = parseInput(createSchema, input, 'appRegistration');
+    const redirectUris = validateRedirectUris(parsed.redirectUris);
+    const now = new Date().toISOString();
+    const clientSecret = parsed.clientType === 'confidential' ? generateSecret() : undefined;
+    const stored: StoredAppRegistration = {
+      clientId: randomUUID(),
+      name: parsed.name,
+      ...(parsed.description ? { description: parsed.description } : {}),
+      redirectUris,
+      clientType: parsed.clientType,
+      pkceEnabled: pkceFor(parsed.clientType, parsed.pkceEnabled, redirectUris),
+      idTokenSigningAlg: parsed.idTokenSigningAlg ?? 'RS256',
+      createdAt: now,
+      updatedAt: now,
+      ...(clientSecret ? { secretDigest: digestSecret(clientSecret) } : {}),
+    };
+    await this.engineCheck(stored);
+    await this.records.put(APP_REGISTRATION, stored.clientId, ALL_APPS, stored);
+    return { ...toPublic(stored), ...(clientSecret ? { clientSecret } : {}) };
+  }
+
+  async get(clientId: string): Promise<AppRegistration | undefined> {
+    const stored = await this.records.get<StoredAppRegistration>(APP_REGISTRATION, clientId);
+    return stored && toPublic(stored);
+  }
+
+  async list(): Promise<AppRegistration[]> {
+    const all = await this.records.list<StoredAppRegistration>(APP_REGISTRATION, ALL_APPS);
+    return all.map(toPublic).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /**
+   * Changes an app. Public → confidential generates a secret (returned here, once);
+   * confidential → public deletes the secret.
+   */
+  async update(clientId: string, patch: AppRegistrationPatch): Promise<AppRegistration & { clientSecret?: string }> {
+    const parsed = parseInput(patchSchema, patch, 'patch');
+    const stored = await this.require(clientId);
+    const clientType = parsed.clientType ?? stored.clientType;
+    const redirectUris = parsed.redirectUris ? validateRedirectUris(parsed.redirectUris) : stored.redirectUris;
+    const becomesConfidential = clientType === 'confidential' && stored.clientType === 'public';
+    const keepsPkce = parsed.pkceEnabled ?? (becomesConfidential ? true : stored.pkceEnabled);
+    const clientSecret = becomesConfidential ? generateSecret() : undefined;
+    const { secretDigest: _previous, ...rest } = stored;
+    const next: StoredAppRegistration = {
+      ...rest,
+      ...(parsed.name !== undefined ? { name: parsed.name } : {}),
+      ...(parsed.idTokenSigningAlg !== undefined ? { idTokenSigningAlg: parsed.idTokenSigningAlg } : {}),
+      redirectUris,
+      clientType,
+      pkceEnabled: pkceFor(clientType, keepsPkce, redirectUris),
+      updatedAt: new Date().toISOString(),
+      ...(clientType === 'confidential'
+        ? { secretDigest: clientSecret ? digestSecret(clientSecret) : stored.secretDigest }
+        : {}),
+    };
+    if (parsed.description !== undefined) {
+      if (parsed.description) next.description = parsed.description;
+      else delete next.description;
+    }
+    await this.engineCheck(next);
+    await this.records.put(APP_REGISTRATION, clientId, ALL_APPS, next);
+    return { ...toPublic(next), ...(clientSecret ? { clientSecret } : {}) };
+  }
+
+  /** A new secret for a confidential app; the previous one stops working at once. */
+  async rotateSecret(clientId: string): Promise<{ clientSecret: string }> {
+    const stored = await this.require(clientId);
+    if (stored.clientType !== 'confidential') {
+      throw new ValidationError('clientType', 'public apps have no secret; change the client type to confidential first');
+    }
+    const clientSecret = generateSecret();
+    await this.records.put(APP_REGISTRATION, clientId, ALL_APPS, {
+      ...stored,
+      secretDigest: digestSecret(clientSecret),
+      updatedAt: new Date().toISOString(),
+    });
+    return { clientSecret };
+  }
+
+  async delete(clientId: string): Promise<boolean> {
+    return this.records.delete(APP_REGISTRATION, clientId);
+  }
+
+  private async require(clientId: string): Promise<StoredAppRegistration> {
+    const stored = await this.records.get<StoredAppRegistration>(APP_REGISTRATION, clientId);
+    if (!stored) throw new NotFound(`app registration ${clientId}`);
+    return stored;
+  }
+}
+
+function toPublic({ secretDigest: _digest, ...record }: StoredAppRegistration): AppRegistration {
+  return record;
+}

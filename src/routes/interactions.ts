@@ -1,0 +1,190 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Context, Next } from 'koa';
+import type Provider from 'oidc-provider';
+import type { InteractionResults } from 'oidc-provider';
+import type { AccountStore } from '../accounts.js';
+import type { ApiCatalog } from '../catalog.js';
+import type { Logger } from '../logger.js';
+import { escapeHtml, page, type Page } from '../pages/html.js';
+import { consentPage, loginPage } from '../pages/sign-in.js';
+import { userGrantableScopes } from '../../policies/scopes.js';
+import type { AppRegistrations } from '../records/app-registrations.js';
+import { parseUrlEncoded, readBody } from './request-body.js';
+
+const FORM_LIMIT = 4096;
+const CSRF_COOKIE = 'talent_auth_csrf';
+
+interface InteractionSetup {
+  provider: Provider;
+  path: string;
+  accounts: AccountStore | undefined;
+  apps: AppRegistrations;
+  catalog: ApiCatalog;
+  logger: Logger;
+}
+
+class PageError extends Error {
+  constructor(
+    readonly status: number,
+    readonly title: string,
+  ) {
+    super(title);
+  }
+}
+
+function send(ctx: Context, { html, csp }: Page, status = 200): void {
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.set('Content-Security-Policy', csp);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.body = html;
+}
+
+/** Double-submit CSRF token: a signed, SameSite=Strict cookie that the form must echo. */
+function issueCsrf(ctx: Context, path: string): string {
+  const token = randomBytes(24).toString('base64url');
+  ctx.cookies.set(CSRF_COOKIE, token, { signed: true, httpOnly: true, sameSite: 'strict', path, overwrite: true });
+  return token;
+}
+
+function checkCsrf(ctx: Context, form: Map<string, string>): void {
+  const origin = ctx.get('origin');
+  if (origin && origin !== ctx.origin) throw new PageError(403, 'This form was sent from another site.');
+  const expected = ctx.cookies.get(CSRF_COOKIE, { signed: true });
+  const actual = form.get('csrf');
+  const ok =
+    expected !== undefined && actual !== undefined && expected.length === actual.length
+    && timingSafeEqual(Buffer.from(expected), Buffer.from(actual));
+  if (!ok) throw new PageError(403, 'This form has expired. Go back to the application and sign in again.');
+}
+
+/**
+ * The sign-in pages the engine sends browsers to: GET shows the login or the consent page of an
+ * interaction; POST .../login checks the password with the AccountStore; POST .../confirm records
+ * the consent (Allow) or ends the request with access_denied (Deny).
+ */
+export function interactionRoutes({ provider, path, accounts, apps, catalog, logger }: InteractionSetup) {
+  const pattern = new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/([A-Za-z0-9_-]+)(?:/(login|confirm))?$`);
+
+  async function details(ctx: Context) {
+    try {
+      return await provider.interactionDetails(ctx.req, ctx.res);
+    } catch {
+      throw new PageError(400, 'This sign-in has expired or was already completed. Go back to the application and start again.');
+    }
+  }
+
+  async function finish(ctx: Context, result: InteractionResults, merge: boolean): Promise<void> {
+    const to = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: merge });
+    ctx.status = 303;
+    ctx.redirect(to);
+  }
+
+  async function appOf(clientId: unknown) {
+    const app = typeof clientId === 'string' ? await apps.get(clientId) : undefined;
+    if (!app) throw new PageError(400, 'This application is no longer registered.');
+    return app;
+  }
+
+  async function show(ctx: Context, uid: string): Promise<void> {
+    const interaction = await details(ctx);
+    if (interaction.uid !== uid) throw new PageError(400, 'This sign-in does not belong to this browser.');
+    const app = await appOf(interaction.params.client_id);
+    const csrf = issueCsrf(ctx, path);
+    if (interaction.prompt.name === 'login') {
+      send(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris }));
+      return;
+    }
+    const account = accounts && interaction.session?.accountId
+      ? await accounts.findAccount(interaction.session.accountId)
+      : undefined;
+    if (!account) throw new PageError(400, 'Your session has ended. Go back to the application and sign in again.');
+    send(
+      ctx,
+      consentPage({
+        action: `${path}/${uid}/confirm`,
+        csrf,
+        appName: app.name,
+        ...(app.description ? { appDescription: app.description } : {}),
+        requestedScopes: String(interaction.params.scope ?? '').split(' ').filter(Boolean),
+        userScopes: new Set(userGrantableScopes(catalog, account.scopes)),
+        redirectUris: app.redirectUris,
+        catalog,
+      }),
+    );
+  }
+
+  async function login(ctx: Context, uid: string, form: Map<string, string>): Promise<void> {
+    const interaction = await details(ctx);
+    if (interaction.uid !== uid || interaction.prompt.name !== 'login') throw new PageError(400, 'This sign-in step is over.');
+    const username = form.get('username') ?? '';
+    const account = accounts && username
+      ? await accounts.authenticate({ username, password: form.get('password') ?? '' })
+      : undefined;
+    if (!account) {
+      logger.info('sign-in failed', { client_id: String(interaction.params.client_id) });
+      const app = await appOf(interaction.params.client_id);
+      const csrf = issueCsrf(ctx, path);
+      send(
+        ctx,
+        loginPage({
+          action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, username,
+          error: 'Wrong username or password.',
+        }),
+        401,
+      );
+      return;
+    }
+    await finish(ctx, { login: { accountId: account.sub } }, false);
+  }
+
+  async function confirm(ctx: Context, uid: string, form: Map<string, string>): Promise<void> {
+    const interaction = await details(ctx);
+    if (interaction.uid !== uid || interaction.prompt.name !== 'consent') throw new PageError(400, 'This sign-in step is over.');
+    const decision = form.get('decision');
+    if (decision === 'deny') {
+      await finish(ctx, { error: 'access_denied', error_description: 'the user denied the request' }, true);
+      return;
+    }
+    if (decision !== 'allow') throw new PageError(400, 'Choose Allow or Deny.');
+    const { prompt, params, session, grantId } = interaction;
+    const grant = grantId
+      ? await provider.Grant.find(grantId)
+      : new provider.Grant({ accountId: session!.accountId, clientId: String(params.client_id) });
+    if (!grant) throw new PageError(400, 'This sign-in has expired. Go back to the application and start again.');
+    const missing = prompt.details as {
+      missingOIDCScope?: string[];
+      missingOIDCClaims?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+      grant.addResourceScope(indicator, scopes.join(' '));
+    }
+    await finish(ctx, { consent: { grantId: await grant.save() } }, true);
+  }
+
+  return async function serveInteractions(ctx: Context, next: Next): Promise<void> {
+    const match = pattern.exec(ctx.path);
+    if (!match) return next();
+    const [, uid, step] = match as unknown as [string, string, string | undefined];
+    try {
+      if (!step && (ctx.method === 'GET' || ctx.method === 'HEAD')) return await show(ctx, uid);
+      if (step && ctx.method === 'POST') {
+        if (ctx.request.type !== 'application/x-www-form-urlencoded') throw new PageError(415, 'Unsupported form encoding.');
+        const form = parseUrlEncoded(await readBody(ctx, FORM_LIMIT));
+        checkCsrf(ctx, form);
+        return await (step === 'login' ? login(ctx, uid, form) : confirm(ctx, uid, form));
+      }
+      throw new PageError(405, 'Method not allowed.');
+    } catch (error) {
+      const status = error instanceof PageError ? error.status : (error as { status?: number }).status ?? 500;
+      const title = error instanceof PageError ? error.title : 'The request could not be completed.';
+      if (!(error instanceof PageError) && status >= 500) logger.error('sign-in page failed', { error: (error as Error).name });
+      send(ctx, page('Sign-in error', `<h1>Sign-in cannot continue</h1><p role="alert" class="error">${escapeHtml(title)}</p>`), status);
+    }
+  };
+}

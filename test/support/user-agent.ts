@@ -1,0 +1,81 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** RFC 7636 verifier + S256 challenge, fresh per request. */
+export function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+export interface Step {
+  status: number;
+  url: string;
+  /** Where a redirect pointed, when it left the server (the app's redirect URI). */
+  location?: string;
+  html: string;
+}
+
+/**
+ * A minimal browser over fetch for HTTP tests: keeps cookies, follows redirects within the
+ * server, stops at the first redirect that leaves it, and submits the forms of our pages.
+ */
+export class UserAgent {
+  private readonly cookies = new Map<string, string>();
+
+  constructor(private readonly origin: string) {}
+
+  private remember(response: Response): void {
+    for (const header of response.headers.getSetCookie()) {
+      const [pair] = header.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      if (/expires=Thu, 01 Jan 1970/i.test(header) || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  private cookieHeader(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+
+  async request(url: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<Step> {
+    let target = new URL(url, this.origin).href;
+    let method = init.method ?? 'GET';
+    let body = init.body;
+    for (let hops = 0; hops < 10; hops += 1) {
+      const response = await fetch(target, {
+        method,
+        redirect: 'manual',
+        headers: {
+          cookie: this.cookieHeader(),
+          accept: 'text/html',
+          ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded', origin: this.origin } : {}),
+          ...init.headers,
+        },
+        ...(body !== undefined ? { body } : {}),
+      });
+      this.remember(response);
+      const location = response.headers.get('location');
+      if (response.status >= 300 && response.status < 400 && location) {
+        const next = new URL(location, target);
+        if (next.origin !== this.origin) return { status: response.status, url: target, location: next.href, html: '' };
+        target = next.href;
+        method = 'GET';
+        body = undefined;
+        continue;
+      }
+      return { status: response.status, url: target, html: await response.text() };
+    }
+    throw new Error('too many redirects');
+  }
+
+  /** Submits the page's form with its hidden fields plus `fields` (the button is a field too). */
+  submit(step: Step, fields: Record<string, string>): Promise<Step> {
+    const action = /<form[^>]*action="([^"]+)"/.exec(step.html)?.[1];
+    if (!action) throw new Error(`no form on the page:\n${step.html}`);
+    const hidden = [...step.html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)];
+    const form = new URLSearchParams(hidden.map(([, name, value]) => [name!, value!.replace(/&amp;/g, '&')]));
+    for (const [name, value] of Object.entries(fields)) form.set(name, value);
+    return this.request(action.replace(/&amp;/g, '&'), { method: 'POST', body: form.toString() });
+  }
+}
