@@ -1,24 +1,15 @@
 /**
  * Errors that carry what the wire needs: the OAuth `error` code, the HTTP status and a public
  * description that is safe to show to the caller (never a secret, token or code).
- * The shape (`message` = error code, `error_description`, `statusCode`, `expose`) is the one
- * oidc-provider renders, so these can be thrown from inside engine hooks too.
  */
 export class OAuthError extends Error {
-  readonly statusCode: number;
-  readonly expose: boolean;
-  readonly error_description: string;
-
   constructor(
     readonly error: string,
     readonly status: number,
     readonly description: string,
   ) {
-    super(error);
+    super(description);
     this.name = new.target.name;
-    this.statusCode = status;
-    this.expose = status < 500;
-    this.error_description = description;
   }
 
   toJSON(): { error: string; error_description: string } {

@@ -108,7 +108,15 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   const guard = tokenEndpointGuard(options.limits.tokenRequestBytes);
   app.use(async (ctx, next) => (ctx.path === `${oauthPath}/token` ? guard(ctx, next) : next()));
   app.use(
-    interactionRoutes({ provider, path: interactionPath, accounts: options.accounts, apps: appRegistrations, catalog, logger }),
+    interactionRoutes({
+      provider,
+      publicOrigin: new URL(options.baseUrl).origin,
+      path: interactionPath,
+      accounts: options.accounts,
+      apps: appRegistrations,
+      catalog,
+      logger,
+    }),
   );
   app.use(mount(oauthPath, provider));
 

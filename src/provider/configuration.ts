@@ -1,4 +1,4 @@
-import type { Account as OidcAccount, Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import type { Account as OidcAccount, Client, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Store } from '../../adapters/types.js';
 import { constraintsForGrantedScopes, type Constraints } from '../../policies/constraints.js';
@@ -6,6 +6,7 @@ import { pkceRequired } from '../../policies/pkce.js';
 import { resolveRequestedScopes, userGrantableScopes, validateAuthorizationScopes } from '../../policies/scopes.js';
 import type { Account } from '../accounts.js';
 import type { ApiCatalog } from '../catalog.js';
+import { OAuthError } from '../errors.js';
 import type { ResolvedOptions } from '../options.js';
 import type { ClientDirectory } from './client-directory.js';
 import { EXTRA_CLIENT_METADATA } from './client-directory.js';
@@ -24,6 +25,21 @@ const IDENTITY_CLAIMS = {
   profile: ['name', 'given_name', 'family_name', 'preferred_username'],
   email: ['email', 'email_verified'],
 };
+
+/** Our policy errors, thrown inside engine hooks, in the engine's own error type. */
+function asEngineError(error: unknown): unknown {
+  return error instanceof OAuthError ? new errors.CustomOIDCProviderError(error.error, error.description) : error;
+}
+
+function engineErrors<A extends unknown[], R>(hook: (...args: A) => R): (...args: A) => R {
+  return (...args: A) => {
+    try {
+      return hook(...args);
+    } catch (error) {
+      throw asEngineError(error);
+    }
+  };
+}
 
 interface EngineClientExtras {
   tenant?: string;
@@ -93,9 +109,9 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       state(_ctx, value) {
         if (typeof value !== 'string' || value === '') throw new errors.InvalidRequest('missing required parameter "state"');
       },
-      scope(_ctx, value) {
+      scope: engineErrors((_ctx: KoaContextWithOIDC, value: unknown) => {
         validateAuthorizationScopes(catalog, value as string | undefined);
-      },
+      }),
     },
     pkce: {
       required: (_ctx, client) => pkceRequired(client as unknown as Parameters<typeof pkceRequired>[0]),
@@ -128,7 +144,7 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
         enabled: true,
         defaultResource: () => audience,
         useGrantedResource: () => true,
-        getResourceServerInfo(ctx: KoaContextWithOIDC, resourceIndicator: string, client) {
+        getResourceServerInfo: engineErrors((ctx: KoaContextWithOIDC, resourceIndicator: string, client: Client) => {
           if (resourceIndicator !== audience) {
             throw new errors.InvalidTarget(`unknown resource; the only resource is ${audience}`);
           }
@@ -146,7 +162,7 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
           const account = accountOf(ctx);
           const scope = account ? userGrantableScopes(catalog, account.scopes) : catalog.scopes;
           return { scope: scope.join(' '), audience, accessTokenTTL: namedUserAccessTokenTtl, ...jwtFormat };
-        },
+        }),
       },
     },
     async extraTokenClaims(ctx, token) {

@@ -16,6 +16,8 @@ const CSRF_COOKIE = 'talent_auth_csrf';
 
 interface InteractionSetup {
   provider: Provider;
+  /** Origin of the public base URL: forms must come from our own pages. */
+  publicOrigin: string;
   path: string;
   accounts: AccountStore | undefined;
   apps: AppRegistrations;
@@ -49,9 +51,9 @@ function issueCsrf(ctx: Context, path: string): string {
   return token;
 }
 
-function checkCsrf(ctx: Context, form: Map<string, string>): void {
+function checkCsrf(ctx: Context, form: Map<string, string>, publicOrigin: string): void {
   const origin = ctx.get('origin');
-  if (origin && origin !== ctx.origin) throw new PageError(403, 'This form was sent from another site.');
+  if (origin && origin !== publicOrigin) throw new PageError(403, 'This form was sent from another site.');
   const expected = ctx.cookies.get(CSRF_COOKIE, { signed: true });
   const actual = form.get('csrf');
   const ok =
@@ -65,7 +67,7 @@ function checkCsrf(ctx: Context, form: Map<string, string>): void {
  * interaction; POST .../login checks the password with the AccountStore; POST .../confirm records
  * the consent (Allow) or ends the request with access_denied (Deny).
  */
-export function interactionRoutes({ provider, path, accounts, apps, catalog, logger }: InteractionSetup) {
+export function interactionRoutes({ provider, publicOrigin, path, accounts, apps, catalog, logger }: InteractionSetup) {
   const pattern = new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/([A-Za-z0-9_-]+)(?:/(login|confirm))?$`);
 
   async function details(ctx: Context) {
@@ -176,7 +178,7 @@ export function interactionRoutes({ provider, path, accounts, apps, catalog, log
       if (step && ctx.method === 'POST') {
         if (ctx.request.type !== 'application/x-www-form-urlencoded') throw new PageError(415, 'Unsupported form encoding.');
         const form = parseUrlEncoded(await readBody(ctx, FORM_LIMIT));
-        checkCsrf(ctx, form);
+        checkCsrf(ctx, form, publicOrigin);
         return await (step === 'login' ? login(ctx, uid, form) : confirm(ctx, uid, form));
       }
       throw new PageError(405, 'Method not allowed.');

@@ -141,7 +141,7 @@ describe('two server instances sharing Redis', () => {
     redis = await startRedis();
     const sharedKeys = await import('../support/keys.js').then((m) => m.testJwks());
     a = await startServer({ store: { type: 'redis', url: redis.url }, keys: sharedKeys });
-    b = await startServer({ store: { type: 'redis', url: redis.url }, keys: sharedKeys });
+    b = await startServer({ store: { type: 'redis', url: redis.url }, keys: sharedKeys, baseUrl: a.baseUrl });
   });
   afterAll(async () => {
     await a.stop();

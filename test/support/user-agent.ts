@@ -74,7 +74,7 @@ export class UserAgent {
     const action = /<form[^>]*action="([^"]+)"/.exec(step.html)?.[1];
     if (!action) throw new Error(`no form on the page:\n${step.html}`);
     const hidden = [...step.html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)];
-    const form = new URLSearchParams(hidden.map(([, name, value]) => [name!, value!.replace(/&amp;/g, '&')]));
+    const form = new URLSearchParams(hidden.map(([, name, value]): [string, string] => [name!, value!.replace(/&amp;/g, '&')]));
     for (const [name, value] of Object.entries(fields)) form.set(name, value);
     return this.request(action.replace(/&amp;/g, '&'), { method: 'POST', body: form.toString() });
   }
