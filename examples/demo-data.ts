@@ -24,3 +24,26 @@ export const demoClient = {
     subscriptions: { scopes: ['manage.subscriptions'] },
   },
 };
+
+/** Demo users of the demo tenant (their passwords are printed at start: demo only). */
+export const demoUsers = [
+  {
+    sub: 'ada',
+    password: 'ada-demo-password',
+    tenant: DEMO_TENANT,
+    claims: { name: 'Ada Admin', email: 'ada@demo.example' },
+    permissions: ['integration_setup'],
+  },
+  {
+    sub: 'ben',
+    password: 'ben-demo-password',
+    tenant: DEMO_TENANT,
+    claims: { name: 'Ben Reader', email: 'ben@demo.example' },
+    scopes: ['scim.read', 'user.read'],
+  },
+];
+
+export const demoApps = {
+  public: { name: 'Demo SPA', description: 'A single-page app: public client, PKCE, no refresh token' },
+  confidential: { name: 'Demo portal', description: 'A server-side web app: confidential client, PKCE, refresh tokens' },
+};

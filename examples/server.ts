@@ -1,13 +1,18 @@
 /**
  * The example server: `npm start`. Memory store unless REDIS_URL is set.
- * Environment: PORT (3000), BASE_URL (http://localhost:PORT), PATH_PREFIX (''), JWKS_FILE, REDIS_URL.
+ * Environment: PORT (3000), BASE_URL (http://localhost:PORT), PATH_PREFIX (''), JWKS_FILE,
+ * REDIS_URL, COOKIE_KEYS (comma-separated, at least 32 characters each).
  */
 import { readFileSync } from 'node:fs';
+import Koa from 'koa';
+import mount from 'koa-mount';
 import { createAuthServer, type AuthServer, type PrivateJwks } from '../src/index.js';
-import { demoApis, demoClient, DEMO_TENANT } from './demo-data.js';
+import { demoAccountStore } from './demo-accounts.js';
+import { demoAppRoutes, type DemoApp } from './demo-apps.js';
+import { demoApis, demoApps, demoClient, demoUsers, DEMO_TENANT } from './demo-data.js';
 
 const port = Number(process.env.PORT ?? 3000);
-const baseUrl = process.env.BASE_URL ?? `http://localhost:${port}`;
+const baseUrl = (process.env.BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
 const pathPrefix = process.env.PATH_PREFIX ?? '';
 
 function loadKeys(): { jwks: PrivateJwks } | undefined {
@@ -26,21 +31,54 @@ async function seedDemoClient(auth: AuthServer): Promise<{ clientId: string; cli
   return { clientId, clientSecret };
 }
 
+/** The demo apps, whose redirect URIs are pages of this server; found again on a persistent store. */
+async function seedDemoApps(auth: AuthServer): Promise<DemoApp[]> {
+  const existing = await auth.appRegistrations.list();
+  const apps: DemoApp[] = [];
+  for (const kind of ['public', 'confidential'] as const) {
+    const redirectUri = `${baseUrl}/demo/callback/${kind}`;
+    const found = existing.find((app) => app.name === demoApps[kind].name);
+    if (found) {
+      await auth.appRegistrations.update(found.clientId, { redirectUris: [redirectUri] });
+      const secret = kind === 'confidential' ? (await auth.appRegistrations.rotateSecret(found.clientId)).clientSecret : undefined;
+      apps.push({ kind, clientId: found.clientId, redirectUri, ...(secret ? { clientSecret: secret } : {}) });
+      continue;
+    }
+    const created = await auth.appRegistrations.create({ ...demoApps[kind], redirectUris: [redirectUri], clientType: kind });
+    apps.push({ kind, clientId: created.clientId, redirectUri, ...(created.clientSecret ? { clientSecret: created.clientSecret } : {}) });
+  }
+  return apps;
+}
+
 async function main(): Promise<void> {
   const keys = loadKeys();
+  const cookieKeys = process.env.COOKIE_KEYS?.split(',').filter(Boolean);
   const auth = await createAuthServer({
     baseUrl,
     pathPrefix,
     apis: demoApis,
+    accounts: demoAccountStore(demoUsers),
     store: process.env.REDIS_URL ? { type: 'redis', url: process.env.REDIS_URL } : { type: 'memory' },
     ...(keys ? { keys } : {}),
+    ...(cookieKeys?.length ? { cookieKeys } : {}),
   });
   const { clientId, clientSecret } = await seedDemoClient(auth);
-  const server = auth.app.listen(port);
+  let apps: DemoApp[] = [];
+  try {
+    apps = await seedDemoApps(auth);
+  } catch (error) {
+    process.stderr.write(`demo apps not registered (${error instanceof Error ? error.message : String(error)}): use an https BASE_URL or localhost\n`);
+  }
+
+  // A host application embedding the authorization server, as a platform would.
+  const host = new Koa();
+  host.use(demoAppRoutes(apps, auth.issuer));
+  host.use(mount(auth.app));
+  const server = host.listen(port);
   await new Promise<void>((resolve) => server.once('listening', resolve));
 
-  const tokenUrl = `${baseUrl}${pathPrefix}/oauth2/token`;
-  // Printed once, on purpose: this is the demo client's secret, shown to the operator at start.
+  const tokenUrl = `${auth.issuer}/token`;
+  // Printed once, on purpose: the demo credentials, shown to the operator at start.
   process.stdout.write(
     [
       `talent-auth example server on ${baseUrl}${pathPrefix} (${process.env.REDIS_URL ? 'Redis' : 'memory'} store)`,
@@ -53,6 +91,14 @@ async function main(): Promise<void> {
       'Get a token:',
       `  curl -s -u '${clientId}:${clientSecret}' -d grant_type=client_credentials -d scope=scim.read ${tokenUrl}`,
       '',
+      ...(apps.length
+        ? [
+          `Sign in as a user: open ${baseUrl}/demo`,
+          `  users: ${demoUsers.map((user) => `${user.sub} / ${user.password}`).join(', ')}`,
+          ...apps.map((app) => `  ${app.kind} app client_id: ${app.clientId}`),
+          '',
+        ]
+        : []),
     ].join('\n'),
   );
 

@@ -103,6 +103,12 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   app.keys = cookieKeys;
   app.silent = true;
   app.on('error', (error: Error & { code?: string }) => logger.info('connection error', { error: error.code ?? error.name }));
+  // Mounted in a host app, the context is the host's, and so are its cookies: sign-in cookies
+  // must be signed with our keys whatever keys the host has.
+  app.use((ctx, next) => {
+    if (ctx.app !== app) ctx.cookies = app.createContext(ctx.req, ctx.res).cookies;
+    return next();
+  });
   app.use(oauthErrors(options.issuer, logger));
   app.use(authorizationServerMetadataAlias(oauthPath));
   const guard = tokenEndpointGuard(options.limits.tokenRequestBytes);

@@ -6,6 +6,7 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet
 import { testJwks } from '../support/keys.js';
 import { freePort, startRedis, type RedisServer } from '../support/redis.js';
 import { basic, postToken } from '../support/server.js';
+import { UserAgent } from '../support/user-agent.js';
 
 const entry = join(process.cwd(), 'dist/examples/server.js');
 
@@ -81,6 +82,34 @@ describe('example server (npm start)', () => {
       const { payload } = await jwtVerify(response.body.access_token as string, createLocalJWKSet(jwks));
       expect(payload).toMatchObject({ tenant: 'demo', scope: 'scim.read', constraints: { scim: { group: ['engineering'] } } });
       expect(example.output).toContain('NO SIGNING KEYS CONFIGURED');
+    } finally {
+      await example.stop();
+    }
+  });
+
+  it('lets a newcomer click through the named-user flow of both demo apps', async () => {
+    const example = await runExample({ PATH_PREFIX: '/auth2' });
+    try {
+      const origin = `http://127.0.0.1:${example.port}`;
+      for (const kind of ['public', 'confidential']) {
+        const agent = new UserAgent(origin);
+        const login = await agent.request(`${origin}/demo/start/${kind}`);
+        expect(login.html).toContain('name="password"');
+        const consent = await agent.submit(login, { username: 'ben', password: 'ben-demo-password' });
+        expect(consent.html).toContain(kind === 'public' ? 'Demo SPA' : 'Demo portal');
+        const tokens = await agent.submit(consent, { decision: 'allow' });
+        expect(tokens.url).toContain(`/demo/callback/${kind}`);
+        expect(tokens.html).toContain('tokens received');
+        expect(tokens.html).toMatch(/&quot;sub&quot;: &quot;ben&quot;/);
+        expect(tokens.html).toMatch(/&quot;tenant&quot;: &quot;demo&quot;/);
+        if (kind === 'confidential') {
+          const refreshed = await agent.submit(tokens, {});
+          expect(refreshed.html).toContain('tokens received');
+        } else {
+          expect(tokens.html).toContain('No refresh token');
+        }
+      }
+      expect(example.output).toContain('users: ada / ada-demo-password');
     } finally {
       await example.stop();
     }
