@@ -115,6 +115,12 @@ describe('GET /oauth2/authorize: errors and pages', () => {
       headers: { origin: 'https://evil.example' },
     });
     expect(crossSite.status).toBe(403);
+    const hiddenOrigin = await agent.request(action, {
+      method: 'POST',
+      body: `csrf=${csrf}&username=alice&password=alice-password`,
+      headers: { origin: 'null', 'sec-fetch-site': 'cross-site' },
+    });
+    expect(hiddenOrigin.status).toBe(403);
     const fine = await agent.submit(login, { username: 'alice', password: 'alice-password' });
     expect(fine.html).toContain('value="allow"');
   });
