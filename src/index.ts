@@ -20,3 +20,4 @@ export type {
 } from './records/app-registrations.js';
 export type { Constraints, DimensionFilters } from '../policies/constraints.js';
 export * from './errors.js';
+export * from './resource-server/index.js';

@@ -14,15 +14,18 @@ import { cacheClientLookups } from './provider/client-cache.js';
 import { appRegistrationMetadata, ClientDirectory } from './provider/client-directory.js';
 import { enforceSingleUse } from './provider/single-use.js';
 import { AppRegistrations } from './records/app-registrations.js';
+import { Consents, type Consent, type ConsentKey } from './records/consents.js';
 import { interactionRoutes } from './routes/interactions.js';
 import { engineConfiguration } from './provider/configuration.js';
-import { resolveSigningKeys, type SigningAlgorithm } from './provider/keys.js';
+import { publicJwks, resolveSigningKeys, type SigningAlgorithm } from './provider/keys.js';
 import { prefixTokenIdsWithGrantSlot } from './provider/token-ids.js';
 import { ClientConfigurations } from './records/client-configurations.js';
 import { secretMatches } from './records/secrets.js';
 import { authorizationServerMetadataAlias } from './routes/discovery.js';
 import { oauthErrors } from './routes/oauth-errors.js';
 import { tokenEndpointGuard } from './routes/token-endpoint.js';
+import { consentApi } from './routes/consent-api.js';
+import { createTokenVerifier } from './resource-server/verifier.js';
 
 function cookieKeysOf(options: ResolvedOptions, logger: Logger): string[] {
   if (options.cookieKeys) return options.cookieKeys;
@@ -33,6 +36,12 @@ function cookieKeysOf(options: ResolvedOptions, logger: Logger): string[] {
   return [randomBytes(32).toString('base64url')];
 }
 
+/** What a host may do with consents: list a user's, revoke one (same rules as the consent API). */
+export interface ConsentsApi {
+  list(key: ConsentKey): Promise<Consent[]>;
+  revoke(key: ConsentKey & { clientId: string }): Promise<boolean>;
+}
+
 export interface AuthServer {
   /** Koa application: mount it in a host app, or `auth.app.listen(port)`. */
   readonly app: Koa;
@@ -41,6 +50,7 @@ export interface AuthServer {
   readonly issuer: string;
   readonly clientConfigurations: ClientConfigurations;
   readonly appRegistrations: AppRegistrations;
+  readonly consents: ConsentsApi;
   /** Closes the store connections. */
   close(): Promise<void>;
 }
@@ -63,13 +73,14 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   const jwks = await resolveSigningKeys(options.keys?.jwks, algorithms, logger);
   const store = await openStore(options);
   const clients = new ClientDirectory(store.records);
+  const consents = new Consents(store.records, store, catalog);
   const cookieKeys = cookieKeysOf(options, logger);
   const oauthPath = `${options.pathPrefix}/oauth2`;
   const interactionPath = `${oauthPath}/interaction`;
 
   const provider = new Provider(
     options.issuer,
-    engineConfiguration({ options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys }),
+    engineConfiguration({ options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents }),
   );
   provider.proxy = options.proxy;
   provider.Client.prototype.compareClientSecret = function compareClientSecret(actual: string) {
@@ -120,10 +131,19 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       path: interactionPath,
       accounts: options.accounts,
       apps: appRegistrations,
+      consents,
+      audience: options.audience,
       catalog,
       logger,
     }),
   );
+  const ownTokens = createTokenVerifier({
+    issuer: options.issuer,
+    audience: options.audience,
+    jwks: publicJwks(jwks),
+    realm: options.issuer,
+  });
+  app.use(consentApi(`${options.pathPrefix}/api/oauth2/consents`, ownTokens, consents, options.accounts));
   app.use(mount(oauthPath, provider));
 
   return {
@@ -132,6 +152,10 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     issuer: options.issuer,
     clientConfigurations: new ClientConfigurations(store.records, catalog),
     appRegistrations,
+    consents: {
+      list: (key) => consents.list(key),
+      revoke: (key) => consents.revoke(key),
+    },
     close: () => store.close(),
   };
 }

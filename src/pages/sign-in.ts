@@ -1,5 +1,6 @@
 import type { ApiCatalog } from '../catalog.js';
 import { cspSource, escapeHtml, page, type Page } from './html.js';
+import { OIDC_SCOPE_WORDS } from './scope-words.js';
 
 export interface LoginView {
   action: string;
@@ -29,12 +30,6 @@ ${error ? `<p role="alert" class="error" id="login-error">${escapeHtml(error)}</
   );
 }
 
-const IDENTITY_WORDS: Record<string, string> = {
-  openid: 'Know who you are (your user ID)',
-  profile: 'See your name',
-  email: 'See your email address',
-  offline_access: 'Stay connected while you are away',
-};
 
 export interface ConsentView {
   action: string;
@@ -52,7 +47,7 @@ export interface ConsentView {
 export function consentPage(view: ConsentView): Page {
   const items = view.requestedScopes.map((scope) => {
     const api = view.catalog.apiOfScope(scope);
-    if (!api) return `<li>${escapeHtml(IDENTITY_WORDS[scope] ?? scope)}</li>`;
+    if (!api) return `<li>${escapeHtml(OIDC_SCOPE_WORDS[scope] ?? scope)}</li>`;
     const words = `${escapeHtml(api.name)}: ${escapeHtml(api.scopes[scope] ?? scope)}`;
     return view.userScopes.has(scope)
       ? `<li>${words}</li>`

@@ -1,10 +1,12 @@
-import type { Account as OidcAccount, Client, Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import type { Client, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Store } from '../../adapters/types.js';
 import { constraintsForGrantedScopes, type Constraints } from '../../policies/constraints.js';
 import { pkceRequired } from '../../policies/pkce.js';
 import { resolveRequestedScopes, userGrantableScopes, validateAuthorizationScopes } from '../../policies/scopes.js';
-import type { Account } from '../accounts.js';
+import type { Consents } from '../records/consents.js';
+import { accountOf, engineAccount } from './accounts.js';
+import { consentGrantLoader } from './consent-grants.js';
 import type { ApiCatalog } from '../catalog.js';
 import { OAuthError } from '../errors.js';
 import type { ResolvedOptions } from '../options.js';
@@ -57,20 +59,12 @@ export interface EngineSetup {
   /** Path of the sign-in pages; the engine sends browsers to `{interactionPath}/{uid}`. */
   interactionPath: string;
   cookieKeys: string[];
-}
-
-/** The account oidc-provider holds for a user: ours, under `profile`. */
-interface EngineAccount extends OidcAccount {
-  profile: Account;
-}
-
-function accountOf(ctx: KoaContextWithOIDC): Account | undefined {
-  return (ctx.oidc.account as unknown as EngineAccount | undefined)?.profile;
+  consents: Consents;
 }
 
 /** The node-oidc-provider configuration: every engine decision of ours is in this one place. */
 export function engineConfiguration(setup: EngineSetup): Configuration {
-  const { options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys } = setup;
+  const { options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents } = setup;
   const { audience, accessTokenAlgorithm, namedUserAccessTokenTtl, accounts } = options;
   const jwtFormat = { accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: accessTokenAlgorithm } } };
 
@@ -95,14 +89,9 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     },
     async findAccount(_ctx, sub) {
       const account = accounts ? await accounts.findAccount(sub) : undefined;
-      if (!account) return undefined;
-      const engineAccount: EngineAccount = {
-        accountId: account.sub,
-        profile: account,
-        claims: async () => ({ ...account.claims, sub: account.sub }),
-      };
-      return engineAccount;
+      return account && engineAccount(account);
     },
+    loadExistingGrant: consentGrantLoader(consents, catalog, audience) as Configuration['loadExistingGrant'],
     extraParams: {
       // Spec: state is required; the engine would let it be omitted. Checked after the client
       // and redirect URI are known, so the error goes back to the app.

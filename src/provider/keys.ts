@@ -59,3 +59,13 @@ export async function resolveSigningKeys(
   );
   return { keys: await Promise.all([...new Set(needed)].map(generate)) };
 }
+
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
+/** The public halves of a key set, for verifying our own tokens. */
+export function publicJwks(jwks: PrivateJwks): { keys: JWK[] } {
+  return {
+    keys: jwks.keys.map((jwk) =>
+      Object.fromEntries(Object.entries(jwk).filter(([member]) => !PRIVATE_MEMBERS.includes(member))) as JWK),
+  };
+}

@@ -8,7 +8,9 @@ import type { Logger } from '../logger.js';
 import { escapeHtml, page, type Page } from '../pages/html.js';
 import { consentPage, loginPage } from '../pages/sign-in.js';
 import { userGrantableScopes } from '../../policies/scopes.js';
+import { grantScopes } from '../provider/consent-grants.js';
 import type { AppRegistrations } from '../records/app-registrations.js';
+import type { Consents } from '../records/consents.js';
 import { parseUrlEncoded, readBody } from './request-body.js';
 
 const FORM_LIMIT = 4096;
@@ -21,6 +23,9 @@ interface InteractionSetup {
   path: string;
   accounts: AccountStore | undefined;
   apps: AppRegistrations;
+  consents: Consents;
+  /** The one resource (audience) whose scopes a grant holds. */
+  audience: string;
   catalog: ApiCatalog;
   logger: Logger;
 }
@@ -70,7 +75,8 @@ function checkCsrf(ctx: Context, form: Map<string, string>, publicOrigin: string
  * interaction; POST .../login checks the password with the AccountStore; POST .../confirm records
  * the consent (Allow) or ends the request with access_denied (Deny).
  */
-export function interactionRoutes({ provider, publicOrigin, path, accounts, apps, catalog, logger }: InteractionSetup) {
+export function interactionRoutes(setup: InteractionSetup) {
+  const { provider, publicOrigin, path, accounts, apps, consents, audience, catalog, logger } = setup;
   const pattern = new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/([A-Za-z0-9_-]+)(?:/(login|confirm))?$`);
 
   async function details(ctx: Context) {
@@ -169,7 +175,12 @@ export function interactionRoutes({ provider, publicOrigin, path, accounts, apps
     for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
       grant.addResourceScope(indicator, scopes.join(' '));
     }
-    await finish(ctx, { consent: { grantId: await grant.save() } }, true);
+    const savedId = await grant.save();
+    const account = accounts && session ? await accounts.findAccount(session.accountId) : undefined;
+    if (!account) throw new PageError(400, 'Your session has ended. Go back to the application and sign in again.');
+    const clientId = String(params.client_id);
+    await consents.record({ tenant: account.tenant, sub: account.sub, clientId, grantId: savedId, scopes: grantScopes(grant, audience) });
+    await finish(ctx, { consent: { grantId: savedId } }, true);
   }
 
   return async function serveInteractions(ctx: Context, next: Next): Promise<void> {

@@ -1,0 +1,107 @@
+import type { RecordStore, Store } from '../../adapters/types.js';
+import type { ApiCatalog } from '../catalog.js';
+import { OIDC_SCOPE_WORDS } from '../pages/scope-words.js';
+import { APP_REGISTRATION, type StoredAppRegistration } from './app-registrations.js';
+
+export const CONSENT = 'consent';
+
+/** What we keep: one record per (tenant, user, app), pointing at the engine's grant. */
+export interface ConsentRecord {
+  tenant: string;
+  sub: string;
+  clientId: string;
+  grantId: string;
+  /** Every scope consented: OIDC scopes and API scopes. */
+  scopes: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What a user sees of a consent. */
+export interface Consent {
+  clientId: string;
+  /** The app's name; undefined when the app has been deleted since. */
+  appName: string | undefined;
+  scopes: Array<{ scope: string; description: string; api?: string }>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ConsentKey {
+  tenant: string;
+  sub: string;
+}
+
+const part = (value: string) => encodeURIComponent(value);
+const groupOf = ({ tenant, sub }: ConsentKey) => `${part(tenant)}:${part(sub)}`;
+const idOf = (key: ConsentKey & { clientId: string }) => `${groupOf(key)}:${part(key.clientId)}`;
+
+/**
+ * Consents: the permission a user of a tenant gave an app. Re-authorizing updates the one record
+ * (it never piles up grants); revoking ends the grant, its refresh tokens and unused codes at once.
+ */
+export class Consents {
+  constructor(
+    private readonly records: RecordStore,
+    private readonly store: Store,
+    private readonly catalog: ApiCatalog,
+  ) {}
+
+  /** Records (or updates) the consent of a user for an app after the consent page. */
+  async record(key: ConsentKey & { clientId: string; grantId: string; scopes: string[] }): Promise<void> {
+    const existing = await this.find(key);
+    const now = new Date().toISOString();
+    const record: ConsentRecord = {
+      tenant: key.tenant,
+      sub: key.sub,
+      clientId: key.clientId,
+      grantId: key.grantId,
+      scopes: [...new Set(key.scopes)],
+      createdAt: existing?.createdAt ?? now,
+      updatedAt: now,
+    };
+    await this.records.put(CONSENT, idOf(key), groupOf(key), record);
+  }
+
+  find(key: ConsentKey & { clientId: string }): Promise<ConsentRecord | undefined> {
+    return this.records.get<ConsentRecord>(CONSENT, idOf(key));
+  }
+
+  /** The consents of one user in one tenant, newest first. */
+  async list(key: ConsentKey): Promise<Consent[]> {
+    const records = await this.records.list<ConsentRecord>(CONSENT, groupOf(key));
+    const consents = await Promise.all(records.map((record) => this.describe(record)));
+    return consents.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  }
+
+  /** Revokes a consent; false when there was none for that user, tenant and app. */
+  async revoke(key: ConsentKey & { clientId: string }): Promise<boolean> {
+    const record = await this.find(key);
+    if (!record) return false;
+    await this.records.delete(CONSENT, idOf(key));
+    await this.endGrant(record.grantId);
+    return true;
+  }
+
+  /** Removes a grant with every token and code issued from it. */
+  async endGrant(grantId: string): Promise<void> {
+    await this.store.engine('RefreshToken').revokeByGrantId(grantId);
+    await this.store.engine('Grant').destroy(grantId);
+  }
+
+  private async describe(record: ConsentRecord): Promise<Consent> {
+    const app = await this.records.get<StoredAppRegistration>(APP_REGISTRATION, record.clientId);
+    return {
+      clientId: record.clientId,
+      appName: app?.name,
+      scopes: record.scopes.map((scope) => {
+        const api = this.catalog.apiOfScope(scope);
+        return api
+          ? { scope, description: api.scopes[scope] ?? scope, api: api.name }
+          : { scope, description: OIDC_SCOPE_WORDS[scope] ?? scope };
+      }),
+      createdAt: record.createdAt,
+      updatedAt: record.updatedAt,
+    };
+  }
+}

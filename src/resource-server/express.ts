@@ -1,0 +1,44 @@
+import { checkScopes, TokenError, type AccessTokenContext, type TokenVerifier } from './verifier.js';
+
+/** The parts of Express's (or Node's) request and response that the kit uses. */
+export interface ExpressLikeRequest {
+  headers: { authorization?: string | undefined };
+  auth?: AccessTokenContext;
+}
+export interface ExpressLikeResponse {
+  status(code: number): this;
+  set(name: string, value: string): this;
+  json(body: unknown): void;
+}
+type NextFunction = (error?: unknown) => void;
+
+function refuse(res: ExpressLikeResponse, error: TokenError): void {
+  res.status(error.status).set('WWW-Authenticate', error.challenge).set('Cache-Control', 'no-store').json(error.toJSON());
+}
+
+/** Express middleware: verifies the Bearer access token into `req.auth`. */
+export function expressAuthenticate(verifier: TokenVerifier) {
+  return (req: ExpressLikeRequest, res: ExpressLikeResponse, next: NextFunction): void => {
+    verifier.verifyAuthorization(req.headers.authorization).then(
+      (auth) => {
+        req.auth = auth;
+        next();
+      },
+      (error: unknown) => (error instanceof TokenError ? refuse(res, error) : next(error)),
+    );
+  };
+}
+
+/** Express middleware after `expressAuthenticate`: 403 insufficient_scope naming any missing scope. */
+export function expressRequireScopes(verifier: TokenVerifier, ...scopes: string[]) {
+  return (req: ExpressLikeRequest, res: ExpressLikeResponse, next: NextFunction): void => {
+    try {
+      if (!req.auth) throw TokenError.missing(verifier.realm);
+      checkScopes(req.auth, scopes, verifier.realm);
+      next();
+    } catch (error) {
+      if (error instanceof TokenError) refuse(res, error);
+      else next(error);
+    }
+  };
+}

@@ -1,0 +1,11 @@
+export {
+  createTokenVerifier,
+  checkScopes,
+  TokenError,
+  type AccessTokenContext,
+  type TokenVerifier,
+  type TokenVerifierOptions,
+} from './verifier.js';
+export { authenticate, requireScopes, type AuthState } from './koa.js';
+export { expressAuthenticate, expressRequireScopes, type ExpressLikeRequest, type ExpressLikeResponse } from './express.js';
+export { constraintsFor, filterByConstraints, passesConstraints } from './constraints.js';

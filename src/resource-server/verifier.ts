@@ -1,0 +1,155 @@
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  errors as joseErrors,
+  jwtVerify,
+  type JSONWebKeySet,
+  type JWTPayload,
+} from 'jose';
+import type { Constraints } from '../../policies/constraints.js';
+import { OAuthError } from '../errors.js';
+
+/** What an API learns from a verified access token. */
+export interface AccessTokenContext {
+  /** The user (named-user token) or the client ID (machine token). */
+  sub: string;
+  clientId: string;
+  tenant: string | undefined;
+  scopes: ReadonlySet<string>;
+  /** `{ [apiId]: { [dimension]: allowed values } }`, empty when unconstrained. */
+  constraints: Constraints;
+  /** True for a token of a signed-in user, false for a client_credentials token. */
+  isNamedUser: boolean;
+  claims: JWTPayload;
+}
+
+type TokenErrorCode = 'invalid_token' | 'insufficient_scope' | 'temporarily_unavailable' | 'invalid_request';
+
+/** A refused token: RFC 6750 §3 status, error and WWW-Authenticate challenge. */
+export class TokenError extends OAuthError {
+  readonly challenge: string;
+
+  constructor(error: TokenErrorCode, status: number, description: string, realm: string, extra = '') {
+    super(error, status, description);
+    this.challenge = `Bearer realm="${realm}", error="${error}", error_description="${description.replace(/"/g, "'")}"${extra}`;
+  }
+
+  /** RFC 6750 §3.1: a request without credentials gets a challenge without an error code. */
+  static missing(realm: string): TokenError {
+    const error = new TokenError('invalid_token', 401, 'a bearer access token is required', realm);
+    (error as { challenge: string }).challenge = `Bearer realm="${realm}"`;
+    return error;
+  }
+}
+
+export interface TokenVerifierOptions {
+  /** The authorization server's issuer, e.g. `https://auth.example.com/oauth2`. */
+  issuer: string;
+  /** The audience of the platform's APIs (the server's `audience` option). */
+  audience: string;
+  /** The public keys: a key set, or the JWKS URL (`{issuer}/jwks`), fetched and cached. */
+  jwks: JSONWebKeySet | URL;
+  /** Accepted signing algorithms; default ES256, RS256, PS256, EdDSA. */
+  algorithms?: string[];
+  clockToleranceSeconds?: number;
+  /** A remote key set is refetched at most once per cooldown, even for unknown `kid`s; default 30 s. */
+  jwksCooldownSeconds?: number;
+  /** A remote key set is kept this long before a refetch; default 600 s. */
+  jwksCacheMaxAgeSeconds?: number;
+  /** The realm of WWW-Authenticate challenges; default the audience. */
+  realm?: string;
+}
+
+export interface TokenVerifier {
+  /** Verifies a JWT access token; throws TokenError. */
+  verify(token: string): Promise<AccessTokenContext>;
+  /** Verifies the token of an `Authorization: Bearer ...` header (RFC 6750 §2.1); throws TokenError. */
+  verifyAuthorization(header: string | undefined): Promise<AccessTokenContext>;
+  readonly realm: string;
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+/** Only well-formed constraints are believed; anything else means the token is refused. */
+function readConstraints(value: unknown): Constraints | undefined {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const result: Constraints = {};
+  for (const [apiId, filters] of Object.entries(value)) {
+    if (typeof filters !== 'object' || filters === null || Array.isArray(filters)) return undefined;
+    if (!Object.values(filters).every(isStringArray)) return undefined;
+    result[apiId] = filters as Record<string, string[]>;
+  }
+  return result;
+}
+
+/** The token verifier of the resource-server kit: RFC 9068 JWTs of this authorization server. */
+export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
+  const realm = options.realm ?? options.audience;
+  const keys = options.jwks instanceof URL
+    ? createRemoteJWKSet(options.jwks, {
+      cooldownDuration: (options.jwksCooldownSeconds ?? 30) * 1000,
+      cacheMaxAge: (options.jwksCacheMaxAgeSeconds ?? 600) * 1000,
+      timeoutDuration: 5000,
+    })
+    : createLocalJWKSet(options.jwks);
+  const refuse = (description: string) => new TokenError('invalid_token', 401, description, realm);
+
+  async function verify(token: string): Promise<AccessTokenContext> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keys, {
+        issuer: options.issuer,
+        audience: options.audience,
+        typ: 'at+jwt',
+        algorithms: options.algorithms ?? ['ES256', 'RS256', 'PS256', 'EdDSA'],
+        clockTolerance: options.clockToleranceSeconds ?? 5,
+        requiredClaims: ['exp', 'iat', 'sub', 'client_id'],
+      }));
+    } catch (error) {
+      if (error instanceof joseErrors.JWTExpired) throw refuse('the access token has expired');
+      if (error instanceof joseErrors.JWKSTimeout || !(error instanceof joseErrors.JOSEError)) {
+        throw new TokenError('temporarily_unavailable', 503, 'the signing keys could not be fetched', realm);
+      }
+      throw refuse('the access token is not valid');
+    }
+    const constraints = readConstraints(payload.constraints);
+    if (typeof payload.client_id !== 'string' || !constraints) throw refuse('the access token is not valid');
+    return {
+      sub: payload.sub!,
+      clientId: payload.client_id,
+      tenant: typeof payload.tenant === 'string' ? payload.tenant : undefined,
+      scopes: new Set(typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : []),
+      constraints,
+      isNamedUser: payload.sub !== payload.client_id,
+      claims: payload,
+    };
+  }
+
+  return {
+    realm,
+    verify,
+    async verifyAuthorization(header) {
+      if (!header) throw TokenError.missing(realm);
+      const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim());
+      if (!match?.[1]) throw new TokenError('invalid_request', 400, 'the Authorization header is not a Bearer token', realm);
+      return verify(match[1]);
+    },
+  };
+}
+
+/** RFC 6750 §3.1: 403 insufficient_scope naming what is missing. */
+export function checkScopes(auth: AccessTokenContext, required: readonly string[], realm: string): void {
+  const missing = required.filter((scope) => !auth.scopes.has(scope));
+  if (missing.length) {
+    throw new TokenError(
+      'insufficient_scope',
+      403,
+      `the access token lacks the scope ${missing.map((scope) => `"${scope}"`).join(', ')}`,
+      realm,
+      `, scope="${required.join(' ')}"`,
+    );
+  }
+}

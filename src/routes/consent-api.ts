@@ -1,0 +1,62 @@
+import type { Context, Next } from 'koa';
+import type { AccountStore } from '../accounts.js';
+import { OAuthError } from '../errors.js';
+import type { Consent, Consents } from '../records/consents.js';
+import { TokenError, type AccessTokenContext, type TokenVerifier } from '../resource-server/verifier.js';
+
+function wire(consent: Consent) {
+  return {
+    client_id: consent.clientId,
+    app_name: consent.appName ?? null,
+    scopes: consent.scopes,
+    created_at: consent.createdAt,
+    updated_at: consent.updatedAt,
+  };
+}
+
+/**
+ * The consent API: `GET {base}` lists, `DELETE {base}/{clientId}` revokes the consents of the
+ * user of a named-user access token, in the token's tenant only. The account must still exist and
+ * still belong to that tenant.
+ */
+export function consentApi(base: string, verifier: TokenVerifier, consents: Consents, accounts: AccountStore | undefined) {
+  const item = new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/([^/]+)$`);
+
+  async function caller(ctx: Context): Promise<AccessTokenContext & { tenant: string }> {
+    const auth = await verifier.verifyAuthorization(ctx.get('authorization') || undefined);
+    if (!auth.isNamedUser || !auth.tenant) {
+      throw new TokenError('insufficient_scope', 403, 'a named-user access token is required', verifier.realm);
+    }
+    const account = accounts ? await accounts.findAccount(auth.sub) : undefined;
+    if (!account) throw new TokenError('invalid_token', 401, 'the user of this token no longer exists', verifier.realm);
+    if (account.tenant !== auth.tenant) {
+      throw new TokenError('invalid_token', 403, 'this token belongs to another tenant of the user', verifier.realm);
+    }
+    return { ...auth, tenant: auth.tenant };
+  }
+
+  return async function serveConsentApi(ctx: Context, next: Next): Promise<void> {
+    const one = item.exec(ctx.path);
+    if (ctx.path !== base && !one) return next();
+    ctx.set('Cache-Control', 'no-store');
+    try {
+      if (ctx.path === base) {
+        if (ctx.method !== 'GET') throw new OAuthError('invalid_request', 405, 'use GET to list consents');
+        const { sub, tenant } = await caller(ctx);
+        ctx.body = { consents: (await consents.list({ tenant, sub })).map(wire) };
+        return;
+      }
+      if (ctx.method !== 'DELETE') throw new OAuthError('invalid_request', 405, 'use DELETE to revoke a consent');
+      const { sub, tenant } = await caller(ctx);
+      const clientId = decodeURIComponent(one![1]!);
+      if (!(await consents.revoke({ tenant, sub, clientId }))) {
+        throw new OAuthError('not_found', 404, 'no consent for this application');
+      }
+      ctx.status = 204;
+    } catch (error) {
+      if (error instanceof TokenError) ctx.set('WWW-Authenticate', error.challenge);
+      if (error instanceof OAuthError && error.status === 405) ctx.set('Allow', ctx.path === base ? 'GET' : 'DELETE');
+      throw error;
+    }
+  };
+}
