@@ -48,6 +48,8 @@ export interface AuthServer {
   /** The oidc-provider instance, for advanced hooks. */
   readonly provider: Provider;
   readonly issuer: string;
+  /** The `aud` of every access token: what resource servers verify. */
+  readonly audience: string;
   readonly clientConfigurations: ClientConfigurations;
   readonly appRegistrations: AppRegistrations;
   readonly consents: ConsentsApi;
@@ -150,6 +152,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     app,
     provider,
     issuer: options.issuer,
+    audience: options.audience,
     clientConfigurations: new ClientConfigurations(store.records, catalog),
     appRegistrations,
     consents: {
