@@ -6,10 +6,11 @@
 import { readFileSync } from 'node:fs';
 import Koa from 'koa';
 import mount from 'koa-mount';
-import { createAuthServer, type AuthServer, type PrivateJwks } from '../src/index.js';
+import { createAuthServer, createTokenVerifier, type AuthServer, type PrivateJwks } from '../src/index.js';
 import { demoAccountStore } from './demo-accounts.js';
 import { demoAppRoutes, type DemoApp } from './demo-apps.js';
 import { demoApis, demoApps, demoClient, demoUsers, DEMO_TENANT } from './demo-data.js';
+import { demoScimApi } from './demo-scim.js';
 
 const port = Number(process.env.PORT ?? 3000);
 const baseUrl = (process.env.BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
@@ -73,6 +74,8 @@ async function main(): Promise<void> {
   // A host application embedding the authorization server, as a platform would.
   const host = new Koa();
   host.use(demoAppRoutes(apps, auth.issuer));
+  // The platform's user-provisioning API, verifying our tokens with the published keys.
+  host.use(demoScimApi(createTokenVerifier({ issuer: auth.issuer, audience: auth.audience, jwks: new URL(`${auth.issuer}/jwks`) })));
   host.use(mount(auth.app));
   const server = host.listen(port);
   await new Promise<void>((resolve) => server.once('listening', resolve));
@@ -90,6 +93,8 @@ async function main(): Promise<void> {
       '',
       'Get a token:',
       `  curl -s -u '${clientId}:${clientSecret}' -d grant_type=client_credentials -d scope=scim.read ${tokenUrl}`,
+      'Call the user-provisioning API with it (this client sees the "engineering" group only):',
+      `  curl -s -H "Authorization: Bearer $TOKEN" ${baseUrl}/scim/v2/Users`,
       '',
       ...(apps.length
         ? [
