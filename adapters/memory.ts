@@ -144,11 +144,27 @@ class MemoryRecords implements RecordStore {
   }
 
   async get<T>(kind: string, id: string): Promise<T | undefined> {
-    return thaw<{ value: T }>(this.data.get<string>(`rec:${kind}:${id}`))?.value;
+    return (await this.getVersioned<T>(kind, id))?.value;
+  }
+
+  async getVersioned<T>(kind: string, id: string): Promise<{ value: T; revision: number } | undefined> {
+    const stored = thaw<{ value: T; revision: number }>(this.data.get<string>(`rec:${kind}:${id}`));
+    return stored && { value: stored.value, revision: stored.revision };
+  }
+
+  async replace<T>(kind: string, id: string, value: T, revision: number): Promise<boolean> {
+    const key = `rec:${kind}:${id}`;
+    const stored = thaw<{ group: string; revision: number }>(this.data.get<string>(key));
+    if (!stored || stored.revision !== revision) return false;
+    this.data.set(key, freeze({ group: stored.group, value, revision: revision + 1 }));
+    this.changed(kind, id);
+    return true;
   }
 
   async put<T>(kind: string, id: string, group: string, value: T): Promise<void> {
-    this.data.set(`rec:${kind}:${id}`, freeze({ group, value }));
+    const key = `rec:${kind}:${id}`;
+    const revision = (thaw<{ revision: number }>(this.data.get<string>(key))?.revision ?? 0) + 1;
+    this.data.set(key, freeze({ group, value, revision }));
     const indexKey = `recidx:${kind}:${group}`;
     const members = this.data.get<Set<string>>(indexKey) ?? new Set<string>();
     this.data.set(indexKey, members.add(id));

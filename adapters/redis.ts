@@ -16,8 +16,8 @@ import {
  *   grant index                p grant:{<first 6 chars of grantId>}<rest>   SET of entry keys
  *   engine entry, other        p{Model}:{<id>}                              HASH p=payload c=consumed
  *   session uid / user code    p uid:{<uid>} / p userCode:{<code>}          STRING id
- *   records                    p rec:{records}:<kind>:<id>                  HASH g=group v=value
- *   record index               p rec:{records}:<kind>:group:<group>         SET of ids
+ *   records                    p rec:{records}:<kind>:<id>                  HASH g=group v=value n=revision
+ *   record index               p idx:{records}:<kind>:<group>               SET of ids
  *   record changes             channel p rec-changes, message "<kind>\n<id>", published in the
  *                              same MULTI/script as the write
  * Grant-bound token ids start with their grant id's first 6 characters (provider/token-ids.ts), so a
@@ -55,6 +55,14 @@ for _, key in ipairs(members) do redis.call('DEL', key) end
 redis.call('DEL', KEYS[1])
 return #members`;
 
+/* Compare-and-set: write only if the record is still at the revision the caller read. */
+const REPLACE_RECORD = `
+local revision = redis.call('HGET', KEYS[1], 'n')
+if not revision or revision ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'n', tonumber(revision) + 1)
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return 1`;
+
 const DELETE_RECORD = `
 local group = redis.call('HGET', KEYS[1], 'g')
 if not group then return 0 end
@@ -69,6 +77,7 @@ interface Scripts {
   taConsume(key: string, now: number): Promise<number>;
   taRevokeGrant(indexKey: string): Promise<number>;
   taDeleteRecord(key: string, indexPrefix: string, id: string, channel: string, change: string): Promise<number>;
+  taReplaceRecord(key: string, revision: string, value: string, channel: string, change: string): Promise<number>;
 }
 
 type ScriptedRedis = Redis & Scripts;
@@ -206,8 +215,9 @@ class RedisRecords implements RecordStore {
     return `${this.prefix}rec:{records}:${kind}:${id}`;
   }
 
+  /** Index keys live apart from record keys, so no record ID can name an index. */
   private indexPrefix(kind: string): string {
-    return `${this.prefix}rec:{records}:${kind}:group:`;
+    return `${this.prefix}idx:{records}:${kind}:`;
   }
 
   async get<T>(kind: string, id: string): Promise<T | undefined> {
@@ -215,13 +225,33 @@ class RedisRecords implements RecordStore {
     return value === null ? undefined : (JSON.parse(value) as T);
   }
 
+  async getVersioned<T>(kind: string, id: string): Promise<{ value: T; revision: number } | undefined> {
+    const [value, revision] = await this.redis.hmget(this.key(kind, id), 'v', 'n');
+    return value === null || value === undefined ? undefined : { value: JSON.parse(value) as T, revision: Number(revision ?? 0) };
+  }
+
+  async replace<T>(kind: string, id: string, value: T, revision: number): Promise<boolean> {
+    const written = await this.redis.taReplaceRecord(
+      this.key(kind, id),
+      String(revision),
+      JSON.stringify(value),
+      this.channel,
+      `${kind}\n${id}`,
+    );
+    return written === 1;
+  }
+
   async put<T>(kind: string, id: string, group: string, value: T): Promise<void> {
-    await this.redis
+    const key = this.key(kind, id);
+    const results = await this.redis
       .multi()
-      .hset(this.key(kind, id), 'g', group, 'v', JSON.stringify(value))
+      .hset(key, 'g', group, 'v', JSON.stringify(value))
+      .hincrby(key, 'n', 1)
       .sadd(this.indexPrefix(kind) + group, id)
       .publish(this.channel, `${kind}\n${id}`)
       .exec();
+    const failed = results?.find(([error]) => error);
+    if (!results || failed) throw failed?.[0] ?? new Error('the record write was aborted');
   }
 
   async delete(kind: string, id: string): Promise<boolean> {
@@ -266,6 +296,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
   redis.defineCommand('taConsume', { numberOfKeys: 1, lua: CONSUME });
   redis.defineCommand('taRevokeGrant', { numberOfKeys: 1, lua: REVOKE_GRANT });
   redis.defineCommand('taDeleteRecord', { numberOfKeys: 1, lua: DELETE_RECORD });
+  redis.defineCommand('taReplaceRecord', { numberOfKeys: 1, lua: REPLACE_RECORD });
   await redis.connect();
   const subscriber = redis.duplicate({ enableAutoPipelining: false, lazyConnect: true, autoResubscribe: false });
   const records = new RedisRecords(redis, prefix);

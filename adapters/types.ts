@@ -31,7 +31,15 @@ export type RecordChange = { kind: string; id: string } | { kind: undefined };
  */
 export interface RecordStore {
   get<T>(kind: string, id: string): Promise<T | undefined>;
+  /** The record with its revision, which changes at every write. */
+  getVersioned<T>(kind: string, id: string): Promise<{ value: T; revision: number } | undefined>;
+  /** Creates or overwrites a record. */
   put<T>(kind: string, id: string, group: string, value: T): Promise<void>;
+  /**
+   * Compare-and-set: overwrites the record only if it still exists at `revision`; false when it
+   * changed or went meanwhile (so that concurrent changes never undo each other).
+   */
+  replace<T>(kind: string, id: string, value: T, revision: number): Promise<boolean>;
   delete(kind: string, id: string): Promise<boolean>;
   list<T>(kind: string, group: string): Promise<T[]>;
   /**

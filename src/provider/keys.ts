@@ -29,8 +29,16 @@ async function generate(alg: SigningAlgorithm): Promise<JWK> {
 }
 
 /**
- * The private signing keys: those configured (each must be private, and one must fit each needed
- * algorithm), or, when none are configured, keys generated for this process with a loud warning
+ * An RSA key can sign RS256 and PS256 alike; without `alg` we could not tell which one it is for
+ * (and must not use one key for both), so when both are needed every RSA key must name its alg.
+ */
+export function ambiguousRsaKey(index: number): string {
+  return `keys.jwks.keys[${index}]: an RSA key without alg is ambiguous when both RS256 and PS256 are used; give each key an alg`;
+}
+
+/**
+ * The private signing keys: those configured (each must be private, every RSA key must name its
+ * alg when both RS256 and PS256 are used, and one must fit each needed algorithm), or, when none are configured, keys generated for this process with a loud warning
  * (tokens then stop verifying at every restart).
  */
 export async function resolveSigningKeys(
@@ -42,6 +50,11 @@ export async function resolveSigningKeys(
     configured.keys.forEach((jwk, index) => {
       if (!('d' in jwk) || !jwk.d) throw new Error(`keys.jwks.keys[${index}] is not a private key`);
     });
+    if (needed.includes('RS256') && needed.includes('PS256')) {
+      configured.keys.forEach((jwk, index) => {
+        if (jwk.kty === 'RSA' && !jwk.alg) throw new Error(ambiguousRsaKey(index));
+      });
+    }
     for (const alg of new Set(needed)) {
       if (!configured.keys.some((jwk) => keyFits(jwk, alg))) {
         throw new Error(`keys.jwks has no private key for ${alg}`);

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { RecordStore } from '../../adapters/types.js';
 import { allHttps, validateRedirectUris } from '../../policies/redirect-uris.js';
-import { NotFound, ValidationError } from '../errors.js';
+import { ValidationError } from '../errors.js';
+import { changeRecord } from './change.js';
 import { digestSecret, generateSecret } from './secrets.js';
 import { parseInput } from './validation.js';
 
@@ -118,57 +119,52 @@ export class AppRegistrations {
    */
   async update(clientId: string, patch: AppRegistrationPatch): Promise<AppRegistration & { clientSecret?: string }> {
     const parsed = parseInput(patchSchema, patch, 'patch');
-    const stored = await this.require(clientId);
-    const clientType = parsed.clientType ?? stored.clientType;
-    const redirectUris = parsed.redirectUris ? validateRedirectUris(parsed.redirectUris) : stored.redirectUris;
-    const becomesConfidential = clientType === 'confidential' && stored.clientType === 'public';
-    const keepsPkce = parsed.pkceEnabled ?? (becomesConfidential ? true : stored.pkceEnabled);
-    const clientSecret = becomesConfidential ? generateSecret() : undefined;
-    const { secretDigest: _previous, ...rest } = stored;
-    const next: StoredAppRegistration = {
-      ...rest,
-      ...(parsed.name !== undefined ? { name: parsed.name } : {}),
-      ...(parsed.idTokenSigningAlg !== undefined ? { idTokenSigningAlg: parsed.idTokenSigningAlg } : {}),
-      redirectUris,
-      clientType,
-      pkceEnabled: pkceFor(clientType, keepsPkce, redirectUris),
-      updatedAt: new Date().toISOString(),
-      ...(clientType === 'confidential'
-        ? { secretDigest: clientSecret ? digestSecret(clientSecret) : stored.secretDigest }
-        : {}),
-    };
-    if (parsed.description !== undefined) {
-      if (parsed.description) next.description = parsed.description;
-      else delete next.description;
-    }
-    await this.engineCheck(next);
-    await this.records.put(APP_REGISTRATION, clientId, ALL_APPS, next);
+    const newUris = parsed.redirectUris ? validateRedirectUris(parsed.redirectUris) : undefined;
+    let clientSecret: string | undefined;
+    const next = await changeRecord<StoredAppRegistration>(this.records, APP_REGISTRATION, clientId, 'app registration', async (stored) => {
+      const clientType = parsed.clientType ?? stored.clientType;
+      const redirectUris = newUris ?? stored.redirectUris;
+      const becomesConfidential = clientType === 'confidential' && stored.clientType === 'public';
+      // A type change starts from the type's default: public apps always use PKCE.
+      const pkce = parsed.pkceEnabled ?? (clientType !== stored.clientType ? true : stored.pkceEnabled);
+      clientSecret = becomesConfidential ? generateSecret() : undefined;
+      const { secretDigest: _previous, ...rest } = stored;
+      const changed: StoredAppRegistration = {
+        ...rest,
+        ...(parsed.name !== undefined ? { name: parsed.name } : {}),
+        ...(parsed.idTokenSigningAlg !== undefined ? { idTokenSigningAlg: parsed.idTokenSigningAlg } : {}),
+        redirectUris,
+        clientType,
+        pkceEnabled: pkceFor(clientType, pkce, redirectUris),
+        updatedAt: new Date().toISOString(),
+        ...(clientType === 'confidential'
+          ? { secretDigest: clientSecret ? digestSecret(clientSecret) : stored.secretDigest }
+          : {}),
+      };
+      if (parsed.description !== undefined) {
+        if (parsed.description) changed.description = parsed.description;
+        else delete changed.description;
+      }
+      await this.engineCheck(changed);
+      return changed;
+    });
     return { ...toPublic(next), ...(clientSecret ? { clientSecret } : {}) };
   }
 
   /** A new secret for a confidential app; the previous one stops working at once. */
   async rotateSecret(clientId: string): Promise<{ clientSecret: string }> {
-    const stored = await this.require(clientId);
-    if (stored.clientType !== 'confidential') {
-      throw new ValidationError('clientType', 'public apps have no secret; change the client type to confidential first');
-    }
     const clientSecret = generateSecret();
-    await this.records.put(APP_REGISTRATION, clientId, ALL_APPS, {
-      ...stored,
-      secretDigest: digestSecret(clientSecret),
-      updatedAt: new Date().toISOString(),
+    await changeRecord<StoredAppRegistration>(this.records, APP_REGISTRATION, clientId, 'app registration', (stored) => {
+      if (stored.clientType !== 'confidential') {
+        throw new ValidationError('clientType', 'public apps have no secret; change the client type to confidential first');
+      }
+      return { ...stored, secretDigest: digestSecret(clientSecret), updatedAt: new Date().toISOString() };
     });
     return { clientSecret };
   }
 
   async delete(clientId: string): Promise<boolean> {
     return this.records.delete(APP_REGISTRATION, clientId);
-  }
-
-  private async require(clientId: string): Promise<StoredAppRegistration> {
-    const stored = await this.records.get<StoredAppRegistration>(APP_REGISTRATION, clientId);
-    if (!stored) throw new NotFound(`app registration ${clientId}`);
-    return stored;
   }
 }
 

@@ -4,7 +4,8 @@ import type { RecordStore } from '../../adapters/types.js';
 import { validateConstraints, type Constraints, type DimensionFilters } from '../../policies/constraints.js';
 import { validateAssignedScopes } from '../../policies/scopes.js';
 import type { ApiCatalog } from '../catalog.js';
-import { NotFound, ValidationError } from '../errors.js';
+import { ValidationError } from '../errors.js';
+import { changeRecord } from './change.js';
 import { digestSecret, generateSecret } from './secrets.js';
 import { parseInput } from './validation.js';
 
@@ -94,42 +95,37 @@ export class ClientConfigurations {
 
   async update(clientId: string, patch: ClientConfigurationPatch): Promise<ClientConfiguration> {
     const parsed = parseInput(patchSchema, patch, 'patch');
-    const stored = await this.require(clientId);
-    const next: StoredClientConfiguration = {
-      ...stored,
-      ...(parsed.name !== undefined ? { name: parsed.name } : {}),
-      ...(parsed.category !== undefined ? { category: parsed.category } : {}),
-      ...(parsed.resources !== undefined ? { resources: this.validateResources(parsed.resources) } : {}),
-      updatedAt: new Date().toISOString(),
-    };
-    if (parsed.description !== undefined) {
-      if (parsed.description) next.description = parsed.description;
-      else delete next.description;
-    }
-    await this.records.put(CLIENT_CONFIGURATION, clientId, stored.tenant, next);
+    const resources = parsed.resources !== undefined ? this.validateResources(parsed.resources) : undefined;
+    const next = await changeRecord<StoredClientConfiguration>(this.records, CLIENT_CONFIGURATION, clientId, 'client configuration', (stored) => {
+      const changed: StoredClientConfiguration = {
+        ...stored,
+        ...(parsed.name !== undefined ? { name: parsed.name } : {}),
+        ...(parsed.category !== undefined ? { category: parsed.category } : {}),
+        ...(resources ? { resources } : {}),
+        updatedAt: new Date().toISOString(),
+      };
+      if (parsed.description !== undefined) {
+        if (parsed.description) changed.description = parsed.description;
+        else delete changed.description;
+      }
+      return changed;
+    });
     return toPublic(next);
   }
 
   /** A new secret; the previous one stops working at once (every request reads the stored digest). */
   async rotateSecret(clientId: string): Promise<{ clientSecret: string }> {
-    const stored = await this.require(clientId);
     const clientSecret = generateSecret();
-    await this.records.put(CLIENT_CONFIGURATION, clientId, stored.tenant, {
+    await changeRecord<StoredClientConfiguration>(this.records, CLIENT_CONFIGURATION, clientId, 'client configuration', (stored) => ({
       ...stored,
       secretDigest: digestSecret(clientSecret),
       updatedAt: new Date().toISOString(),
-    });
+    }));
     return { clientSecret };
   }
 
   async delete(clientId: string): Promise<boolean> {
     return this.records.delete(CLIENT_CONFIGURATION, clientId);
-  }
-
-  private async require(clientId: string): Promise<StoredClientConfiguration> {
-    const stored = await this.records.get<StoredClientConfiguration>(CLIENT_CONFIGURATION, clientId);
-    if (!stored) throw new NotFound(`client configuration ${clientId}`);
-    return stored;
   }
 
   private validateResources(resources: Resources): Resources {

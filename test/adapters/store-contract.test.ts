@@ -105,6 +105,21 @@ describe.each(STORE_KINDS)('store contract: %s', (kind) => {
       expect(await store.records.list('client', 'nobody')).toEqual([]);
     });
 
+    it('replaces only at the revision read: concurrent changes never undo each other', async () => {
+      await store.records.put('client', 'cas', 'acme', { v: 1 });
+      const first = await store.records.getVersioned<{ v: number }>('client', 'cas');
+      expect(first?.value).toEqual({ v: 1 });
+      expect(await store.records.replace('client', 'cas', { v: 2 }, first!.revision)).toBe(true);
+      expect(await store.records.replace('client', 'cas', { v: 3 }, first!.revision)).toBe(false);
+      expect(await store.records.get('client', 'cas')).toEqual({ v: 2 });
+      const second = await store.records.getVersioned<{ v: number }>('client', 'cas');
+      expect(second!.revision).not.toBe(first!.revision);
+      expect((await store.records.list<{ v: number }>('client', 'acme')).map((r) => r.v)).toContain(2);
+      await store.records.delete('client', 'cas');
+      expect(await store.records.replace('client', 'cas', { v: 4 }, second!.revision)).toBe(false);
+      expect(await store.records.get('client', 'cas')).toBeUndefined();
+    });
+
     it('returns copies, not the stored object', async () => {
       const value = { id: 'c9', tags: ['a'] };
       await store.records.put('client', 'c9', 'acme', value);
@@ -168,7 +183,7 @@ describe.each(STORE_KINDS)('store contract: %s', (kind) => {
       const grantKeys = keys.filter((key) => /AuthorizationCode|RefreshToken|grant:/.test(key));
       expect(grantKeys).toHaveLength(3);
       expect(new Set(grantKeys.map(keySlot)).size).toBe(1);
-      const recordKeys = keys.filter((key) => key.includes('rec:'));
+      const recordKeys = keys.filter((key) => key.includes('{records}'));
       expect(recordKeys.length).toBeGreaterThanOrEqual(2);
       expect(new Set(recordKeys.map(keySlot)).size).toBe(1);
     });

@@ -121,6 +121,26 @@ describe.each(STORE_KINDS)('client configurations (%s store)', (kind) => {
     expect(fresh.status).toBe(200);
   });
 
+  it('a rotation racing an update is never undone, and an update never brings a deleted client back', async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const created = await server.auth.clientConfigurations.create(valid());
+      const [rotated] = await Promise.all([
+        server.auth.clientConfigurations.rotateSecret(created.clientId),
+        server.auth.clientConfigurations.update(created.clientId, { description: `edit ${round}` }),
+      ]);
+      const old = await postToken(server.oauthUrl, 'grant_type=client_credentials', { authorization: basic(created.clientId, created.clientSecret) });
+      expect(old.status).toBe(401);
+      const fresh = await postToken(server.oauthUrl, 'grant_type=client_credentials', { authorization: basic(created.clientId, rotated.clientSecret) });
+      expect(fresh.status).toBe(200);
+      const results = await Promise.allSettled([
+        server.auth.clientConfigurations.delete(created.clientId),
+        server.auth.clientConfigurations.update(created.clientId, { name: 'revived?' }),
+      ]);
+      expect(results[0]).toEqual({ status: 'fulfilled', value: true });
+      expect(await server.auth.clientConfigurations.get(created.clientId)).toBeUndefined();
+    }
+  });
+
   it('deletes: the client can no longer get tokens', async () => {
     const created = await server.auth.clientConfigurations.create(valid());
     expect(await server.auth.clientConfigurations.delete(created.clientId)).toBe(true);

@@ -58,6 +58,33 @@ describe('signing keys', () => {
     await expect(createAuthServer({ ...base, keys: await testJwks(['ES256']) })).rejects.toThrow(/no private key for RS256/);
   });
 
+  it('refuses an RSA key without alg when both RS256 and PS256 are used, and accepts it otherwise', async () => {
+    const { logger } = capturingLogger();
+    const base = { baseUrl: 'http://127.0.0.1:1', apis: demoApis, logger };
+    const { jwks } = await testJwks(['ES256', 'RS256']);
+    const withoutAlg = { keys: jwks.keys.map(({ alg, ...rest }) => (rest.kty === 'RSA' ? rest : { ...rest, alg })) };
+    // One RSA key cannot be both the PS256 access-token key and the RS256 ID-token key.
+    await expect(createAuthServer({ ...base, accessTokenAlgorithm: 'PS256', keys: { jwks: withoutAlg } }))
+      .rejects.toThrow(/keys\.jwks\.keys\[1\]: an RSA key without alg is ambiguous when both RS256 and PS256 are used; give each key an alg/);
+    // With one key per algorithm, each naming its alg, PS256 access tokens and RS256 ID tokens both have a key.
+    const both = await testJwks(['PS256', 'RS256']);
+    const psServer = await startServer({ accessTokenAlgorithm: 'PS256', keys: both });
+    try {
+      await expect(psServer.auth.appRegistrations.create({ name: 'Web', redirectUris: ['https://web.example/cb'], clientType: 'confidential' }))
+        .resolves.toHaveProperty('clientId');
+    } finally {
+      await psServer.stop();
+    }
+    // With ES256 access tokens the RSA key can only be for RS256 ID tokens: no ambiguity.
+    const esServer = await startServer({ keys: { jwks: withoutAlg } });
+    try {
+      await expect(esServer.auth.appRegistrations.create({ name: 'Web', redirectUris: ['https://web.example/cb'], clientType: 'confidential' }))
+        .resolves.toHaveProperty('clientId');
+    } finally {
+      await esServer.stop();
+    }
+  });
+
   it('refuses public keys', async () => {
     const { jwks } = await testJwks(['ES256', 'RS256']);
     const publicOnly = { keys: jwks.keys.map(({ d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...rest }) => rest) };
