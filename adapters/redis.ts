@@ -55,6 +55,9 @@ for _, key in ipairs(members) do redis.call('DEL', key) end
 redis.call('DEL', KEYS[1])
 return #members`;
 
+const HEARTBEAT_MS = 5000;
+const HEARTBEAT_TIMEOUT_MS = 2000;
+
 /* Compare-and-set: write only if the record is still at the revision the caller read. */
 const REPLACE_RECORD = `
 local revision = redis.call('HGET', KEYS[1], 'n')
@@ -162,6 +165,7 @@ class RedisEngineAdapter implements EngineAdapter {
 class RedisRecords implements RecordStore {
   private readonly listeners: Array<(change: RecordChange) => void> = [];
   private subscribed = false;
+  private heartbeat: NodeJS.Timeout | undefined;
   readonly channel: string;
 
   constructor(
@@ -209,6 +213,18 @@ class RedisRecords implements RecordStore {
     });
     await subscriber.connect();
     await subscribedOnce;
+    // A connection can die without a word (a NAT dropping idle flows): ping it, and reconnect
+    // (which tells watchers to forget everything) when it does not answer.
+    this.heartbeat = setInterval(() => {
+      if (subscriber.status !== 'ready') return;
+      const timeout = setTimeout(() => subscriber.disconnect(true), HEARTBEAT_TIMEOUT_MS);
+      subscriber.ping().then(() => clearTimeout(timeout), () => clearTimeout(timeout));
+    }, HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.heartbeat);
   }
 
   private key(kind: string, id: string): string {
@@ -319,6 +335,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
         // QUIT lets pending replies arrive; when Redis is gone it cannot answer, so do not wait long.
         await Promise.race([redis.quit().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
       }
+      records.stop();
       redis.disconnect();
       subscriber.disconnect();
     },

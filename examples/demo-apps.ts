@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { escapeHtml, page } from '../src/pages/html.js';
 
@@ -9,16 +9,92 @@ export interface DemoApp {
   redirectUri: string;
 }
 
+/** A sign-in under way: bound to the browser (demo session) that started it. */
 interface PendingSignIn {
+  sessionId: string;
   kind: DemoApp['kind'];
   verifier: string;
   expires: number;
 }
 
-/** The demo apps' own pages: /demo starts a sign-in; /demo/callback/<kind> shows what came back. */
+/**
+ * One browser's demo session (cookie `demo_session`). What the apps received stays here, on the
+ * server: the refresh token never goes into a page. `csrf` is echoed by the refresh form.
+ */
+interface DemoSession {
+  csrf: string;
+  expires: number;
+  kind?: DemoApp['kind'];
+  refreshToken?: string;
+}
+
+const SESSION_COOKIE = 'demo_session';
+const SESSION_TTL = 30 * 60_000;
+const SIGN_IN_TTL = 5 * 60_000;
+/** Bounds on what strangers can make the demo remember (oldest entries go first). */
+const MAX_ENTRIES = 10_000;
+
+/** Constant-time string comparison (hashing first makes the lengths equal). */
+function same(a: string, b: string): boolean {
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(a), digest(b)) && a === b;
+}
+
+function remember<V extends { expires: number }>(map: Map<string, V>, key: string, value: V): void {
+  const now = Date.now();
+  for (const [k, entry] of map) if (entry.expires < now) map.delete(k);
+  map.delete(key);
+  while (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value!);
+  map.set(key, value);
+}
+
+/**
+ * The demo apps' own pages: /demo starts a sign-in; /demo/callback/<kind> shows what came back;
+ * /demo/refresh (POST) uses the refresh token kept for this browser's demo session.
+ */
 export function demoAppRoutes(apps: DemoApp[], oauthUrl: string) {
   const pending = new Map<string, PendingSignIn>();
+  const sessions = new Map<string, DemoSession>();
   const byKind = new Map(apps.map((app) => [app.kind, app]));
+
+  function setSessionCookie(ctx: Context, sessionId: string): void {
+    // The host app has no cookie keys: the id is a random secret, so an unsigned cookie is enough.
+    ctx.cookies.set(SESSION_COOKIE, sessionId, {
+      httpOnly: true,
+      sameSite: 'lax',
+      signed: false,
+      path: '/demo',
+      maxAge: SESSION_TTL,
+      overwrite: true,
+    });
+  }
+
+  /** The caller's live demo session, if its cookie names one. */
+  function currentSession(ctx: Context): { id: string; session: DemoSession } | undefined {
+    const id = ctx.cookies.get(SESSION_COOKIE, { signed: false });
+    const session = id ? sessions.get(id) : undefined;
+    if (!id || !session) return undefined;
+    if (session.expires < Date.now()) {
+      sessions.delete(id);
+      return undefined;
+    }
+    return { id, session };
+  }
+
+  function newSession(ctx: Context, carried: Omit<DemoSession, 'csrf' | 'expires'> = {}): { id: string; session: DemoSession } {
+    const id = randomBytes(32).toString('base64url');
+    const session: DemoSession = { ...carried, csrf: randomBytes(32).toString('base64url'), expires: Date.now() + SESSION_TTL };
+    remember(sessions, id, session);
+    setSessionCookie(ctx, id);
+    return { id, session };
+  }
+
+  /** Keeps a session alive while it is used. */
+  function touch(ctx: Context, id: string, session: DemoSession): void {
+    session.expires = Date.now() + SESSION_TTL;
+    remember(sessions, id, session);
+    setSessionCookie(ctx, id);
+  }
 
   function send(ctx: Context, title: string, body: string, status = 200): void {
     const rendered = page(title, body);
@@ -30,11 +106,12 @@ export function demoAppRoutes(apps: DemoApp[], oauthUrl: string) {
   }
 
   function start(ctx: Context, app: DemoApp): void {
+    const current = currentSession(ctx);
+    if (current) touch(ctx, current.id, current.session);
+    const sessionId = current?.id ?? newSession(ctx).id;
     const verifier = randomBytes(32).toString('base64url');
     const state = randomBytes(16).toString('base64url');
-    const now = Date.now();
-    for (const [key, entry] of pending) if (entry.expires < now) pending.delete(key);
-    pending.set(state, { kind: app.kind, verifier, expires: now + 300_000 });
+    remember(pending, state, { sessionId, kind: app.kind, verifier, expires: Date.now() + SIGN_IN_TTL });
     const query = new URLSearchParams({
       response_type: 'code',
       client_id: app.clientId,
@@ -64,13 +141,16 @@ export function demoAppRoutes(apps: DemoApp[], oauthUrl: string) {
     return JSON.stringify(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')), null, 2);
   }
 
-  function showTokens(ctx: Context, app: DemoApp, tokens: Record<string, unknown>): void {
-    if (typeof tokens.error === 'string') {
-      send(ctx, 'Token error', `<h1>Token request failed</h1><p class="error" role="alert">${escapeHtml(String(tokens.error))}: ${escapeHtml(String(tokens.error_description ?? ''))}</p><p><a href="/demo">Back</a></p>`, 400);
-      return;
-    }
-    const refresh = typeof tokens.refresh_token === 'string'
-      ? `<form method="post" action="/demo/refresh"><input type="hidden" name="refresh_token" value="${escapeHtml(tokens.refresh_token)}"><button class="primary" type="submit">Use the refresh token</button></form>`
+  function tokenError(ctx: Context, tokens: Record<string, unknown>): boolean {
+    if (typeof tokens.error !== 'string') return false;
+    send(ctx, 'Token error', `<h1>Token request failed</h1><p class="error" role="alert">${escapeHtml(String(tokens.error))}: ${escapeHtml(String(tokens.error_description ?? ''))}</p><p><a href="/demo">Back</a></p>`, 400);
+    return true;
+  }
+
+  /** Shows what the app received; the refresh token itself stays in the session. */
+  function showTokens(ctx: Context, app: DemoApp, tokens: Record<string, unknown>, session: DemoSession): void {
+    const refresh = session.refreshToken
+      ? `<form method="post" action="/demo/refresh"><input type="hidden" name="csrf" value="${escapeHtml(session.csrf)}"><button class="primary" type="submit">Use the refresh token</button></form>`
       : '<p class="muted">No refresh token: public apps send the user through sign-in again.</p>';
     send(
       ctx,
@@ -100,12 +180,16 @@ ${refresh}
     if (callbackApp && ctx.method === 'GET') {
       const state = String(ctx.query.state ?? '');
       const signIn = pending.get(state);
-      pending.delete(state);
-      // The app compares state exactly (spec: CSRF protection) before it uses the code.
-      if (!signIn || signIn.kind !== callbackApp.kind || signIn.expires < Date.now()) {
+      const current = currentSession(ctx);
+      // The app compares state exactly (spec: CSRF protection) and checks that this browser
+      // started the sign-in before it uses the code: a callback URL from another browser (login
+      // CSRF) is refused, without using up the state of the browser it belongs to.
+      if (!signIn || signIn.expires < Date.now()) pending.delete(state);
+      if (!signIn || signIn.kind !== callbackApp.kind || signIn.expires < Date.now() || !current || !same(signIn.sessionId, current.id)) {
         send(ctx, 'Unknown state', '<h1>Unknown or expired state</h1><p><a href="/demo">Start again</a></p>', 400);
         return;
       }
+      pending.delete(state);
       if (ctx.query.error) {
         send(ctx, 'Not signed in', `<h1>The sign-in ended</h1><p role="alert" class="error">${escapeHtml(String(ctx.query.error))}</p><p><a href="/demo">Back</a></p>`);
         return;
@@ -116,13 +200,44 @@ ${refresh}
         redirect_uri: callbackApp.redirectUri,
         code_verifier: signIn.verifier,
       });
-      return showTokens(ctx, callbackApp, tokens);
+      if (tokenError(ctx, tokens)) return;
+      // Signed in: a fresh session id (and CSRF token) for what was received, so that an id
+      // planted before the sign-in gives no access to it. Other sign-ins of this browser follow.
+      sessions.delete(current.id);
+      const { id, session } = newSession(ctx, {
+        kind: callbackApp.kind,
+        ...(typeof tokens.refresh_token === 'string' ? { refreshToken: tokens.refresh_token } : {}),
+      });
+      for (const entry of pending.values()) if (entry.sessionId === current.id) entry.sessionId = id;
+      return showTokens(ctx, callbackApp, tokens, session);
     }
-    const confidential = byKind.get('confidential');
-    if (ctx.path === '/demo/refresh' && ctx.method === 'POST' && confidential) {
+    if (ctx.path === '/demo/refresh' && ctx.method === 'POST') {
+      const current = currentSession(ctx);
       const form = new URLSearchParams(await readForm(ctx));
-      const tokens = await token(confidential, { grant_type: 'refresh_token', refresh_token: form.get('refresh_token') ?? '' });
-      return showTokens(ctx, confidential, tokens);
+      if (!current || !same(form.get('csrf') ?? '', current.session.csrf)) {
+        send(ctx, 'Refused', '<h1>Refused</h1><p class="error" role="alert">This demo session has expired or the request did not come from its page.</p><p><a href="/demo">Start again</a></p>', 403);
+        return;
+      }
+      const { id, session } = current;
+      const app = session.kind && byKind.get(session.kind);
+      const refreshToken = session.refreshToken;
+      if (!app || !refreshToken) {
+        send(ctx, 'No refresh token', '<h1>No refresh token</h1><p>This demo session holds no refresh token.</p><p><a href="/demo">Start again</a></p>', 400);
+        return;
+      }
+      // Taken out while in use: a refresh token is used once (it is rotated).
+      delete session.refreshToken;
+      let tokens: Record<string, unknown>;
+      try {
+        tokens = await token(app, { grant_type: 'refresh_token', refresh_token: refreshToken });
+      } catch (error) {
+        session.refreshToken ??= refreshToken;
+        throw error;
+      }
+      if (tokenError(ctx, tokens)) return;
+      session.refreshToken = typeof tokens.refresh_token === 'string' ? tokens.refresh_token : refreshToken;
+      touch(ctx, id, session);
+      return showTokens(ctx, app, tokens, session);
     }
     return next();
   };

@@ -45,7 +45,8 @@ async function seedDemoApps(auth: AuthServer): Promise<DemoApp[]> {
       apps.push({ kind, clientId: found.clientId, redirectUri, ...(secret ? { clientSecret: secret } : {}) });
       continue;
     }
-    const created = await auth.appRegistrations.create({ ...demoApps[kind], redirectUris: [redirectUri], clientType: kind });
+    // The demo apps stand for the platform's own UI: first-party, so they may manage all consents.
+    const created = await auth.appRegistrations.create({ ...demoApps[kind], redirectUris: [redirectUri], clientType: kind, firstParty: true });
     apps.push({ kind, clientId: created.clientId, redirectUri, ...(created.clientSecret ? { clientSecret: created.clientSecret } : {}) });
   }
   return apps;

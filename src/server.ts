@@ -119,13 +119,15 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   // Mounted in a host app, the context is the host's, and so are its cookies: sign-in cookies
   // must be signed with our keys whatever keys the host has.
   app.use((ctx, next) => {
-    if (ctx.app !== app) ctx.cookies = app.createContext(ctx.req, ctx.res).cookies;
+    if (ctx.app !== app && ctx.path.startsWith(`${oauthPath}/`)) ctx.cookies = app.createContext(ctx.req, ctx.res).cookies;
     return next();
   });
   app.use(oauthErrors(options.issuer, logger));
   app.use(authorizationServerMetadataAlias(oauthPath));
   const guard = tokenEndpointGuard(options.limits.tokenRequestBytes);
-  app.use(async (ctx, next) => (ctx.path === `${oauthPath}/token` ? guard(ctx, next) : next()));
+  // The engine routes case-insensitively and with a trailing slash: so must the guard.
+  const tokenPath = `${oauthPath}/token`.toLowerCase();
+  app.use(async (ctx, next) => (ctx.path.toLowerCase().replace(/\/+$/, '') === tokenPath ? guard(ctx, next) : next()));
   app.use(
     interactionRoutes({
       provider,
@@ -145,7 +147,8 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     jwks: publicJwks(jwks),
     realm: options.issuer,
   });
-  app.use(consentApi(`${options.pathPrefix}/api/oauth2/consents`, ownTokens, consents, options.accounts));
+  const isFirstParty = async (clientId: string) => (await appRegistrations.get(clientId))?.firstParty === true;
+  app.use(consentApi(`${options.pathPrefix}/api/oauth2/consents`, ownTokens, consents, options.accounts, isFirstParty));
   app.use(mount(oauthPath, provider));
 
   return {

@@ -7,11 +7,13 @@ type EngineClient = NonNullable<Awaited<ReturnType<Provider['Client']['find']>>>
  * Keeps the engine's Client objects by client ID, so that a token request costs no store round
  * trip, no metadata hashing and no re-validation (the engine's own cache holds 100 clients and
  * reads the adapter on every request). An entry goes as soon as its record changes on any
- * instance (RecordStore.watch), and nothing is cached while changes cannot be watched: a rotated
- * secret or a deleted client stops working at once everywhere.
+ * instance (RecordStore.watch), nothing is cached while changes cannot be watched, and no entry
+ * outlives 10 s: a rotated secret or a deleted client stops working at once everywhere.
  */
-export function cacheClientLookups(provider: Provider, records: RecordStore, maxEntries = 10_000): void {
-  const cache = new Map<string, EngineClient>();
+export function cacheClientLookups(provider: Provider, records: RecordStore, maxEntries = 10_000, maxAgeMs = 10_000): void {
+  // Entries also age out: should the change feed break silently (a half-open connection), a
+  // stale client could otherwise live on; with this bound, for at most maxAgeMs.
+  const cache = new Map<string, { client: EngineClient; until: number }>();
   let generation = 0;
   records.watch((change) => {
     generation += 1;
@@ -21,13 +23,14 @@ export function cacheClientLookups(provider: Provider, records: RecordStore, max
   const find = provider.Client.find.bind(provider.Client);
   provider.Client.find = async function findCached(id: string) {
     const cached = cache.get(id);
-    if (cached) return cached;
+    if (cached && cached.until > Date.now()) return cached.client;
     const before = generation;
     const client = await find(id);
     // A change while we read may be older or newer than what we read: do not keep it.
     if (client && records.watching && generation === before) {
       if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
-      cache.set(id, client);
+      cache.delete(id);
+      cache.set(id, { client, until: Date.now() + maxAgeMs });
     }
     return client;
   };

@@ -6,6 +6,8 @@ import {
   type StoredClientConfiguration,
 } from '../records/client-configurations.js';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** Client metadata properties we add to the engine's (RFC 7591 names plus these). */
 export const EXTRA_CLIENT_METADATA = ['tenant', 'constraints', 'pkce_enabled'] as const;
 
@@ -51,6 +53,8 @@ export class ClientDirectory implements EngineAdapter {
   constructor(private readonly records: RecordStore) {}
 
   async find(id: string): Promise<EnginePayload | undefined> {
+    // Client IDs are UUIDs: anything else is unknown without a store round trip.
+    if (!UUID.test(id)) return undefined;
     const record = await this.records.get<StoredClientConfiguration>(CLIENT_CONFIGURATION, id);
     if (record) return clientConfigurationMetadata(record);
     const app = await this.records.get<StoredAppRegistration>(APP_REGISTRATION, id);

@@ -113,7 +113,10 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     rotateRefreshToken: true,
     // Credentials only in the Basic header (DESIGN); no HS*/client_secret_jwt: we keep only a digest.
     clientAuthMethods: ['client_secret_basic', 'none'],
-    clientBasedCORS: () => false,
+    // Browser apps (public clients) may call the token endpoint from the origins of their
+    // redirect URIs; nobody else gets CORS.
+    clientBasedCORS: (_ctx, origin, client) =>
+      client.clientAuthMethod === 'none' && (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
     extraClientMetadata: {
       properties: [...EXTRA_CLIENT_METADATA],
       validator() {},

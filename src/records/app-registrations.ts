@@ -23,6 +23,11 @@ export interface AppRegistration {
   pkceEnabled: boolean;
   /** ID-token signing algorithm; RS256 (OIDC's default) unless the app registered another. */
   idTokenSigningAlg: IdTokenAlgorithm;
+  /**
+   * A platform-owned app (e.g. the platform's own UI): its users' tokens may list and revoke all of
+   * their consents. Any other app's token sees and revokes only its own consent.
+   */
+  firstParty: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -39,6 +44,7 @@ export interface AppRegistrationInput {
   clientType: ClientType;
   pkceEnabled?: boolean;
   idTokenSigningAlg?: IdTokenAlgorithm;
+  firstParty?: boolean;
 }
 
 export type AppRegistrationPatch = Partial<AppRegistrationInput>;
@@ -54,6 +60,7 @@ const fields = {
   clientType: z.enum(['public', 'confidential']),
   pkceEnabled: z.boolean().optional(),
   idTokenSigningAlg: z.enum(['RS256', 'PS256', 'ES256', 'EdDSA']).optional(),
+  firstParty: z.boolean().optional(),
 };
 const createSchema = z.object(fields).strict();
 const patchSchema = z.object(fields).partial().strict();
@@ -94,6 +101,7 @@ export class AppRegistrations {
       clientType: parsed.clientType,
       pkceEnabled: pkceFor(parsed.clientType, parsed.pkceEnabled, redirectUris),
       idTokenSigningAlg: parsed.idTokenSigningAlg ?? 'RS256',
+      firstParty: parsed.firstParty ?? false,
       createdAt: now,
       updatedAt: now,
       ...(clientSecret ? { secretDigest: digestSecret(clientSecret) } : {}),
@@ -133,6 +141,7 @@ export class AppRegistrations {
         ...rest,
         ...(parsed.name !== undefined ? { name: parsed.name } : {}),
         ...(parsed.idTokenSigningAlg !== undefined ? { idTokenSigningAlg: parsed.idTokenSigningAlg } : {}),
+        ...(parsed.firstParty !== undefined ? { firstParty: parsed.firstParty } : {}),
         redirectUris,
         clientType,
         pkceEnabled: pkceFor(clientType, pkce, redirectUris),

@@ -61,6 +61,8 @@ export class Consents {
       updatedAt: now,
     };
     await this.records.put(CONSENT, idOf(key), groupOf(key), record);
+    // One grant per consent: a grant made meanwhile elsewhere (two first consents at once) goes.
+    if (existing && existing.grantId !== key.grantId) await this.endGrant(existing.grantId);
   }
 
   find(key: ConsentKey & { clientId: string }): Promise<ConsentRecord | undefined> {

@@ -19,7 +19,13 @@ function wire(consent: Consent) {
  * user of a named-user access token, in the token's tenant only. The account must still exist and
  * still belong to that tenant.
  */
-export function consentApi(base: string, verifier: TokenVerifier, consents: Consents, accounts: AccountStore | undefined) {
+export function consentApi(
+  base: string,
+  verifier: TokenVerifier,
+  consents: Consents,
+  accounts: AccountStore | undefined,
+  isFirstParty: (clientId: string) => Promise<boolean>,
+) {
   const item = new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/([^/]+)$`);
 
   async function caller(ctx: Context): Promise<AccessTokenContext & { tenant: string }> {
@@ -42,14 +48,25 @@ export function consentApi(base: string, verifier: TokenVerifier, consents: Cons
     try {
       if (ctx.path === base) {
         if (ctx.method !== 'GET') throw new OAuthError('invalid_request', 405, 'use GET to list consents');
-        const { sub, tenant } = await caller(ctx);
-        ctx.body = { consents: (await consents.list({ tenant, sub })).map(wire) };
+        const { sub, tenant, clientId } = await caller(ctx);
+        const all = await consents.list({ tenant, sub });
+        // A third-party app must not learn which other apps the user uses.
+        const visible = (await isFirstParty(clientId)) ? all : all.filter((consent) => consent.clientId === clientId);
+        ctx.body = { consents: visible.map(wire) };
         return;
       }
       if (ctx.method !== 'DELETE') throw new OAuthError('invalid_request', 405, 'use DELETE to revoke a consent');
-      const { sub, tenant } = await caller(ctx);
-      const clientId = decodeURIComponent(one![1]!);
-      if (!(await consents.revoke({ tenant, sub, clientId }))) {
+      const auth = await caller(ctx);
+      let clientId: string;
+      try {
+        clientId = decodeURIComponent(one![1]!);
+      } catch {
+        throw new OAuthError('not_found', 404, 'no consent for this application');
+      }
+      if (clientId !== auth.clientId && !(await isFirstParty(auth.clientId))) {
+        throw new TokenError('insufficient_scope', 403, "only the platform's own apps may revoke another app's consent", verifier.realm);
+      }
+      if (!(await consents.revoke({ tenant: auth.tenant, sub: auth.sub, clientId }))) {
         throw new OAuthError('not_found', 404, 'no consent for this application');
       }
       ctx.status = 204;

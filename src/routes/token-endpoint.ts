@@ -8,6 +8,8 @@ export const SUPPORTED_GRANT_TYPES: ReadonlySet<string> = new Set([
   'refresh_token',
 ]);
 
+const VSCHARS = /^[\x20-\x7e]+$/;
+
 /** Grants whose client must authenticate with HTTP Basic (spec, "Client authentication" 1). */
 const BASIC_ONLY_GRANTS: ReadonlySet<string> = new Set(['client_credentials', 'refresh_token']);
 
@@ -39,21 +41,27 @@ function checkParameterSet(grantType: string, params: FormParams, publicClient: 
  * A malformed header is a failed client authentication (401), not a malformed request.
  */
 export function parseBasicAuthorization(header: string): { clientId: string; clientSecret: string } {
-  const match = /^Basic +([A-Za-z0-9+/]+={0,2})$/i.exec(header.trim());
+  const match = /^Basic ([A-Za-z0-9+/]+={0,2})$/i.exec(header);
   if (!match?.[1]) throw new InvalidClient('the Authorization header is not valid HTTP Basic');
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon <= 0 || colon === decoded.length - 1) {
     throw new InvalidClient('the Authorization header must carry client_id:client_secret');
   }
+  let credentials: { clientId: string; clientSecret: string };
   try {
-    return {
+    credentials = {
       clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')),
       clientSecret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')),
     };
   } catch {
     throw new InvalidClient('the Authorization header credentials are not correctly encoded');
   }
+  // RFC 6749 Appendix A.1/A.2: client_id and client_secret are VSCHARs (%x20-7E).
+  if (!VSCHARS.test(credentials.clientId) || !VSCHARS.test(credentials.clientSecret)) {
+    throw new InvalidClient('the Authorization header credentials hold characters a client ID or secret cannot have');
+  }
+  return credentials;
 }
 
 interface ReadForm {
@@ -107,6 +115,8 @@ function replaceBody(ctx: Context, { params, raw }: ReadForm): void {
  */
 export function tokenEndpointGuard(limit: number) {
   return async function guardTokenEndpoint(ctx: Context, next: Next): Promise<void> {
+    // CORS preflights are the engine's (clientBasedCORS decides who may call from a browser).
+    if (ctx.method === 'OPTIONS') return next();
     if (ctx.method !== 'POST') {
       ctx.set('Allow', 'POST');
       throw new OAuthError('invalid_request', 405, 'the token endpoint accepts POST only');

@@ -318,7 +318,10 @@ describe('named-user flow in headless Chromium', () => {
   }, TEST_TIMEOUT);
 
   it('consent is remembered: same or narrower scopes go straight back with a code; a wider scope asks again', async () => {
-    const first = authorizeParams(spa.clientId, 'openid profile scim.read');
+    // A fresh registration: consent is per (tenant, user, app) across browsers, and alice has
+    // consented to the other apps in earlier tests.
+    const fresh = await server!.auth.appRegistrations.create({ name: 'Team SPA', redirectUris: [app!.callback], clientType: 'public' });
+    const first = authorizeParams(fresh.clientId, 'openid profile scim.read');
     await page.goto(authorizeUrl(first.params));
     await signIn('alice', alice.password);
     await expectConsentPage('Team SPA');
@@ -329,12 +332,12 @@ describe('named-user flow in headless Chromium', () => {
       if (request.isNavigationRequest() && isInteraction(request.url())) interactionPages.push(request.url());
     });
     const exchange = async (back: URL, verifier: string) => postToken(server!.oauthUrl, {
-      grant_type: 'authorization_code', client_id: spa.clientId, code: back.searchParams.get('code')!,
+      grant_type: 'authorization_code', client_id: fresh.clientId, code: back.searchParams.get('code')!,
       redirect_uri: app!.callback, code_verifier: verifier,
     });
 
     for (const scope of ['openid profile scim.read', 'openid scim.read']) {
-      const next = authorizeParams(spa.clientId, scope);
+      const next = authorizeParams(fresh.clientId, scope);
       await page.goto(authorizeUrl(next.params));
       const back = await landedOnCallback();
       expect(back.searchParams.get('state')).toBe(next.state);
@@ -345,7 +348,7 @@ describe('named-user flow in headless Chromium', () => {
     }
     expect(interactionPages).toEqual([]);
 
-    const wider = authorizeParams(spa.clientId, 'openid profile scim.read user.read');
+    const wider = authorizeParams(fresh.clientId, 'openid profile scim.read user.read');
     await page.goto(authorizeUrl(wider.params));
     expect(await page.getByLabel('Password').count()).toBe(0);
     const items = await expectConsentPage('Team SPA');

@@ -137,6 +137,65 @@ describe('example server (npm start)', () => {
     }
   });
 
+  it('binds the demo apps\' sign-in and refresh to the browser that started them', async () => {
+    const example = await runExample({});
+    const realFetch = globalThis.fetch;
+    try {
+      const origin = `http://127.0.0.1:${example.port}`;
+      const agent = new UserAgent(origin);
+      const consent = await agent.submit(await agent.request(`${origin}/demo/start/confidential`), {
+        username: 'ben', password: 'ben-demo-password',
+      });
+      // Hold the redirect to the app's callback instead of following it: its state is still pending.
+      let callback = '';
+      globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+        if (String(input).includes('/demo/callback/')) {
+          callback = String(input);
+          return new Response('held', { status: 200 });
+        }
+        return realFetch(input, init);
+      }) as typeof fetch;
+      await agent.submit(consent, { decision: 'allow' });
+      globalThis.fetch = realFetch;
+      expect(callback).toMatch(/\/demo\/callback\/confidential\?code=.*state=/);
+
+      // Replayed in another browser, without a demo session or with one of its own: refused.
+      const stranger = new UserAgent(origin);
+      expect((await stranger.request(callback)).status).toBe(400);
+      await stranger.request(`${origin}/demo/start/confidential`);
+      const replayed = await stranger.request(callback);
+      expect(replayed.status).toBe(400);
+      expect(replayed.html).not.toContain('tokens received');
+
+      // The browser that started it still completes it; the refresh token is not in the page.
+      const tokens = await agent.request(callback);
+      expect(tokens.status).toBe(200);
+      expect(tokens.html).toContain('tokens received');
+      expect(tokens.html).not.toContain('refresh_token');
+      const csrf = /<input type="hidden" name="csrf" value="([^"]+)">/.exec(tokens.html)![1]!;
+
+      // The refresh needs the session cookie and the session's CSRF token.
+      const post = (body: string, headers: Record<string, string> = {}) => realFetch(`${origin}/demo/refresh`, {
+        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body,
+      });
+      expect((await post(`csrf=${encodeURIComponent(csrf)}`)).status).toBe(403);
+      expect((await stranger.submit(tokens, {})).status).toBe(403);
+      expect((await agent.request('/demo/refresh', { method: 'POST', body: 'csrf=wrong' })).status).toBe(403);
+      expect((await agent.request('/demo/refresh', { method: 'POST', body: '' })).status).toBe(403);
+      expect((await (await realFetch(`${origin}/demo/refresh`)).text())).not.toContain('tokens received');
+      const refreshed = await agent.submit(tokens, {});
+      expect(refreshed.status).toBe(200);
+      expect(refreshed.html).toContain('tokens received');
+      // Again, with the rotated refresh token kept for this session.
+      const again = await agent.submit(refreshed, {});
+      expect(again.status).toBe(200);
+      expect(again.html).toContain('tokens received');
+    } finally {
+      globalThis.fetch = realFetch;
+      await example.stop();
+    }
+  });
+
   it('uses Redis, PATH_PREFIX and JWKS_FILE; a restart keeps the client and prints a fresh secret', async () => {
     const keys = await testJwks(['ES256', 'RS256']);
     const file = join(dir, 'jwks.json');

@@ -50,6 +50,9 @@ describe.each(STORE_KINDS)('app registrations (%s store)', (kind) => {
       apps().create({ name: 'Legacy', redirectUris: [WEB, LOCAL], clientType: 'confidential', pkceEnabled: false }),
     ).rejects.toThrow(/every redirect URI is https/);
     await expect(apps().update(legacy.clientId, { redirectUris: [LOCAL] })).rejects.toThrow(/every redirect URI is https/);
+    const nowPublic = await apps().update(legacy.clientId, { clientType: 'public' });
+    expect(nowPublic).toMatchObject({ clientType: 'public', pkceEnabled: true });
+    expect(nowPublic).not.toHaveProperty('clientSecret');
   });
 
   it('refuses invalid redirect URIs naming the URI and the rule', async () => {

@@ -8,6 +8,7 @@ import { UserAgent } from '../support/user-agent.js';
 
 const A = 'https://a.example/cb';
 const B = 'https://b.example/cb';
+const C = 'https://third-party.example/cb';
 
 describe.each(STORE_KINDS)('consent API (%s store)', (kind) => {
   const store = useStore(kind);
@@ -15,6 +16,7 @@ describe.each(STORE_KINDS)('consent API (%s store)', (kind) => {
   let keys: Awaited<ReturnType<typeof testJwks>>;
   let appA: { clientId: string; redirectUri: string; secret: string };
   let appB: { clientId: string; redirectUri: string; secret: string };
+  let appC: { clientId: string; redirectUri: string; secret: string };
   // Mutable: a test moves a user to another tenant.
   const carol = { sub: 'carol', password: 'carol-pw', tenant: 'acme', claims: { name: 'Carol' } };
   const dave = { sub: 'dave', password: 'dave-pw', tenant: 'acme' };
@@ -23,8 +25,10 @@ describe.each(STORE_KINDS)('consent API (%s store)', (kind) => {
   beforeAll(async () => {
     keys = await testJwks();
     server = await startServer({ store: store.option(), keys, accounts: testAccounts([carol, dave, erin]), pathPrefix: '/auth2' });
-    const a = await server.auth.appRegistrations.create({ name: 'App A', redirectUris: [A], clientType: 'confidential' });
-    const b = await server.auth.appRegistrations.create({ name: 'App B', redirectUris: [B], clientType: 'confidential' });
+    const a = await server.auth.appRegistrations.create({ name: 'App A', redirectUris: [A], clientType: 'confidential', firstParty: true });
+    const b = await server.auth.appRegistrations.create({ name: 'App B', redirectUris: [B], clientType: 'confidential', firstParty: true });
+    const c = await server.auth.appRegistrations.create({ name: 'Third party', redirectUris: [C], clientType: 'confidential' });
+    appC = { clientId: c.clientId, redirectUri: C, secret: c.clientSecret! };
     appA = { clientId: a.clientId, redirectUri: A, secret: a.clientSecret! };
     appB = { clientId: b.clientId, redirectUri: B, secret: b.clientSecret! };
   });
@@ -122,7 +126,21 @@ describe.each(STORE_KINDS)('consent API (%s store)', (kind) => {
     const again = await agent.request(`${server.oauthUrl}/authorize?${authorizeQuery(appB)}`);
     expect(again.html).toContain('value="allow"');
     expect((await revoke(appB.clientId, access)).status).toBe(404);
+    expect((await revoke('%', access)).status).toBe(404);
     expect(((await (await revoke('no-such-app', access)).json()) as { error: string }).error).toBe('not_found');
+  });
+
+  it('a third-party app sees and revokes only its own consent', async () => {
+    const first = await tokensFor(appA, erin);
+    const third = await tokensFor(appC, erin, 'openid');
+    const listed = (await (await list(third.access)).json()) as { consents: Array<{ client_id: string }> };
+    expect(listed.consents.map((consent) => consent.client_id)).toEqual([appC.clientId]);
+    const denied = await revoke(appA.clientId, third.access);
+    expect(denied.status).toBe(403);
+    expect(denied.headers.get('www-authenticate')).toContain('insufficient_scope');
+    const auth = { authorization: basic(appA.clientId, appA.secret) };
+    expect((await postToken(server.oauthUrl, { grant_type: 'refresh_token', refresh_token: first.refresh }, auth)).status).toBe(200);
+    expect((await revoke(appC.clientId, third.access)).status).toBe(204);
   });
 
   it('one user cannot see or revoke another user\'s consents', async () => {

@@ -70,6 +70,22 @@ describe.each(STORE_KINDS)('named-user flow over HTTP (%s store)', (kind) => {
     expect(identity).not.toHaveProperty('email');
   });
 
+  it('lets a browser app call the token endpoint from its own origin only (CORS)', async () => {
+    const allowed = 'http://127.0.0.1:5173';
+    const ask = (origin: string) => fetch(`${server.oauthUrl}/token`, {
+      method: 'POST',
+      headers: { origin, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', client_id: spa.clientId, code: 'x', redirect_uri: SPA, code_verifier: 'a'.repeat(43) }),
+    });
+    expect((await ask(allowed)).headers.get('access-control-allow-origin')).toBe(allowed);
+    expect((await ask('https://evil.example')).headers.get('access-control-allow-origin')).toBeNull();
+    const preflight = await fetch(`${server.oauthUrl}/token`, {
+      method: 'OPTIONS',
+      headers: { origin: allowed, 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBeLessThan(300);
+  });
+
   it('confidential app: Basic, refresh token rotated on use, reuse revokes the grant', async () => {
     const agent = new UserAgent(server.baseUrl);
     const { verifier, challenge } = pkcePair();

@@ -154,6 +154,24 @@ describe.each(STORE_KINDS)('token endpoint errors (%s store)', (kind) => {
     });
   });
 
+  it('guards every spelling of the token path the engine answers (case, trailing slash)', async () => {
+    for (const path of ['Token', 'TOKEN', 'token/', 'Token//']) {
+      const response = await fetch(`${server.oauthUrl}/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `${cc}&client_id=${clientId}&client_secret=${clientSecret}`,
+      });
+      expect(response.status).toBe(401);
+      expect(((await response.json()) as { error: string }).error).toBe('invalid_client');
+    }
+  });
+
+  it('treats client IDs that are not UUIDs as unknown (no store lookup, never a 500)', async () => {
+    for (const id of ['group:acme', 'group:', '*', '../x', 'x'.repeat(300)]) {
+      await expectInvalidClient(await postToken(server.oauthUrl, cc, { authorization: basic(id, clientSecret) }));
+    }
+  });
+
   it('unsupported grant types → unsupported_grant_type', async () => {
     for (const grant of ['password', 'implicit', 'urn:ietf:params:oauth:grant-type:device_code', 'x']) {
       const response = await postToken(server.oauthUrl, `grant_type=${encodeURIComponent(grant)}`, { authorization: good });

@@ -65,6 +65,9 @@ describe('parseBasicAuthorization', () => {
     ['an empty id', `Basic ${b64(':secret')}`],
     ['an empty secret', `Basic ${b64('id:')}`],
     ['a broken escape', `Basic ${b64('id:%zz')}`],
+    ['two spaces', `Basic  ${b64('id:secret')}`],
+    ['a NUL in the id', `Basic ${b64('i%00d:secret')}`],
+    ['a non-ASCII secret', `Basic ${b64('id:sécret')}`],
   ])('refuses %s with invalid_client', (_name, header) => {
     expect(() => parseBasicAuthorization(header)).toThrow(InvalidClient);
   });
