@@ -25,6 +25,7 @@ import { authorizationServerMetadataAlias } from './routes/discovery.js';
 import { oauthErrors } from './routes/oauth-errors.js';
 import { tokenEndpointGuard } from './routes/token-endpoint.js';
 import { consentApi } from './routes/consent-api.js';
+import { managementApi } from './routes/management-api.js';
 import { createTokenVerifier } from './resource-server/verifier.js';
 
 function cookieKeysOf(options: ResolvedOptions, logger: Logger): string[] {
@@ -97,6 +98,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   cacheClientLookups(provider, store.records);
   enforceSingleUse(provider, store);
 
+  const clientConfigurations = new ClientConfigurations(store.records, catalog);
   const appRegistrations = new AppRegistrations(store.records, async (app) => {
     try {
       await provider.Client.validate(appRegistrationMetadata(app) as never);
@@ -149,6 +151,15 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   });
   const isFirstParty = async (clientId: string) => (await appRegistrations.get(clientId))?.firstParty === true;
   app.use(consentApi(`${options.pathPrefix}/api/oauth2/consents`, ownTokens, consents, options.accounts, isFirstParty));
+  app.use(
+    managementApi({
+      base: `${options.pathPrefix}/api/oauth2`,
+      verifier: ownTokens,
+      accounts: options.accounts,
+      clients: clientConfigurations,
+      apps: appRegistrations,
+    }),
+  );
   app.use(mount(oauthPath, provider));
 
   return {
@@ -156,7 +167,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     provider,
     issuer: options.issuer,
     audience: options.audience,
-    clientConfigurations: new ClientConfigurations(store.records, catalog),
+    clientConfigurations,
     appRegistrations,
     consents: {
       list: (key) => consents.list(key),

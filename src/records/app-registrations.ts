@@ -28,6 +28,8 @@ export interface AppRegistration {
    * their consents. Any other app's token sees and revokes only its own consent.
    */
   firstParty: boolean;
+  /** The tenant that registered the app, when registered through the management API. */
+  tenant?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -45,9 +47,10 @@ export interface AppRegistrationInput {
   pkceEnabled?: boolean;
   idTokenSigningAlg?: IdTokenAlgorithm;
   firstParty?: boolean;
+  tenant?: string;
 }
 
-export type AppRegistrationPatch = Partial<AppRegistrationInput>;
+export type AppRegistrationPatch = Partial<Omit<AppRegistrationInput, 'tenant'>>;
 
 /** Checks engine-level compatibility of an app (oidc-provider's own client metadata rules). */
 export type EngineCheck = (app: StoredAppRegistration) => Promise<void>;
@@ -62,7 +65,7 @@ const fields = {
   idTokenSigningAlg: z.enum(['RS256', 'PS256', 'ES256', 'EdDSA']).optional(),
   firstParty: z.boolean().optional(),
 };
-const createSchema = z.object(fields).strict();
+const createSchema = z.object({ ...fields, tenant: text.optional() }).strict();
 const patchSchema = z.object(fields).partial().strict();
 
 /**
@@ -102,6 +105,7 @@ export class AppRegistrations {
       pkceEnabled: pkceFor(parsed.clientType, parsed.pkceEnabled, redirectUris),
       idTokenSigningAlg: parsed.idTokenSigningAlg ?? 'RS256',
       firstParty: parsed.firstParty ?? false,
+      ...(parsed.tenant ? { tenant: parsed.tenant } : {}),
       createdAt: now,
       updatedAt: now,
       ...(clientSecret ? { secretDigest: digestSecret(clientSecret) } : {}),

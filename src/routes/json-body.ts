@@ -1,0 +1,21 @@
+import type { Context } from 'koa';
+import { InvalidRequest, OAuthError } from '../errors.js';
+import { readBody } from './request-body.js';
+
+/** A JSON request body (an object), or a clear 400/415. */
+export async function readJsonObject(ctx: Context, limit: number): Promise<Record<string, unknown>> {
+  if (ctx.request.type !== 'application/json') {
+    throw new OAuthError('invalid_request', 415, 'the request body must be application/json');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse((await readBody(ctx, limit)).toString('utf8'));
+  } catch (error) {
+    if (error instanceof OAuthError) throw error;
+    throw new InvalidRequest('the request body is not valid JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new InvalidRequest('the request body must be a JSON object');
+  }
+  return parsed as Record<string, unknown>;
+}

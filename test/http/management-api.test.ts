@@ -1,0 +1,127 @@
+import { testAccounts } from '../support/accounts.js';
+import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
+import { signInForCode } from '../support/sign-in.js';
+import { STORE_KINDS, useStore } from '../support/stores.js';
+import { UserAgent } from '../support/user-agent.js';
+
+const PORTAL = 'https://portal.example/cb';
+
+describe.each(STORE_KINDS)('management API (%s store)', (kind) => {
+  const store = useStore(kind);
+  let server: RunningServer;
+  let portal: { clientId: string; redirectUri: string; secret: string };
+  const admin = { sub: 'admin', password: 'admin-pw', tenant: 'acme', permissions: ['integration_setup'] };
+  const other = { sub: 'other-admin', password: 'other-pw', tenant: 'globex', permissions: ['integration_setup'] };
+  const plain = { sub: 'plain', password: 'plain-pw', tenant: 'acme' };
+  const tokens = new Map<string, string>();
+
+  beforeAll(async () => {
+    server = await startServer({ store: store.option(), accounts: testAccounts([admin, other, plain]), pathPrefix: '/auth2' });
+    const app = await server.auth.appRegistrations.create({ name: 'Portal', redirectUris: [PORTAL], clientType: 'confidential', firstParty: true });
+    portal = { clientId: app.clientId, redirectUri: PORTAL, secret: app.clientSecret! };
+    for (const user of [admin, other, plain]) {
+      const { code, verifier } = await signInForCode(server, portal, user, 'openid', new UserAgent(server.baseUrl));
+      const response = await postToken(server.oauthUrl, { grant_type: 'authorization_code', code, redirect_uri: PORTAL, code_verifier: verifier }, { authorization: basic(portal.clientId, portal.secret) });
+      tokens.set(user.sub, response.body.access_token as string);
+    }
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  const api = (path: string, init: { method?: string; body?: unknown; as?: string } = {}) =>
+    fetch(`${server.baseUrl}/auth2/api/oauth2/${path}`, {
+      method: init.method ?? 'GET',
+      headers: {
+        ...(init.as === 'nobody' ? {} : { authorization: `Bearer ${tokens.get(init.as ?? 'admin')}` }),
+        ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+    });
+
+  const newClient = { name: 'Payroll sync', category: 'payroll', resources: { scim: { scopes: ['scim.read'], constraints: { group: ['eng'] } } } };
+
+  it('client configurations: create (secret once), list, get, update, new secret, delete', async () => {
+    const created = await api('client-configurations', { method: 'POST', body: newClient });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('cache-control')).toBe('no-store');
+    const client = (await created.json()) as Record<string, string>;
+    expect(client).toMatchObject({ tenant: 'acme', name: 'Payroll sync', category: 'payroll' });
+    expect(client.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const listed = JSON.stringify(await (await api('client-configurations')).json());
+    expect(listed).toContain(client.client_id);
+    expect(listed).not.toContain(client.client_secret);
+    const one = (await (await api(`client-configurations/${client.client_id}`)).json()) as Record<string, unknown>;
+    expect(one).not.toHaveProperty('client_secret');
+    const patched = await api(`client-configurations/${client.client_id}`, { method: 'PATCH', body: { name: 'Renamed' } });
+    expect(((await patched.json()) as { name: string }).name).toBe('Renamed');
+    const rotated = (await (await api(`client-configurations/${client.client_id}/secret`, { method: 'POST' })).json()) as { client_secret: string };
+    expect(rotated.client_secret).not.toBe(client.client_secret);
+    const token = await postToken(server.oauthUrl, 'grant_type=client_credentials', { authorization: basic(client.client_id!, rotated.client_secret) });
+    expect(token.status).toBe(200);
+    expect((await api(`client-configurations/${client.client_id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await api(`client-configurations/${client.client_id}`)).status).toBe(404);
+  });
+
+  it('validation errors are 400 with the field; the tenant cannot be chosen', async () => {
+    const bad = await api('client-configurations', { method: 'POST', body: { ...newClient, resources: { scim: { scopes: ['nope'] } } } });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: 'invalid_request', field: 'resources.scim.scopes' });
+    const tenant = await api('client-configurations', { method: 'POST', body: { ...newClient, tenant: 'globex' } });
+    expect(((await tenant.json()) as { field: string }).field).toBe('tenant');
+    const notJson = await fetch(`${server.baseUrl}/auth2/api/oauth2/client-configurations`, { method: 'POST', headers: { authorization: `Bearer ${tokens.get('admin')}`, 'content-type': 'text/plain' }, body: 'x' });
+    expect(notJson.status).toBe(415);
+    const uri = await api('app-registrations', { method: 'POST', body: { name: 'X', redirect_uris: ['https://ok.example/cb', 'http://evil.example/cb'], client_type: 'public' } });
+    expect(uri.status).toBe(400);
+    const body = (await uri.json()) as { field: string; error_description: string };
+    expect(body.field).toBe('redirect_uris.1');
+    expect(body.error_description).toContain('http://evil.example/cb');
+    expect(body.error_description).toContain('plain http');
+  });
+
+  it('confines everything to the caller\'s tenant: another tenant\'s records are 404', async () => {
+    const client = (await (await api('client-configurations', { method: 'POST', body: newClient })).json()) as { client_id: string };
+    const app = (await (await api('app-registrations', { method: 'POST', body: { name: 'Acme app', redirect_uris: [PORTAL], client_type: 'confidential' } })).json()) as { client_id: string };
+    for (const [method, path] of [['GET', `client-configurations/${client.client_id}`], ['PATCH', `client-configurations/${client.client_id}`], ['DELETE', `client-configurations/${client.client_id}`], ['POST', `client-configurations/${client.client_id}/secret`], ['GET', `app-registrations/${app.client_id}`], ['DELETE', `app-registrations/${app.client_id}`]] as const) {
+      const response = await api(path, { method, as: 'other-admin', ...(method === 'PATCH' ? { body: { name: 'x' } } : {}) });
+      expect(response.status).toBe(404);
+    }
+    expect(JSON.stringify(await (await api('client-configurations', { as: 'other-admin' })).json())).not.toContain(client.client_id);
+    expect(JSON.stringify(await (await api('app-registrations', { as: 'other-admin' })).json())).not.toContain(app.client_id);
+    expect((await api(`client-configurations/${client.client_id}`)).status).toBe(200);
+  });
+
+  it('app registrations: create, change type (secret on → confidential) and PKCE, new secret, delete', async () => {
+    const created = (await (await api('app-registrations', { method: 'POST', body: { name: 'SPA', redirect_uris: [PORTAL], client_type: 'public' } })).json()) as Record<string, unknown>;
+    expect(created).toMatchObject({ client_type: 'public', pkce_enabled: true, first_party: false });
+    expect(created).not.toHaveProperty('client_secret');
+    const confidential = (await (await api(`app-registrations/${created.client_id as string}`, { method: 'PATCH', body: { client_type: 'confidential', pkce_enabled: false } })).json()) as Record<string, unknown>;
+    expect(confidential).toMatchObject({ client_type: 'confidential', pkce_enabled: false });
+    expect(typeof confidential.client_secret).toBe('string');
+    const rotated = await api(`app-registrations/${created.client_id as string}/secret`, { method: 'POST' });
+    expect(((await rotated.json()) as { client_secret: string }).client_secret).not.toBe(confidential.client_secret);
+    const firstParty = await api('app-registrations', { method: 'POST', body: { name: 'Sneaky', redirect_uris: [PORTAL], client_type: 'public', first_party: true } });
+    expect(((await firstParty.json()) as { field: string }).field).toBe('first_party');
+    expect((await api(`app-registrations/${created.client_id as string}`, { method: 'DELETE' })).status).toBe(204);
+  });
+
+  it('401 without a valid token, 403 without the permission (withdrawn at once) or for a machine token', async () => {
+    const none = await api('client-configurations', { as: 'nobody' });
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toMatch(/^Bearer realm=/);
+    expect((await api('client-configurations', { as: 'plain' })).status).toBe(403);
+    admin.permissions = [];
+    try {
+      const withdrawn = await api('client-configurations');
+      expect(withdrawn.status).toBe(403);
+      expect(withdrawn.headers.get('www-authenticate')).toContain('insufficient_scope');
+    } finally {
+      admin.permissions = ['integration_setup'];
+    }
+    const m2m = await server.auth.clientConfigurations.create({ tenant: 'acme', ...newClient });
+    const machine = await postToken(server.oauthUrl, 'grant_type=client_credentials', { authorization: basic(m2m.clientId, m2m.clientSecret) });
+    const response = await fetch(`${server.baseUrl}/auth2/api/oauth2/client-configurations`, { headers: { authorization: `Bearer ${machine.body.access_token as string}` } });
+    expect(response.status).toBe(403);
+    expect((await api('client-configurations', { method: 'PUT', body: {} })).status).toBe(405);
+  });
+});
