@@ -21,3 +21,4 @@ export type {
 export type { Constraints, DimensionFilters } from '../policies/constraints.js';
 export * from './errors.js';
 export * from './resource-server/index.js';
+export type { TenantPolicy, TenantPolicyFunction } from '../policies/tenant-policy.js';

@@ -3,6 +3,7 @@ import type { AccountStore } from './accounts.js';
 import type { ApiDefinition } from './catalog.js';
 import type { Logger } from './logger.js';
 import type { PrivateJwks, SigningAlgorithm } from './provider/keys.js';
+import type { TenantPolicyFunction } from '../policies/tenant-policy.js';
 
 const urlWithoutTrailingSlash = z
   .string()
@@ -81,6 +82,7 @@ export const optionsSchema = z
       .object({ tokenRequestBytes: z.number().int().min(1024).max(1024 * 1024).default(16 * 1024) })
       .prefault({}),
     proxy: z.boolean().default(false),
+    tenantPolicy: functionOf<TenantPolicyFunction>('a function of the tenant').optional(),
     logger: z
       .custom<Logger>(
         (value) =>
@@ -113,11 +115,14 @@ export interface AuthServerOptions {
   limits?: { tokenRequestBytes?: number };
   /** Trust X-Forwarded-* headers (behind a TLS-terminating proxy). */
   proxy?: boolean;
+  /** Per-tenant narrowing: which apps its users may authorize, which scopes, token lifetime. */
+  tenantPolicy?: TenantPolicyFunction;
   logger?: Logger;
 }
 
-export type ResolvedOptions = Omit<z.output<typeof optionsSchema>, 'keys' | 'apis' | 'accounts'> & {
+export type ResolvedOptions = Omit<z.output<typeof optionsSchema>, 'keys' | 'apis' | 'accounts' | 'tenantPolicy'> & {
   apis: ApiDefinition[];
+  tenantPolicy?: TenantPolicyFunction;
   keys?: { jwks: PrivateJwks };
   accounts?: AccountStore;
   audience: string;
@@ -139,6 +144,7 @@ export function resolveOptions(input: AuthServerOptions): ResolvedOptions {
     apis: options.apis,
     keys: options.keys as { jwks: PrivateJwks } | undefined,
     accounts: options.accounts,
+    tenantPolicy: options.tenantPolicy,
     audience: options.audience ?? `${options.baseUrl}/api`,
     issuer: `${options.baseUrl}${options.pathPrefix}/oauth2`,
   };

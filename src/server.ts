@@ -140,6 +140,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       consents,
       audience: options.audience,
       catalog,
+      tenantPolicy: options.tenantPolicy,
       logger,
     }),
   );

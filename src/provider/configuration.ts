@@ -4,6 +4,7 @@ import type { Store } from '../../adapters/types.js';
 import { constraintsForGrantedScopes, type Constraints } from '../../policies/constraints.js';
 import { pkceRequired } from '../../policies/pkce.js';
 import { resolveRequestedScopes, userGrantableScopes, validateAuthorizationScopes } from '../../policies/scopes.js';
+import { appAllowed, narrowScopes, tenantPolicy } from '../../policies/tenant-policy.js';
 import type { Consents } from '../records/consents.js';
 import { accountOf, engineAccount } from './accounts.js';
 import { consentGrantLoader } from './consent-grants.js';
@@ -36,7 +37,8 @@ function asEngineError(error: unknown): unknown {
 function engineErrors<A extends unknown[], R>(hook: (...args: A) => R): (...args: A) => R {
   return (...args: A) => {
     try {
-      return hook(...args);
+      const result = hook(...args);
+      return (result instanceof Promise ? result.catch((error: unknown) => Promise.reject(asEngineError(error))) : result) as R;
     } catch (error) {
       throw asEngineError(error);
     }
@@ -65,7 +67,7 @@ export interface EngineSetup {
 /** The node-oidc-provider configuration: every engine decision of ours is in this one place. */
 export function engineConfiguration(setup: EngineSetup): Configuration {
   const { options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents } = setup;
-  const { audience, accessTokenAlgorithm, namedUserAccessTokenTtl, accounts } = options;
+  const { audience, accessTokenAlgorithm, namedUserAccessTokenTtl, accounts, tenantPolicy: policyOf } = options;
   const jwtFormat = { accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: accessTokenAlgorithm } } };
 
   return {
@@ -91,7 +93,7 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       const account = accounts ? await accounts.findAccount(sub) : undefined;
       return account && engineAccount(account);
     },
-    loadExistingGrant: consentGrantLoader(consents, catalog, audience) as Configuration['loadExistingGrant'],
+    loadExistingGrant: consentGrantLoader(consents, catalog, audience, policyOf) as Configuration['loadExistingGrant'],
     extraParams: {
       // Spec: state is required; the engine would let it be omitted. Checked after the client
       // and redirect URI are known, so the error goes back to the app.
@@ -136,14 +138,15 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
         enabled: true,
         defaultResource: () => audience,
         useGrantedResource: () => true,
-        getResourceServerInfo: engineErrors((ctx: KoaContextWithOIDC, resourceIndicator: string, client: Client) => {
+        getResourceServerInfo: engineErrors(async (ctx: KoaContextWithOIDC, resourceIndicator: string, client: Client) => {
           if (resourceIndicator !== audience) {
             throw new errors.InvalidTarget(`unknown resource; the only resource is ${audience}`);
           }
           if (ctx.oidc.params?.grant_type === 'client_credentials') {
+            const policy = await tenantPolicy(policyOf, (client as EngineClientExtras).tenant);
             const granted = resolveRequestedScopes(
               ctx.oidc.params.scope as string | undefined,
-              new Set(client.scope?.split(' ') ?? []),
+              new Set(narrowScopes(client.scope?.split(' ') ?? [], policy)),
             ).join(' ');
             // The engine reads the requested scopes after this call: an omitted scope means all.
             ctx.oidc.params.scope = granted;
@@ -152,8 +155,13 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
           // Named users: the engine keeps the consented scopes that this list holds, so a scope
           // the user does not hold (now: permissions can change) never reaches a token.
           const account = accountOf(ctx);
-          const scope = account ? userGrantableScopes(catalog, account.scopes) : catalog.scopes;
-          return { scope: scope.join(' '), audience, accessTokenTTL: namedUserAccessTokenTtl, ...jwtFormat };
+          if (!account) return { scope: catalog.scopes.join(' '), audience, accessTokenTTL: namedUserAccessTokenTtl, ...jwtFormat };
+          const policy = await tenantPolicy(policyOf, account.tenant);
+          if (!appAllowed(policy, client.clientId)) {
+            throw new errors.InvalidGrant("the user's organization does not allow this application");
+          }
+          const scope = narrowScopes(userGrantableScopes(catalog, account.scopes), policy);
+          return { scope: scope.join(' '), audience, accessTokenTTL: policy.accessTokenTtl ?? namedUserAccessTokenTtl, ...jwtFormat };
         }),
       },
     },
@@ -183,7 +191,8 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     },
     ttl: {
       ClientCredentials: CLIENT_CREDENTIALS_TTL,
-      AccessToken: namedUserAccessTokenTtl,
+      // The resource server's lifetime: per tenant for named users (getResourceServerInfo).
+      AccessToken: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? namedUserAccessTokenTtl,
       AuthorizationCode: AUTHORIZATION_CODE_TTL,
       RefreshToken: REFRESH_TOKEN_TTL,
       IdToken: 3600,

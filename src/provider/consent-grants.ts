@@ -1,4 +1,6 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import { errors } from 'oidc-provider';
+import { appAllowed, tenantPolicy, type TenantPolicyFunction } from '../../policies/tenant-policy.js';
 import type { ApiCatalog } from '../catalog.js';
 import type { Consents } from '../records/consents.js';
 import { accountOf } from './accounts.js';
@@ -15,12 +17,17 @@ export function grantScopes(grant: EngineGrant, audience: string): string[] {
  * whatever browser session she signs in from, so that consent is asked once per (tenant, user, app)
  * and a new consent updates the one grant instead of piling up grants.
  */
-export function consentGrantLoader(consents: Consents, catalog: ApiCatalog, audience: string) {
+export function consentGrantLoader(consents: Consents, catalog: ApiCatalog, audience: string, policyOf?: TenantPolicyFunction) {
   return async function loadExistingGrant(ctx: KoaContextWithOIDC): Promise<EngineGrant | undefined> {
     const { Grant } = ctx.oidc.provider;
+    const account = accountOf(ctx);
+    // The first point of the authorization request where the user is known: the tenant's
+    // policy may refuse the app here (back to the app with access_denied).
+    if (account && !appAllowed(await tenantPolicy(policyOf, account.tenant), ctx.oidc.client!.clientId)) {
+      throw new errors.AccessDenied("your organization does not allow this application");
+    }
     const fresh = (ctx.oidc.result as { consent?: { grantId?: string } } | undefined)?.consent?.grantId;
     if (fresh) return Grant.find(fresh);
-    const account = accountOf(ctx);
     if (!account) return undefined;
     const key = { tenant: account.tenant, sub: account.sub, clientId: ctx.oidc.client!.clientId };
     const consent = await consents.find(key);

@@ -8,6 +8,7 @@ import type { Logger } from '../logger.js';
 import { escapeHtml, page, type Page } from '../pages/html.js';
 import { consentPage, loginPage } from '../pages/sign-in.js';
 import { userGrantableScopes } from '../../policies/scopes.js';
+import { narrowScopes, tenantPolicy, type TenantPolicyFunction } from '../../policies/tenant-policy.js';
 import { grantScopes } from '../provider/consent-grants.js';
 import type { AppRegistrations } from '../records/app-registrations.js';
 import type { Consents } from '../records/consents.js';
@@ -27,6 +28,7 @@ interface InteractionSetup {
   /** The one resource (audience) whose scopes a grant holds. */
   audience: string;
   catalog: ApiCatalog;
+  tenantPolicy: TenantPolicyFunction | undefined;
   logger: Logger;
 }
 
@@ -77,6 +79,7 @@ function checkCsrf(ctx: Context, form: Map<string, string>, publicOrigin: string
  */
 export function interactionRoutes(setup: InteractionSetup) {
   const { provider, publicOrigin, path, accounts, apps, consents, audience, catalog, logger } = setup;
+  const policyOf = setup.tenantPolicy;
   const pattern = new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/([A-Za-z0-9_-]+)(?:/(login|confirm))?$`);
 
   async function details(ctx: Context) {
@@ -120,7 +123,7 @@ export function interactionRoutes(setup: InteractionSetup) {
         appName: app.name,
         ...(app.description ? { appDescription: app.description } : {}),
         requestedScopes: String(interaction.params.scope ?? '').split(' ').filter(Boolean),
-        userScopes: new Set(userGrantableScopes(catalog, account.scopes)),
+        userScopes: new Set(narrowScopes(userGrantableScopes(catalog, account.scopes), await tenantPolicy(policyOf, account.tenant))),
         redirectUris: app.redirectUris,
         catalog,
       }),
