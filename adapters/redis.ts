@@ -298,6 +298,8 @@ export interface RedisStoreOptions {
   url: string;
   keyPrefix?: string;
   redisOptions?: RedisOptions;
+  /** Told of connection errors (ioredis reconnects by itself); by default they are dropped. */
+  onError?: (error: Error & { code?: string }) => void;
 }
 
 /** The production store: every engine model and our records in Redis (ioredis). */
@@ -308,6 +310,8 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
     lazyConnect: true,
     ...options.redisOptions,
   }) as ScriptedRedis;
+  const onError = options.onError ?? (() => {});
+  redis.on('error', onError);
   redis.defineCommand('taUpsert', { lua: UPSERT });
   redis.defineCommand('taConsume', { numberOfKeys: 1, lua: CONSUME });
   redis.defineCommand('taRevokeGrant', { numberOfKeys: 1, lua: REVOKE_GRANT });
@@ -315,6 +319,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
   redis.defineCommand('taReplaceRecord', { numberOfKeys: 1, lua: REPLACE_RECORD });
   await redis.connect();
   const subscriber = redis.duplicate({ enableAutoPipelining: false, lazyConnect: true, autoResubscribe: false });
+  subscriber.on('error', onError);
   const records = new RedisRecords(redis, prefix);
   await records.follow(subscriber);
 

@@ -58,10 +58,12 @@ export interface AuthServer {
   close(): Promise<void>;
 }
 
-async function openStore(options: ResolvedOptions): Promise<Store> {
+async function openStore(options: ResolvedOptions, logger: Logger): Promise<Store> {
   if (options.store.type === 'memory') return createMemoryStore();
   return createRedisStore({
     url: options.store.url,
+    // The code only: an error message could quote the URL, password included.
+    onError: (error) => logger.warn('redis connection error', { error: error.code ?? error.name }),
     ...(options.store.keyPrefix !== undefined ? { keyPrefix: options.store.keyPrefix } : {}),
   });
 }
@@ -74,7 +76,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   // ID tokens are RS256 (OIDC's default) whatever the access-token algorithm is.
   const algorithms: SigningAlgorithm[] = [options.accessTokenAlgorithm, 'RS256'];
   const jwks = await resolveSigningKeys(options.keys?.jwks, algorithms, logger);
-  const store = await openStore(options);
+  const store = await openStore(options, logger);
   const clients = new ClientDirectory(store.records);
   const consents = new Consents(store.records, store, catalog);
   const cookieKeys = cookieKeysOf(options, logger);

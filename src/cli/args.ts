@@ -1,0 +1,110 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Resources } from '../records/client-configurations.js';
+import { UsageError } from './errors.js';
+
+type OptionSpec = NonNullable<ParseArgsConfig['options']>[string];
+
+/** Every flag of every command (one table, so that flags may come before or after the command). */
+const OPTIONS = {
+  // global
+  redis: { type: 'string' },
+  'key-prefix': { type: 'string' },
+  apis: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  // clients
+  tenant: { type: 'string' },
+  name: { type: 'string' },
+  category: { type: 'string' },
+  description: { type: 'string' },
+  resource: { type: 'string', multiple: true },
+  constraint: { type: 'string', multiple: true },
+  // apps
+  'redirect-uri': { type: 'string', multiple: true },
+  type: { type: 'string' },
+  'no-pkce': { type: 'boolean' },
+  'first-party': { type: 'boolean' },
+  // keys
+  alg: { type: 'string', multiple: true },
+  out: { type: 'string' },
+  force: { type: 'boolean' },
+} as const satisfies Record<string, OptionSpec>;
+
+export type OptionName = keyof typeof OPTIONS;
+
+export const GLOBAL_OPTIONS: readonly OptionName[] = ['redis', 'key-prefix', 'apis', 'json', 'help'];
+
+export interface ParsedArgs {
+  positionals: string[];
+  values: {
+    [K in OptionName]?: (typeof OPTIONS)[K] extends { multiple: true }
+      ? string[]
+      : (typeof OPTIONS)[K] extends { type: 'boolean' } ? boolean : string;
+  };
+  /** The flags given, as written (`--name`), in order. */
+  given: OptionName[];
+}
+
+export function parseCommandLine(argv: readonly string[]): ParsedArgs {
+  try {
+    const { values, positionals, tokens } = parseArgs({
+      args: [...argv],
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
+    });
+    const given = tokens.flatMap((token) => (token.kind === 'option' ? [token.name as OptionName] : []));
+    return { positionals, values: values as ParsedArgs['values'], given };
+  } catch (error) {
+    // node:util's messages name the flag: "Unknown option '--nmae'", "Option '--name <value>' argument missing".
+    const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '');
+    throw new UsageError(message);
+  }
+}
+
+/** Refuses flags that the command does not take (they would be silently ignored otherwise). */
+export function allowOnly(args: ParsedArgs, command: string, allowed: readonly OptionName[]): void {
+  for (const name of args.given) {
+    if (!GLOBAL_OPTIONS.includes(name) && !allowed.includes(name)) {
+      throw new UsageError(`${command} does not take --${name} (see talent-auth ${command} --help)`, `--${name}`);
+    }
+  }
+}
+
+export function required(value: string | undefined, flag: string, command: string): string {
+  if (value === undefined) throw new UsageError(`${command}: --${flag} is required`, `--${flag}`);
+  return value;
+}
+
+/** `<api>:<scope>[,<scope>...]` per `--resource`, and `<api>:<dimension>=<value>` per `--constraint`. */
+export function parseResources(resourceFlags: readonly string[] = [], constraintFlags: readonly string[] = []): Resources {
+  const resources: Resources = {};
+  for (const flag of resourceFlags) {
+    const colon = flag.indexOf(':');
+    const apiId = flag.slice(0, colon).trim();
+    if (colon <= 0 || !apiId) {
+      throw new UsageError(`--resource "${flag}": expected <api>:<scope>[,<scope>...], e.g. scim:scim.read,scim.write`, '--resource');
+    }
+    const scopes = flag.slice(colon + 1).split(',').map((scope) => scope.trim()).filter(Boolean);
+    const entry = (resources[apiId] ??= { scopes: [] });
+    entry.scopes.push(...scopes.filter((scope) => !entry.scopes.includes(scope)));
+  }
+  for (const flag of constraintFlags) {
+    const colon = flag.indexOf(':');
+    const equals = flag.indexOf('=', colon + 1);
+    const apiId = flag.slice(0, colon).trim();
+    const dimension = flag.slice(colon + 1, equals).trim();
+    if (colon <= 0 || equals < 0 || !apiId || !dimension) {
+      throw new UsageError(`--constraint "${flag}": expected <api>:<dimension>=<value>, e.g. scim:group=engineering`, '--constraint');
+    }
+    const entry = resources[apiId];
+    if (!entry) {
+      throw new UsageError(`--constraint "${flag}": API "${apiId}" has no --resource ${apiId}:<scopes>`, '--constraint');
+    }
+    const values = ((entry.constraints ??= {})[dimension] ??= []);
+    const value = flag.slice(equals + 1);
+    if (!values.includes(value)) values.push(value);
+  }
+  return resources;
+}

@@ -1,0 +1,194 @@
+/* Help texts: `talent-auth --help`, `talent-auth <group> --help`, `talent-auth <group> <command> --help`. */
+
+const STORE_OPTIONS = `Store options:
+  --redis <url>          Redis URL (redis:// or rediss://); default: env REDIS_URL. Required.
+  --key-prefix <prefix>  key prefix of the deployment (default: talent-auth:)`;
+
+const OUTPUT_OPTIONS = `Output:
+  --json                 machine-readable JSON on stdout (snake_case names); errors as JSON on stderr
+  -h, --help             this help`;
+
+const EXIT_CODES = `Exit codes: 0 success, 1 usage or validation error (stderr names the field), 2 Redis unreachable.`;
+
+export const TOP_HELP = `talent-auth: operator CLI for a talent-auth deployment.
+
+Works on the Redis store directly (the HTTP server need not run), with the server's own record
+services: what it accepts and stores is exactly what createAuthServer() would.
+
+Usage: talent-auth <group> <command> [options]
+
+  clients create         create a client configuration (machine-to-machine); prints its secret once
+  clients list           list the client configurations of a tenant
+  clients rotate-secret  give a client configuration a new secret (the old one stops working)
+  clients delete         delete a client configuration
+  apps create            register an app (named-user sign-in); prints a secret once for confidential apps
+  apps list              list the app registrations
+  apps rotate-secret     give a confidential app a new secret
+  apps delete            delete an app registration
+  keys generate          write a private JWKS file for JWKS_FILE / keys.jwks
+
+Run talent-auth <group> <command> --help for the options of a command.
+
+${STORE_OPTIONS}
+
+${OUTPUT_OPTIONS}
+
+${EXIT_CODES}
+`;
+
+export const GROUP_HELP: Record<string, string> = {
+  clients: `Usage: talent-auth clients <command> [options]
+
+  create --tenant <t> --name <n> --category <c> --resource <api>:<scopes> [...]
+  list --tenant <t>
+  rotate-secret <clientId>
+  delete <clientId>
+
+Run talent-auth clients <command> --help for details.
+`,
+  apps: `Usage: talent-auth apps <command> [options]
+
+  create --name <n> --redirect-uri <uri> [...] --type public|confidential [--no-pkce] [--first-party]
+  list
+  rotate-secret <clientId>
+  delete <clientId>
+
+Run talent-auth apps <command> --help for details.
+`,
+  keys: `Usage: talent-auth keys generate [--alg <alg>]... --out <file> [--force]
+
+Run talent-auth keys generate --help for details.
+`,
+};
+
+export const COMMAND_HELP: Record<string, string> = {
+  'clients create': `Usage: talent-auth clients create --tenant <tenant> --name <name> --category <category>
+         [--description <text>] --resource <api>:<scope>[,<scope>...] [--resource ...]
+         [--constraint <api>:<dimension>=<value> ...] --apis <file>
+
+Creates a client configuration and prints its client_id and client_secret. The secret is shown
+only this once (only its digest is stored).
+
+  --tenant <tenant>         the tenant the client belongs to (fixed for its lifetime)
+  --name <name>             display name
+  --category <category>     e.g. payroll
+  --description <text>      optional
+  --resource <api>:<scopes> an API of the catalog with the scopes assigned, comma-separated;
+                            repeat for several APIs
+  --constraint <api>:<dimension>=<value>
+                            a data filter; repeat for several values or dimensions, e.g.
+                            --constraint scim:group=eng --constraint scim:group=ops
+  --apis <file>             the API catalog: a JSON file holding the apis array given to
+                            createAuthServer (or {"apis": [...]}); default: env TALENT_AUTH_APIS
+
+Example:
+  talent-auth clients create --tenant acme --name "Payroll sync" --category payroll \\
+    --resource scim:scim.read,scim.write --resource subscriptions:manage.subscriptions \\
+    --constraint scim:group=eng --constraint scim:department=rnd --apis apis.json
+
+${STORE_OPTIONS}
+
+${OUTPUT_OPTIONS}
+
+${EXIT_CODES}
+`,
+  'clients list': `Usage: talent-auth clients list --tenant <tenant>
+
+Lists the client configurations of a tenant, oldest first (never their secrets).
+
+${STORE_OPTIONS}
+
+${OUTPUT_OPTIONS}
+
+${EXIT_CODES}
+`,
+  'clients rotate-secret': `Usage: talent-auth clients rotate-secret <clientId>
+
+Gives the client configuration a new secret and prints it once. The previous secret stops working
+at once on every server instance.
+
+${STORE_OPTIONS}
+
+${OUTPUT_OPTIONS}
+
+${EXIT_CODES}
+`,
+  'clients delete': `Usage: talent-auth clients delete <clientId>
+
+Deletes the client configuration: its secret stops working at once. Access tokens already issued
+stay valid until they expire.
+
+${STORE_OPTIONS}
+
+${OUTPUT_OPTIONS}
+
+${EXIT_CODES}
+`,
+  'apps create': `Usage: talent-auth apps create --name <name> --redirect-uri <uri> [--redirect-uri ...]
+         --type public|confidential [--description <text>] [--no-pkce] [--first-party]
+
+Registers an app for named-user sign-in and prints its client_id (and, for a confidential app, its
+client_secret, shown only this once).
+
+  --name <name>             display name (shown on the consent page)
+  --description <text>      optional
+  --redirect-uri <uri>      an exact redirect URI; repeat for several. https, http://localhost or
+                            http://127.0.0.1, or a custom scheme://...
+  --type <type>             public (SPA, mobile: no secret, PKCE always on) or confidential
+                            (server-side: a secret, refresh tokens)
+  --no-pkce                 confidential apps only, and only when every redirect URI is https
+  --first-party             a platform-owned app: its users' tokens may manage all their consents
+
+${STORE_OPTIONS}
+
+${OUTPUT_OPTIONS}
+
+${EXIT_CODES}
+`,
+  'apps list': `Usage: talent-auth apps list
+
+Lists the app registrations, oldest first (never their secrets).
+
+${STORE_OPTIONS}
+
+${OUTPUT_OPTIONS}
+
+${EXIT_CODES}
+`,
+  'apps rotate-secret': `Usage: talent-auth apps rotate-secret <clientId>
+
+Gives a confidential app a new secret and prints it once; the previous one stops working at once.
+
+${STORE_OPTIONS}
+
+${OUTPUT_OPTIONS}
+
+${EXIT_CODES}
+`,
+  'apps delete': `Usage: talent-auth apps delete <clientId>
+
+Deletes the app registration: sign-ins and token requests for it stop at once.
+
+${STORE_OPTIONS}
+
+${OUTPUT_OPTIONS}
+
+${EXIT_CODES}
+`,
+  'keys generate': `Usage: talent-auth keys generate [--alg <alg>]... --out <file> [--force]
+
+Writes a private JSON Web Key Set for JWKS_FILE (example server) or keys.jwks (createAuthServer).
+Each key gets kid (its RFC 7638 thumbprint), alg and use: "sig". The file is created with mode
+0600. Needs no Redis.
+
+  --alg <alg>     ES256, RS256, PS256 or EdDSA; repeat for several. Default: ES256 and RS256
+                  (the server needs a key for its access-token algorithm, ES256 by default, and
+                  an RSA key for RS256 ID tokens)
+  --out <file>    where to write
+  --force         replace an existing file (otherwise it is never touched)
+
+${OUTPUT_OPTIONS}
+
+Exit codes: 0 success, 1 usage error or the file cannot be written.
+`,
+};

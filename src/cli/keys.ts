@@ -1,0 +1,63 @@
+import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
+import type { PrivateJwks, SigningAlgorithm } from '../provider/keys.js';
+import { UsageError } from './errors.js';
+
+export const SIGNING_ALGORITHMS: readonly SigningAlgorithm[] = ['ES256', 'RS256', 'PS256', 'EdDSA'];
+/** The server's defaults: ES256 access tokens, RS256 ID tokens. */
+export const DEFAULT_ALGORITHMS: readonly SigningAlgorithm[] = ['ES256', 'RS256'];
+
+export function parseAlgorithms(values: readonly string[] | undefined): SigningAlgorithm[] {
+  if (!values || values.length === 0) return [...DEFAULT_ALGORITHMS];
+  for (const value of values) {
+    if (!(SIGNING_ALGORITHMS as readonly string[]).includes(value)) {
+      throw new UsageError(`--alg: "${value}" is not one of ${SIGNING_ALGORITHMS.join(', ')}`, '--alg');
+    }
+  }
+  return [...new Set(values as SigningAlgorithm[])];
+}
+
+/** One private signing key: kid = RFC 7638 thumbprint, alg named (so RS256 and PS256 keys never mix), use sig. */
+async function generate(alg: SigningAlgorithm): Promise<JWK> {
+  const { privateKey } = await generateKeyPair(alg, {
+    extractable: true,
+    ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}),
+    ...(alg === 'RS256' || alg === 'PS256' ? { modulusLength: 2048 } : {}),
+  });
+  const jwk = await exportJWK(privateKey);
+  return { kid: await calculateJwkThumbprint(jwk), alg, use: 'sig', ...jwk };
+}
+
+export async function generateJwks(algorithms: readonly SigningAlgorithm[]): Promise<PrivateJwks> {
+  return { keys: await Promise.all(algorithms.map(generate)) };
+}
+
+/**
+ * Writes the key set readable by its owner only (0600). Without `force` an existing file is never
+ * touched (O_EXCL); with it, the new file replaces the old one atomically (rename).
+ */
+export function writeJwksFile(path: string, jwks: PrivateJwks, force: boolean): void {
+  const text = `${JSON.stringify(jwks, null, 2)}\n`;
+  if (!force) {
+    try {
+      writeFileSync(path, text, { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') throw new UsageError(`--out: ${path} exists; use --force to replace it`, '--out');
+      throw new UsageError(`--out: cannot write ${path} (${code ?? (error as Error).message})`, '--out');
+    }
+    return;
+  }
+  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    writeFileSync(temporary, text, { mode: 0o600, flag: 'wx' });
+    chmodSync(temporary, 0o600);
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`--out: cannot write ${path} (${code ?? (error as Error).message})`, '--out');
+  }
+}

@@ -1,0 +1,457 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JWK } from 'jose';
+import { createAuthServer } from '../../src/index.js';
+import { capturingLogger, demoApis } from '../support/fixtures.js';
+import { freePort, startRedis, type RedisServer } from '../support/redis.js';
+import { basic, postToken, startServer } from '../support/server.js';
+import { pkcePair } from '../support/user-agent.js';
+
+const entry = join(process.cwd(), 'dist/bin/talent-auth.js');
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const SECRET = /^[A-Za-z0-9_-]{43}$/;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** stdout as JSON (for --json runs). */
+  json: any;
+}
+
+describe('talent-auth CLI (built, as a subprocess, on a real redis-server)', () => {
+  let redis: RedisServer;
+  let dir: string;
+  let apisFile: string;
+
+  /** Runs `node dist/bin/talent-auth.js ...args`, with REDIS_URL and TALENT_AUTH_APIS set unless overridden. */
+  function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+    const childEnv: Record<string, string> = {};
+    const merged = { ...process.env, REDIS_URL: redis.url, TALENT_AUTH_APIS: apisFile, ...env };
+    for (const [name, value] of Object.entries(merged)) if (value !== undefined) childEnv[name] = value;
+    const child = spawn(process.execPath, [entry, ...args], { cwd: dir, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    return new Promise((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', (code) => {
+        let json: unknown;
+        try {
+          json = JSON.parse(stdout);
+        } catch {
+          json = undefined;
+        }
+        resolve({ code, stdout, stderr, json });
+      });
+    });
+  }
+
+  const payroll = [
+    'clients', 'create', '--tenant', 'acme', '--name', 'Payroll sync', '--category', 'payroll',
+    '--resource', 'scim:scim.read,scim.write', '--resource', 'subscriptions:manage.subscriptions',
+    '--constraint', 'scim:group=eng', '--constraint', 'scim:group=ops', '--constraint', 'scim:department=rnd',
+  ];
+
+  beforeAll(async () => {
+    if (!existsSync(entry)) throw new Error('run `npx tsc -p tsconfig.build.json` first (the test command builds)');
+    redis = await startRedis();
+    dir = mkdtempSync(join(tmpdir(), 'talent-auth-cli-'));
+    apisFile = join(dir, 'apis.json');
+    writeFileSync(apisFile, JSON.stringify(demoApis));
+  });
+  afterAll(async () => {
+    await redis.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('clients', () => {
+    it('creates a client with resources and constraints, lists it, rotates its secret and deletes it', async () => {
+      const created = await cli([...payroll, '--description', 'Nightly export', '--json']);
+      expect(created.stderr).toBe('');
+      expect(created.code).toBe(0);
+      expect(created.json).toEqual({
+        client_id: expect.stringMatching(UUID),
+        client_secret: expect.stringMatching(SECRET),
+        tenant: 'acme',
+        name: 'Payroll sync',
+        category: 'payroll',
+        description: 'Nightly export',
+        resources: {
+          scim: { scopes: ['scim.read', 'scim.write'], constraints: { group: ['eng', 'ops'], department: ['rnd'] } },
+          subscriptions: { scopes: ['manage.subscriptions'] },
+        },
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      });
+      const { client_id: clientId, client_secret: secret } = created.json;
+
+      const listed = await cli(['clients', 'list', '--tenant', 'acme', '--json']);
+      expect(listed.code).toBe(0);
+      const mine = listed.json.clients.find((client: { client_id: string }) => client.client_id === clientId);
+      expect(mine).toMatchObject({ name: 'Payroll sync', resources: created.json.resources });
+      expect(listed.stdout).not.toContain(secret);
+      expect(mine).not.toHaveProperty('client_secret');
+
+      const human = await cli(['clients', 'list', '--tenant', 'acme']);
+      expect(human.code).toBe(0);
+      expect(human.stdout).toMatch(/^CLIENT_ID\s+NAME\s+CATEGORY/);
+      expect(human.stdout).toContain(clientId);
+      expect(human.stdout).toContain('scim: scim.read, scim.write [group=eng|ops department=rnd]');
+      expect((await cli(['clients', 'list', '--tenant', 'globex', '--json'])).json).toEqual({ clients: [] });
+
+      const rotated = await cli(['clients', 'rotate-secret', clientId, '--json']);
+      expect(rotated.code).toBe(0);
+      expect(rotated.json).toEqual({ client_id: clientId, client_secret: expect.stringMatching(SECRET) });
+      expect(rotated.json.client_secret).not.toBe(secret);
+
+      const deleted = await cli(['clients', 'delete', clientId, '--json']);
+      expect(deleted.code).toBe(0);
+      expect(deleted.json).toEqual({ client_id: clientId, deleted: true });
+      const after = await cli(['clients', 'list', '--tenant', 'acme', '--json']);
+      expect(after.json.clients.map((client: { client_id: string }) => client.client_id)).not.toContain(clientId);
+
+      const again = await cli(['clients', 'delete', clientId]);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain(`client configuration ${clientId} not found`);
+      const rotateGone = await cli(['clients', 'rotate-secret', clientId]);
+      expect(rotateGone.code).toBe(1);
+      expect(rotateGone.stderr).toContain('not found');
+    });
+
+    it('prints the secret once in human form', async () => {
+      const created = await cli(payroll);
+      expect(created.code).toBe(0);
+      expect(created.stdout).toMatch(/client_id:\s+[0-9a-f-]{36}\n/);
+      expect(created.stdout).toMatch(/client_secret:\s+[A-Za-z0-9_-]{43}\n/);
+      expect(created.stdout).toContain('shown only now');
+    });
+
+    it('validates exactly as the server does: the field is named, exit 1', async () => {
+      const unknownScope = await cli(['clients', 'create', '--tenant', 'acme', '--name', 'x', '--category', 'y', '--resource', 'scim:scim.read,scim.delete']);
+      expect(unknownScope.code).toBe(1);
+      expect(unknownScope.stdout).toBe('');
+      expect(unknownScope.stderr).toContain('resources.scim.scopes');
+      expect(unknownScope.stderr).toContain('scim.delete');
+
+      const asJson = await cli(['clients', 'create', '--tenant', 'acme', '--name', 'x', '--category', 'y', '--resource', 'scim:scim.delete', '--json']);
+      expect(asJson.code).toBe(1);
+      expect(JSON.parse(asJson.stderr)).toMatchObject({ error: 'validation_error', field: 'resources.scim.scopes' });
+
+      const dimension = await cli(['clients', 'create', '--tenant', 'acme', '--name', 'x', '--category', 'y', '--resource', 'scim:scim.read', '--constraint', 'scim:location=berlin']);
+      expect(dimension.code).toBe(1);
+      expect(dimension.stderr).toContain('resources.scim.constraints.location');
+
+      const unknownApi = await cli(['clients', 'create', '--tenant', 'acme', '--name', 'x', '--category', 'y', '--resource', 'payroll:payroll.read']);
+      expect(unknownApi.code).toBe(1);
+      expect(unknownApi.stderr).toContain('resources.payroll.scopes: unknown API "payroll"');
+
+      const emptyName = await cli(['clients', 'create', '--tenant', 'acme', '--name', ' ', '--category', 'y', '--resource', 'scim:scim.read']);
+      expect(emptyName.code).toBe(1);
+      expect(emptyName.stderr).toContain('name: must not be empty');
+
+      const missingTenant = await cli(['clients', 'create', '--name', 'x', '--category', 'y', '--resource', 'scim:scim.read']);
+      expect(missingTenant.code).toBe(1);
+      expect(missingTenant.stderr).toContain('--tenant is required');
+
+      const badResource = await cli(['clients', 'create', '--tenant', 'acme', '--name', 'x', '--category', 'y', '--resource', 'scim.read']);
+      expect(badResource.code).toBe(1);
+      expect(badResource.stderr).toContain('--resource "scim.read": expected <api>:<scope>');
+
+      const listAfter = await cli(['clients', 'list', '--tenant', 'acme', '--json']);
+      expect(listAfter.json.clients.map((client: { name: string }) => client.name)).not.toContain('x');
+    });
+
+    it('needs the API catalog to create, and validates it with the server option schema', async () => {
+      const none = await cli(payroll, { TALENT_AUTH_APIS: undefined });
+      expect(none.code).toBe(1);
+      expect(none.stderr).toContain('--apis');
+
+      const broken = join(dir, 'broken-apis.json');
+      writeFileSync(broken, JSON.stringify([{ id: 'scim', name: 'SCIM', scopes: {} }]));
+      const invalid = await cli([...payroll, '--apis', broken]);
+      expect(invalid.code).toBe(1);
+      expect(invalid.stderr).toContain('apis.0.scopes: an API needs at least one scope');
+
+      const wrapped = join(dir, 'options.json');
+      writeFileSync(wrapped, JSON.stringify({ apis: demoApis }));
+      const fromObject = await cli([...payroll, '--apis', wrapped, '--json'], { TALENT_AUTH_APIS: undefined });
+      expect(fromObject.code).toBe(0);
+      expect(fromObject.json.client_id).toMatch(UUID);
+    });
+
+    it('keeps deployments apart by key prefix', async () => {
+      const created = await cli([...payroll, '--key-prefix', 'other:', '--tenant', 'prefixed', '--json']);
+      expect(created.code).toBe(0);
+      expect((await cli(['clients', 'list', '--tenant', 'prefixed', '--json'])).json.clients).toEqual([]);
+      const listed = await cli(['clients', 'list', '--tenant', 'prefixed', '--key-prefix', 'other:', '--json']);
+      expect(listed.json.clients.map((client: { client_id: string }) => client.client_id)).toEqual([created.json.client_id]);
+      expect(await redis.client().exists(`other:rec:{records}:client:${created.json.client_id}`)).toBe(1);
+    });
+  });
+
+  describe('apps', () => {
+    it('registers public and confidential apps, lists, rotates and deletes them', async () => {
+      const spa = await cli(['apps', 'create', '--name', 'SPA', '--redirect-uri', 'http://127.0.0.1:5173/cb', '--type', 'public', '--json']);
+      expect(spa.code).toBe(0);
+      expect(spa.json).toMatchObject({
+        client_id: expect.stringMatching(UUID),
+        name: 'SPA',
+        redirect_uris: ['http://127.0.0.1:5173/cb'],
+        client_type: 'public',
+        pkce_enabled: true,
+        first_party: false,
+      });
+      expect(spa.json).not.toHaveProperty('client_secret');
+
+      const web = await cli([
+        'apps', 'create', '--name', 'Portal', '--description', 'Server-side', '--type', 'confidential',
+        '--redirect-uri', 'https://portal.example/cb', '--redirect-uri', 'https://portal.example/cb2', '--no-pkce', '--first-party', '--json',
+      ]);
+      expect(web.code).toBe(0);
+      expect(web.json).toMatchObject({
+        client_type: 'confidential',
+        client_secret: expect.stringMatching(SECRET),
+        pkce_enabled: false,
+        first_party: true,
+        redirect_uris: ['https://portal.example/cb', 'https://portal.example/cb2'],
+      });
+
+      const human = await cli(['apps', 'create', '--name', 'Human', '--redirect-uri', 'https://h.example/cb', '--type', 'confidential']);
+      expect(human.code).toBe(0);
+      expect(human.stdout).toMatch(/client_secret:\s+[A-Za-z0-9_-]{43}\n/);
+
+      const listed = await cli(['apps', 'list', '--json']);
+      expect(listed.code).toBe(0);
+      const ids = listed.json.apps.map((app: { client_id: string }) => app.client_id);
+      expect(ids).toEqual(expect.arrayContaining([spa.json.client_id, web.json.client_id]));
+      expect(listed.stdout).not.toContain(web.json.client_secret);
+      const table = await cli(['apps', 'list']);
+      expect(table.stdout).toMatch(/^CLIENT_ID\s+NAME\s+TYPE\s+PKCE/);
+      expect(table.stdout).toContain(web.json.client_id);
+
+      const rotated = await cli(['apps', 'rotate-secret', web.json.client_id, '--json']);
+      expect(rotated.code).toBe(0);
+      expect(rotated.json.client_secret).toMatch(SECRET);
+      expect(rotated.json.client_secret).not.toBe(web.json.client_secret);
+      const publicRotate = await cli(['apps', 'rotate-secret', spa.json.client_id]);
+      expect(publicRotate.code).toBe(1);
+      expect(publicRotate.stderr).toContain('clientType: public apps have no secret');
+
+      for (const id of [spa.json.client_id, web.json.client_id]) {
+        const deleted = await cli(['apps', 'delete', id, '--json']);
+        expect(deleted.code).toBe(0);
+        expect(deleted.json).toEqual({ client_id: id, deleted: true });
+      }
+      const after = await cli(['apps', 'list', '--json']);
+      expect(after.json.apps.map((app: { client_id: string }) => app.client_id)).not.toContain(spa.json.client_id);
+    });
+
+    it('refuses an invalid redirect URI naming the URI and the rule, exit 1', async () => {
+      const bad = await cli([
+        'apps', 'create', '--name', 'Bad', '--type', 'public',
+        '--redirect-uri', 'https://ok.example/cb', '--redirect-uri', 'http://evil.example/cb',
+      ]);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain('redirectUris.1');
+      expect(bad.stderr).toContain('"http://evil.example/cb"');
+      expect(bad.stderr).toContain('plain http is allowed only for localhost and 127.0.0.1');
+
+      const fragment = await cli(['apps', 'create', '--name', 'Bad', '--type', 'public', '--redirect-uri', 'https://ok.example/cb#x', '--json']);
+      expect(fragment.code).toBe(1);
+      expect(JSON.parse(fragment.stderr)).toMatchObject({ field: 'redirectUris.0', message: expect.stringContaining('fragment') });
+
+      const pkce = await cli(['apps', 'create', '--name', 'Bad', '--type', 'public', '--redirect-uri', 'https://ok.example/cb', '--no-pkce']);
+      expect(pkce.code).toBe(1);
+      expect(pkce.stderr).toContain('pkceEnabled: PKCE is always on for public apps');
+
+      const type = await cli(['apps', 'create', '--name', 'Bad', '--type', 'spa', '--redirect-uri', 'https://ok.example/cb']);
+      expect(type.code).toBe(1);
+      expect(type.stderr).toContain('clientType');
+
+      const listed = await cli(['apps', 'list', '--json']);
+      expect(listed.json.apps.map((app: { name: string }) => app.name)).not.toContain('Bad');
+    });
+  });
+
+  describe('keys generate', () => {
+    it('writes a private ES256 + RS256 JWKS (0600) that createAuthServer accepts, and never overwrites by accident', async () => {
+      const out = join(dir, 'jwks.json');
+      const generated = await cli(['keys', 'generate', '--out', out, '--json'], { REDIS_URL: undefined });
+      expect(generated.code).toBe(0);
+      expect(statSync(out).mode & 0o777).toBe(0o600);
+      const jwks = JSON.parse(readFileSync(out, 'utf8')) as { keys: JWK[] };
+      expect(jwks.keys.map((key) => [key.alg, key.kty, key.use])).toEqual([['ES256', 'EC', 'sig'], ['RS256', 'RSA', 'sig']]);
+      for (const key of jwks.keys) {
+        expect(key.d).toEqual(expect.any(String));
+        expect(key.kid).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      }
+      expect(generated.json).toEqual({ file: out, keys: jwks.keys.map((key) => ({ kid: key.kid, alg: key.alg, kty: key.kty, ...(key.crv ? { crv: key.crv } : {}) })) });
+      expect(generated.stdout).not.toContain(jwks.keys[0]!.d);
+
+      const auth = await createAuthServer({ baseUrl: 'http://127.0.0.1:1', apis: demoApis, keys: { jwks }, logger: capturingLogger().logger });
+      try {
+        const http = createServer(auth.app.callback());
+        await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+        const { port } = http.address() as AddressInfo;
+        const published = (await (await fetch(`http://127.0.0.1:${port}/oauth2/jwks`)).json()) as { keys: JWK[] };
+        http.closeAllConnections();
+        await new Promise((resolve) => http.close(resolve));
+        expect(published.keys.map((key) => key.kid).sort()).toEqual(jwks.keys.map((key) => key.kid).sort());
+        expect(published.keys.every((key) => key.d === undefined)).toBe(true);
+      } finally {
+        await auth.close();
+      }
+
+      const refused = await cli(['keys', 'generate', '--out', out]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('exists; use --force');
+      expect(readFileSync(out, 'utf8')).toBe(`${JSON.stringify(jwks, null, 2)}\n`);
+
+      const forced = await cli(['keys', 'generate', '--out', out, '--force', '--alg', 'EdDSA', '--alg', 'PS256', '--alg', 'RS256']);
+      expect(forced.code).toBe(0);
+      expect(forced.stdout).toContain('kid');
+      expect(statSync(out).mode & 0o777).toBe(0o600);
+      const replaced = JSON.parse(readFileSync(out, 'utf8')) as { keys: JWK[] };
+      expect(replaced.keys.map((key) => key.alg)).toEqual(['EdDSA', 'PS256', 'RS256']);
+
+      const badAlg = await cli(['keys', 'generate', '--out', join(dir, 'x.json'), '--alg', 'HS256']);
+      expect(badAlg.code).toBe(1);
+      expect(badAlg.stderr).toContain('--alg: "HS256" is not one of');
+      expect(existsSync(join(dir, 'x.json'))).toBe(false);
+    });
+  });
+
+  describe('usage and connection errors', () => {
+    it('exits 2 when Redis cannot be reached', async () => {
+      const port = await freePort();
+      const closed = await cli(['clients', 'list', '--tenant', 'acme', '--redis', `redis://127.0.0.1:${port}`]);
+      expect(closed.code).toBe(2);
+      expect(closed.stderr).toContain(`cannot connect to Redis at redis://127.0.0.1:${port}`);
+      expect(closed.stderr).not.toContain('[ioredis]');
+
+      const fromEnv = await cli(['apps', 'list', '--json'], { REDIS_URL: `redis://:hunter2@127.0.0.1:${port}` });
+      expect(fromEnv.code).toBe(2);
+      expect(JSON.parse(fromEnv.stderr)).toMatchObject({ error: 'connection_failed' });
+      expect(fromEnv.stderr).not.toContain('hunter2');
+    });
+
+    it('exits 1 naming the flag for usage errors', async () => {
+      const noRedis = await cli(['clients', 'list', '--tenant', 'acme'], { REDIS_URL: undefined });
+      expect(noRedis.code).toBe(1);
+      expect(noRedis.stderr).toContain('--redis <url> or REDIS_URL is required');
+
+      const unknownFlag = await cli(['clients', 'list', '--tenat', 'acme']);
+      expect(unknownFlag.code).toBe(1);
+      expect(unknownFlag.stderr).toContain("Unknown option '--tenat'");
+
+      const foreignFlag = await cli(['apps', 'list', '--tenant', 'acme']);
+      expect(foreignFlag.code).toBe(1);
+      expect(foreignFlag.stderr).toContain('apps list does not take --tenant');
+
+      const missingId = await cli(['clients', 'delete', '--json']);
+      expect(missingId.code).toBe(1);
+      expect(JSON.parse(missingId.stderr)).toMatchObject({ error: 'usage_error', message: 'clients delete: missing <clientId>' });
+
+      const unknown = await cli(['tenants', 'list']);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('unknown command "tenants"');
+    });
+
+    it('has help for every command', async () => {
+      const top = await cli(['--help']);
+      expect(top.code).toBe(0);
+      expect(top.stdout).toContain('Usage: talent-auth <group> <command>');
+      for (const command of ['clients create', 'clients list', 'clients rotate-secret', 'clients delete', 'apps create', 'apps list', 'apps rotate-secret', 'apps delete', 'keys generate']) {
+        const help = await cli([...command.split(' '), '--help'], { REDIS_URL: undefined });
+        expect(help.code).toBe(0);
+        expect(help.stdout).toContain(`Usage: talent-auth ${command}`);
+      }
+      expect((await cli(['apps', '-h'])).stdout).toContain('Usage: talent-auth apps <command>');
+    });
+  });
+
+  describe('interoperability with the server', () => {
+    it('a client made by the CLI gets a token from a server on the same store; rotation and deletion reach the server at once', async () => {
+      const jwksFile = join(dir, 'server-jwks.json');
+      expect((await cli(['keys', 'generate', '--out', jwksFile])).code).toBe(0);
+      const jwks = JSON.parse(readFileSync(jwksFile, 'utf8')) as { keys: JWK[] };
+      const prefix = 'interop:';
+      const server = await startServer({ store: { type: 'redis', url: redis.url, keyPrefix: prefix }, apis: demoApis, keys: { jwks } });
+      try {
+        const created = await cli([...payroll, '--key-prefix', prefix, '--json']);
+        expect(created.code).toBe(0);
+        const { client_id: clientId, client_secret: secret } = created.json;
+
+        const token = await postToken(server.oauthUrl, { grant_type: 'client_credentials', scope: 'scim.read' }, { authorization: basic(clientId, secret) });
+        expect(token.status).toBe(200);
+        const accessToken = token.body.access_token as string;
+        expect(decodeProtectedHeader(accessToken).kid).toBe(jwks.keys.find((key) => key.alg === 'ES256')!.kid);
+        const publicKeys = { keys: jwks.keys.map(({ d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...rest }) => rest) };
+        const { payload } = await jwtVerify(accessToken, createLocalJWKSet(publicKeys), { issuer: server.auth.issuer, audience: server.auth.audience });
+        expect(payload).toMatchObject({
+          client_id: clientId,
+          tenant: 'acme',
+          scope: 'scim.read',
+          constraints: { scim: { group: ['eng', 'ops'], department: ['rnd'] } },
+        });
+
+        // The server caches client lookups; the CLI's writes publish the change message that drops them.
+        const rotated = await cli(['clients', 'rotate-secret', clientId, '--key-prefix', prefix, '--json']);
+        expect(rotated.code).toBe(0);
+        const old = await postToken(server.oauthUrl, { grant_type: 'client_credentials' }, { authorization: basic(clientId, secret) });
+        expect(old.status).toBe(401);
+        const fresh = await postToken(server.oauthUrl, { grant_type: 'client_credentials' }, { authorization: basic(clientId, rotated.json.client_secret) });
+        expect(fresh.status).toBe(200);
+        expect((fresh.body.scope as string).split(' ').sort()).toEqual(['manage.subscriptions', 'scim.read', 'scim.write']);
+
+        // The server's own service sees the CLI's record, and the CLI sees the server's.
+        expect(await server.auth.clientConfigurations.get(clientId)).toMatchObject({ name: 'Payroll sync', tenant: 'acme' });
+        const viaServer = await server.auth.clientConfigurations.create({ tenant: 'acme', name: 'From server', category: 'x', resources: { users: { scopes: ['user.read'] } } });
+        const listed = await cli(['clients', 'list', '--tenant', 'acme', '--key-prefix', prefix, '--json']);
+        expect(listed.json.clients.map((client: { client_id: string }) => client.client_id)).toEqual([clientId, viaServer.clientId]);
+
+        expect((await cli(['clients', 'delete', clientId, '--key-prefix', prefix])).code).toBe(0);
+        const gone = await postToken(server.oauthUrl, { grant_type: 'client_credentials' }, { authorization: basic(clientId, rotated.json.client_secret) });
+        expect(gone.status).toBe(401);
+        expect(gone.body.error).toBe('invalid_client');
+      } finally {
+        await server.stop();
+      }
+    });
+
+    it('an app registered by the CLI is accepted by the engine at /oauth2/authorize', async () => {
+      const prefix = 'interop-apps:';
+      const server = await startServer({ store: { type: 'redis', url: redis.url, keyPrefix: prefix } });
+      try {
+        const redirectUri = 'http://127.0.0.1:5173/callback';
+        for (const type of ['public', 'confidential']) {
+          const app = await cli(['apps', 'create', '--name', `CLI ${type}`, '--redirect-uri', redirectUri, '--type', type, '--key-prefix', prefix, '--json']);
+          expect(app.code).toBe(0);
+          const query = new URLSearchParams({
+            response_type: 'code', client_id: app.json.client_id, redirect_uri: redirectUri, scope: 'openid scim.read',
+            state: 'the-state', code_challenge: pkcePair().challenge, code_challenge_method: 'S256',
+          });
+          const response = await fetch(`${server.oauthUrl}/authorize?${query}`, { redirect: 'manual' });
+          expect(response.status).toBe(303);
+          expect(response.headers.get('location')).toContain('/oauth2/interaction/');
+          expect(await server.auth.appRegistrations.get(app.json.client_id)).toMatchObject({ clientType: type, redirectUris: [redirectUri] });
+        }
+        const deep = await cli(['apps', 'create', '--name', 'Mobile', '--redirect-uri', 'com.example.app://callback', '--type', 'public', '--key-prefix', prefix, '--json']);
+        expect(deep.code).toBe(0);
+        const query = new URLSearchParams({
+          response_type: 'code', client_id: deep.json.client_id, redirect_uri: 'com.example.app://callback', scope: 'openid',
+          state: 's', code_challenge: pkcePair().challenge, code_challenge_method: 'S256',
+        });
+        expect((await fetch(`${server.oauthUrl}/authorize?${query}`, { redirect: 'manual' })).status).toBe(303);
+      } finally {
+        await server.stop();
+      }
+    });
+  });
+});
