@@ -26,6 +26,7 @@ import { oauthErrors } from './routes/oauth-errors.js';
 import { tokenEndpointGuard } from './routes/token-endpoint.js';
 import { consentApi } from './routes/consent-api.js';
 import { managementApi } from './routes/management-api.js';
+import { openApiDocument, openApiRoute } from './routes/openapi.js';
 import { createTokenVerifier } from './resource-server/verifier.js';
 
 function cookieKeysOf(options: ResolvedOptions, logger: Logger): string[] {
@@ -162,6 +163,12 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       clients: clientConfigurations,
       apps: appRegistrations,
     }),
+  );
+  app.use(
+    openApiRoute(
+      `${options.pathPrefix}/api/oauth2/openapi.json`,
+      openApiDocument({ issuer: options.issuer, baseUrl: options.baseUrl, pathPrefix: options.pathPrefix }),
+    ),
   );
   app.use(mount(oauthPath, provider));
 

@@ -1,0 +1,337 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import Koa from 'koa';
+import { openApiDocument, openApiRoute } from '../../src/routes/openapi.js';
+import { testAccounts } from '../support/accounts.js';
+import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
+import { signInForCode } from '../support/sign-in.js';
+import { UserAgent } from '../support/user-agent.js';
+
+type Json = Record<string, unknown>;
+
+/**
+ * Every (method, path) we serve, read off the route code:
+ * - src/server.ts mounts the engine at `{prefix}/oauth2`; src/provider/configuration.ts routes
+ *   `/authorize`, `/token`, `/jwks` (userinfo, introspection, revocation, PAR, logout are off) and
+ *   the engine's discovery document; src/routes/token-endpoint.ts accepts POST only;
+ * - src/routes/discovery.ts: the RFC 8414 alias at `/.well-known/oauth-authorization-server{prefix}/oauth2`;
+ * - src/routes/consent-api.ts: GET `{base}`, DELETE `{base}/{clientId}`;
+ * - src/routes/management-api.ts: the `routes` table (two collections × five operations).
+ * The interaction pages (`/oauth2/interaction/...`) are browser pages, left out on purpose.
+ */
+const served = (prefix: string): Array<[string, string]> => [
+  ['post', `${prefix}/oauth2/token`],
+  ['get', `${prefix}/oauth2/jwks`],
+  ['get', `${prefix}/oauth2/.well-known/openid-configuration`],
+  ['get', `/.well-known/oauth-authorization-server${prefix}/oauth2`],
+  ['get', `${prefix}/oauth2/authorize`],
+  ['get', `${prefix}/api/oauth2/consents`],
+  ['delete', `${prefix}/api/oauth2/consents/{clientId}`],
+  ['get', `${prefix}/api/oauth2/openapi.json`],
+  ...['client-configurations', 'app-registrations'].flatMap((collection): Array<[string, string]> => [
+    ['get', `${prefix}/api/oauth2/${collection}`],
+    ['post', `${prefix}/api/oauth2/${collection}`],
+    ['get', `${prefix}/api/oauth2/${collection}/{clientId}`],
+    ['patch', `${prefix}/api/oauth2/${collection}/{clientId}`],
+    ['delete', `${prefix}/api/oauth2/${collection}/{clientId}`],
+    ['post', `${prefix}/api/oauth2/${collection}/{clientId}/secret`],
+  ]),
+];
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+function documented(document: Json): Array<[string, string]> {
+  const paths = document.paths as Record<string, Json>;
+  return Object.entries(paths).flatMap(([path, item]) =>
+    Object.keys(item).filter((key) => METHODS.includes(key)).map((method): [string, string] => [method, path]));
+}
+
+const key = ([method, path]: [string, string]) => `${method.toUpperCase()} ${path}`;
+
+const documentFor = (prefix: string, baseUrl = 'https://auth.example.com') =>
+  openApiDocument({ issuer: `${baseUrl}${prefix}/oauth2`, baseUrl, pathPrefix: prefix });
+
+async function validate(document: Json) {
+  const validator = new Validator();
+  const result = await validator.validate(document);
+  return { result, validator };
+}
+
+/** The document with every `$ref` replaced, and a validator of its schemas (JSON Schema 2020-12). */
+async function schemaChecker(document: Json) {
+  const { result, validator } = await validate(document);
+  expect(result).toEqual({ valid: true });
+  const resolved = validator.resolveRefs() as Json;
+  const ajv = new Ajv2020Module.default({ strict: false, allErrors: true });
+  addFormatsModule.default(ajv);
+  const operation = (method: string, path: string) => {
+    const item = (resolved.paths as Record<string, Json>)[path];
+    expect(item).toBeDefined();
+    const found = item![method] as Json | undefined;
+    expect(found).toBeDefined();
+    return found!;
+  };
+  return {
+    operation,
+    schemaOf(method: string, path: string, status: number, mediaType = 'application/json'): Json {
+      const responses = operation(method, path).responses as Record<string, Json>;
+      const described = responses[String(status)];
+      if (!described) throw new Error(`${method.toUpperCase()} ${path} does not document ${status}`);
+      const content = described.content as Record<string, { schema: Json }> | undefined;
+      const schema = content?.[mediaType]?.schema;
+      if (!schema) throw new Error(`${method.toUpperCase()} ${path} ${status} has no ${mediaType} schema`);
+      return schema;
+    },
+    /** Asserts `body` matches the schema, with Ajv's errors in the failure message. */
+    check(schema: Json, body: unknown, what: string): void {
+      const valid = ajv.validate(schema, body);
+      if (!valid) throw new Error(`${what} does not match the document: ${ajv.errorsText(ajv.errors)}\n${JSON.stringify(body)}`);
+    },
+    ajv,
+    resolved,
+  };
+}
+
+describe('OpenAPI document', () => {
+  it.each([[''], ['/auth2']])('is a valid OpenAPI 3.1 document (pathPrefix %j)', async (prefix) => {
+    const document = documentFor(prefix);
+    const { result, validator } = await validate(document);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+    expect(document.openapi).toMatch(/^3\.1\./);
+    expect(document.servers).toEqual([{ url: 'https://auth.example.com' }]);
+  });
+
+  it('every schema of it compiles as JSON Schema 2020-12', async () => {
+    const checker = await schemaChecker(documentFor(''));
+    const { schemas } = checker.resolved.components as { schemas: Record<string, Json> };
+    expect(Object.keys(schemas).length).toBeGreaterThan(20);
+    for (const schema of Object.values(schemas)) expect(() => checker.ajv.compile(schema)).not.toThrow();
+  });
+
+  it('describes every endpoint we serve and nothing else', () => {
+    for (const prefix of ['', '/auth2']) {
+      const expected = served(prefix).map(key).sort();
+      expect(documented(documentFor(prefix)).map(key).sort()).toEqual(expected);
+    }
+  });
+
+  it('carries the path prefix in every path but the RFC 8414 alias, which carries it at the end', () => {
+    const paths = Object.keys(documentFor('/auth2').paths as Json);
+    expect(paths).toHaveLength(14);
+    for (const path of paths) {
+      if (path.startsWith('/.well-known/')) expect(path).toBe('/.well-known/oauth-authorization-server/auth2/oauth2');
+      else expect(path.startsWith('/auth2/')).toBe(true);
+    }
+    expect(Object.keys(documentFor('').paths as Json).some((path) => path.includes('/auth2'))).toBe(false);
+  });
+
+  it('says which browser pages it leaves out', () => {
+    const info = documentFor('').info as { description: string };
+    expect(info.description).toContain('/oauth2/interaction/{uid}');
+  });
+
+  it('the token endpoint takes the three grants, urlencoded and multipart, with Basic or (public apps) none', async () => {
+    const document = documentFor('');
+    const checker = await schemaChecker(document);
+    const token = checker.operation('post', '/oauth2/token');
+    expect(token.security).toEqual([{ basicAuth: [] }, {}]);
+    const content = (token.requestBody as { content: Record<string, { schema: Json }> }).content;
+    expect(Object.keys(content).sort()).toEqual(['application/x-www-form-urlencoded', 'multipart/form-data']);
+    const request = content['application/x-www-form-urlencoded']!.schema;
+    const ok = [
+      { grant_type: 'client_credentials', scope: 'scim.read' },
+      { grant_type: 'authorization_code', code: 'c', redirect_uri: 'https://a.example/cb', code_verifier: 'v'.repeat(43), client_id: 'x' },
+      { grant_type: 'refresh_token', refresh_token: 'r' },
+    ];
+    for (const body of ok) checker.check(request, body, body.grant_type);
+    expect(checker.ajv.validate(request, { grant_type: 'password' })).toBe(false);
+    expect(checker.ajv.validate(request, { grant_type: 'authorization_code', code: 'c' })).toBe(false);
+    const statuses = Object.keys(token.responses as Json).sort();
+    expect(statuses).toEqual(['200', '400', '401', '413', '500']);
+  });
+});
+
+describe('openApiRoute', () => {
+  let http: Server;
+  let url: string;
+  const document = documentFor('/auth2');
+
+  beforeAll(async () => {
+    const app = new Koa();
+    app.use(openApiRoute('/auth2/api/oauth2/openapi.json', document));
+    app.use((ctx) => {
+      ctx.status = 418;
+      ctx.body = 'next';
+    });
+    http = createServer(app.callback());
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    http.closeAllConnections();
+    await new Promise((resolve) => http.close(resolve));
+  });
+
+  it('serves the document as cacheable JSON on GET', async () => {
+    const response = await fetch(`${url}/auth2/api/oauth2/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(response.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(await response.json()).toEqual(document);
+  });
+
+  it('passes every other request on', async () => {
+    for (const [method, path] of [['POST', '/auth2/api/oauth2/openapi.json'], ['GET', '/api/oauth2/openapi.json'], ['GET', '/auth2/api/oauth2/openapi.json/x']]) {
+      const response = await fetch(`${url}${path}`, { method });
+      expect(response.status).toBe(418);
+    }
+  });
+});
+
+describe('OpenAPI document against the running server', () => {
+  let server: RunningServer;
+  let checker: Awaited<ReturnType<typeof schemaChecker>>;
+  let document: Json;
+  const admin = { sub: 'admin', password: 'admin-pw', tenant: 'acme', permissions: ['integration_setup'] };
+  const PORTAL = 'https://portal.example/cb';
+
+  beforeAll(async () => {
+    server = await startServer({ pathPrefix: '/auth2', accounts: testAccounts([admin]) });
+    document = openApiDocument({ issuer: server.auth.issuer, baseUrl: server.baseUrl, pathPrefix: '/auth2' });
+    checker = await schemaChecker(document);
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('the route table is what the server routes: each row answers, the engine endpoints we turned off do not', async () => {
+    const id = '00000000-0000-4000-8000-000000000000';
+    for (const [method, path] of served('/auth2')) {
+      const response = await fetch(`${server.baseUrl}${path.replace('{clientId}', id)}`, {
+        method: method.toUpperCase(),
+        redirect: 'manual',
+        ...(method === 'post' || method === 'patch' ? { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' } : {}),
+      });
+      // Bearer APIs check the token first (401); the token endpoint refuses the empty form; the
+      // authorize endpoint without parameters shows its error page.
+      expect([key([method, path]), response.status]).not.toEqual([key([method, path]), 404]);
+      await response.arrayBuffer();
+    }
+    for (const [method, path] of [['GET', '/auth2/oauth2/userinfo'], ['POST', '/auth2/oauth2/token/introspection'], ['POST', '/auth2/oauth2/token/revocation'], ['POST', '/auth2/oauth2/authorize'], ['POST', '/auth2/oauth2/reg'], ['GET', '/auth2/oauth2/session/end']] as const) {
+      const response = await fetch(`${server.baseUrl}${path}`, { method, redirect: 'manual' });
+      expect([method, path, response.status]).toEqual([method, path, 404]);
+    }
+  });
+
+  it('a client_credentials token response has exactly the properties the token-response schema requires', async () => {
+    const client = await server.auth.clientConfigurations.create({
+      tenant: 'acme', name: 'n', category: 'c', resources: { scim: { scopes: ['scim.read'] } },
+    });
+    const response = await postToken(server.oauthUrl, 'grant_type=client_credentials', { authorization: basic(client.clientId, client.clientSecret) });
+    expect(response.status).toBe(200);
+    const schema = checker.schemaOf('post', '/auth2/oauth2/token', 200);
+    expect(Object.keys(response.body).sort()).toEqual([...(schema.required as string[])].sort());
+    checker.check(schema, response.body, 'token response');
+    expect(response.headers.get('cache-control')).toBe('no-store');
+
+    const wrong = await postToken(server.oauthUrl, 'grant_type=client_credentials', { authorization: basic(client.clientId, 'x'.repeat(43)) });
+    expect(wrong.status).toBe(401);
+    checker.check(checker.schemaOf('post', '/auth2/oauth2/token', 401), wrong.body, 'invalid_client');
+    const grant = await postToken(server.oauthUrl, 'grant_type=password', { authorization: basic(client.clientId, client.clientSecret) });
+    expect(grant.status).toBe(400);
+    checker.check(checker.schemaOf('post', '/auth2/oauth2/token', 400), grant.body, 'unsupported_grant_type');
+  });
+
+  it('keys and metadata match their schemas, at the documented paths', async () => {
+    const jwks = await fetch(`${server.oauthUrl}/jwks`);
+    expect(jwks.status).toBe(200);
+    checker.check(checker.schemaOf('get', '/auth2/oauth2/jwks', 200, 'application/jwk-set+json'), await jwks.json(), 'jwks');
+    for (const path of ['/auth2/oauth2/.well-known/openid-configuration', '/.well-known/oauth-authorization-server/auth2/oauth2']) {
+      const response = await fetch(`${server.baseUrl}${path}`);
+      expect(response.status).toBe(200);
+      checker.check(checker.schemaOf('get', path, 200), await response.json(), path);
+    }
+  });
+
+  it('the APIs answer as documented: management, consents, a code exchange (with a signed-in user)', async () => {
+    const api = `${server.baseUrl}/auth2/api/oauth2`;
+    const missing = await fetch(`${api}/consents`);
+    expect(missing.status).toBe(401);
+    checker.check(checker.schemaOf('get', '/auth2/api/oauth2/consents', 401), await missing.json(), 'consents 401');
+
+    const app = await server.auth.appRegistrations.create({ name: 'Portal', redirectUris: [PORTAL], clientType: 'confidential', firstParty: true });
+    const { code, verifier } = await signInForCode(server, { clientId: app.clientId, redirectUri: PORTAL }, admin, 'openid scim.read', new UserAgent(server.baseUrl));
+    const tokens = await postToken(server.oauthUrl, { grant_type: 'authorization_code', code, redirect_uri: PORTAL, code_verifier: verifier }, { authorization: basic(app.clientId, app.clientSecret!) });
+    expect(tokens.status).toBe(200);
+    checker.check(checker.schemaOf('post', '/auth2/oauth2/token', 200), tokens.body, 'code exchange');
+    expect(tokens.body).toHaveProperty('refresh_token');
+    expect(tokens.body).toHaveProperty('id_token');
+
+    const call = async (method: string, template: string, id: string | undefined, body?: unknown) => {
+      const path = template.replace('{clientId}', id ?? '');
+      const operation = checker.operation(method, template);
+      if (body !== undefined) {
+        const request = (operation.requestBody as { content: Record<string, { schema: Json }> }).content['application/json']!.schema;
+        checker.check(request, body, `${method} ${template} request`);
+      }
+      const response = await fetch(`${server.baseUrl}${path}`, {
+        method: method.toUpperCase(),
+        headers: {
+          authorization: `Bearer ${tokens.body.access_token as string}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      const text = await response.text();
+      const parsed: unknown = text ? JSON.parse(text) : undefined;
+      const described = (operation.responses as Record<string, Json>)[String(response.status)];
+      if (!described) throw new Error(`${method} ${template} answered ${response.status}, which is not documented: ${text}`);
+      if (described.content) checker.check(checker.schemaOf(method, template, response.status), parsed, `${method} ${template} ${response.status}`);
+      else expect(text).toBe('');
+      return { status: response.status, body: parsed as Json };
+    };
+
+    const clients = '/auth2/api/oauth2/client-configurations';
+    const created = await call('post', clients, undefined, { name: 'Payroll sync', category: 'payroll', description: 'd', resources: { scim: { scopes: ['scim.read'], constraints: { group: ['eng'] } } } });
+    expect(created.status).toBe(201);
+    const clientId = created.body.client_id as string;
+    expect((await call('get', clients, undefined)).status).toBe(200);
+    expect((await call('get', `${clients}/{clientId}`, clientId)).status).toBe(200);
+    expect((await call('patch', `${clients}/{clientId}`, clientId, { name: 'Renamed', description: '' })).status).toBe(200);
+    expect((await call('post', `${clients}/{clientId}/secret`, clientId)).status).toBe(200);
+    const invalid = await call('post', clients, undefined, { name: 'x', category: 'c', resources: { scim: { scopes: ['nope'] } } });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.field).toBe('resources.scim.scopes');
+    expect((await call('delete', `${clients}/{clientId}`, clientId)).status).toBe(204);
+    expect((await call('get', `${clients}/{clientId}`, clientId)).status).toBe(404);
+
+    const apps = '/auth2/api/oauth2/app-registrations';
+    const spa = await call('post', apps, undefined, { name: 'SPA', redirect_uris: [PORTAL], client_type: 'public' });
+    expect(spa.status).toBe(201);
+    const spaId = spa.body.client_id as string;
+    expect((await call('post', `${apps}/{clientId}/secret`, spaId)).status).toBe(400);
+    const confidential = await call('patch', `${apps}/{clientId}`, spaId, { client_type: 'confidential' });
+    expect(confidential.body).toHaveProperty('client_secret');
+    expect((await call('get', apps, undefined)).status).toBe(200);
+    expect((await call('get', `${apps}/{clientId}`, spaId)).status).toBe(200);
+    expect((await call('post', `${apps}/{clientId}/secret`, spaId)).status).toBe(200);
+    expect((await call('delete', `${apps}/{clientId}`, spaId)).status).toBe(204);
+
+    const consents = await call('get', '/auth2/api/oauth2/consents', undefined);
+    expect((consents.body.consents as unknown[]).length).toBe(1);
+    expect((await call('delete', '/auth2/api/oauth2/consents/{clientId}', spaId)).status).toBe(404);
+    expect((await call('delete', '/auth2/api/oauth2/consents/{clientId}', app.clientId)).status).toBe(204);
+  });
+
+  it('serves the document at {pathPrefix}/api/oauth2/openapi.json', async () => {
+    const response = await fetch(`${server.baseUrl}/auth2/api/oauth2/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(await response.json()).toEqual(openApiDocument({ issuer: server.auth.issuer, baseUrl: server.baseUrl, pathPrefix: '/auth2' }));
+  });
+});
