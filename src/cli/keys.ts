@@ -1,8 +1,7 @@
 import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
-import type { PrivateJwks, SigningAlgorithm } from '../provider/keys.js';
+import { generateSigningKey, type PrivateJwks, type SigningAlgorithm } from '../provider/keys.js';
 import { UsageError } from './errors.js';
 
 export const SIGNING_ALGORITHMS: readonly SigningAlgorithm[] = ['ES256', 'RS256', 'PS256', 'EdDSA'];
@@ -19,19 +18,8 @@ export function parseAlgorithms(values: readonly string[] | undefined): SigningA
   return [...new Set(values as SigningAlgorithm[])];
 }
 
-/** One private signing key: kid = RFC 7638 thumbprint, alg named (so RS256 and PS256 keys never mix), use sig. */
-async function generate(alg: SigningAlgorithm): Promise<JWK> {
-  const { privateKey } = await generateKeyPair(alg, {
-    extractable: true,
-    ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}),
-    ...(alg === 'RS256' || alg === 'PS256' ? { modulusLength: 2048 } : {}),
-  });
-  const jwk = await exportJWK(privateKey);
-  return { kid: await calculateJwkThumbprint(jwk), alg, use: 'sig', ...jwk };
-}
-
 export async function generateJwks(algorithms: readonly SigningAlgorithm[]): Promise<PrivateJwks> {
-  return { keys: await Promise.all(algorithms.map(generate)) };
+  return { keys: await Promise.all(algorithms.map(generateSigningKey)) };
 }
 
 /**

@@ -22,7 +22,8 @@ function keyFits(jwk: JWK, alg: SigningAlgorithm): boolean {
   }
 }
 
-async function generate(alg: SigningAlgorithm): Promise<JWK> {
+/** A new private signing key: kid = RFC 7638 thumbprint, alg named, use sig. */
+export async function generateSigningKey(alg: SigningAlgorithm): Promise<JWK> {
   const { privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) });
   const jwk = await exportJWK(privateKey);
   return { ...jwk, alg, use: 'sig', kid: await calculateJwkThumbprint(jwk) };
@@ -70,7 +71,7 @@ export async function resolveSigningKeys(
     'NO SIGNING KEYS CONFIGURED: generated throw-away keys for this process. Tokens will not verify '
       + 'after a restart or on another instance. Configure keys.jwks (or JWKS_FILE) outside development.',
   );
-  return { keys: await Promise.all([...new Set(needed)].map(generate)) };
+  return { keys: await Promise.all([...new Set(needed)].map(generateSigningKey)) };
 }
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
