@@ -1,5 +1,4 @@
-import type { AppRegistration } from '../records/app-registrations.js';
-import type { ClientConfiguration, Resources } from '../records/client-configurations.js';
+import type { Resources } from '../records/client-configurations.js';
 
 /** Where a command writes: stdout for results, stderr for errors and warnings. */
 export interface CliIo {
@@ -9,41 +8,8 @@ export interface CliIo {
   cwd: string;
 }
 
-type Wire = Record<string, unknown>;
-
-/* --json speaks the wire's snake_case names, like the HTTP APIs. */
-
-export function clientWire(client: ClientConfiguration & { clientSecret?: string }): Wire {
-  return {
-    client_id: client.clientId,
-    tenant: client.tenant,
-    name: client.name,
-    category: client.category,
-    ...(client.description ? { description: client.description } : {}),
-    resources: client.resources,
-    created_at: client.createdAt,
-    updated_at: client.updatedAt,
-    ...(client.clientSecret ? { client_secret: client.clientSecret } : {}),
-  };
-}
-
-export function appWire(app: AppRegistration & { clientSecret?: string }): Wire {
-  const { tenant } = app as { tenant?: unknown };
-  return {
-    client_id: app.clientId,
-    name: app.name,
-    ...(app.description ? { description: app.description } : {}),
-    ...(typeof tenant === 'string' ? { tenant } : {}),
-    redirect_uris: app.redirectUris,
-    client_type: app.clientType,
-    pkce_enabled: app.pkceEnabled,
-    id_token_signed_response_alg: app.idTokenSigningAlg,
-    first_party: app.firstParty,
-    created_at: app.createdAt,
-    updated_at: app.updatedAt,
-    ...(app.clientSecret ? { client_secret: app.clientSecret } : {}),
-  };
-}
+/* --json speaks the wire's snake_case names, like the HTTP APIs: one mapping for both. */
+export { appWire, clientWire } from '../routes/management-wire.js';
 
 export function json(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;

@@ -76,6 +76,7 @@ export function appWire(app: AppRegistration & { clientSecret?: string }): Wire 
     pkce_enabled: app.pkceEnabled,
     id_token_signed_response_alg: app.idTokenSigningAlg,
     first_party: app.firstParty,
+    ...(app.tenant ? { tenant: app.tenant } : {}),
     created_at: app.createdAt,
     updated_at: app.updatedAt,
     ...(app.clientSecret ? { client_secret: app.clientSecret } : {}),

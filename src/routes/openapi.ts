@@ -416,6 +416,7 @@ function schemas(issuer: string): Json {
           type: 'boolean',
           description: "A platform-owned app: its users' tokens may list and revoke all of their consents.",
         },
+        tenant: { type: 'string', description: 'The tenant that registered the app (apps registered through this API).' },
         created_at: timestamp,
         updated_at: timestamp,
         client_secret: {
