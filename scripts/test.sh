@@ -15,7 +15,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund
+  # npm 11 can refuse `npm ci` over optional platform packages its own lock leaves out
+  # (@unrs/resolver-binding-*); `npm install` from the same lock then installs the same tree.
+  npm ci --no-audit --no-fund || npm install --no-audit --no-fund
 fi
 
 npm run --silent typecheck
