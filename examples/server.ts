@@ -11,6 +11,7 @@ import { demoAccountStore } from './demo-accounts.js';
 import { demoAppRoutes, type DemoApp } from './demo-apps.js';
 import { demoApis, demoApps, demoClient, demoUsers, DEMO_TENANT } from './demo-data.js';
 import { demoScimApi } from './demo-scim.js';
+import { portalRoutes } from './portal.js';
 
 const port = Number(process.env.PORT ?? 3000);
 const baseUrl = (process.env.BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
@@ -68,6 +69,9 @@ async function main(): Promise<void> {
   let apps: DemoApp[] = [];
   try {
     apps = await seedDemoApps(auth);
+    // The developer portal (examples/portal.ts) signs in as the confidential demo app, on its own callback.
+    const portalApp = apps.find((app) => app.kind === 'confidential');
+    if (portalApp) await auth.appRegistrations.update(portalApp.clientId, { redirectUris: [portalApp.redirectUri, `${baseUrl}/portal/callback`] });
   } catch (error) {
     process.stderr.write(`demo apps not registered (${error instanceof Error ? error.message : String(error)}): use an https BASE_URL or localhost\n`);
   }
@@ -75,6 +79,7 @@ async function main(): Promise<void> {
   // A host application embedding the authorization server, as a platform would.
   const host = new Koa();
   host.use(demoAppRoutes(apps, auth.issuer));
+  host.use(portalRoutes({ app: apps.find((app) => app.kind === 'confidential'), baseUrl, oauthUrl: auth.issuer, apiUrl: `${baseUrl}${pathPrefix}/api/oauth2`, apis: demoApis }));
   // The platform's user-provisioning API, verifying our tokens with the published keys.
   host.use(demoScimApi(createTokenVerifier({ issuer: auth.issuer, audience: auth.audience, jwks: new URL(`${auth.issuer}/jwks`) })));
   host.use(mount(auth.app));
@@ -102,6 +107,7 @@ async function main(): Promise<void> {
           `Sign in as a user: open ${baseUrl}/demo`,
           `  users: ${demoUsers.map((user) => `${user.sub} / ${user.password}`).join(', ')}`,
           ...apps.map((app) => `  ${app.kind} app client_id: ${app.clientId}`),
+          `Developer portal (client configurations, app registrations, consents; sign in as ada): open ${baseUrl}/portal`,
           '',
         ]
         : []),
