@@ -1,6 +1,7 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { escapeHtml, page } from '../src/pages/html.js';
+import { remember, same } from './session-store.js';
 
 export interface DemoApp {
   kind: 'public' | 'confidential';
@@ -32,21 +33,7 @@ const SESSION_COOKIE = 'demo_session';
 const SESSION_TTL = 30 * 60_000;
 const SIGN_IN_TTL = 5 * 60_000;
 /** Bounds on what strangers can make the demo remember (oldest entries go first). */
-const MAX_ENTRIES = 10_000;
 
-/** Constant-time string comparison (hashing first makes the lengths equal). */
-function same(a: string, b: string): boolean {
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(a), digest(b)) && a === b;
-}
-
-function remember<V extends { expires: number }>(map: Map<string, V>, key: string, value: V): void {
-  const now = Date.now();
-  for (const [k, entry] of map) if (entry.expires < now) map.delete(k);
-  map.delete(key);
-  while (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value!);
-  map.set(key, value);
-}
 
 /**
  * The demo apps' own pages: /demo starts a sign-in; /demo/callback/<kind> shows what came back;

@@ -1,7 +1,8 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { AuthServerOptions } from '../src/index.js';
 import { escapeHtml, page } from '../src/pages/html.js';
+import { remember, same } from './session-store.js';
 
 /**
  * The developer portal of the example server (`/portal`): a signed-in user holding "Create and
@@ -114,7 +115,6 @@ const SESSION_TTL = 30 * 60_000;
 const SIGN_IN_TTL = 5 * 60_000;
 /** Refresh the access token this long before it expires. */
 const TOKEN_MARGIN = 30_000;
-const MAX_ENTRIES = 10_000;
 const FORM_LIMIT = 16 * 1024;
 const SCOPE = 'openid profile';
 /** Client IDs are UUIDs; anything else never reaches the APIs. */
@@ -159,19 +159,6 @@ const COPY_SCRIPT = `
 })();
 `;
 
-/** Constant-time string comparison (hashing first makes the lengths equal). */
-function same(a: string, b: string): boolean {
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(a), digest(b)) && a === b;
-}
-
-function remember<V extends { expires: number }>(map: Map<string, V>, key: string, value: V): void {
-  const now = Date.now();
-  for (const [k, entry] of map) if (entry.expires < now) map.delete(k);
-  map.delete(key);
-  while (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value!);
-  map.set(key, value);
-}
 
 function jwtPayload(jwt: unknown): Record<string, unknown> {
   if (typeof jwt !== 'string') return {};

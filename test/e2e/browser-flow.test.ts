@@ -2,10 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
-import { chromium, type Browser, type BrowserContext, type Page, type Request, type Response } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page, type Request, type Response } from 'playwright-core';
 import { alice, bob, testAccounts } from '../support/accounts.js';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
 import { pkcePair } from '../support/user-agent.js';
+import { launchChromium } from '../support/chromium.js';
 
 /**
  * The named-user flow in a real browser: Debian's headless Chromium driven by playwright-core.
@@ -13,7 +14,6 @@ import { pkcePair } from '../support/user-agent.js';
  * them, through every redirect, cookie and Content-Security-Policy of the sign-in pages.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
 /** Chromium can take a while to start on a busy machine. */
 const SLOW = 120_000;
 const TEST_TIMEOUT = 60_000;
@@ -79,22 +79,7 @@ describe('named-user flow in headless Chromium', () => {
 
   beforeAll(async () => {
     // Launched in parallel with the servers: the browser is the slow part.
-    launching = chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      timeout: SLOW,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    // Keep a rejection from going unhandled while the servers start; it is rethrown below.
-    launching.catch(() => undefined);
+    launching = launchChromium(SLOW);
     server = await startServer({ accounts: testAccounts([alice, bob]) });
     app = await startCallbackServer();
     spa = await server.auth.appRegistrations.create({ name: 'Team SPA', redirectUris: [app.callback], clientType: 'public' });

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
 import { freePort } from '../support/redis.js';
 import { basic, postToken } from '../support/server.js';
+import { launchChromium } from '../support/chromium.js';
 
 /**
  * The developer portal of the example server (examples/portal.ts) in Debian's headless Chromium:
@@ -12,7 +13,6 @@ import { basic, postToken } from '../support/server.js';
  */
 
 const entry = join(process.cwd(), 'dist/examples/server.js');
-const CHROMIUM = '/usr/bin/chromium';
 const SLOW = 120_000;
 const TEST_TIMEOUT = 90_000;
 const STEP = 20_000;
@@ -75,21 +75,7 @@ describe('developer portal (example server) in headless Chromium', () => {
 
   beforeAll(async () => {
     if (!existsSync(entry)) throw new Error('run `npm run build` first (the test command does)');
-    launching = chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      timeout: SLOW,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    launching.catch(() => undefined);
+    launching = launchChromium(SLOW);
     example = await runExample();
     browser = await launching;
   }, SLOW);
