@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { escapeHtml, page } from '../src/pages/html.js';
-import { remember, same } from './session-store.js';
+import { live, remember, same } from './session-store.js';
 
 export interface DemoApp {
   kind: 'public' | 'confidential';
@@ -59,13 +59,8 @@ export function demoAppRoutes(apps: DemoApp[], oauthUrl: string) {
   /** The caller's live demo session, if its cookie names one. */
   function currentSession(ctx: Context): { id: string; session: DemoSession } | undefined {
     const id = ctx.cookies.get(SESSION_COOKIE, { signed: false });
-    const session = id ? sessions.get(id) : undefined;
-    if (!id || !session) return undefined;
-    if (session.expires < Date.now()) {
-      sessions.delete(id);
-      return undefined;
-    }
-    return { id, session };
+    const session = live(sessions, id);
+    return id && session ? { id, session } : undefined;
   }
 
   function newSession(ctx: Context, carried: Omit<DemoSession, 'csrf' | 'expires'> = {}): { id: string; session: DemoSession } {

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { AuthServerOptions } from '../src/index.js';
 import { escapeHtml, page } from '../src/pages/html.js';
-import { remember, same } from './session-store.js';
+import { live, remember, same } from './session-store.js';
 
 /**
  * The developer portal of the example server (`/portal`): a signed-in user holding "Create and
@@ -212,13 +212,8 @@ export function portalRoutes({ app, baseUrl, oauthUrl, apiUrl, apis }: PortalSet
 
   function currentSession(ctx: Context): Current | undefined {
     const id = ctx.cookies.get(SESSION_COOKIE, { signed: false });
-    const session = id ? sessions.get(id) : undefined;
-    if (!id || !session) return undefined;
-    if (session.expires < Date.now()) {
-      sessions.delete(id);
-      return undefined;
-    }
-    return { id, session };
+    const session = live(sessions, id);
+    return id && session ? { id, session } : undefined;
   }
 
   function newSession(ctx: Context, carried: Partial<PortalSession> = {}): Current {

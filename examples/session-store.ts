@@ -16,3 +16,14 @@ export function remember<V extends { expires: number }>(map: Map<string, V>, key
   while (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value!);
   map.set(key, value);
 }
+
+/** The entry under `key` if it has not expired (an expired one is dropped). */
+export function live<V extends { expires: number }>(map: Map<string, V>, key: string | undefined): V | undefined {
+  const entry = key ? map.get(key) : undefined;
+  if (!key || !entry) return undefined;
+  if (entry.expires < Date.now()) {
+    map.delete(key);
+    return undefined;
+  }
+  return entry;
+}
