@@ -162,6 +162,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       accounts: options.accounts,
       clients: clientConfigurations,
       apps: appRegistrations,
+      isFirstParty,
     }),
   );
   app.use(

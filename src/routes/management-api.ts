@@ -15,6 +15,8 @@ interface ManagementSetup {
   accounts: AccountStore | undefined;
   clients: ClientConfigurations;
   apps: AppRegistrations;
+  /** Only the platform's own apps may act on a tenant's setup with their users' tokens. */
+  isFirstParty: (clientId: string) => Promise<boolean>;
 }
 
 type Handler = (ctx: Context, tenant: string, id: string | undefined) => Promise<void>;
@@ -24,7 +26,7 @@ type Handler = (ctx: Context, tenant: string, id: string | undefined) => Promise
  * named users holding "Create and update integration setup" (`integration_setup`), checked
  * against the AccountStore on every call so that a withdrawn permission takes effect at once.
  */
-export function managementApi({ base, verifier, accounts, clients, apps }: ManagementSetup) {
+export function managementApi({ base, verifier, accounts, clients, apps, isFirstParty }: ManagementSetup) {
   async function callerTenant(ctx: Context): Promise<string> {
     const auth = await verifier.verifyAuthorization(ctx.get('authorization') || undefined);
     if (!auth.isNamedUser || !auth.tenant) {
@@ -33,6 +35,10 @@ export function managementApi({ base, verifier, accounts, clients, apps }: Manag
     const account = accounts ? await accounts.findAccount(auth.sub) : undefined;
     if (!account || account.tenant !== auth.tenant) {
       throw new TokenError('invalid_token', 401, 'the user of this token is not a user of its tenant', verifier.realm);
+    }
+    // A third-party app the user signed in to must not manage her tenant's integrations.
+    if (!(await isFirstParty(auth.clientId))) {
+      throw new TokenError('insufficient_scope', 403, "only the platform's own apps may use the management API", verifier.realm);
     }
     if (!account.permissions?.includes(INTEGRATION_SETUP)) {
       throw new TokenError('insufficient_scope', 403, 'the permission "Create and update integration setup" is required', verifier.realm);

@@ -123,5 +123,10 @@ describe.each(STORE_KINDS)('management API (%s store)', (kind) => {
     const response = await fetch(`${server.baseUrl}/auth2/api/oauth2/client-configurations`, { headers: { authorization: `Bearer ${machine.body.access_token as string}` } });
     expect(response.status).toBe(403);
     expect((await api('client-configurations', { method: 'PUT', body: {} })).status).toBe(405);
+    const third = await server.auth.appRegistrations.create({ name: 'Third party', redirectUris: [PORTAL], clientType: 'confidential' });
+    const { code, verifier } = await signInForCode(server, { clientId: third.clientId, redirectUri: PORTAL }, admin, 'openid', new UserAgent(server.baseUrl));
+    const thirdToken = await postToken(server.oauthUrl, { grant_type: 'authorization_code', code, redirect_uri: PORTAL, code_verifier: verifier }, { authorization: basic(third.clientId, third.clientSecret!) });
+    const refused = await fetch(`${server.baseUrl}/auth2/api/oauth2/client-configurations`, { headers: { authorization: `Bearer ${thirdToken.body.access_token as string}` } });
+    expect(refused.status).toBe(403);
   });
 });
