@@ -2,7 +2,8 @@ import type { Context, Next } from 'koa';
 import type { AccountStore } from '../accounts.js';
 import { OAuthError } from '../errors.js';
 import type { Consent, Consents } from '../records/consents.js';
-import { TokenError, type AccessTokenContext, type TokenVerifier } from '../resource-server/verifier.js';
+import { TokenError, type TokenVerifier } from '../resource-server/verifier.js';
+import { namedUserCaller } from './named-user-caller.js';
 
 function wire(consent: Consent) {
   return {
@@ -28,18 +29,7 @@ export function consentApi(
 ) {
   const item = new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/([^/]+)$`);
 
-  async function caller(ctx: Context): Promise<AccessTokenContext & { tenant: string }> {
-    const auth = await verifier.verifyAuthorization(ctx.get('authorization') || undefined);
-    if (!auth.isNamedUser || !auth.tenant) {
-      throw new TokenError('insufficient_scope', 403, 'a named-user access token is required', verifier.realm);
-    }
-    const account = accounts ? await accounts.findAccount(auth.sub) : undefined;
-    if (!account) throw new TokenError('invalid_token', 401, 'the user of this token no longer exists', verifier.realm);
-    if (account.tenant !== auth.tenant) {
-      throw new TokenError('invalid_token', 403, 'this token belongs to another tenant of the user', verifier.realm);
-    }
-    return { ...auth, tenant: auth.tenant };
-  }
+  const caller = async (ctx: Context) => (await namedUserCaller(ctx, verifier, accounts)).auth;
 
   return async function serveConsentApi(ctx: Context, next: Next): Promise<void> {
     const one = item.exec(ctx.path);

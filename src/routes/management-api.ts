@@ -5,6 +5,7 @@ import type { AppRegistrations } from '../records/app-registrations.js';
 import type { ClientConfigurations } from '../records/client-configurations.js';
 import { TokenError, type TokenVerifier } from '../resource-server/verifier.js';
 import { readJsonObject } from './json-body.js';
+import { namedUserCaller } from './named-user-caller.js';
 import { appInput, appPatch, appWire, clientInput, clientPatch, clientWire, wireField } from './management-wire.js';
 
 const BODY_LIMIT = 64 * 1024;
@@ -28,14 +29,7 @@ type Handler = (ctx: Context, tenant: string, id: string | undefined) => Promise
  */
 export function managementApi({ base, verifier, accounts, clients, apps, isFirstParty }: ManagementSetup) {
   async function callerTenant(ctx: Context): Promise<string> {
-    const auth = await verifier.verifyAuthorization(ctx.get('authorization') || undefined);
-    if (!auth.isNamedUser || !auth.tenant) {
-      throw new TokenError('insufficient_scope', 403, 'a named-user access token is required', verifier.realm);
-    }
-    const account = accounts ? await accounts.findAccount(auth.sub) : undefined;
-    if (!account || account.tenant !== auth.tenant) {
-      throw new TokenError('invalid_token', 401, 'the user of this token is not a user of its tenant', verifier.realm);
-    }
+    const { auth, account } = await namedUserCaller(ctx, verifier, accounts);
     // A third-party app the user signed in to must not manage her tenant's integrations.
     if (!(await isFirstParty(auth.clientId))) {
       throw new TokenError('insufficient_scope', 403, "only the platform's own apps may use the management API", verifier.realm);
