@@ -1,11 +1,13 @@
 import {
   AlreadyConsumed,
   GRANT_BOUND_MODELS,
+  type Counters,
   type EngineAdapter,
   type EnginePayload,
   type RecordChange,
   type RecordStore,
   type Store,
+  type WindowCount,
 } from './types.js';
 
 interface Entry {
@@ -34,7 +36,10 @@ class ExpiringMap {
   }
 
   set(key: string, value: unknown, ttlSeconds?: number): void {
-    const expiresAt = ttlSeconds === undefined ? Infinity : Date.now() + ttlSeconds * 1000;
+    this.setUntil(key, value, ttlSeconds === undefined ? Infinity : Date.now() + ttlSeconds * 1000);
+  }
+
+  setUntil(key: string, value: unknown, expiresAt: number): void {
     this.map.set(key, { value, expiresAt });
   }
 
@@ -188,10 +193,40 @@ class MemoryRecords implements RecordStore {
   }
 }
 
+/** Fixed windows, as on Redis: the first increment of a key starts its window, later ones keep it. */
+class MemoryCounters implements Counters {
+  constructor(private readonly data: ExpiringMap) {}
+
+  async increment(keys: readonly string[], windowSeconds: number): Promise<WindowCount[]> {
+    const windowMs = Math.round(windowSeconds * 1000);
+    if (!Number.isFinite(windowSeconds) || windowMs < 1) throw new RangeError('windowSeconds must be a positive number');
+    const now = Date.now();
+    return keys.map((key) => {
+      const count = (this.data.get<number>(`rl:${key}`) ?? 0) + 1;
+      const expiresAt = count === 1 ? now + windowMs : this.data.expiresAt(`rl:${key}`)!;
+      this.data.setUntil(`rl:${key}`, count, expiresAt);
+      return { count, resetsIn: secondsLeft(expiresAt, now) };
+    });
+  }
+
+  async peek(keys: readonly string[]): Promise<WindowCount[]> {
+    const now = Date.now();
+    return keys.map((key) => {
+      const count = this.data.get<number>(`rl:${key}`);
+      return count === undefined
+        ? { count: 0, resetsIn: 0 }
+        : { count, resetsIn: secondsLeft(this.data.expiresAt(`rl:${key}`)!, now) };
+    });
+  }
+}
+
+const secondsLeft = (expiresAt: number, now: number): number => Math.max(1, Math.ceil((expiresAt - now) / 1000));
+
 /** The zero-setup store: everything in this process, gone when it stops. */
 export function createMemoryStore(): Store {
   const data = new ExpiringMap();
   const adapters = new Map<string, EngineAdapter>();
+  let closed = false;
   return {
     type: 'memory',
     engine(model) {
@@ -200,8 +235,13 @@ export function createMemoryStore(): Store {
       return adapter;
     },
     records: new MemoryRecords(data),
+    counters: new MemoryCounters(data),
+    get available() {
+      return !closed;
+    },
     async ping() {},
     async close() {
+      closed = true;
       data.close();
     },
   };

@@ -1,28 +1,45 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import {
   AlreadyConsumed,
   GRANT_BOUND_MODELS,
   GRANT_SLOT_LENGTH,
+  StoreUnavailable,
+  type Counters,
   type EngineAdapter,
   type EnginePayload,
   type RecordChange,
   type RecordStore,
   type Store,
+  type WindowCount,
 } from './types.js';
 
 /*
- * Key layout (prefix `p`, default `talent-auth:`). The part in braces is the Redis Cluster hash tag:
- *   engine entry, grant-bound  p{Model}:{<first 6 chars of id>}<rest>   HASH p=payload c=consumed
- *   grant index                p grant:{<first 6 chars of grantId>}<rest>   SET of entry keys
- *   engine entry, other        p{Model}:{<id>}                              HASH p=payload c=consumed
- *   session uid / user code    p uid:{<uid>} / p userCode:{<code>}          STRING id
- *   records                    p rec:{records}:<kind>:<id>                  HASH g=group v=value n=revision
- *   record index               p idx:{records}:<kind>:<group>               SET of ids
+ * Key layout (prefix `p`, default `talent-auth:`; <...> are placeholders). The part in braces is
+ * the Redis Cluster hash tag: only it decides the slot, so keys with the same tag share a slot.
+ *
+ *   engine entry, grant-bound  p<Model>:{<first 6 chars of id>}<rest of id>     HASH p=payload c=consumed
+ *   grant index                p grant:{<first 6 chars of grantId>}<rest>       SET of entry keys
+ *   engine entry, other        p<Model>:{<id>}                                  HASH p=payload c=consumed
+ *   session uid / user code    p uid:{<uid>} / p userCode:{<code>}              STRING id
+ *   records                    p rec:{records}:<kind>:<id>                      HASH g=group v=value n=revision
+ *   record index               p idx:{records}:<kind>:<group>                   SET of ids
+ *   counters (rate limits)     p rl:{rl}:<key>                                  STRING count, expiring
  *   record changes             channel p rec-changes, message "<kind>\n<id>", published in the
  *                              same MULTI/script as the write
- * Grant-bound token ids start with their grant id's first 6 characters (provider/token-ids.ts), so a
- * grant's index and its tokens share one slot; records share one slot so an index changes with its
- * record atomically.
+ *   change-feed heartbeat      channel p rec-heartbeat:<random per store instance>
+ *
+ * Every multi-key step stays in one slot, which Redis Cluster requires:
+ * - Grant-bound token ids start with their grant id's first 6 characters (provider/token-ids.ts), so
+ *   an entry and its grant index share a slot and are written (and revoked) in one script. An entry
+ *   whose id does not start so (none the server makes) is indexed in a separate step on a cluster,
+ *   index first, and revoked by a DEL of its own after the grant's script.
+ * - All records and record indexes share the `{records}` slot, so an index changes with its record
+ *   atomically and a listing is one pipeline.
+ * - All counters share the `{rl}` slot, so one call increments several keys in one script.
+ * The prefix takes part in no tag: on a cluster it must not contain braces.
+ * Pub/sub needs no slot: PUBLISH reaches the subscribers on every node of a cluster.
  */
 
 const UPSERT = `
@@ -44,19 +61,57 @@ if KEYS[2] then
 end
 return 1`;
 
+/* The index half of UPSERT, for an entry in another slot than its grant index. */
+const INDEX_GRANT_ENTRY = `
+local ttl = tonumber(ARGV[2])
+local existed = redis.call('EXISTS', KEYS[1])
+redis.call('SADD', KEYS[1], ARGV[1])
+if ttl <= 0 then
+  redis.call('PERSIST', KEYS[1])
+elseif existed == 0 then
+  redis.call('EXPIRE', KEYS[1], ttl)
+else
+  local current = redis.call('TTL', KEYS[1])
+  if current >= 0 and current < ttl then redis.call('EXPIRE', KEYS[1], ttl) end
+end
+return 1`;
+
 /* Single use: HSETNX sets the consumed mark only if none is there, in one step; gone = used up. */
 const CONSUME = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 return redis.call('HSETNX', KEYS[1], 'c', ARGV[1])`;
 
+/*
+ * Deletes the grant's entries that share its slot (ARGV[1] = 'all': every entry, single node) and
+ * answers the others, which stay indexed until the caller has deleted them.
+ */
 const REVOKE_GRANT = `
-local members = redis.call('SMEMBERS', KEYS[1])
-for _, key in ipairs(members) do redis.call('DEL', key) end
-redis.call('DEL', KEYS[1])
-return #members`;
-
-const HEARTBEAT_MS = 5000;
-const HEARTBEAT_TIMEOUT_MS = 2000;
+local function tag(key)
+  local open = string.find(key, '{', 1, true)
+  if open then
+    local close = string.find(key, '}', open + 1, true)
+    if close and close > open + 1 then return string.sub(key, open + 1, close - 1) end
+  end
+  return key
+end
+local own = tag(KEYS[1])
+local elsewhere = {}
+for _, key in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  if ARGV[1] == 'all' or tag(key) == own then
+    redis.call('DEL', key)
+  else
+    elsewhere[#elsewhere + 1] = key
+  end
+end
+if #elsewhere == 0 then
+  redis.call('DEL', KEYS[1])
+else
+  local members = redis.call('SMEMBERS', KEYS[1])
+  for _, key in ipairs(members) do
+    if tag(key) == own then redis.call('SREM', KEYS[1], key) end
+  end
+end
+return elsewhere`;
 
 /* Compare-and-set: write only if the record is still at the revision the caller read. */
 const REPLACE_RECORD = `
@@ -74,17 +129,167 @@ redis.call('SREM', ARGV[1] .. group, ARGV[2])
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1`;
 
+/* Fixed windows: the first increment sets the expiry, later ones keep it. Answers count, ms left. */
+const INCREMENT_COUNTERS = `
+local window = tonumber(ARGV[1])
+local answer = {}
+for i, key in ipairs(KEYS) do
+  local count = redis.call('INCR', key)
+  local left = redis.call('PTTL', key)
+  if left < 0 then
+    redis.call('PEXPIRE', key, window)
+    left = window
+  end
+  answer[2 * i - 1] = count
+  answer[2 * i] = left
+end
+return answer`;
+
+const PEEK_COUNTERS = `
+local answer = {}
+for i, key in ipairs(KEYS) do
+  answer[2 * i - 1] = tonumber(redis.call('GET', key) or '0')
+  answer[2 * i] = redis.call('PTTL', key)
+end
+return answer`;
+
+const SCRIPTS = {
+  taUpsert: { lua: UPSERT },
+  taIndexGrantEntry: { numberOfKeys: 1, lua: INDEX_GRANT_ENTRY },
+  taConsume: { numberOfKeys: 1, lua: CONSUME },
+  taRevokeGrant: { numberOfKeys: 1, lua: REVOKE_GRANT },
+  taDeleteRecord: { numberOfKeys: 1, lua: DELETE_RECORD },
+  taReplaceRecord: { numberOfKeys: 1, lua: REPLACE_RECORD },
+  taIncrementCounters: { lua: INCREMENT_COUNTERS },
+  taPeekCounters: { lua: PEEK_COUNTERS },
+};
+
 interface Scripts {
   /** taUpsert(numberOfKeys, key, [grantIndexKey], payload, ttl) */
   taUpsert(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
+  taIndexGrantEntry(indexKey: string, entryKey: string, ttl: number): Promise<number>;
   taConsume(key: string, now: number): Promise<number>;
-  taRevokeGrant(indexKey: string): Promise<number>;
+  taRevokeGrant(indexKey: string, scope: 'all' | 'slot'): Promise<string[]>;
   taDeleteRecord(key: string, indexPrefix: string, id: string, channel: string, change: string): Promise<number>;
   taReplaceRecord(key: string, revision: string, value: string, channel: string, change: string): Promise<number>;
+  /** taIncrementCounters(numberOfKeys, ...keys, windowMs) */
+  taIncrementCounters(numberOfKeys: number, ...args: (string | number)[]): Promise<number[]>;
+  /** taPeekCounters(numberOfKeys, ...keys) */
+  taPeekCounters(numberOfKeys: number, ...keys: string[]): Promise<number[]>;
 }
 
-type ScriptedRedis = Redis & Scripts;
+type Client = (Redis | Cluster) & Scripts;
 
+const DEFAULT_COMMAND_TIMEOUT_MS = 500;
+const DEFAULT_HEARTBEAT_MS = 5000;
+const HEARTBEAT_TIMEOUT_MS = 2000;
+/** How long createRedisStore may take to connect (and subscribe) before it gives up. */
+const STARTUP_TIMEOUT_MS = 10_000;
+
+/** Reconnect soon, then at most once a second, forever: service resumes within a second of Redis. */
+const reconnectDelay = (attempt: number): number => Math.min(100 * attempt, 1000);
+
+/** Why a store operation could not reach Redis; the codes are safe to log and to show. */
+export type StoreUnavailableReason = 'connection' | 'timeout' | 'cluster' | 'loading' | 'busy' | 'read-only';
+
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTCONN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/** The reason when `error` says Redis could not be reached or did not answer; else undefined. */
+function unavailableReason(error: unknown): StoreUnavailableReason | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const { message, name } = error;
+  const code = (error as { code?: unknown }).code;
+  if (message === 'Command timed out') return 'timeout';
+  if (
+    name === 'MaxRetriesPerRequestError'
+    || message === 'Connection is closed.'
+    || message.includes('enableOfflineQueue options is false')
+    || message.startsWith('Socket timeout')
+    || message.startsWith('None of startup nodes is available')
+    || (typeof code === 'string' && CONNECTION_ERROR_CODES.has(code))
+  ) {
+    return 'connection';
+  }
+  // A redirection that reaches us is one ioredis could not follow (the slot's node is gone).
+  if (
+    name === 'ClusterAllFailedError'
+    || message.startsWith('Too many Cluster redirections')
+    || /^(CLUSTERDOWN|TRYAGAIN|MASTERDOWN|MOVED|ASK)\b/.test(message)
+  ) {
+    return 'cluster';
+  }
+  if (message.startsWith('LOADING')) return 'loading';
+  if (message.startsWith('BUSY')) return 'busy';
+  if (message.startsWith('READONLY')) return 'read-only';
+  return undefined;
+}
+
+/**
+ * An error Redis answered with, without the command ioredis attaches: its arguments hold payloads
+ * and keys, and a key holds a token's id, which is the token itself for opaque tokens. What is
+ * left is Redis's error word (WRONGTYPE, OOM, NOSCRIPT, ...), safe for any log or debug output.
+ */
+export class StoreError extends Error {
+  constructor(readonly code: string) {
+    super(`redis answered ${code}`);
+    this.name = 'StoreError';
+  }
+}
+
+function withoutCommand(error: unknown): unknown {
+  if (!(error instanceof Error) || !('command' in error)) return error;
+  return new StoreError(/^[A-Z]+/.exec(error.message)?.[0] ?? 'ERR');
+}
+
+/**
+ * Runs every store operation: refuses at once while the connection is not ready, rejects with
+ * StoreUnavailable when Redis cannot be reached or does not answer within the timeout (the whole
+ * operation, however many round trips), and lets every other error through.
+ */
+class Io {
+  constructor(
+    readonly client: Client,
+    private readonly timeoutMs: number,
+    private readonly ready: () => boolean,
+  ) {}
+
+  run<T>(operation: (client: Client) => Promise<T>): Promise<T> {
+    if (!this.ready()) return Promise.reject(new StoreUnavailable('connection'));
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new StoreUnavailable('timeout')), this.timeoutMs);
+      let running: Promise<T>;
+      try {
+        running = operation(this.client);
+      } catch (error) {
+        running = Promise.reject(error);
+      }
+      running.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          const reason = unavailableReason(error);
+          reject(reason === undefined ? withoutCommand(error) : new StoreUnavailable(reason));
+        },
+      );
+    });
+  }
+}
+
+/** The hash tag of an id, whole or (grant-bound) its first characters; see the key layout. */
 function tagged(id: string, slotLength?: number): string {
   if (slotLength === undefined) return `{${id}}`;
   return `{${id.slice(0, slotLength)}}${id.slice(slotLength)}`;
@@ -95,8 +300,9 @@ class RedisEngineAdapter implements EngineAdapter {
 
   constructor(
     private readonly model: string,
-    private readonly redis: ScriptedRedis,
+    private readonly io: Io,
     private readonly prefix: string,
+    private readonly cluster: boolean,
   ) {
     this.grantBound = GRANT_BOUND_MODELS.has(model);
   }
@@ -109,35 +315,53 @@ class RedisEngineAdapter implements EngineAdapter {
     return `${this.prefix}grant:${tagged(grantId, GRANT_SLOT_LENGTH)}`;
   }
 
-  async upsert(id: string, payload: EnginePayload, expiresIn?: number): Promise<void> {
-    const ttl = expiresIn && expiresIn > 0 ? Math.ceil(expiresIn) : 0;
-    const key = this.key(id);
-    const indexKey = this.grantBound && payload.grantId ? this.grantKey(payload.grantId) : undefined;
-    const keys = indexKey === undefined ? [key] : [key, indexKey];
-    const writes: Promise<unknown>[] = [
-      this.redis.taUpsert(keys.length, ...keys, JSON.stringify(payload), ttl),
-    ];
-    if (this.model === 'Session' && payload.uid) writes.push(this.index('uid', payload.uid, id, ttl));
-    if (payload.userCode) writes.push(this.index('userCode', payload.userCode, id, ttl));
-    await Promise.all(writes);
+  upsert(id: string, payload: EnginePayload, expiresIn?: number): Promise<void> {
+    return this.io.run(async (redis) => {
+      const ttl = expiresIn && expiresIn > 0 ? Math.ceil(expiresIn) : 0;
+      const key = this.key(id);
+      const indexKey = this.grantBound && payload.grantId ? this.grantKey(payload.grantId) : undefined;
+      const writes: Promise<unknown>[] = [];
+      const sameSlot = indexKey === undefined
+        || !this.cluster
+        || id.slice(0, GRANT_SLOT_LENGTH) === payload.grantId!.slice(0, GRANT_SLOT_LENGTH);
+      if (sameSlot) {
+        const keys = indexKey === undefined ? [key] : [key, indexKey];
+        writes.push(redis.taUpsert(keys.length, ...keys, JSON.stringify(payload), ttl));
+      } else {
+        // Indexed first: should the entry write fail, the index names a missing key, which is
+        // harmless; the other way round the entry would outlive a revocation.
+        writes.push(
+          redis.taIndexGrantEntry(indexKey!, key, ttl).then(() => redis.taUpsert(1, key, JSON.stringify(payload), ttl)),
+        );
+      }
+      if (this.model === 'Session' && payload.uid) writes.push(this.index(redis, 'uid', payload.uid, id, ttl));
+      if (payload.userCode) writes.push(this.index(redis, 'userCode', payload.userCode, id, ttl));
+      await Promise.all(writes);
+    });
   }
 
-  private index(kind: string, value: string, id: string, ttl: number): Promise<unknown> {
+  private index(redis: Client, kind: string, value: string, id: string, ttl: number): Promise<unknown> {
     const key = `${this.prefix}${kind}:${tagged(value)}`;
-    return ttl > 0 ? this.redis.set(key, id, 'EX', ttl) : this.redis.set(key, id);
+    return ttl > 0 ? redis.set(key, id, 'EX', ttl) : redis.set(key, id);
   }
 
-  async find(id: string): Promise<EnginePayload | undefined> {
-    const [payload, consumed] = await this.redis.hmget(this.key(id), 'p', 'c');
+  private async read(redis: Client, id: string): Promise<EnginePayload | undefined> {
+    const [payload, consumed] = await redis.hmget(this.key(id), 'p', 'c');
     if (!payload) return undefined;
     const parsed = JSON.parse(payload) as EnginePayload;
     if (consumed) parsed.consumed = Number(consumed);
     return parsed;
   }
 
-  private async findVia(kind: string, value: string): Promise<EnginePayload | undefined> {
-    const id = await this.redis.get(`${this.prefix}${kind}:${tagged(value)}`);
-    return id ? this.find(id) : undefined;
+  find(id: string): Promise<EnginePayload | undefined> {
+    return this.io.run((redis) => this.read(redis, id));
+  }
+
+  private findVia(kind: string, value: string): Promise<EnginePayload | undefined> {
+    return this.io.run(async (redis) => {
+      const id = await redis.get(`${this.prefix}${kind}:${tagged(value)}`);
+      return id ? this.read(redis, id) : undefined;
+    });
   }
 
   findByUid(uid: string): Promise<EnginePayload | undefined> {
@@ -148,31 +372,61 @@ class RedisEngineAdapter implements EngineAdapter {
     return this.findVia('userCode', userCode);
   }
 
-  async consume(id: string): Promise<void> {
-    const set = await this.redis.taConsume(this.key(id), Math.floor(Date.now() / 1000));
-    if (set === 0) throw new AlreadyConsumed();
+  consume(id: string): Promise<void> {
+    return this.io.run(async (redis) => {
+      const set = await redis.taConsume(this.key(id), Math.floor(Date.now() / 1000));
+      if (set === 0) throw new AlreadyConsumed();
+    });
   }
 
-  async destroy(id: string): Promise<void> {
-    await this.redis.del(this.key(id));
+  destroy(id: string): Promise<void> {
+    return this.io.run(async (redis) => {
+      await redis.del(this.key(id));
+    });
   }
 
-  async revokeByGrantId(grantId: string): Promise<void> {
-    await this.redis.taRevokeGrant(this.grantKey(grantId));
+  revokeByGrantId(grantId: string): Promise<void> {
+    return this.io.run(async (redis) => {
+      const indexKey = this.grantKey(grantId);
+      const elsewhere = await redis.taRevokeGrant(indexKey, this.cluster ? 'slot' : 'all');
+      if (elsewhere.length === 0) return;
+      await Promise.all(elsewhere.map((key) => redis.del(key)));
+      await redis.srem(indexKey, ...elsewhere);
+    });
   }
 }
 
+/**
+ * Drops a connection at once, to be reconnected: a graceful close could wait for a peer that no
+ * longer answers.
+ */
+function drop(connection: Redis): void {
+  const stream = connection.stream as Redis['stream'] | undefined;
+  if (stream) stream.destroy();
+  else connection.disconnect(true);
+}
+
+/** A new subscriber connection, not yet connected (on a cluster: to the next node in turn). */
+type SubscriberFactory = () => Redis;
+
 class RedisRecords implements RecordStore {
   private readonly listeners: Array<(change: RecordChange) => void> = [];
+  private subscriber: Redis | undefined;
   private subscribed = false;
+  private closed = false;
   private heartbeat: NodeJS.Timeout | undefined;
+  private echo: { token: string; timer?: NodeJS.Timeout } | undefined;
+  private beats = 0;
   readonly channel: string;
+  private readonly heartbeatChannel: string;
 
   constructor(
-    private readonly redis: ScriptedRedis,
+    private readonly io: Io,
     private readonly prefix: string,
+    private readonly onError: (error: Error) => void,
   ) {
     this.channel = `${prefix}rec-changes`;
+    this.heartbeatChannel = `${prefix}rec-heartbeat:${randomUUID()}`;
   }
 
   get watching(): boolean {
@@ -187,44 +441,105 @@ class RedisRecords implements RecordStore {
     for (const listener of this.listeners) listener(change);
   }
 
-  /** Follows the change channel on a connection of its own; while it is down, nothing is promised. */
-  async follow(subscriber: Redis): Promise<void> {
+  /**
+   * Follows the change channel on a connection of its own; while it is down, nothing is promised.
+   * Resolves once subscribed; rejects when the first connection fails.
+   */
+  async follow(createSubscriber: SubscriberFactory, heartbeatMs: number): Promise<void> {
+    // Closed already: the store gave up starting (its deadline passed) before Redis was ready.
+    if (this.closed) throw new StoreUnavailable('connection');
+    const first = this.attach(createSubscriber, createSubscriber());
+    // A connection can die without a word (a NAT dropping idle flows), and a cluster node can stop
+    // receiving other nodes' messages: prove the whole path with an echo, and reconnect (which
+    // tells watchers to forget everything) when it does not come back.
+    this.heartbeat = setInterval(() => this.beat(Math.min(HEARTBEAT_TIMEOUT_MS, heartbeatMs)), heartbeatMs);
+    this.heartbeat.unref();
+    await first;
+  }
+
+  private attach(createSubscriber: SubscriberFactory, subscriber: Redis): Promise<void> {
+    this.subscriber = subscriber;
+    const current = () => subscriber === this.subscriber && !this.closed;
+    let firstSubscription: () => void = () => {};
+    const subscribedOnce = new Promise<void>((resolve) => (firstSubscription = resolve));
+    subscriber.on('error', this.onError);
     subscriber.on('message', (channel: string, message: string) => {
-      if (channel !== this.channel) return;
-      const newline = message.indexOf('\n');
-      this.tell({ kind: message.slice(0, newline), id: message.slice(newline + 1) });
+      if (!current()) return;
+      if (channel === this.channel) {
+        const newline = message.indexOf('\n');
+        this.tell({ kind: message.slice(0, newline), id: message.slice(newline + 1) });
+      } else if (channel === this.heartbeatChannel && this.echo?.token === message) {
+        clearTimeout(this.echo.timer);
+        this.echo = undefined;
+      }
     });
     subscriber.on('close', () => {
+      if (subscriber !== this.subscriber) return;
+      // An echo pending on the connection that went is no verdict on the next one.
+      clearTimeout(this.echo?.timer);
+      this.echo = undefined;
+      if (!this.subscribed) return;
       this.subscribed = false;
       this.tell({ kind: undefined });
     });
-    let firstSubscription: () => void = () => {};
-    const subscribedOnce = new Promise<void>((resolve) => (firstSubscription = resolve));
     subscriber.on('ready', () => {
-      subscriber.subscribe(this.channel).then(
+      subscriber.subscribe(this.channel, this.heartbeatChannel).then(
         () => {
-          // Subscribed again after a reconnect: what changed meanwhile is unknown.
+          if (!current()) return;
+          // Subscribed (again): what changed meanwhile is unknown.
           this.tell({ kind: undefined });
           this.subscribed = true;
           firstSubscription();
         },
-        () => subscriber.disconnect(true),
+        (error: Error) => {
+          // E.g. NOPERM (an ACL user without pub/sub): worth telling, and trying again.
+          this.onError(error);
+          drop(subscriber);
+        },
       );
     });
-    await subscriber.connect();
-    await subscribedOnce;
-    // A connection can die without a word (a NAT dropping idle flows): ping it, and reconnect
-    // (which tells watchers to forget everything) when it does not answer.
-    this.heartbeat = setInterval(() => {
-      if (subscriber.status !== 'ready') return;
-      const timeout = setTimeout(() => subscriber.disconnect(true), HEARTBEAT_TIMEOUT_MS);
-      subscriber.ping().then(() => clearTimeout(timeout), () => clearTimeout(timeout));
-    }, HEARTBEAT_MS);
-    this.heartbeat.unref();
+    subscriber.on('end', () => {
+      if (!current()) return;
+      // This connection gave up (on a cluster: its node may be gone for good); take a new one.
+      setTimeout(() => {
+        if (current()) this.attach(createSubscriber, createSubscriber()).catch(() => {});
+      }, reconnectDelay(1)).unref();
+    });
+    return subscriber.connect().then(() => subscribedOnce);
+  }
+
+  private beat(timeoutMs: number): void {
+    const subscriber = this.subscriber;
+    if (this.closed || !this.subscribed || !subscriber || this.echo) return;
+    this.beats += 1;
+    const token = String(this.beats);
+    const echo: { token: string; timer?: NodeJS.Timeout } = { token };
+    this.echo = echo;
+    this.io.run((redis) => redis.publish(this.heartbeatChannel, token)).then(
+      () => {
+        // Redis has handed the message to the subscriber connection by now: only the way back is
+        // timed, however slow Redis itself was.
+        if (this.echo !== echo) return;
+        echo.timer = setTimeout(() => {
+          if (this.echo !== echo) return;
+          this.echo = undefined;
+          if (subscriber === this.subscriber && !this.closed) drop(subscriber);
+        }, timeoutMs);
+        echo.timer.unref();
+      },
+      () => {
+        // A publish that fails says the main connection is down, not the subscription: no verdict.
+        if (this.echo === echo) this.echo = undefined;
+      },
+    );
   }
 
   stop(): void {
+    this.closed = true;
+    this.subscribed = false;
     clearInterval(this.heartbeat);
+    clearTimeout(this.echo?.timer);
+    if (this.subscriber && this.subscriber.status !== 'end') this.subscriber.disconnect();
   }
 
   private key(kind: string, id: string): string {
@@ -236,113 +551,409 @@ class RedisRecords implements RecordStore {
     return `${this.prefix}idx:{records}:${kind}:`;
   }
 
-  async get<T>(kind: string, id: string): Promise<T | undefined> {
-    const value = await this.redis.hget(this.key(kind, id), 'v');
-    return value === null ? undefined : (JSON.parse(value) as T);
+  get<T>(kind: string, id: string): Promise<T | undefined> {
+    return this.io.run(async (redis) => {
+      const value = await redis.hget(this.key(kind, id), 'v');
+      return value === null ? undefined : (JSON.parse(value) as T);
+    });
   }
 
-  async getVersioned<T>(kind: string, id: string): Promise<{ value: T; revision: number } | undefined> {
-    const [value, revision] = await this.redis.hmget(this.key(kind, id), 'v', 'n');
-    return value === null || value === undefined ? undefined : { value: JSON.parse(value) as T, revision: Number(revision ?? 0) };
+  getVersioned<T>(kind: string, id: string): Promise<{ value: T; revision: number } | undefined> {
+    return this.io.run(async (redis) => {
+      const [value, revision] = await redis.hmget(this.key(kind, id), 'v', 'n');
+      return value === null || value === undefined
+        ? undefined
+        : { value: JSON.parse(value) as T, revision: Number(revision ?? 0) };
+    });
   }
 
-  async replace<T>(kind: string, id: string, value: T, revision: number): Promise<boolean> {
-    const written = await this.redis.taReplaceRecord(
-      this.key(kind, id),
-      String(revision),
-      JSON.stringify(value),
-      this.channel,
-      `${kind}\n${id}`,
-    );
-    return written === 1;
+  replace<T>(kind: string, id: string, value: T, revision: number): Promise<boolean> {
+    return this.io.run(async (redis) => {
+      const written = await redis.taReplaceRecord(
+        this.key(kind, id),
+        String(revision),
+        JSON.stringify(value),
+        this.channel,
+        `${kind}\n${id}`,
+      );
+      return written === 1;
+    });
   }
 
-  async put<T>(kind: string, id: string, group: string, value: T): Promise<void> {
-    const key = this.key(kind, id);
-    const results = await this.redis
-      .multi()
-      .hset(key, 'g', group, 'v', JSON.stringify(value))
-      .hincrby(key, 'n', 1)
-      .sadd(this.indexPrefix(kind) + group, id)
-      .publish(this.channel, `${kind}\n${id}`)
-      .exec();
-    const failed = results?.find(([error]) => error);
-    if (!results || failed) throw failed?.[0] ?? new Error('the record write was aborted');
+  put<T>(kind: string, id: string, group: string, value: T): Promise<void> {
+    return this.io.run(async (redis) => {
+      const key = this.key(kind, id);
+      const results = await redis
+        .multi()
+        .hset(key, 'g', group, 'v', JSON.stringify(value))
+        .hincrby(key, 'n', 1)
+        .sadd(this.indexPrefix(kind) + group, id)
+        .publish(this.channel, `${kind}\n${id}`)
+        .exec();
+      const failed = results?.find(([error]) => error);
+      if (!results || failed) throw failed?.[0] ?? new Error('the record write was aborted');
+    });
   }
 
-  async delete(kind: string, id: string): Promise<boolean> {
-    const deleted = await this.redis.taDeleteRecord(
-      this.key(kind, id),
-      this.indexPrefix(kind),
-      id,
-      this.channel,
-      `${kind}\n${id}`,
-    );
-    return deleted === 1;
+  delete(kind: string, id: string): Promise<boolean> {
+    return this.io.run(async (redis) => {
+      const deleted = await redis.taDeleteRecord(
+        this.key(kind, id),
+        this.indexPrefix(kind),
+        id,
+        this.channel,
+        `${kind}\n${id}`,
+      );
+      return deleted === 1;
+    });
   }
 
-  async list<T>(kind: string, group: string): Promise<T[]> {
-    const ids = await this.redis.smembers(this.indexPrefix(kind) + group);
-    if (ids.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hget(this.key(kind, id), 'v');
-    const results = (await pipeline.exec()) ?? [];
-    return results
-      .map(([, value]) => value)
-      .filter((value): value is string => typeof value === 'string')
-      .map((value) => JSON.parse(value) as T);
+  list<T>(kind: string, group: string): Promise<T[]> {
+    return this.io.run(async (redis) => {
+      const ids = await redis.smembers(this.indexPrefix(kind) + group);
+      if (ids.length === 0) return [];
+      const pipeline = redis.pipeline();
+      for (const id of ids) pipeline.hget(this.key(kind, id), 'v');
+      const results = (await pipeline.exec()) ?? [];
+      // A listing with holes would look complete: any failed read fails the whole listing.
+      const failed = results.find(([error]) => error);
+      if (failed) throw failed[0];
+      return results
+        .map(([, value]) => value)
+        .filter((value): value is string => typeof value === 'string')
+        .map((value) => JSON.parse(value) as T);
+    });
   }
 }
 
-export interface RedisStoreOptions {
-  url: string;
+function checkWindow(windowSeconds: number): number {
+  const windowMs = Math.round(windowSeconds * 1000);
+  if (!Number.isFinite(windowSeconds) || windowMs < 1) throw new RangeError('windowSeconds must be a positive number');
+  return windowMs;
+}
+
+/** Whole seconds left of a window from Redis' PTTL (-2: no key, -1: no expiry). */
+const secondsLeft = (pttl: number): number => (pttl > 0 ? Math.max(1, Math.ceil(pttl / 1000)) : 0);
+
+function windowCounts(answer: readonly number[], length: number): WindowCount[] {
+  return Array.from({ length }, (_, i) => ({ count: answer[2 * i] ?? 0, resetsIn: secondsLeft(answer[2 * i + 1] ?? -2) }));
+}
+
+class RedisCounters implements Counters {
+  constructor(
+    private readonly io: Io,
+    private readonly prefix: string,
+  ) {}
+
+  private key(key: string): string {
+    return `${this.prefix}rl:{rl}:${key}`;
+  }
+
+  async increment(keys: readonly string[], windowSeconds: number): Promise<WindowCount[]> {
+    const windowMs = checkWindow(windowSeconds);
+    if (keys.length === 0) return [];
+    const redisKeys = keys.map((key) => this.key(key));
+    const answer = await this.io.run((redis) => redis.taIncrementCounters(redisKeys.length, ...redisKeys, windowMs));
+    return windowCounts(answer, keys.length);
+  }
+
+  async peek(keys: readonly string[]): Promise<WindowCount[]> {
+    if (keys.length === 0) return [];
+    const redisKeys = keys.map((key) => this.key(key));
+    const answer = await this.io.run((redis) => redis.taPeekCounters(redisKeys.length, ...redisKeys));
+    return windowCounts(answer, keys.length);
+  }
+}
+
+/** TLS towards Redis (PEM text); `true` means TLS with the system's CAs. */
+export interface RedisTlsSettings {
+  ca?: string;
+  cert?: string;
+  key?: string;
+  servername?: string;
+  rejectUnauthorized?: boolean;
+}
+
+/** Settings shared by every connection mode. Secrets here never appear in errors or logs. */
+export interface RedisSharedSettings {
+  /** ACL user (Redis 6+); a url may carry it instead. */
+  username?: string;
+  /** AUTH password; a url may carry it instead. */
+  password?: string;
+  /** TLS for every connection (with Sentinel, to the sentinels too); `rediss://` URLs imply it. */
+  tls?: boolean | RedisTlsSettings;
+}
+
+export interface RedisClusterSettings {
+  /** Some nodes of the cluster (redis:// or rediss:// URLs); the others are discovered. */
+  nodes: string[];
+}
+
+export interface RedisSentinelSettings {
+  sentinels: Array<{ host: string; port: number }>;
+  /** The master group name (`sentinel monitor <name> ...`). */
+  name: string;
+  /** Credentials of the sentinels themselves, when they require AUTH. */
+  username?: string;
+  password?: string;
+}
+
+/** Where Redis is: exactly one of a single node's URL, a Redis Cluster, or a Sentinel-managed master. */
+export type RedisConnectionOptions = RedisSharedSettings & (
+  | { url: string; cluster?: never; sentinel?: never }
+  | { cluster: RedisClusterSettings; url?: never; sentinel?: never }
+  | { sentinel: RedisSentinelSettings; url?: never; cluster?: never }
+);
+
+export type RedisStoreOptions = RedisConnectionOptions & {
   keyPrefix?: string;
+  /**
+   * Every store operation answers within this many milliseconds or rejects with
+   * StoreUnavailable('timeout'), e.g. when Redis accepts connections but does not answer. 500 ms.
+   */
+  commandTimeoutMs?: number;
+  /** How often the change subscription is proven live by an echo through Redis. 5000 ms. */
+  heartbeatMs?: number;
+  /** Low-level ioredis options, applied last (on a cluster, to each node's connection). */
   redisOptions?: RedisOptions;
   /** Told of connection errors (ioredis reconnects by itself); by default they are dropped. */
   onError?: (error: Error & { code?: string }) => void;
+};
+
+function tlsOf(tls: boolean | RedisTlsSettings | undefined): TlsConnectionOptions | undefined {
+  if (tls === undefined || tls === false) return undefined;
+  return tls === true ? {} : { ...tls };
 }
 
-/** The production store: every engine model and our records in Redis (ioredis). */
+interface NodeAddress {
+  host: string;
+  port: number;
+  username?: string;
+  password?: string;
+  tls: boolean;
+}
+
+/** host/port (and credentials, TLS) of a cluster node URL; never quotes the URL when it fails. */
+function clusterNode(url: string, index: number): NodeAddress {
+  const parsed = URL.parse(url);
+  if (!parsed || (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') || !parsed.hostname) {
+    throw new TypeError(`cluster.nodes[${index}]: not a redis:// or rediss:// URL`);
+  }
+  return {
+    host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: parsed.port ? Number(parsed.port) : 6379,
+    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
+    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
+    tls: parsed.protocol === 'rediss:',
+  };
+}
+
+/** ioredis refuses these per-node options on a cluster (the cluster sets them itself). */
+function nodeOptionsOf(options: RedisOptions | undefined): ClusterOptions['redisOptions'] {
+  if (!options) return {};
+  const { port, host, path, sentinels, retryStrategy, enableOfflineQueue, readOnly, ...rest } = options;
+  return rest;
+}
+
+interface Connection {
+  client: Client;
+  ready(): boolean;
+  createSubscriber: SubscriberFactory;
+}
+
+function connect(options: RedisStoreOptions, timeoutMs: number): Connection {
+  const modes = [options.url, options.cluster, options.sentinel].filter((mode) => mode !== undefined);
+  if (modes.length !== 1) throw new TypeError('RedisStoreOptions: give exactly one of url, cluster and sentinel');
+  const tls = tlsOf(options.tls);
+  const credentials: RedisOptions = {
+    ...(options.username !== undefined ? { username: options.username } : {}),
+    ...(options.password !== undefined ? { password: options.password } : {}),
+    ...(tls ? { tls } : {}),
+  };
+  // After the first connect nothing queues: while disconnected every command fails at once, a
+  // command in flight when the connection drops fails at once and is never resent, and a
+  // connection on which nothing answers is dropped and reconnected.
+  const failFast: RedisOptions = {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    commandTimeout: timeoutMs,
+    socketTimeout: Math.max(1000, 2 * timeoutMs),
+    // A closing connection whose peer does not answer is destroyed this soon (ioredis: 2 s, which
+    // would also hold a process that wants to exit).
+    disconnectTimeout: 200,
+    retryStrategy: reconnectDelay,
+  };
+  const subscriberOptions: RedisOptions = { enableAutoPipelining: false, autoResubscribe: false, lazyConnect: true };
+
+  if (options.cluster) {
+    const nodes = options.cluster.nodes.map(clusterNode);
+    if (nodes.length === 0) throw new TypeError('cluster.nodes: give at least one node');
+    const fromUrls = nodes.find((node) => node.password !== undefined);
+    const nodeCredentials: RedisOptions = {
+      ...(fromUrls?.username !== undefined ? { username: fromUrls.username } : {}),
+      ...(fromUrls?.password !== undefined ? { password: fromUrls.password } : {}),
+      ...(nodes.some((node) => node.tls) ? { tls: {} } : {}),
+      ...credentials,
+    };
+    const { retryStrategy: _ignored, enableOfflineQueue: _alsoIgnored, ...nodeFailFast } = failFast;
+    const cluster = new Cluster(
+      nodes.map(({ host, port }) => ({ host, port })),
+      {
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        // Auto-pipelines are grouped by node when queued and checked again when sent: a slot map
+        // that changed in between (a node gone) fails them with a cross-slot error.
+        enableAutoPipelining: false,
+        clusterRetryStrategy: reconnectDelay,
+        slotsRefreshTimeout: Math.max(1000, timeoutMs),
+        scripts: SCRIPTS,
+        redisOptions: { ...nodeCredentials, ...nodeFailFast, ...nodeOptionsOf(options.redisOptions) },
+      },
+    ) as Cluster & Scripts;
+    let turn = 0;
+    return {
+      client: cluster,
+      ready: () => cluster.status === 'ready',
+      // PUBLISH reaches every node, so any node will do; ioredis' own cluster subscriber moves to
+      // another node without a word, which would hide missed changes, hence a plain connection.
+      createSubscriber: () => {
+        const known = cluster
+          .nodes('all')
+          .map((node) => ({ host: node.options.host, port: node.options.port }))
+          .filter((node): node is { host: string; port: number } => node.host !== undefined && node.port !== undefined);
+        const candidates: Array<{ host: string; port: number }> = known.length > 0 ? known : nodes;
+        const node = candidates[turn++ % candidates.length]!;
+        return new Redis({
+          ...nodeCredentials,
+          ...failFast,
+          ...options.redisOptions,
+          ...subscriberOptions,
+          host: node.host,
+          port: node.port,
+          // A few quick tries, then 'end', and the next node gets its turn.
+          retryStrategy: (attempt: number) => (attempt > 2 ? null : reconnectDelay(attempt)),
+        });
+      },
+    };
+  }
+
+  let redis: Redis;
+  if (options.sentinel) {
+    const { sentinels, name, username, password } = options.sentinel;
+    redis = new Redis({
+      sentinels: sentinels.map(({ host, port }) => ({ host, port })),
+      name,
+      ...(username !== undefined ? { sentinelUsername: username } : {}),
+      ...(password !== undefined ? { sentinelPassword: password } : {}),
+      ...(tls ? { enableTLSForSentinelMode: true, sentinelTLS: tls } : {}),
+      sentinelRetryStrategy: reconnectDelay,
+      sentinelCommandTimeout: timeoutMs,
+      ...credentials,
+      ...failFast,
+      enableAutoPipelining: true,
+      scripts: SCRIPTS,
+      // Sentinel drops the clients of a master it demotes, which makes us ask it for the new one;
+      // should a connection to a demoted master survive, its READONLY answers do the same.
+      reconnectOnError: (error) => error.message.startsWith('READONLY'),
+      ...options.redisOptions,
+    });
+  } else {
+    redis = new Redis(options.url!, {
+      ...credentials,
+      ...failFast,
+      enableAutoPipelining: true,
+      scripts: SCRIPTS,
+      ...options.redisOptions,
+    });
+  }
+  const single = redis as Redis & Scripts;
+  return {
+    client: single,
+    ready: () => single.status === 'ready',
+    createSubscriber: () => single.duplicate(subscriberOptions),
+  };
+}
+
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StoreUnavailable('timeout')), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The production store: every engine model, our records and the counters in Redis (ioredis): a
+ * single node, a Redis Cluster or a Sentinel-managed master.
+ */
 export async function createRedisStore(options: RedisStoreOptions): Promise<Store> {
   const prefix = options.keyPrefix ?? 'talent-auth:';
-  const redis = new Redis(options.url, {
-    enableAutoPipelining: true,
-    lazyConnect: true,
-    ...options.redisOptions,
-  }) as ScriptedRedis;
+  if (options.cluster && /[{}]/.test(prefix)) throw new TypeError('keyPrefix: no braces on a cluster (they would make a hash tag)');
+  const timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new RangeError('commandTimeoutMs must be a positive number');
+  const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  if (!Number.isFinite(heartbeatMs) || heartbeatMs <= 0) throw new RangeError('heartbeatMs must be a positive number');
   const onError = options.onError ?? (() => {});
-  redis.on('error', onError);
-  redis.defineCommand('taUpsert', { lua: UPSERT });
-  redis.defineCommand('taConsume', { numberOfKeys: 1, lua: CONSUME });
-  redis.defineCommand('taRevokeGrant', { numberOfKeys: 1, lua: REVOKE_GRANT });
-  redis.defineCommand('taDeleteRecord', { numberOfKeys: 1, lua: DELETE_RECORD });
-  redis.defineCommand('taReplaceRecord', { numberOfKeys: 1, lua: REPLACE_RECORD });
-  await redis.connect();
-  const subscriber = redis.duplicate({ enableAutoPipelining: false, lazyConnect: true, autoResubscribe: false });
-  subscriber.on('error', onError);
-  const records = new RedisRecords(redis, prefix);
-  await records.follow(subscriber);
+  const connection = connect(options, timeoutMs);
+  const { client } = connection;
+  client.on('error', onError);
+  const io = new Io(client, timeoutMs, connection.ready);
+  const records = new RedisRecords(io, prefix, onError);
+  const counters = new RedisCounters(io, prefix);
+  let closed = false;
 
+  const shut = async () => {
+    closed = true;
+    records.stop();
+    if (client.status !== 'end' && connection.ready()) {
+      // QUIT lets pending replies arrive; when Redis is gone it cannot answer, so do not wait long.
+      await withDeadline(client.quit(), 1000).catch(() => undefined);
+    }
+    if (client.status !== 'end') client.disconnect();
+  };
+  try {
+    await withDeadline(
+      (async () => {
+        if (options.cluster) {
+          // A cluster client goes on trying after a failed first attempt (a slow slots refresh on
+          // a busy host, a startup node that is down while others are up): wait until it is ready.
+          await new Promise<void>((resolve) => {
+            client.once('ready', resolve);
+            client.connect().catch(() => {});
+          });
+        } else {
+          await client.connect();
+        }
+        await records.follow(connection.createSubscriber, heartbeatMs);
+      })(),
+      STARTUP_TIMEOUT_MS,
+    );
+  } catch (error) {
+    await shut();
+    throw error;
+  }
+
+  const cluster = options.cluster !== undefined;
   const adapters = new Map<string, EngineAdapter>();
   return {
     type: 'redis',
     engine(model) {
       let adapter = adapters.get(model);
-      if (!adapter) adapters.set(model, (adapter = new RedisEngineAdapter(model, redis, prefix)));
+      if (!adapter) adapters.set(model, (adapter = new RedisEngineAdapter(model, io, prefix, cluster)));
       return adapter;
     },
     records,
-    async ping() {
-      await redis.ping();
+    counters,
+    get available() {
+      return !closed && connection.ready() && records.watching;
     },
-    async close() {
-      if (redis.status !== 'end') {
-        // QUIT lets pending replies arrive; when Redis is gone it cannot answer, so do not wait long.
-        await Promise.race([redis.quit().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-      }
-      records.stop();
-      redis.disconnect();
-      subscriber.disconnect();
+    ping() {
+      return io.run(async (redis) => {
+        await redis.ping();
+      });
     },
+    close: shut,
   };
 }

@@ -51,13 +51,67 @@ export interface RecordStore {
   readonly watching: boolean;
 }
 
+/**
+ * A fixed-window count and the whole seconds until its window ends, rounded up: at least 1 while
+ * the window lasts, 0 when there is none (count 0).
+ */
+export interface WindowCount {
+  count: number;
+  resetsIn: number;
+}
+
+/**
+ * Fixed-window counters shared by every process on the store (rate limits). A window starts at the
+ * first increment of a key and lasts `windowSeconds`; later increments do not move it (their
+ * `windowSeconds` is ignored); the key is gone when it ends. Counter keys are a namespace of their
+ * own: they never meet engine entries or records.
+ */
+export interface Counters {
+  /**
+   * Adds one to each key in one step (atomic on Redis: concurrent calls from any number of
+   * processes each see distinct counts); answers the new counts, in order. A key given twice counts
+   * twice. Rejects with a RangeError unless `windowSeconds` is a positive number (fractions allowed).
+   */
+  increment(keys: readonly string[], windowSeconds: number): Promise<WindowCount[]>;
+  /** The current counts, in order, without changing them (one round trip on Redis). */
+  peek(keys: readonly string[]): Promise<WindowCount[]>;
+}
+
 export interface Store {
   readonly type: 'memory' | 'redis';
   engine(model: string): EngineAdapter;
   readonly records: RecordStore;
+  readonly counters: Counters;
+  /**
+   * False while the store cannot be relied on (Redis: connection or change subscription down, or
+   * the store closed); answered from memory, without a round trip, so that a server can refuse
+   * work at once. A Redis store turns it back to true by itself once Redis answers again.
+   */
+  readonly available: boolean;
   /** Resolves when the store answers; rejects otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * Thrown by a store operation that could not reach the store (connection down, no answer in time):
+ * nothing may be assumed written (nor unwritten: a write that timed out may still be carried out
+ * by Redis later, e.g. a consume once a frozen Redis runs again). It carries the shape of an
+ * exposed oidc-provider error, so that the engine itself answers 503 `temporarily_unavailable` (or
+ * redirects with it from /authorize, RFC 6749 §4.1.2.1) instead of a 500; `reason` is a short code,
+ * never request data (the Redis store: 'connection', 'timeout', 'cluster', 'loading', 'busy',
+ * 'read-only').
+ */
+export class StoreUnavailable extends Error {
+  readonly expose = true;
+  readonly statusCode = 503;
+  readonly error = 'temporarily_unavailable';
+  readonly error_description = 'the service is temporarily unavailable, try again shortly';
+
+  constructor(readonly reason: string) {
+    super('temporarily_unavailable');
+    this.name = 'StoreUnavailable';
+  }
 }
 
 /** Thrown by `consume` when a code or refresh token was already used: a replay. */

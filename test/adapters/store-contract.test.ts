@@ -1,23 +1,26 @@
-import { createMemoryStore } from '../../adapters/memory.js';
-import { createRedisStore } from '../../adapters/redis.js';
 import { AlreadyConsumed, GRANT_SLOT_LENGTH, type Store } from '../../adapters/types.js';
+import { ADAPTER_STORE_KINDS, useAdapterStore } from '../support/adapter-stores.js';
 import { keySlot } from '../support/slots.js';
-import { STORE_KINDS, useStore } from '../support/stores.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.each(STORE_KINDS)('store contract: %s', (kind) => {
-  const handle = useStore(kind);
+describe.each(ADAPTER_STORE_KINDS)('store contract: %s', (kind) => {
+  const handle = useAdapterStore(kind);
   let store: Store;
-  let prefix = '';
 
   beforeEach(async () => {
-    const option = handle.option();
-    prefix = option.type === 'redis' ? option.keyPrefix ?? '' : '';
-    store = option.type === 'memory' ? createMemoryStore() : await createRedisStore(option);
+    store = await handle.create();
   });
   afterEach(async () => {
     await store.close();
+  });
+
+  it('is available once created, and no longer once closed', async () => {
+    expect(store.available).toBe(true);
+    await store.ping();
+    const other = kind === 'memory' ? await handle.create() : await handle.another();
+    await other.close();
+    expect(other.available).toBe(false);
   });
 
   describe('engine models', () => {
@@ -87,6 +90,17 @@ describe.each(STORE_KINDS)('store contract: %s', (kind) => {
       expect(await refresh.find('grant1rt')).toBeUndefined();
       expect(await refresh.find('grant2rt')).toEqual({ grantId: 'grant2' });
     });
+
+    it('revokes entries whose id does not start with the grant id too', async () => {
+      const devices = store.engine('DeviceCode');
+      await devices.upsert('device-1', { userCode: 'WXYZ-0001' }, 600);
+      await devices.upsert('device-1', { userCode: 'WXYZ-0001', grantId: 'other-grant' }, 600);
+      await store.engine('AccessToken').upsert('other-at', { grantId: 'other-grant' }, 600);
+      await devices.revokeByGrantId('other-grant');
+      expect(await devices.find('device-1')).toBeUndefined();
+      expect(await store.engine('AccessToken').find('other-at')).toBeUndefined();
+      await devices.revokeByGrantId('other-grant');
+    });
   });
 
   describe('records', () => {
@@ -143,10 +157,76 @@ describe.each(STORE_KINDS)('store contract: %s', (kind) => {
     });
   });
 
-  if (kind === 'redis') {
+  describe('counters', () => {
+    it('count each key in a window that starts at its first increment', async () => {
+      expect(await store.counters.increment(['a', 'b'], 60)).toEqual([
+        { count: 1, resetsIn: 60 },
+        { count: 1, resetsIn: 60 },
+      ]);
+      expect(await store.counters.increment(['a'], 60)).toEqual([{ count: 2, resetsIn: 60 }]);
+      expect(await store.counters.increment(['b', 'a'], 5)).toEqual([
+        { count: 2, resetsIn: 60 },
+        { count: 3, resetsIn: 60 },
+      ]);
+      expect(await store.counters.increment([], 60)).toEqual([]);
+    });
+
+    it('are read without changing them', async () => {
+      await store.counters.increment(['seen'], 30);
+      await store.counters.increment(['seen'], 30);
+      expect(await store.counters.peek(['seen', 'unseen'])).toEqual([
+        { count: 2, resetsIn: 30 },
+        { count: 0, resetsIn: 0 },
+      ]);
+      expect(await store.counters.peek(['seen'])).toEqual([{ count: 2, resetsIn: 30 }]);
+      expect(await store.counters.peek([])).toEqual([]);
+    });
+
+    it('end their window windowSeconds after the first increment, and count from 1 again', async () => {
+      await store.counters.increment(['w'], 2);
+      await sleep(1100);
+      // The second increment does not move the window: less than a second is left.
+      expect(await store.counters.increment(['w'], 2)).toEqual([{ count: 2, resetsIn: 1 }]);
+      await sleep(1000);
+      expect(await store.counters.peek(['w'])).toEqual([{ count: 0, resetsIn: 0 }]);
+      expect(await store.counters.increment(['w'], 2)).toEqual([{ count: 1, resetsIn: 2 }]);
+    });
+
+    it('keep keys apart, and apart from the other data', async () => {
+      await store.engine('Session').upsert('k', { a: 1 }, 60);
+      await store.records.put('client', 'k', 'acme', { a: 1 });
+      await store.counters.increment(['k', 'client:k'], 60);
+      await store.counters.increment(['k'], 60);
+      expect((await store.counters.peek(['k', 'client:k', 'K'])).map((window) => window.count)).toEqual([2, 1, 0]);
+      expect(await store.engine('Session').find('k')).toEqual({ a: 1 });
+      expect(await store.records.get('client', 'k')).toEqual({ a: 1 });
+    });
+
+    it('count exactly under parallel increments (two stores on one Redis: two processes)', async () => {
+      const other = kind === 'memory' ? store : await handle.another();
+      try {
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => (i % 2 ? other : store).counters.increment(['p', 'q'], 60)),
+        );
+        const counts = results.map(([p]) => p!.count).sort((x, y) => x - y);
+        expect(counts).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+        // Both keys of a call move in one step.
+        for (const [p, q] of results) expect(q!.count).toBe(p!.count);
+      } finally {
+        if (other !== store) await other.close();
+      }
+    });
+
+    it('refuse a window that is not a positive number of seconds', async () => {
+      await expect(store.counters.increment(['x'], 0)).rejects.toBeInstanceOf(RangeError);
+      await expect(store.counters.increment(['x'], Number.NaN)).rejects.toBeInstanceOf(RangeError);
+      expect(await store.counters.peek(['x'])).toEqual([{ count: 0, resetsIn: 0 }]);
+    });
+  });
+
+  if (kind !== 'memory') {
     it('tells every store sharing the Redis of a change', async () => {
-      const option = handle.option();
-      const other = await createRedisStore({ ...(option as { url: string }), keyPrefix: prefix });
+      const other = await handle.another();
       try {
         const changes: unknown[] = [];
         other.records.watch((change) => changes.push(change));
@@ -161,7 +241,7 @@ describe.each(STORE_KINDS)('store contract: %s', (kind) => {
     it('stops promising while its subscription is down, and says so when it is back', async () => {
       const changes: unknown[] = [];
       store.records.watch((change) => changes.push(change));
-      await handle.redis!.client().client('KILL', 'TYPE', 'pubsub');
+      await handle.killSubscribers();
       const deadline = Date.now() + 5000;
       while (!changes.length && Date.now() < deadline) await sleep(10);
       expect(changes[0]).toEqual({ kind: undefined });
@@ -173,27 +253,34 @@ describe.each(STORE_KINDS)('store contract: %s', (kind) => {
       expect(changes.at(-1)).toEqual({ kind: 'client', id: 'after' });
     });
 
-    it('lays keys out so that a grant, its tokens and its index share one cluster slot', async () => {
-      const redis = handle.redis!.client();
+    it('lays keys out so that a grant with its tokens and index, the records, the counters each share one cluster slot', async () => {
       const grantId = 'Qx7_aB' + 'rest-of-the-grant-id';
       await store.engine('AuthorizationCode').upsert(`${grantId.slice(0, GRANT_SLOT_LENGTH)}code`, { grantId }, 60);
       await store.engine('RefreshToken').upsert(`${grantId.slice(0, GRANT_SLOT_LENGTH)}refresh`, { grantId }, 60);
       await store.records.put('client', 'slot-client', 'slot-tenant', { id: 'x' });
-      const keys = await redis.keys(`${prefix}*`);
-      const grantKeys = keys.filter((key) => /AuthorizationCode|RefreshToken|grant:/.test(key));
-      expect(grantKeys).toHaveLength(3);
-      expect(new Set(grantKeys.map(keySlot)).size).toBe(1);
-      const recordKeys = keys.filter((key) => key.includes('{records}'));
-      expect(recordKeys.length).toBeGreaterThanOrEqual(2);
-      expect(new Set(recordKeys.map(keySlot)).size).toBe(1);
+      await store.records.put('app', 'slot-app', 'slot-tenant', { id: 'y' });
+      await store.counters.increment(['ip:203.0.113.9', 'client:slot-client'], 60);
+      const keys = await handle.keys(`${handle.prefix}*`);
+      const groups = [
+        keys.filter((key) => /AuthorizationCode|RefreshToken|grant:/.test(key)),
+        keys.filter((key) => key.includes('{records}')),
+        keys.filter((key) => key.includes('{rl}')),
+      ];
+      expect(groups.map((group) => group.length)).toEqual([3, 4, 2]);
+      for (const group of groups) {
+        expect(new Set(group.map(keySlot)).size).toBe(1);
+        // On a cluster, Redis itself agrees.
+        if (kind === 'redis-cluster') {
+          expect(await Promise.all(group.map((key) => handle.serverSlot(key)))).toEqual(group.map(keySlot));
+        }
+      }
     });
 
     it('gives the grant index the longest TTL of its members', async () => {
-      const redis = handle.redis!.client();
-      await store.engine('AuthorizationCode').upsert('ttlgrcode', { grantId: 'ttlgrant' }, 60);
-      await store.engine('RefreshToken').upsert('ttlgrrt', { grantId: 'ttlgrant' }, 3600);
-      const [indexKey] = await redis.keys(`${prefix}grant:*`);
-      expect(await redis.ttl(indexKey!)).toBeGreaterThan(3500);
+      await store.engine('AuthorizationCode').upsert('ttlgracode', { grantId: 'ttlgrant' }, 60);
+      await store.engine('RefreshToken').upsert('ttlgrart', { grantId: 'ttlgrant' }, 3600);
+      const [indexKey] = await handle.keys(`${handle.prefix}grant:*`);
+      expect(await handle.ttl(indexKey!)).toBeGreaterThan(3500);
     });
   }
 });

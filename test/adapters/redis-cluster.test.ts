@@ -1,0 +1,87 @@
+import { Redis } from 'ioredis';
+import { createRedisStore } from '../../adapters/redis.js';
+import { StoreUnavailable, type RecordChange, type Store } from '../../adapters/types.js';
+import { startRedisCluster, type RedisClusterProcess } from '../../devtools/redis-cluster.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function within(condition: () => boolean, ms: number): Promise<number> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms`);
+    await sleep(10);
+  }
+  return Date.now() - started;
+}
+
+/** What only a cluster can show: the change feed across nodes, and a node going for good. */
+describe('Redis store on a Redis Cluster', () => {
+  let cluster: RedisClusterProcess;
+  let clients: Redis[];
+  let store: Store;
+  let changes: RecordChange[];
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+    // One of them dies with its node: close it without ioredis' 2 s wait for a goodbye.
+    clients = cluster.urls.map((url) => new Redis(url, { maxRetriesPerRequest: 0, disconnectTimeout: 100 }));
+    clients.forEach((client) => client.on('error', () => {}));
+  }, 60_000);
+  afterAll(async () => {
+    clients?.forEach((client) => client.disconnect());
+    await cluster?.stop();
+  });
+  beforeEach(async () => {
+    store = await createRedisStore({ cluster: { nodes: cluster.urls.slice(0, 1) }, keyPrefix: 'cl:' });
+    changes = [];
+    store.records.watch((change) => changes.push(change));
+  });
+  afterEach(async () => {
+    await store.close();
+  });
+
+  it('hears changes published on any node (given one node, it finds the others)', async () => {
+    await Promise.all(clients.map((client, i) => client.publish('cl:rec-changes', `client\nfrom-node-${i}`)));
+    await sleep(100);
+    expect(changes).toEqual(expect.arrayContaining(clients.map((_, i) => ({ kind: 'client', id: `from-node-${i}` }))));
+    expect(changes).toHaveLength(clients.length);
+  });
+
+  it('refuses keys with braces in the prefix (they would become the hash tag)', async () => {
+    await expect(createRedisStore({ cluster: { nodes: cluster.urls }, keyPrefix: 'a{b}:' })).rejects.toThrow(/braces/);
+  });
+
+  it('moves its subscription to another node when its node goes, telling watchers to forget', async () => {
+    const holders = await Promise.all(
+      clients.map(async (client) => ((await client.call('CLIENT', 'LIST', 'TYPE', 'pubsub')) as string).trim() !== ''),
+    );
+    const index = holders.indexOf(true);
+    expect(holders.filter(Boolean)).toHaveLength(1);
+    await cluster.nodes[index]!.kill();
+    await within(() => !store.records.watching, 1000);
+    expect(changes).toEqual([{ kind: undefined }]);
+    const moved = await within(() => store.records.watching, 5000);
+    if (process.env.STORE_TIMINGS) console.log(`cluster subscription moved to another node in ${moved} ms`);
+    expect(changes).toEqual([{ kind: undefined }, { kind: undefined }]);
+    const survivor = clients.find((_, i) => i !== index)!;
+    await survivor.publish('cl:rec-changes', 'client\nafter');
+    await sleep(100);
+    expect(changes.at(-1)).toEqual({ kind: 'client', id: 'after' });
+
+    // A third of the slots is gone with the node: every operation answers or is refused in time.
+    const operations: Array<() => Promise<unknown>> = [
+      () => store.records.get('client', 'x'),
+      () => store.records.put('client', 'x', 'acme', {}),
+      () => store.counters.increment(['a', 'b'], 60),
+      ...Array.from({ length: 12 }, (_, i) => () => store.engine('Session').find(`session-${i}`)),
+      ...Array.from({ length: 12 }, (_, i) => () => store.engine('Session').upsert(`session-${i}`, {}, 60)),
+    ];
+    for (const [i, operation] of operations.entries()) {
+      const started = Date.now();
+      const error = await operation().then(() => undefined, (rejection: unknown) => rejection);
+      expect(Date.now() - started).toBeLessThan(1000);
+      if (error !== undefined && !(error instanceof StoreUnavailable)) console.log(i, String(error), (error as {name: string}).name, Object.keys(error as object));
+      if (error !== undefined) expect(error).toBeInstanceOf(StoreUnavailable);
+    }
+  }, 30_000);
+});

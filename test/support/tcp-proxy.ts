@@ -1,0 +1,59 @@
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+
+export interface TcpProxy {
+  port: number;
+  /** The connections made through the proxy so far, in order. */
+  readonly connections: number;
+  /**
+   * Stops carrying bytes on connection `index` (0-based) in both directions while keeping both
+   * sockets open: a NAT that dropped the flow without a word.
+   */
+  blackhole(index: number): void;
+  close(): Promise<void>;
+}
+
+/** A loopback TCP proxy to `targetPort`, whose connections can be made to go silent. */
+export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
+  const pairs: Array<{ client: Socket; upstream: Socket; silent: boolean }> = [];
+  const server: Server = createServer((client) => {
+    const upstream = createConnection({ host: '127.0.0.1', port: targetPort });
+    const pair = { client, upstream, silent: false };
+    pairs.push(pair);
+    client.on('data', (chunk) => {
+      if (!pair.silent) upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      if (!pair.silent) client.write(chunk);
+    });
+    // A silent flow tells neither side that the other went.
+    client.on('close', () => {
+      if (!pair.silent) upstream.destroy();
+    });
+    upstream.on('close', () => {
+      if (!pair.silent) client.destroy();
+    });
+    client.on('error', () => {});
+    upstream.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    port,
+    get connections() {
+      return pairs.length;
+    },
+    blackhole(index) {
+      const pair = pairs[index];
+      if (!pair) throw new Error(`no connection ${index}`);
+      pair.silent = true;
+    },
+    async close() {
+      for (const { client, upstream } of pairs) {
+        client.destroy();
+        upstream.destroy();
+      }
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
