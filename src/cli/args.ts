@@ -28,6 +28,8 @@ const OPTIONS = {
   alg: { type: 'string', multiple: true },
   out: { type: 'string' },
   force: { type: 'boolean' },
+  file: { type: 'string' },
+  kid: { type: 'string' },
 } as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTIONS;

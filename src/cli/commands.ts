@@ -4,9 +4,21 @@ import { ApiCatalog } from '../catalog.js';
 import { NotFound } from '../errors.js';
 import { AppRegistrations, type ClientType, type EngineCheck } from '../records/app-registrations.js';
 import { ClientConfigurations } from '../records/client-configurations.js';
+import { generateSigningKey, keyStates } from '../provider/keys.js';
 import { parseResources, required, type OptionName, type ParsedArgs } from './args.js';
 import { loadApiCatalog } from './apis.js';
-import { generateJwks, parseAlgorithms, writeJwksFile } from './keys.js';
+import { UsageError } from './errors.js';
+import {
+  generateJwks,
+  keySummary,
+  parseAlgorithms,
+  readJwksFile,
+  SIGNING_ALGORITHMS,
+  summaries,
+  writeJwksFile,
+  type KeyFile,
+  type KeySummary,
+} from './keys.js';
 import { appWire, clientWire, json, resourcesInWords, safe, SECRET_NOTE, table, type CliIo } from './output.js';
 
 export interface CommandContext {
@@ -230,6 +242,145 @@ const keysGenerate: Command = {
   },
 };
 
+/*
+ * Key rotation on a JWKS file (the rule: the first key of each algorithm signs, later keys are only
+ * published; provider/keys.ts). Servers read their keys at startup: each step takes effect on an
+ * instance when it restarts with the file. The waits between steps are in the help texts and
+ * the README ("Key rotation").
+ */
+
+/** After `keys add`, before `keys promote` (details: keys add --help). */
+export const PUBLISH_WAIT = 'the longest JWKS cache time of your verifiers\n(10 minutes with the resource-server kit\'s defaults; see talent-auth keys add --help)';
+/** After `keys promote`, before `keys retire` (details: keys promote --help). */
+export const SWITCH_WAIT = 'the longest token lifetime plus clock skew\n(65 minutes with the defaults; see talent-auth keys promote --help)';
+
+async function keyFile(context: CommandContext, command: string): Promise<KeyFile> {
+  return readJwksFile(resolve(context.io.cwd, required(context.args.values.file, 'file', command)));
+}
+
+function keyLine(key: KeySummary): string {
+  return `  ${safe(key.alg ?? '-').padEnd(6)} kid ${safe(key.kid)}  ${key.state}\n`;
+}
+
+const keysList: Command = {
+  options: ['file'],
+  operands: [],
+  async run(context) {
+    const file = await keyFile(context, 'keys list');
+    const keys = summaries(file);
+    out(
+      context,
+      { file: file.path, keys },
+      table(['KID', 'ALG', 'KTY', 'STATE'], keys.map((key) => [safe(key.kid), safe(key.alg ?? '-'), safe(`${key.kty}${key.crv ? ` ${key.crv}` : ''}`), key.state])),
+    );
+  },
+};
+
+const keysAdd: Command = {
+  options: ['file', 'alg'],
+  operands: [],
+  async run(context) {
+    const command = 'keys add';
+    if (!context.args.values.alg?.length) required(undefined, 'alg', command);
+    const algorithms = parseAlgorithms(context.args.values.alg);
+    const file = await keyFile(context, command);
+    const added = await Promise.all(algorithms.map(generateSigningKey));
+    const jwks = { ...file.jwks, keys: [...file.jwks.keys, ...added] };
+    const next = await readAs(file.path, jwks);
+    writeJwksFile(file.path, jwks, true, '--file');
+    const keys = summaries(next);
+    const addedKeys = keys.slice(file.jwks.keys.length);
+    const promote = addedKeys.filter((key) => key.state === 'published');
+    out(
+      context,
+      { file: file.path, added: addedKeys, keys },
+      `Added to ${safe(file.path)} (mode 0600):\n${addedKeys.map(keyLine).join('')}`
+        + (addedKeys.some((key) => key.state === 'signing')
+          ? 'A key marked signing is the first of its algorithm: it signs from the next restart.\n'
+          : '')
+        + (promote.length
+          ? 'A published key verifies tokens but signs none. Next: deploy the file to every instance and\n'
+            + `restart them all. After the last restart, wait at least ${PUBLISH_WAIT}, then:\n`
+            + promote.map((key) => `  talent-auth keys promote --file ${safe(file.path)} --kid ${safe(key.kid)}\n`).join('')
+          : ''),
+    );
+  },
+};
+
+/** The key file as it will be once `jwks` is written. */
+async function readAs(path: string, jwks: KeyFile['jwks']): Promise<KeyFile> {
+  return { path, jwks, states: await keyStates(jwks.keys) };
+}
+
+const keysPromote: Command = {
+  options: ['file', 'kid'],
+  operands: [],
+  async run(context) {
+    const command = 'keys promote';
+    const kid = required(context.args.values.kid, 'kid', command);
+    const file = await keyFile(context, command);
+    const status = file.states.find((state) => state.kid === kid);
+    if (!status) throw new NotFound(`key ${kid} in ${file.path}`);
+    const jwk = file.jwks.keys[status.index]!;
+    if (!status.alg) {
+      throw new UsageError(`keys promote: key ${kid} signs none of ${SIGNING_ALGORITHMS.join(', ')} (alg ${jwk.alg ?? 'unset'}, use ${jwk.use ?? 'unset'}); it can only be published`, '--kid');
+    }
+    const current = file.states.find((state) => state.alg === status.alg && state.state === 'signing')!;
+    let next = file;
+    if (current.index !== status.index) {
+      // Move the key just before the current signing key of its algorithm: it becomes the first.
+      const keys = file.jwks.keys.filter((_key, index) => index !== status.index);
+      keys.splice(current.index, 0, jwk);
+      const jwks = { ...file.jwks, keys };
+      next = await readAs(file.path, jwks);
+      writeJwksFile(file.path, jwks, true, '--file');
+    }
+    const changed = current.index !== status.index;
+    out(
+      context,
+      { file: file.path, kid, alg: status.alg, previous_kid: current.kid, changed, keys: summaries(next) },
+      changed
+        ? `Key ${safe(kid)} now signs ${status.alg} in ${safe(file.path)}; the previous signing key ${safe(current.kid)} stays published.\n`
+          + 'Each instance signs with it from its next restart. Next: deploy the file to every instance and\n'
+          + `restart them all. After the last restart, wait at least ${SWITCH_WAIT}, then:\n`
+          + `  talent-auth keys retire --file ${safe(file.path)} --kid ${safe(current.kid)}\n`
+        : `Key ${safe(kid)} already signs ${status.alg} in ${safe(file.path)}; nothing changed.\n`,
+    );
+  },
+};
+
+const keysRetire: Command = {
+  options: ['file', 'kid'],
+  operands: [],
+  async run(context) {
+    const command = 'keys retire';
+    const kid = required(context.args.values.kid, 'kid', command);
+    const file = await keyFile(context, command);
+    const status = file.states.find((state) => state.kid === kid);
+    if (!status) throw new NotFound(`key ${kid} in ${file.path}`);
+    if (status.state === 'signing') {
+      const others = file.states.filter((state) => state.alg === status.alg).length - 1;
+      throw new UsageError(
+        `keys retire: key ${kid} is the signing ${status.alg} key${others === 0 ? ` (the only ${status.alg} key)` : ''}; `
+          + `${others === 0 ? `add another ${status.alg} key (keys add), ` : ''}promote another ${status.alg} key first and retire this one after the wait (see talent-auth keys retire --help)`,
+        '--kid',
+      );
+    }
+    const jwks = { ...file.jwks, keys: file.jwks.keys.filter((_key, index) => index !== status.index) };
+    const next = await readAs(file.path, jwks);
+    writeJwksFile(file.path, jwks, true, '--file');
+    const retired = keySummary(file.jwks.keys[status.index]!, status);
+    out(
+      context,
+      { file: file.path, kid, ...(retired.alg ? { alg: retired.alg } : {}), retired: true, keys: summaries(next) },
+      `Removed key ${safe(kid)} (${safe(retired.alg ?? '-')}, published) from ${safe(file.path)}.\n`
+        + 'Deploy the file to every instance and restart them all: they stop publishing it. This is safe\n'
+        + 'once the tokens it signed have expired: wait at least the longest token lifetime plus clock skew\n'
+        + 'after the last instance stopped signing with it (talent-auth keys promote --help).\n',
+    );
+  },
+};
+
 export const COMMANDS: Record<string, Command> = {
   'clients create': clientsCreate,
   'clients list': clientsList,
@@ -240,4 +391,8 @@ export const COMMANDS: Record<string, Command> = {
   'apps rotate-secret': appsRotateSecret,
   'apps delete': appsDelete,
   'keys generate': keysGenerate,
+  'keys list': keysList,
+  'keys add': keysAdd,
+  'keys promote': keysPromote,
+  'keys retire': keysRetire,
 };

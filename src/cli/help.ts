@@ -10,6 +10,26 @@ const OUTPUT_OPTIONS = `Output:
 
 const EXIT_CODES = `Exit codes: 0 success, 1 usage or validation error (stderr names the field), 2 Redis unreachable.`;
 
+const FILE_OPTION = `  --file <file>   the private JWKS file the servers read (JWKS_FILE / keys.jwks); rewritten
+                  atomically with mode 0600. Needs no Redis.`;
+
+const ROTATION = `Which key signs: the FIRST key of each algorithm in the file signs tokens of that algorithm;
+every later key of the same algorithm is only published at /oauth2/jwks (it verifies, it signs
+nothing). A server reads the file at startup: each step takes effect on an instance when it
+restarts with the new file.
+
+Key rotation, without a token ever failing to verify:
+  1. keys add --alg ES256          the new key is published, the old one still signs. Restart every
+                                   instance; after the last restart wait at least the longest JWKS
+                                   cache of any verifier (resource-server kit: 600 s by default).
+  2. keys promote --kid <new>      the new key signs, the old one stays published. Restart every
+                                   instance; after the last restart wait at least the longest token
+                                   lifetime (3600 s) plus clock skew: 65 minutes.
+  3. keys retire --kid <old>       the old key is removed. Restart every instance.
+Rotate the RS256 (ID token) key the same way, or both at once (--alg ES256 --alg RS256).`;
+
+const KEY_EXIT_CODES = 'Exit codes: 0 success, 1 usage error, unknown kid, refused step, or the file cannot be read or written.';
+
 export const TOP_HELP = `talent-auth: operator CLI for a talent-auth deployment.
 
 Works on the Redis store directly (the HTTP server need not run), with the server's own record
@@ -26,6 +46,10 @@ Usage: talent-auth <group> <command> [options]
   apps rotate-secret     give a confidential app a new secret
   apps delete            delete an app registration
   keys generate          write a private JWKS file for JWKS_FILE / keys.jwks
+  keys list              the keys of a JWKS file and which of them sign (never private parts)
+  keys add               key rotation 1: add a key that is published but does not sign yet
+  keys promote           key rotation 2: make a published key the signing key of its algorithm
+  keys retire            key rotation 3: remove a key that no longer signs
 
 Run talent-auth <group> <command> --help for the options of a command.
 
@@ -55,9 +79,17 @@ Run talent-auth clients <command> --help for details.
 
 Run talent-auth apps <command> --help for details.
 `,
-  keys: `Usage: talent-auth keys generate [--alg <alg>]... --out <file> [--force]
+  keys: `Usage: talent-auth keys <command> [options]
 
-Run talent-auth keys generate --help for details.
+  generate [--alg <alg>]... --out <file> [--force]
+  list --file <file>
+  add --file <file> --alg <alg> [--alg ...]     rotation 1: publish the next key
+  promote --file <file> --kid <kid>             rotation 2: switch signing to it
+  retire --file <file> --kid <kid>              rotation 3: remove the old key
+
+${ROTATION}
+
+Run talent-auth keys <command> --help for details.
 `,
 };
 
@@ -190,5 +222,76 @@ Each key gets kid (its RFC 7638 thumbprint), alg and use: "sig". The file is cre
 ${OUTPUT_OPTIONS}
 
 Exit codes: 0 success, 1 usage error or the file cannot be written.
+`,
+  'keys list': `Usage: talent-auth keys list --file <file>
+
+Lists the keys of a JWKS file: kid, alg, key type and state. signing: the first key of its
+algorithm, it signs that algorithm's tokens; published: at /oauth2/jwks for verification only.
+Never shows private key members.
+
+${FILE_OPTION}
+
+${OUTPUT_OPTIONS}
+
+${KEY_EXIT_CODES}
+`,
+  'keys add': `Usage: talent-auth keys add --file <file> --alg <alg> [--alg ...]
+
+Key rotation step 1 (publish the next key): appends a new private key per --alg (kid: its RFC 7638
+thumbprint). Appended after the signing key of its algorithm, it is published but signs nothing
+(the first key of an algorithm that has none signs at once).
+
+Then deploy the file to every instance and restart them all. Before step 2 (keys promote), wait
+at least the longest time any verifier caches the JWKS, counted from the last restart: resource
+servers using the kit with a JWKS URL keep it up to jwksCacheMaxAgeSeconds (600 s by default;
+they also refetch on an unknown kid, at most once per jwksCooldownSeconds, 30 s), and apps
+verifying ID tokens, other JOSE libraries and HTTP caches have their own cache times. A verifier
+that still holds the old key set would refuse the tokens of the new key. Verifiers given a fixed
+key set (createTokenVerifier({ jwks: { keys } })) need the new public key before step 2.
+
+  --alg <alg>     ES256, RS256, PS256 or EdDSA; repeat for several (e.g. ES256 for access
+                  tokens and RS256 for ID tokens)
+${FILE_OPTION}
+
+${OUTPUT_OPTIONS}
+
+${KEY_EXIT_CODES}
+`,
+  'keys promote': `Usage: talent-auth keys promote --file <file> --kid <kid>
+
+Key rotation step 2 (switch signing): moves the key before the other keys of its algorithm, so it
+signs that algorithm's tokens; the previous signing key stays published, so the tokens it signed
+keep verifying. Promoting the signing key changes nothing.
+
+Then deploy the file to every instance and restart them all (until an instance restarts it signs
+with the previous key; both keys are published everywhere, so every token verifies meanwhile).
+Before step 3 (keys retire), wait at least the longest lifetime of a token the previous key signed,
+counted from the last restart: access tokens at most 3600 s (client_credentials 3600 s, named
+users namedUserAccessTokenTtl or the tenant's accessTokenTtl, at most 3600 s), ID tokens 3600 s;
+plus clock skew (the kit's clockToleranceSeconds, 5 s by default, and any drift between hosts).
+65 minutes is enough for the defaults.
+
+  --kid <kid>     the key to sign with (see keys list)
+${FILE_OPTION}
+
+${OUTPUT_OPTIONS}
+
+${KEY_EXIT_CODES}
+`,
+  'keys retire': `Usage: talent-auth keys retire --file <file> --kid <kid>
+
+Key rotation step 3 (retire the old key): removes a key that no longer signs. Refuses the signing
+key of an algorithm (promote another key first) and so never leaves an algorithm without one.
+Only retire a key once every instance has been restarted without it signing and its tokens have
+expired (keys promote --help): tokens it signed stop verifying when verifiers drop it.
+
+Then deploy the file to every instance and restart them all.
+
+  --kid <kid>     the key to remove (see keys list)
+${FILE_OPTION}
+
+${OUTPUT_OPTIONS}
+
+${KEY_EXIT_CODES}
 `,
 };

@@ -1,7 +1,15 @@
-import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fchmodSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { generateSigningKey, type PrivateJwks, type SigningAlgorithm } from '../provider/keys.js';
+import type { JWK } from 'jose';
+import {
+  generateSigningKey,
+  keyStates,
+  type KeyState,
+  type KeyStatus,
+  type PrivateJwks,
+  type SigningAlgorithm,
+} from '../provider/keys.js';
 import { UsageError } from './errors.js';
 
 export const SIGNING_ALGORITHMS: readonly SigningAlgorithm[] = ['ES256', 'RS256', 'PS256', 'EdDSA'];
@@ -24,28 +32,116 @@ export async function generateJwks(algorithms: readonly SigningAlgorithm[]): Pro
 
 /**
  * Writes the key set readable by its owner only (0600). Without `force` an existing file is never
- * touched (O_EXCL); with it, the new file replaces the old one atomically (rename).
+ * touched (O_EXCL); with it, the new file replaces the old one atomically (a synced temporary file
+ * in the same directory, renamed over it): a reader sees the old set or the new one, never half.
+ * `flag` names the option that gave the path, for messages.
  */
-export function writeJwksFile(path: string, jwks: PrivateJwks, force: boolean): void {
+export function writeJwksFile(path: string, jwks: PrivateJwks, force: boolean, flag = '--out'): void {
   const text = `${JSON.stringify(jwks, null, 2)}\n`;
   if (!force) {
     try {
-      writeFileSync(path, text, { mode: 0o600, flag: 'wx' });
+      writeExclusive(path, text);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') throw new UsageError(`--out: ${path} exists; use --force to replace it`, '--out');
-      throw new UsageError(`--out: cannot write ${path} (${code ?? (error as Error).message})`, '--out');
+      if (code === 'EEXIST') throw new UsageError(`${flag}: ${path} exists; use --force to replace it`, flag);
+      throw new UsageError(`${flag}: cannot write ${path} (${code ?? (error as Error).message})`, flag);
     }
     return;
   }
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    writeFileSync(temporary, text, { mode: 0o600, flag: 'wx' });
-    chmodSync(temporary, 0o600);
+    writeExclusive(temporary, text);
     renameSync(temporary, path);
   } catch (error) {
     rmSync(temporary, { force: true });
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`--out: cannot write ${path} (${code ?? (error as Error).message})`, '--out');
+    throw new UsageError(`${flag}: cannot write ${path} (${code ?? (error as Error).message})`, flag);
   }
+}
+
+/** Creates `path` (never an existing file) with mode 0600 whatever the umask, and syncs it. */
+function writeExclusive(path: string, text: string): void {
+  const fd = openSync(path, 'wx', 0o600);
+  let written = false;
+  try {
+    fchmodSync(fd, 0o600);
+    writeSync(fd, text);
+    fsyncSync(fd);
+    written = true;
+  } finally {
+    closeSync(fd);
+    if (!written) rmSync(path, { force: true });
+  }
+}
+
+/** A JWKS file as read: the set (other top-level members kept) and the state of each key. */
+export interface KeyFile {
+  path: string;
+  jwks: PrivateJwks & Record<string, unknown>;
+  states: KeyStatus[];
+}
+
+/**
+ * Reads a private JWKS file and states each key by the rotation rule (provider/keys.ts: the first
+ * key of each algorithm signs, later ones are only published). Refuses what the server would
+ * refuse: a key that is not private, two keys with one kid.
+ */
+export async function readJwksFile(path: string, flag = '--file'): Promise<KeyFile> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`${flag} ${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, flag);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${flag} ${path}: not JSON (${(error as Error).message})`, flag);
+  }
+  const isObject = (value: unknown): value is Record<string, unknown> =>
+    value !== null && typeof value === 'object' && !Array.isArray(value);
+  if (!isObject(json) || !Array.isArray(json.keys) || !json.keys.every(isObject)) {
+    throw new UsageError(`${flag} ${path}: not a JSON Web Key Set ({"keys": [...]})`, flag);
+  }
+  const jwks = json as PrivateJwks & Record<string, unknown>;
+  jwks.keys.forEach((jwk, index) => {
+    if (typeof jwk.d !== 'string' || !jwk.d) throw new UsageError(`${flag} ${path}: keys[${index}] is not a private key`, flag);
+  });
+  let states: KeyStatus[];
+  try {
+    states = await keyStates(jwks.keys);
+  } catch (error) {
+    throw new UsageError(`${flag} ${path}: ${(error as Error).message}`, flag);
+  }
+  const kids = new Set<string>();
+  for (const { kid, index } of states) {
+    if (kids.has(kid)) throw new UsageError(`${flag} ${path}: keys[${index}]: kid ${JSON.stringify(kid)} is used twice`, flag);
+    kids.add(kid);
+  }
+  return { path, jwks, states };
+}
+
+/** What the CLI shows of a key: never a private member. */
+export interface KeySummary {
+  kid: string;
+  alg?: string;
+  kty: string;
+  crv?: string;
+  state: KeyState;
+}
+
+export function keySummary(jwk: JWK, status: KeyStatus): KeySummary {
+  const alg = status.alg ?? jwk.alg;
+  return {
+    kid: status.kid,
+    ...(alg ? { alg } : {}),
+    kty: String(jwk.kty),
+    ...(jwk.crv ? { crv: jwk.crv } : {}),
+    state: status.state,
+  };
+}
+
+export function summaries(file: KeyFile): KeySummary[] {
+  return file.jwks.keys.map((jwk, index) => keySummary(jwk, file.states[index]!));
 }

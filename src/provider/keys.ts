@@ -7,27 +7,7 @@ export interface PrivateJwks {
   keys: JWK[];
 }
 
-/** Which key types can sign with an algorithm. */
-function keyFits(jwk: JWK, alg: SigningAlgorithm): boolean {
-  if (jwk.alg && jwk.alg !== alg && !(alg === 'EdDSA' && jwk.alg === 'Ed25519')) return false;
-  if (jwk.use && jwk.use !== 'sig') return false;
-  switch (alg) {
-    case 'ES256':
-      return jwk.kty === 'EC' && jwk.crv === 'P-256';
-    case 'RS256':
-    case 'PS256':
-      return jwk.kty === 'RSA';
-    case 'EdDSA':
-      return jwk.kty === 'OKP' && jwk.crv === 'Ed25519';
-  }
-}
-
-/** A new private signing key: kid = RFC 7638 thumbprint, alg named, use sig. */
-export async function generateSigningKey(alg: SigningAlgorithm): Promise<JWK> {
-  const { privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) });
-  const jwk = await exportJWK(privateKey);
-  return { ...jwk, alg, use: 'sig', kid: await calculateJwkThumbprint(jwk) };
-}
+const OUR_ALGORITHMS: readonly string[] = ['ES256', 'RS256', 'PS256', 'EdDSA'] satisfies SigningAlgorithm[];
 
 /**
  * An RSA key can sign RS256 and PS256 alike; without `alg` we could not tell which one it is for
@@ -38,9 +18,91 @@ export function ambiguousRsaKey(index: number): string {
 }
 
 /**
+ * The algorithm a key signs with, or undefined when it signs none of ours (`use` other than
+ * "sig", an `alg` we do not sign with, or an `alg` its type cannot do; the engine then publishes
+ * it or refuses it, as it would). Without `alg` the type decides: EC P-256 is ES256, OKP Ed25519
+ * is EdDSA, RSA is the RSA algorithm among those `needed` (RS256, which ID tokens always need,
+ * unless only PS256 is); an RSA key without `alg` while both RS256 and PS256 are needed is refused.
+ */
+export function keyAlgorithm(jwk: JWK, index: number, needed: readonly SigningAlgorithm[]): SigningAlgorithm | undefined {
+  if (jwk.use !== undefined && jwk.use !== 'sig') return undefined;
+  const fits = (alg: SigningAlgorithm): boolean => {
+    switch (alg) {
+      case 'ES256':
+        return jwk.kty === 'EC' && jwk.crv === 'P-256';
+      case 'RS256':
+      case 'PS256':
+        return jwk.kty === 'RSA';
+      case 'EdDSA':
+        return jwk.kty === 'OKP' && jwk.crv === 'Ed25519';
+    }
+  };
+  if (jwk.alg !== undefined) {
+    const alg = jwk.alg === 'Ed25519' ? 'EdDSA' : jwk.alg;
+    return OUR_ALGORITHMS.includes(alg) && fits(alg as SigningAlgorithm) ? (alg as SigningAlgorithm) : undefined;
+  }
+  if (jwk.kty === 'RSA') {
+    if (needed.includes('RS256') && needed.includes('PS256')) throw new Error(ambiguousRsaKey(index));
+    return needed.includes('PS256') && !needed.includes('RS256') ? 'PS256' : 'RS256';
+  }
+  return (['ES256', 'EdDSA'] as const).find(fits);
+}
+
+/**
+ * KEY ROTATION RULE: the signing key of an algorithm is the FIRST key of that algorithm in the key
+ * set (file order); every later key of the same algorithm is only published: it verifies tokens,
+ * it signs none. A key set with one key per algorithm (what `keys generate` writes) thus signs with
+ * each of its keys. Appending a key publishes it (`keys add`), moving it before the other keys of
+ * its algorithm makes it sign (`keys promote`), removing a later key retires it (`keys retire`).
+ * The engine follows the same rule on its own (it signs with the first key of the algorithm in
+ * its key list, all of ours scoring alike); engineConfiguration also names the access-token key
+ * by kid.
+ */
+export type KeyState = 'signing' | 'published';
+
+export interface KeyStatus {
+  /** Index in the key set. */
+  index: number;
+  kid: string;
+  /** The algorithm the key signs with (undefined: it signs none of ours, it is only published). */
+  alg: SigningAlgorithm | undefined;
+  state: KeyState;
+}
+
+/** The state of each key under the rotation rule (keys without kid: their RFC 7638 thumbprint). */
+export async function keyStates(
+  keys: readonly JWK[],
+  needed: readonly SigningAlgorithm[] = ['RS256'],
+): Promise<KeyStatus[]> {
+  const seen = new Set<SigningAlgorithm>();
+  return Promise.all(
+    keys.map(async (jwk, index) => {
+      const alg = keyAlgorithm(jwk, index, needed);
+      const signing = alg !== undefined && !seen.has(alg);
+      if (alg) seen.add(alg);
+      return { index, kid: jwk.kid ?? (await calculateJwkThumbprint(jwk)), alg, state: signing ? 'signing' : 'published' } as KeyStatus;
+    }),
+  );
+}
+
+/** The kid of the key that signs `alg` under the rotation rule (keys with kids, as resolved). */
+export function signingKid(jwks: PrivateJwks, alg: SigningAlgorithm, needed: readonly SigningAlgorithm[]): string | undefined {
+  const index = jwks.keys.findIndex((jwk, position) => keyAlgorithm(jwk, position, needed) === alg);
+  return index < 0 ? undefined : jwks.keys[index]!.kid;
+}
+
+/** A new private signing key: kid = RFC 7638 thumbprint, alg named, use sig. */
+export async function generateSigningKey(alg: SigningAlgorithm): Promise<JWK> {
+  const { privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) });
+  const jwk = await exportJWK(privateKey);
+  return { ...jwk, alg, use: 'sig', kid: await calculateJwkThumbprint(jwk) };
+}
+
+/**
  * The private signing keys: those configured (each must be private, every RSA key must name its
- * alg when both RS256 and PS256 are used, and one must fit each needed algorithm), or, when none are configured, keys generated for this process with a loud warning
- * (tokens then stop verifying at every restart).
+ * alg when both RS256 and PS256 are used, and one must fit each needed algorithm; the first key
+ * of each algorithm signs, see KeyState), or, when none are configured, keys generated for this
+ * process with a loud warning (tokens then stop verifying at every restart).
  */
 export async function resolveSigningKeys(
   configured: PrivateJwks | undefined,
@@ -51,21 +113,23 @@ export async function resolveSigningKeys(
     configured.keys.forEach((jwk, index) => {
       if (!('d' in jwk) || !jwk.d) throw new Error(`keys.jwks.keys[${index}] is not a private key`);
     });
-    if (needed.includes('RS256') && needed.includes('PS256')) {
-      configured.keys.forEach((jwk, index) => {
-        if (jwk.kty === 'RSA' && !jwk.alg) throw new Error(ambiguousRsaKey(index));
-      });
-    }
+    // Throws for an RSA key without alg when both RS256 and PS256 are needed.
+    const algorithms = configured.keys.map((jwk, index) => keyAlgorithm(jwk, index, needed));
     for (const alg of new Set(needed)) {
-      if (!configured.keys.some((jwk) => keyFits(jwk, alg))) {
-        throw new Error(`keys.jwks has no private key for ${alg}`);
-      }
+      if (!algorithms.includes(alg)) throw new Error(`keys.jwks has no private key for ${alg}`);
     }
-    return {
+    const resolved = {
       keys: await Promise.all(
         configured.keys.map(async (jwk) => (jwk.kid ? jwk : { ...jwk, kid: await calculateJwkThumbprint(jwk) })),
       ),
     };
+    // Which key signs is what a rotation changes: say it at every start (kids are public).
+    const states = await keyStates(resolved.keys, needed);
+    logger.info('signing keys', {
+      signing: Object.fromEntries(states.filter((key) => key.state === 'signing').map((key) => [key.alg, key.kid])),
+      publishedOnly: states.filter((key) => key.state === 'published').map((key) => key.kid),
+    });
+    return resolved;
   }
   logger.warn(
     'NO SIGNING KEYS CONFIGURED: generated throw-away keys for this process. Tokens will not verify '

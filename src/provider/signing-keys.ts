@@ -10,7 +10,7 @@ import {
 } from 'node:crypto';
 import type { JWK } from 'jose';
 import { ExternalSigningKey } from 'oidc-provider';
-import { ambiguousRsaKey, type PrivateJwks, type SigningAlgorithm } from './keys.js';
+import { keyAlgorithm, type PrivateJwks, type SigningAlgorithm } from './keys.js';
 
 type SignInput = KeyObject | SignKeyObjectInput | SignPrivateKeyInput;
 
@@ -63,34 +63,18 @@ class NodeSigningKey extends ExternalSigningKey {
   }
 }
 
-const SIGNING_ALGORITHMS: readonly string[] = ['ES256', 'RS256', 'PS256', 'EdDSA'] satisfies SigningAlgorithm[];
-
 /**
- * The algorithm a key signs with: its `alg` (when it is one we sign with), else the one its type
- * implies among those needed. An RSA key without `alg` while both RS256 and PS256 are needed is
- * refused by resolveSigningKeys at startup; it is refused here too rather than guessed.
- */
-function algorithmOf(jwk: JWK, index: number, needed: readonly SigningAlgorithm[]): SigningAlgorithm | undefined {
-  if (jwk.alg) {
-    const alg = jwk.alg === 'Ed25519' ? 'EdDSA' : jwk.alg;
-    return SIGNING_ALGORITHMS.includes(alg) ? (alg as SigningAlgorithm) : undefined;
-  }
-  if (jwk.kty === 'EC' && jwk.crv === 'P-256') return 'ES256';
-  if (jwk.kty === 'OKP' && jwk.crv === 'Ed25519') return 'EdDSA';
-  if (jwk.kty === 'RSA') {
-    if (needed.includes('RS256') && needed.includes('PS256')) throw new Error(ambiguousRsaKey(index));
-    return needed.includes('PS256') ? 'PS256' : 'RS256';
-  }
-  return undefined;
-}
-
-/**
- * The engine's key set: keys of the algorithms we sign with become NodeSigningKeys; other keys
- * (none today) stay JWKs for the engine to use as it does.
+ * The engine's key set, in the key set's order: keys of the algorithms we sign with become
+ * NodeSigningKeys; other keys (none today) stay JWKs for the engine to use as it does.
+ *
+ * The order is the rotation rule (keys.ts): the engine signs with the first key of the algorithm
+ * in this list (KeyStore.selectForSign keeps the list order among keys that all name alg and use,
+ * as NodeSigningKeys do), which is the first key of that algorithm in the key set. Later keys of
+ * the algorithm are only published at /jwks.
  */
 export function engineKeys(jwks: PrivateJwks, needed: readonly SigningAlgorithm[]): Array<JWK | ExternalSigningKey> {
   return jwks.keys.map((jwk, index) => {
-    const alg = algorithmOf(jwk, index, needed);
+    const alg = keyAlgorithm(jwk, index, needed);
     return alg && jwk.kid ? new NodeSigningKey(jwk as JWK & { kid: string }, alg) : jwk;
   });
 }
