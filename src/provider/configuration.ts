@@ -2,7 +2,7 @@ import type { Client, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Store } from '../../adapters/types.js';
 import { constraintsForGrantedScopes, type Constraints } from '../../policies/constraints.js';
-import { pkceRequired } from '../../policies/pkce.js';
+import { checkCodeChallenge, pkceRequired } from '../../policies/pkce.js';
 import { resolveRequestedScopes, userGrantableScopes, validateAuthorizationScopes } from '../../policies/scopes.js';
 import { appAllowed, narrowScopes, tenantPolicy } from '../../policies/tenant-policy.js';
 import type { Consents } from '../records/consents.js';
@@ -13,7 +13,7 @@ import { OAuthError } from '../errors.js';
 import type { ResolvedOptions } from '../options.js';
 import type { ClientDirectory } from './client-directory.js';
 import { EXTRA_CLIENT_METADATA } from './client-directory.js';
-import type { PrivateJwks, SigningAlgorithm } from './keys.js';
+import { signingKid, type PrivateJwks, type SigningAlgorithm } from './keys.js';
 import { engineKeys } from './signing-keys.js';
 import { renderErrorPage } from './error-page.js';
 
@@ -68,7 +68,9 @@ export interface EngineSetup {
 export function engineConfiguration(setup: EngineSetup): Configuration {
   const { options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents } = setup;
   const { audience, accessTokenAlgorithm, namedUserAccessTokenTtl, accounts, tenantPolicy: policyOf } = options;
-  const jwtFormat = { accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: accessTokenAlgorithm } } };
+  // The access-token key by kid: the first key of the algorithm (the rotation rule, provider/keys.ts).
+  const accessTokenKid = signingKid(jwks, accessTokenAlgorithm, algorithms);
+  const jwtFormat = { accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: accessTokenAlgorithm, kid: accessTokenKid } } };
 
   return {
     adapter: (model: string) => (model === 'Client' ? clients : store.engine(model)),
@@ -103,6 +105,8 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       scope: engineErrors((_ctx: KoaContextWithOIDC, value: unknown) => {
         validateAuthorizationScopes(catalog, value as string | undefined);
       }),
+      // The engine takes 43..128 characters; an S256 challenge is exactly 43 (policies/pkce.ts).
+      code_challenge: engineErrors((_ctx: KoaContextWithOIDC, value: unknown) => checkCodeChallenge(value)),
     },
     pkce: {
       required: (_ctx, client) => pkceRequired(client as unknown as Parameters<typeof pkceRequired>[0]),
