@@ -1,12 +1,16 @@
 /**
  * The example server: `npm start`. Memory store unless REDIS_URL is set.
  * Environment: PORT (3000), BASE_URL (http://localhost:PORT), PATH_PREFIX (''), JWKS_FILE,
- * REDIS_URL, COOKIE_KEYS (comma-separated, at least 32 characters each).
+ * REDIS_URL (or REDIS_CLUSTER_NODES=redis://h1:7000,redis://h2:7000, or REDIS_SENTINELS=h1:26379,h2:26379
+ * with REDIS_SENTINEL_NAME), COOKIE_KEYS (comma-separated, at least 32 characters each), TRUST_PROXY (1: behind a
+ * proxy that sets X-Forwarded-*), METRICS (0: no /metrics), LOG_LEVEL (info).
  */
 import { readFileSync } from 'node:fs';
 import Koa from 'koa';
 import mount from 'koa-mount';
-import { createAuthServer, createTokenVerifier, type AuthServer, type PrivateJwks } from '../src/index.js';
+import {
+  createAuthServer, createLogger, createTokenVerifier, type AuthServer, type AuthServerOptions, type PrivateJwks,
+} from '../src/index.js';
 import { demoAccountStore } from './demo-accounts.js';
 import { demoAppRoutes, type DemoApp } from './demo-apps.js';
 import { demoApis, demoApps, demoClient, demoUsers, DEMO_TENANT } from './demo-data.js';
@@ -20,6 +24,20 @@ const pathPrefix = process.env.PATH_PREFIX ?? '';
 function loadKeys(): { jwks: PrivateJwks } | undefined {
   const file = process.env.JWKS_FILE;
   return file ? { jwks: JSON.parse(readFileSync(file, 'utf8')) as PrivateJwks } : undefined;
+}
+
+/** The store the environment names; memory when it names none. */
+function storeFromEnvironment(): NonNullable<AuthServerOptions['store']> {
+  const { REDIS_URL, REDIS_CLUSTER_NODES, REDIS_SENTINELS, REDIS_SENTINEL_NAME } = process.env;
+  if (REDIS_CLUSTER_NODES) return { type: 'redis', cluster: { nodes: REDIS_CLUSTER_NODES.split(',').filter(Boolean) } };
+  if (REDIS_SENTINELS) {
+    const sentinels = REDIS_SENTINELS.split(',').filter(Boolean).map((entry) => {
+      const [host = '', port = '26379'] = entry.split(':');
+      return { host, port: Number(port) };
+    });
+    return { type: 'redis', sentinel: { sentinels, name: REDIS_SENTINEL_NAME ?? 'mymaster' } };
+  }
+  return REDIS_URL ? { type: 'redis', url: REDIS_URL } : { type: 'memory' };
 }
 
 /** The demo client: created once; on a persistent store, found again and given a fresh secret. */
@@ -56,14 +74,18 @@ async function seedDemoApps(auth: AuthServer): Promise<DemoApp[]> {
 async function main(): Promise<void> {
   const keys = loadKeys();
   const cookieKeys = process.env.COOKIE_KEYS?.split(',').filter(Boolean);
+  const store = storeFromEnvironment();
   const auth = await createAuthServer({
     baseUrl,
     pathPrefix,
     apis: demoApis,
     accounts: demoAccountStore(demoUsers),
-    store: process.env.REDIS_URL ? { type: 'redis', url: process.env.REDIS_URL } : { type: 'memory' },
+    store,
     ...(keys ? { keys } : {}),
     ...(cookieKeys?.length ? { cookieKeys } : {}),
+    proxy: process.env.TRUST_PROXY === '1',
+    observability: { metrics: process.env.METRICS !== '0' },
+    logger: createLogger({ level: process.env.LOG_LEVEL ?? 'info' }),
   });
   const { clientId, clientSecret } = await seedDemoClient(auth);
   let apps: DemoApp[] = [];
@@ -90,7 +112,7 @@ async function main(): Promise<void> {
   // Printed once, on purpose: the demo credentials, shown to the operator at start.
   process.stdout.write(
     [
-      `talent-auth example server on ${baseUrl}${pathPrefix} (${process.env.REDIS_URL ? 'Redis' : 'memory'} store)`,
+      `talent-auth example server on ${baseUrl}${pathPrefix} (${store.type === 'redis' ? 'Redis' : 'memory'} store)`,
       `  issuer:     ${auth.issuer}`,
       `  jwks:       ${auth.issuer}/jwks`,
       `  demo tenant "${DEMO_TENANT}", demo client configuration "${demoClient.name}":`,

@@ -22,3 +22,4 @@ export type { Constraints, DimensionFilters } from '../policies/constraints.js';
 export * from './errors.js';
 export * from './resource-server/index.js';
 export type { TenantPolicy, TenantPolicyFunction } from '../policies/tenant-policy.js';
+export { createLogger, fromPino, REDACTED_FIELDS } from './logger.js';

@@ -1,3 +1,5 @@
+import { pino, type DestinationStream, type Logger as PinoLogger, type LoggerOptions } from 'pino';
+
 /**
  * Where the server reports what an operator must know. Messages never contain secrets, codes or
  * tokens (spec, security rule 2); fields are plain identifiers such as a client ID.
@@ -8,13 +10,39 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-function line(level: string, message: string, fields?: Record<string, unknown>): string {
-  return JSON.stringify({ level, time: new Date().toISOString(), msg: message, ...fields });
+/**
+ * Field names whose values are never written, at the top level or one level down. Callers pass
+ * identifiers only; this is the net under that rule, should a request field ever slip into a log.
+ */
+export const REDACTED_FIELDS: readonly string[] = [
+  'authorization', 'cookie', 'set-cookie', 'password', 'secret', 'client_secret', 'clientSecret',
+  'code', 'code_verifier', 'codeVerifier', 'access_token', 'accessToken', 'refresh_token',
+  'refreshToken', 'id_token', 'idToken', 'token', 'assertion', 'body', 'query', 'headers',
+];
+
+const redact: NonNullable<LoggerOptions['redact']> = {
+  paths: REDACTED_FIELDS.flatMap((field) => [`["${field}"]`, `*["${field}"]`]),
+  censor: '[redacted]',
+};
+
+function wrap(instance: PinoLogger): Logger {
+  return {
+    info: (message, fields) => instance.info(fields ?? {}, message),
+    warn: (message, fields) => instance.warn(fields ?? {}, message),
+    error: (message, fields) => instance.error(fields ?? {}, message),
+  };
 }
 
-/** One JSON line per event on stderr. */
-export const consoleLogger: Logger = {
-  info: (message, fields) => process.stderr.write(`${line('info', message, fields)}\n`),
-  warn: (message, fields) => process.stderr.write(`${line('warn', message, fields)}\n`),
-  error: (message, fields) => process.stderr.write(`${line('error', message, fields)}\n`),
-};
+/**
+ * Structured JSON lines (pino) with redaction; by default to stderr. `destination` is any stream
+ * pino accepts (a file, a transport, a test's capture).
+ */
+export function createLogger(settings: { level?: string; destination?: DestinationStream } = {}): Logger {
+  const options: LoggerOptions = { level: settings.level ?? 'info', base: { name: 'talent-auth' }, redact };
+  return wrap(pino(options, settings.destination ?? pino.destination({ dest: 2, sync: true })));
+}
+
+/** Logs into a host's own pino logger (as a child named talent-auth), with our redaction added. */
+export function fromPino(instance: PinoLogger): Logger {
+  return wrap(instance.child({ name: 'talent-auth' }, { redact }));
+}

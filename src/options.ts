@@ -4,6 +4,7 @@ import type { ApiDefinition } from './catalog.js';
 import type { Logger } from './logger.js';
 import type { PrivateJwks, SigningAlgorithm } from './provider/keys.js';
 import type { TenantPolicyFunction } from '../policies/tenant-policy.js';
+import type { RedisConnectionOptions } from '../adapters/redis.js';
 
 const urlWithoutTrailingSlash = z
   .string()
@@ -25,16 +26,56 @@ const apiSchema = z
   })
   .strict();
 
-const storeSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('memory') }).strict(),
-  z
-    .object({
-      type: z.literal('redis'),
-      url: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL'),
-      keyPrefix: z.string().optional(),
-    })
-    .strict(),
-]);
+const redisUrl = z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL');
+
+const redisStoreSchema = z
+  .object({
+    type: z.literal('redis'),
+    url: redisUrl.optional(),
+    cluster: z.object({ nodes: z.array(redisUrl).min(1, 'at least one node') }).strict().optional(),
+    sentinel: z
+      .object({
+        sentinels: z
+          .array(z.object({ host: z.string().min(1), port: z.number().int().min(1).max(65535) }).strict())
+          .min(1, 'at least one sentinel'),
+        name: z.string().min(1),
+        username: z.string().optional(),
+        password: z.string().optional(),
+      })
+      .strict()
+      .optional(),
+    username: z.string().optional(),
+    password: z.string().optional(),
+    tls: z
+      .union([
+        z.boolean(),
+        z
+          .object({
+            ca: z.string().optional(),
+            cert: z.string().optional(),
+            key: z.string().optional(),
+            servername: z.string().optional(),
+            rejectUnauthorized: z.boolean().optional(),
+          })
+          .strict(),
+      ])
+      .optional(),
+    keyPrefix: z.string().optional(),
+    commandTimeoutMs: z.number().int().min(50).max(10_000).optional(),
+  })
+  .strict()
+  .refine(
+    (store) => [store.url, store.cluster, store.sentinel].filter((given) => given !== undefined).length === 1,
+    'give exactly one of url, cluster or sentinel',
+  );
+
+const storeSchema = z.discriminatedUnion('type', [z.object({ type: z.literal('memory') }).strict(), redisStoreSchema]);
+
+const bytes = z.number().int().min(1024).max(1024 * 1024);
+
+const windowLimit = z
+  .object({ max: z.number().int().min(1).max(100_000), windowSeconds: z.number().int().min(1).max(86_400) })
+  .strict();
 
 const algorithms = ['ES256', 'RS256', 'PS256', 'EdDSA'] as const satisfies readonly SigningAlgorithm[];
 
@@ -79,7 +120,32 @@ export const optionsSchema = z
     namedUserAccessTokenTtl: z.number().int().min(300).max(3600).default(300),
     cookieKeys: z.array(z.string().min(32, 'cookie keys need at least 32 characters')).min(1).optional(),
     limits: z
-      .object({ tokenRequestBytes: z.number().int().min(1024).max(1024 * 1024).default(16 * 1024) })
+      .object({
+        tokenRequestBytes: bytes.default(16 * 1024),
+        apiRequestBytes: bytes.default(64 * 1024),
+        formRequestBytes: bytes.default(4 * 1024),
+      })
+      .strict()
+      .prefault({}),
+    rateLimits: z
+      .object({
+        failedClientAuth: z
+          .union([
+            z.literal(false),
+            z
+              .object({
+                perClient: windowLimit.default({ max: 10, windowSeconds: 60 }),
+                perAddress: windowLimit.default({ max: 100, windowSeconds: 60 }),
+              })
+              .strict(),
+          ])
+          .prefault({}),
+      })
+      .strict()
+      .prefault({}),
+    observability: z
+      .object({ health: z.boolean().default(true), metrics: z.boolean().default(false) })
+      .strict()
       .prefault({}),
     proxy: z.boolean().default(false),
     tenantPolicy: functionOf<TenantPolicyFunction>('a function of the tenant').optional(),
@@ -94,13 +160,20 @@ export const optionsSchema = z
   })
   .strict();
 
+/** The Redis store: a connection (adapters/redis.ts) plus key prefix and command timeout. */
+export type RedisStoreOption = { type: 'redis'; keyPrefix?: string; commandTimeoutMs?: number } & RedisConnectionOptions;
+
 /** What `createAuthServer()` accepts. */
 export interface AuthServerOptions {
   /** Public base address, e.g. `https://auth.example.com`. */
   baseUrl: string;
   /** Path under which everything is served: `''` (default) or e.g. `'/auth2'`. */
   pathPrefix?: string;
-  store?: { type: 'memory' } | { type: 'redis'; url: string; keyPrefix?: string };
+  /**
+   * Where state lives: memory (one process, development) or Redis: exactly one of `url` (one node),
+   * `cluster: { nodes }` (Redis Cluster) or `sentinel: { sentinels, name }` (Sentinel-managed master).
+   */
+  store?: { type: 'memory' } | RedisStoreOption;
   apis: Array<Omit<ApiDefinition, 'constraints'> & { constraints?: string[] }>;
   accounts?: AccountStore;
   keys?: { jwks: PrivateJwks };
@@ -112,7 +185,27 @@ export interface AuthServerOptions {
   namedUserAccessTokenTtl?: number;
   /** Keys that sign the sign-in cookies (newest first); generated per process when absent. */
   cookieKeys?: string[];
-  limits?: { tokenRequestBytes?: number };
+  /** Request body limits in bytes (1 KiB..1 MiB); larger bodies get 413. */
+  limits?: {
+    /** POST /oauth2/token; default 16 KiB. */
+    tokenRequestBytes?: number;
+    /** JSON bodies of the management API; default 64 KiB. */
+    apiRequestBytes?: number;
+    /** The sign-in and consent forms; default 4 KiB. */
+    formRequestBytes?: number;
+  };
+  /**
+   * Failed client authentications at the token endpoint, counted in the store (shared by every
+   * instance) per client ID and per source address; over `max` in the window: 429 + Retry-After.
+   * Defaults 10 per client ID and 100 per address per 60 s; `false` turns it off.
+   */
+  rateLimits?: {
+    failedClientAuth?:
+      | false
+      | { perClient?: { max: number; windowSeconds: number }; perAddress?: { max: number; windowSeconds: number } };
+  };
+  /** `{pathPrefix}/healthz` and `/readyz` (default on), Prometheus `{pathPrefix}/metrics` (default off). */
+  observability?: { health?: boolean; metrics?: boolean };
   /** Trust X-Forwarded-* headers (behind a TLS-terminating proxy). */
   proxy?: boolean;
   /** Per-tenant narrowing: which apps its users may authorize, which scopes, token lifetime. */
@@ -120,7 +213,8 @@ export interface AuthServerOptions {
   logger?: Logger;
 }
 
-export type ResolvedOptions = Omit<z.output<typeof optionsSchema>, 'keys' | 'apis' | 'accounts' | 'tenantPolicy'> & {
+export type ResolvedOptions = Omit<z.output<typeof optionsSchema>, 'keys' | 'apis' | 'accounts' | 'tenantPolicy' | 'store'> & {
+  store: { type: 'memory' } | RedisStoreOption;
   apis: ApiDefinition[];
   tenantPolicy?: TenantPolicyFunction;
   keys?: { jwks: PrivateJwks };
@@ -143,6 +237,7 @@ export function resolveOptions(input: AuthServerOptions): ResolvedOptions {
     ...options,
     apis: options.apis,
     keys: options.keys as { jwks: PrivateJwks } | undefined,
+    store: options.store as ResolvedOptions['store'],
     accounts: options.accounts,
     tenantPolicy: options.tenantPolicy,
     audience: options.audience ?? `${options.baseUrl}/api`,

@@ -2,13 +2,15 @@ import { randomBytes } from 'node:crypto';
 import Koa from 'koa';
 import mount from 'koa-mount';
 import Provider from 'oidc-provider';
+import type { Registry } from 'prom-client';
 import { createMemoryStore } from '../adapters/memory.js';
 import { createRedisStore } from '../adapters/redis.js';
 import type { Store } from '../adapters/types.js';
 import { ApiCatalog } from './catalog.js';
 import { redirectUriMatches } from '../policies/redirect-uris.js';
 import { ValidationError } from './errors.js';
-import { consoleLogger, type Logger } from './logger.js';
+import { createLogger, type Logger } from './logger.js';
+import { Metrics } from './observability/metrics.js';
 import { resolveOptions, type AuthServerOptions, type ResolvedOptions } from './options.js';
 import { cacheClientLookups } from './provider/client-cache.js';
 import { appRegistrationMetadata, ClientDirectory } from './provider/client-directory.js';
@@ -23,7 +25,10 @@ import { ClientConfigurations } from './records/client-configurations.js';
 import { secretMatches } from './records/secrets.js';
 import { authorizationServerMetadataAlias } from './routes/discovery.js';
 import { oauthErrors } from './routes/oauth-errors.js';
-import { tokenEndpointGuard } from './routes/token-endpoint.js';
+import { tokenEndpointGuard, unauthorizedClientForGrant } from './routes/token-endpoint.js';
+import { failedClientAuthLimit } from './routes/client-auth-limit.js';
+import { healthRoutes, measureRequests, metricsRoute, routeGroupOf } from './routes/observability.js';
+import { refuseWhileStoreDown } from './routes/store-availability.js';
 import { consentApi } from './routes/consent-api.js';
 import { managementApi } from './routes/management-api.js';
 import { openApiDocument, openApiRoute } from './routes/openapi.js';
@@ -36,6 +41,24 @@ function cookieKeysOf(options: ResolvedOptions, logger: Logger): string[] {
       + 'not work across instances. Configure cookieKeys outside development.',
   );
   return [randomBytes(32).toString('base64url')];
+}
+
+/**
+ * The token endpoint's own middleware, in front of the engine: the failed-authentication rate
+ * limit, then the request guard. The engine routes case-insensitively and with a trailing slash:
+ * so must these.
+ */
+function tokenEndpoint(oauthPath: string, options: ResolvedOptions, store: Store, logger: Logger, metrics: Metrics | undefined): Koa.Middleware {
+  const guard = tokenEndpointGuard(options.limits.tokenRequestBytes);
+  const limits = options.rateLimits.failedClientAuth;
+  const limiter = limits ? failedClientAuthLimit(store.counters, limits, logger, () => metrics?.clientAuthRefused.inc()) : undefined;
+  const checked: Koa.Middleware = async (ctx, next) => {
+    await guard(ctx, next);
+    unauthorizedClientForGrant(ctx);
+  };
+  const guarded: Koa.Middleware = limiter ? (ctx, next) => limiter(ctx, () => checked(ctx, next)) : checked;
+  const tokenPath = `${oauthPath}/token`.toLowerCase();
+  return (ctx, next) => (ctx.path.toLowerCase().replace(/\/+$/, '') === tokenPath ? guarded(ctx, next) : next());
 }
 
 /** What a host may do with consents: list a user's, revoke one (same rules as the consent API). */
@@ -55,29 +78,39 @@ export interface AuthServer {
   readonly clientConfigurations: ClientConfigurations;
   readonly appRegistrations: AppRegistrations;
   readonly consents: ConsentsApi;
+  /**
+   * The Prometheus registry when `observability.metrics` is on (also served at `{pathPrefix}/metrics`):
+   * a host may serve it elsewhere, e.g. on an internal port.
+   */
+  readonly metrics: Registry | undefined;
   /** Closes the store connections. */
   close(): Promise<void>;
 }
 
-async function openStore(options: ResolvedOptions, logger: Logger): Promise<Store> {
+async function openStore(options: ResolvedOptions, logger: Logger, metrics: Metrics | undefined): Promise<Store> {
   if (options.store.type === 'memory') return createMemoryStore();
+  const { type: _type, ...redis } = options.store;
   return createRedisStore({
-    url: options.store.url,
+    ...redis,
     // The code only: an error message could quote the URL, password included.
-    onError: (error) => logger.warn('redis connection error', { error: error.code ?? error.name }),
-    ...(options.store.keyPrefix !== undefined ? { keyPrefix: options.store.keyPrefix } : {}),
+    onError: (error) => {
+      const reason = error.code ?? error.name;
+      metrics?.storeErrors.inc({ reason });
+      logger.warn('redis connection error', { error: reason });
+    },
   });
 }
 
 /** Creates the authorization server: options are validated once, here. */
 export async function createAuthServer(input: AuthServerOptions): Promise<AuthServer> {
   const options = resolveOptions(input);
-  const logger = options.logger ?? consoleLogger;
+  const logger = options.logger ?? createLogger();
+  const metrics = options.observability.metrics ? new Metrics() : undefined;
   const catalog = new ApiCatalog(options.apis);
   // ID tokens are RS256 (OIDC's default) whatever the access-token algorithm is.
   const algorithms: SigningAlgorithm[] = [options.accessTokenAlgorithm, 'RS256'];
   const jwks = await resolveSigningKeys(options.keys?.jwks, algorithms, logger);
-  const store = await openStore(options, logger);
+  const store = await openStore(options, logger, metrics);
   const clients = new ClientDirectory(store.records);
   const consents = new Consents(store.records, store, catalog);
   const cookieKeys = cookieKeysOf(options, logger);
@@ -116,6 +149,16 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
 
   // Only the error's class: engine and socket errors can quote request data.
   provider.on('server_error', (_ctx: unknown, error: Error) => logger.error('engine error', { error: error.name }));
+  if (metrics) {
+    provider.on('grant.success', (ctx: { oidc?: { params?: { grant_type?: unknown } } }) => {
+      metrics.tokensIssued.inc({ grant_type: String(ctx.oidc?.params?.grant_type ?? 'unknown') });
+    });
+  }
+  const apiPath = `${options.pathPrefix}/api/oauth2`;
+  const memoryAnswered = new Set([`${oauthPath}/jwks`, `${apiPath}/openapi.json`]);
+  const needsStore = (path: string) =>
+    (path.startsWith(`${oauthPath}/`) && !path.startsWith(`${oauthPath}/.well-known/`) && !memoryAnswered.has(path))
+    || (path.startsWith(`${apiPath}/`) && !memoryAnswered.has(path));
 
   const app = new Koa({ proxy: options.proxy });
   app.keys = cookieKeys;
@@ -127,12 +170,13 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     if (ctx.app !== app && ctx.path.startsWith(`${oauthPath}/`)) ctx.cookies = app.createContext(ctx.req, ctx.res).cookies;
     return next();
   });
+  if (metrics) app.use(measureRequests(metrics, routeGroupOf({ pathPrefix: options.pathPrefix, oauthPath })));
   app.use(oauthErrors(options.issuer, logger));
+  if (options.observability.health) app.use(healthRoutes(options.pathPrefix, store));
+  if (metrics) app.use(metricsRoute(`${options.pathPrefix}/metrics`, metrics));
+  app.use(refuseWhileStoreDown(store, needsStore));
   app.use(authorizationServerMetadataAlias(oauthPath));
-  const guard = tokenEndpointGuard(options.limits.tokenRequestBytes);
-  // The engine routes case-insensitively and with a trailing slash: so must the guard.
-  const tokenPath = `${oauthPath}/token`.toLowerCase();
-  app.use(async (ctx, next) => (ctx.path.toLowerCase().replace(/\/+$/, '') === tokenPath ? guard(ctx, next) : next()));
+  app.use(tokenEndpoint(oauthPath, options, store, logger, metrics));
   app.use(
     interactionRoutes({
       provider,
@@ -145,6 +189,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       catalog,
       tenantPolicy: options.tenantPolicy,
       logger,
+      formLimit: options.limits.formRequestBytes,
     }),
   );
   const ownTokens = createTokenVerifier({
@@ -154,10 +199,11 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     realm: options.issuer,
   });
   const isFirstParty = async (clientId: string) => (await appRegistrations.get(clientId))?.firstParty === true;
-  app.use(consentApi(`${options.pathPrefix}/api/oauth2/consents`, ownTokens, consents, options.accounts, isFirstParty));
+  app.use(consentApi(`${apiPath}/consents`, ownTokens, consents, options.accounts, isFirstParty));
   app.use(
     managementApi({
-      base: `${options.pathPrefix}/api/oauth2`,
+      base: apiPath,
+      bodyLimit: options.limits.apiRequestBytes,
       verifier: ownTokens,
       accounts: options.accounts,
       clients: clientConfigurations,
@@ -167,7 +213,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   );
   app.use(
     openApiRoute(
-      `${options.pathPrefix}/api/oauth2/openapi.json`,
+      `${apiPath}/openapi.json`,
       openApiDocument({ issuer: options.issuer, baseUrl: options.baseUrl, pathPrefix: options.pathPrefix }),
     ),
   );
@@ -184,6 +230,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       list: (key) => consents.list(key),
       revoke: (key) => consents.revoke(key),
     },
+    metrics: metrics?.registry,
     close: () => store.close(),
   };
 }

@@ -14,7 +14,6 @@ import type { AppRegistrations } from '../records/app-registrations.js';
 import type { Consents } from '../records/consents.js';
 import { parseUrlEncoded, readBody } from './request-body.js';
 
-const FORM_LIMIT = 4096;
 const CSRF_COOKIE = 'talent_auth_csrf';
 
 interface InteractionSetup {
@@ -30,6 +29,15 @@ interface InteractionSetup {
   catalog: ApiCatalog;
   tenantPolicy: TenantPolicyFunction | undefined;
   logger: Logger;
+  /** Largest form body accepted, in bytes. */
+  formLimit: number;
+}
+
+/** Koa's http-errors carry `status`, the engine's and the store's `statusCode`. */
+function httpStatusOf(error: unknown): number {
+  const { status, statusCode } = error as { status?: unknown; statusCode?: unknown };
+  if (typeof status === 'number') return status;
+  return typeof statusCode === 'number' ? statusCode : 500;
 }
 
 class PageError extends Error {
@@ -193,15 +201,17 @@ export function interactionRoutes(setup: InteractionSetup) {
     try {
       if (!step && (ctx.method === 'GET' || ctx.method === 'HEAD')) return await show(ctx, uid);
       if (step && ctx.method === 'POST') {
-        if (ctx.request.type !== 'application/x-www-form-urlencoded') throw new PageError(415, 'Unsupported form encoding.');
-        const form = parseUrlEncoded(await readBody(ctx, FORM_LIMIT));
+        if (ctx.request.type.toLowerCase() !== 'application/x-www-form-urlencoded') throw new PageError(415, 'Unsupported form encoding.');
+        const form = parseUrlEncoded(await readBody(ctx, setup.formLimit));
         checkCsrf(ctx, form, publicOrigin);
         return await (step === 'login' ? login(ctx, uid, form) : confirm(ctx, uid, form));
       }
       throw new PageError(405, 'Method not allowed.');
     } catch (error) {
-      const status = error instanceof PageError ? error.status : (error as { status?: number }).status ?? 500;
-      const title = error instanceof PageError ? error.title : 'The request could not be completed.';
+      const status = error instanceof PageError ? error.status : httpStatusOf(error);
+      const title = error instanceof PageError
+        ? error.title
+        : status === 503 ? 'The service is temporarily unavailable. Try again in a moment.' : 'The request could not be completed.';
       if (!(error instanceof PageError) && status >= 500) logger.error('sign-in page failed', { error: (error as Error).name });
       send(ctx, page('Sign-in error', `<h1>Sign-in cannot continue</h1><p role="alert" class="error">${escapeHtml(title)}</p>`), status);
     }

@@ -4,7 +4,7 @@ import { readBody } from './request-body.js';
 
 /** A JSON request body (an object), or a clear 400/415. */
 export async function readJsonObject(ctx: Context, limit: number): Promise<Record<string, unknown>> {
-  if (ctx.request.type !== 'application/json') {
+  if (ctx.request.type.toLowerCase() !== 'application/json') {
     throw new OAuthError('invalid_request', 415, 'the request body must be application/json');
   }
   let parsed: unknown;

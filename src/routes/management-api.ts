@@ -8,10 +8,10 @@ import { readJsonObject } from './json-body.js';
 import { namedUserCaller } from './named-user-caller.js';
 import { appInput, appPatch, appWire, clientInput, clientPatch, clientWire, wireField } from './management-wire.js';
 
-const BODY_LIMIT = 64 * 1024;
-
 interface ManagementSetup {
   base: string;
+  /** Largest JSON body accepted, in bytes. */
+  bodyLimit: number;
   verifier: TokenVerifier;
   accounts: AccountStore | undefined;
   clients: ClientConfigurations;
@@ -27,7 +27,7 @@ type Handler = (ctx: Context, tenant: string, id: string | undefined) => Promise
  * named users holding "Create and update integration setup" (`integration_setup`), checked
  * against the AccountStore on every call so that a withdrawn permission takes effect at once.
  */
-export function managementApi({ base, verifier, accounts, clients, apps, isFirstParty }: ManagementSetup) {
+export function managementApi({ base, bodyLimit, verifier, accounts, clients, apps, isFirstParty }: ManagementSetup) {
   async function callerTenant(ctx: Context): Promise<string> {
     const { auth, account } = await namedUserCaller(ctx, verifier, accounts);
     // A third-party app the user signed in to must not manage her tenant's integrations.
@@ -60,7 +60,7 @@ export function managementApi({ base, verifier, accounts, clients, apps, isFirst
       },
       POST: async (ctx, tenant) => {
         ctx.status = 201;
-        ctx.body = clientWire(await clients.create(clientInput(await readJsonObject(ctx, BODY_LIMIT), tenant)));
+        ctx.body = clientWire(await clients.create(clientInput(await readJsonObject(ctx, bodyLimit), tenant)));
       },
     },
     'client-configurations/:id': {
@@ -69,7 +69,7 @@ export function managementApi({ base, verifier, accounts, clients, apps, isFirst
       },
       PATCH: async (ctx, tenant, id) => {
         await ownClient(id!, tenant);
-        ctx.body = clientWire(await clients.update(id!, clientPatch(await readJsonObject(ctx, BODY_LIMIT))));
+        ctx.body = clientWire(await clients.update(id!, clientPatch(await readJsonObject(ctx, bodyLimit))));
       },
       DELETE: async (ctx, tenant, id) => {
         await ownClient(id!, tenant);
@@ -89,7 +89,7 @@ export function managementApi({ base, verifier, accounts, clients, apps, isFirst
       },
       POST: async (ctx, tenant) => {
         ctx.status = 201;
-        ctx.body = appWire(await apps.create(appInput(await readJsonObject(ctx, BODY_LIMIT), tenant)));
+        ctx.body = appWire(await apps.create(appInput(await readJsonObject(ctx, bodyLimit), tenant)));
       },
     },
     'app-registrations/:id': {
@@ -98,7 +98,7 @@ export function managementApi({ base, verifier, accounts, clients, apps, isFirst
       },
       PATCH: async (ctx, tenant, id) => {
         await ownApp(id!, tenant);
-        ctx.body = appWire(await apps.update(id!, appPatch(await readJsonObject(ctx, BODY_LIMIT))));
+        ctx.body = appWire(await apps.update(id!, appPatch(await readJsonObject(ctx, bodyLimit))));
       },
       DELETE: async (ctx, tenant, id) => {
         await ownApp(id!, tenant);

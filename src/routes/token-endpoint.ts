@@ -71,7 +71,8 @@ interface ReadForm {
 }
 
 async function readForm(ctx: Context, limit: number): Promise<ReadForm> {
-  const type = ctx.request.type;
+  // RFC 9110 §8.3.1: media types are case-insensitive (Koa leaves them as sent).
+  const type = ctx.request.type.toLowerCase();
   if (type === 'application/x-www-form-urlencoded') {
     const raw = await readBody(ctx, limit);
     const params = parseUrlEncoded(raw);
@@ -145,4 +146,18 @@ export function tokenEndpointGuard(limit: number) {
     replaceBody(ctx, form);
     await next();
   };
+}
+
+/** The engine's answer to a client asking for a grant type it is not registered for. */
+const ENGINE_GRANT_NOT_ALLOWED = 'requested grant type is not allowed for this client';
+
+/**
+ * RFC 6749 §5.2: an authenticated client asking for a grant type it may not use gets
+ * `unauthorized_client`; the engine says `invalid_request`, so its answer is renamed here.
+ */
+export function unauthorizedClientForGrant(ctx: Context): void {
+  const body = ctx.body as { error?: unknown; error_description?: unknown } | undefined;
+  if (ctx.status === 400 && body?.error === 'invalid_request' && body.error_description === ENGINE_GRANT_NOT_ALLOWED) {
+    ctx.body = { error: 'unauthorized_client', error_description: 'the client is not registered for this grant type' };
+  }
 }

@@ -13,7 +13,11 @@ describe('createAuthServer options', () => {
       audience: 'https://auth.example.com/api',
       issuer: 'https://auth.example.com/oauth2',
       accessTokenAlgorithm: 'ES256',
-      limits: { tokenRequestBytes: 16384 },
+      limits: { tokenRequestBytes: 16384, apiRequestBytes: 65536, formRequestBytes: 4096 },
+      rateLimits: {
+        failedClientAuth: { perClient: { max: 10, windowSeconds: 60 }, perAddress: { max: 100, windowSeconds: 60 } },
+      },
+      observability: { health: true, metrics: false },
       proxy: false,
     });
     expect(resolveOptions({ ...valid, pathPrefix: '/auth2' }).issuer).toBe('https://auth.example.com/auth2/oauth2');
@@ -31,11 +35,32 @@ describe('createAuthServer options', () => {
     ['a scope with a space', { apis: [{ id: 'a', name: 'A', scopes: { 'x y': '' } }] }, /apis\.0\.scopes/],
     ['an unknown store', { store: { type: 'postgres' } }, /store/],
     ['a redis store without a redis URL', { store: { type: 'redis', url: 'http://x' } }, /store\.url/],
+    ['a redis store with both url and cluster', { store: { type: 'redis', url: 'redis://a', cluster: { nodes: ['redis://b'] } } }, /exactly one of url, cluster or sentinel/],
+    ['a redis store with no connection', { store: { type: 'redis' } }, /exactly one of url, cluster or sentinel/],
+    ['a cluster node that is not a redis URL', { store: { type: 'redis', cluster: { nodes: ['http://b'] } } }, /store\.cluster\.nodes\.0/],
+    ['a sentinel without a master name', { store: { type: 'redis', sentinel: { sentinels: [{ host: 'h', port: 26379 }] } } }, /store\.sentinel\.name/],
+    ['a sentinel port out of range', { store: { type: 'redis', sentinel: { name: 'm', sentinels: [{ host: 'h', port: 0 }] } } }, /store\.sentinel\.sentinels\.0\.port/],
+    ['a command timeout under 50 ms', { store: { type: 'redis', url: 'redis://a', commandTimeoutMs: 1 } }, /store\.commandTimeoutMs/],
     ['an unknown algorithm', { accessTokenAlgorithm: 'HS256' }, /accessTokenAlgorithm/],
+    ['an API body limit over 1 MiB', { limits: { apiRequestBytes: 2 * 1024 * 1024 } }, /limits\.apiRequestBytes/],
+    ['a form limit under 1 KiB', { limits: { formRequestBytes: 100 } }, /limits\.formRequestBytes/],
+    ['a rate limit of 0', { rateLimits: { failedClientAuth: { perClient: { max: 0, windowSeconds: 60 } } } }, /rateLimits\.failedClientAuth/],
+    ['a rate-limit window of a week', { rateLimits: { failedClientAuth: { perAddress: { max: 5, windowSeconds: 604800 } } } }, /rateLimits\.failedClientAuth/],
+    ['observability that is not a boolean', { observability: { metrics: 'yes' } }, /observability\.metrics/],
     ['a tiny body limit', { limits: { tokenRequestBytes: 10 } }, /limits\.tokenRequestBytes/],
     ['an unknown option', { colour: 'blue' }, /colour|Unrecognized/],
     ['an account store without functions', { accounts: { authenticate: 1 } }, /accounts/],
   ])('refuses %s, naming the field', (_name, change, field) => {
     expect(() => resolveOptions({ ...valid, ...change } as AuthServerOptions)).toThrow(field);
+  });
+});
+
+describe('store options', () => {
+  it.each<[string, Record<string, unknown>]>([
+    ['a single node', { type: 'redis', url: 'rediss://user:pw@redis.example:6380/0', keyPrefix: 'ta:' }],
+    ['a cluster', { type: 'redis', cluster: { nodes: ['redis://10.0.0.1:7000', 'redis://10.0.0.2:7000'] }, password: 'pw' }],
+    ['a sentinel group', { type: 'redis', sentinel: { sentinels: [{ host: '10.0.0.1', port: 26379 }], name: 'mymaster' }, tls: true }],
+  ])('accepts %s', (_name, store) => {
+    expect(resolveOptions({ ...valid, store } as AuthServerOptions).store).toEqual(store);
   });
 });

@@ -1,0 +1,50 @@
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/** Route groups: a bounded label set (paths hold IDs, which would make unbounded series). */
+export type RouteGroup =
+  | 'token' | 'authorize' | 'interaction' | 'jwks' | 'discovery' | 'consent_api' | 'management_api'
+  | 'health' | 'metrics' | 'other';
+
+/** The server's Prometheus metrics, in a registry of its own (several servers in one process stay apart). */
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly tokensIssued = new Counter({
+    name: 'talent_auth_tokens_issued_total',
+    help: 'Token responses with an access token, by grant type',
+    labelNames: ['grant_type'] as const,
+    registers: [this.registry],
+  });
+
+  readonly oauthErrors = new Counter({
+    name: 'talent_auth_oauth_errors_total',
+    help: 'OAuth error responses, by error code and route group',
+    labelNames: ['error', 'route'] as const,
+    registers: [this.registry],
+  });
+
+  readonly requestDuration = new Histogram({
+    name: 'talent_auth_http_request_duration_seconds',
+    help: 'Time to answer a request, by route group, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+
+  readonly storeErrors = new Counter({
+    name: 'talent_auth_store_errors_total',
+    help: 'Store (Redis) connection errors and operations that could not reach the store, by reason',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly clientAuthRefused = new Counter({
+    name: 'talent_auth_client_auth_rate_limited_total',
+    help: 'Token requests refused with 429 after too many failed client authentications',
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'talent_auth_' });
+  }
+}

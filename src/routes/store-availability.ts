@@ -1,0 +1,29 @@
+import type { Context, Next } from 'koa';
+import { StoreUnavailable, type Store } from '../../adapters/types.js';
+import { TemporarilyUnavailable } from '../errors.js';
+
+/** Seconds a client is told to wait when the store is down (Retry-After). */
+export const STORE_RETRY_AFTER_SECONDS = 1;
+
+function retryLater(ctx: Context): void {
+  if (!ctx.response.get('Retry-After')) ctx.set('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+}
+
+/**
+ * Refuses at once, with 503 temporarily_unavailable, the requests that need the store while it is
+ * known to be down, instead of letting them wait for a connection: no token is issued that could
+ * not be recorded, and no caller hangs. Requests answered from memory (JWKS, discovery, health)
+ * pass. Every 503 gets a Retry-After.
+ */
+export function refuseWhileStoreDown(store: Store, needsStore: (path: string) => boolean) {
+  return async function storeAvailability(ctx: Context, next: Next): Promise<void> {
+    try {
+      if (!store.available && needsStore(ctx.path)) throw new TemporarilyUnavailable();
+      await next();
+    } catch (error) {
+      if (error instanceof TemporarilyUnavailable || error instanceof StoreUnavailable) retryLater(ctx);
+      throw error;
+    }
+    if (ctx.status === 503) retryLater(ctx);
+  };
+}
