@@ -7,7 +7,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { jest } from '@jest/globals';
 import { alice, testAccounts } from '../support/accounts.js';
 import { testJwks } from '../support/keys.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
@@ -29,21 +28,12 @@ import {
   storedCode,
   storedRefreshToken,
   WEB,
+  withClockMoved,
 } from './helpers.js';
 
 /** Authorization codes live 300 s (README "Embedding"/DESIGN "Lifetimes"; provider/configuration.ts). */
 const CODE_TTL_MS = 300_000;
 
-/** Runs `fn` with the server's clock (Date.now, same process) moved forward by `offsetMs`. */
-async function withClockMoved<T>(offsetMs: number, fn: () => Promise<T>): Promise<T> {
-  const realNow = Date.now.bind(Date);
-  const spy = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + offsetMs);
-  try {
-    return await fn();
-  } finally {
-    spy.mockRestore();
-  }
-}
 
 function statusLines(results: TokenCall[]): string[] {
   return results.map((result) => `${result.status} ${String(result.body.error ?? '')}`.trim()).sort();

@@ -3,8 +3,9 @@
  * of what the engine stored (codes, refresh tokens, grants), so that a test can show that a
  * refused request changed nothing.
  */
+import { jest } from '@jest/globals';
 import { alice } from '../support/accounts.js';
-import { basic, postToken, type RunningServer, type TokenCall } from '../support/server.js';
+import { basic, postToken, tokenCallOf, type RunningServer, type TokenCall } from '../support/server.js';
 import { pkcePair, UserAgent, type Step } from '../support/user-agent.js';
 
 export const SPA = 'http://localhost:5173/cb';
@@ -156,14 +157,18 @@ export async function rawPost(
     ...(body !== undefined ? { body } : {}),
     ...(streamed ? { duplex: 'half' } : {}),
   } as RequestInit);
-  const text = await response.text();
-  let parsed: Record<string, unknown>;
-  try {
-    parsed = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    parsed = { raw: text };
-  }
-  return { status: response.status, headers: response.headers, body: parsed };
+  return tokenCallOf(response);
 }
 
 export const FORM = { 'content-type': 'application/x-www-form-urlencoded' } as const;
+
+/** Runs `fn` with the server's clock (Date.now, same process) moved forward by `offsetMs`. */
+export async function withClockMoved<T>(offsetMs: number, fn: () => Promise<T>): Promise<T> {
+  const realNow = Date.now.bind(Date);
+  const spy = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + offsetMs);
+  try {
+    return await fn();
+  } finally {
+    spy.mockRestore();
+  }
+}

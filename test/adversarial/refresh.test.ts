@@ -4,7 +4,6 @@
  * malformed refresh requests. A refused request leaves the token usable unless the rule says the
  * grant ends (reuse, a lost race), and then every token of the grant is gone.
  */
-import { jest } from '@jest/globals';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { alice, testAccounts } from '../support/accounts.js';
 import { basic, postToken, type RunningServer, startServer, type TokenCall } from '../support/server.js';
@@ -21,20 +20,12 @@ import {
   refresh,
   registerApps,
   storedRefreshToken,
+  withClockMoved,
 } from './helpers.js';
 
 /** Refresh tokens live 3600 s, rolling (README "Refresh tokens"). */
 const REFRESH_TTL_MS = 3_600_000;
 
-async function withClockMoved<T>(offsetMs: number, fn: () => Promise<T>): Promise<T> {
-  const realNow = Date.now.bind(Date);
-  const spy = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + offsetMs);
-  try {
-    return await fn();
-  } finally {
-    spy.mockRestore();
-  }
-}
 
 describe.each(STORE_KINDS)('adversarial refresh tokens (%s store)', (kind) => {
   const store = useStore(kind);

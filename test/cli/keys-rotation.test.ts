@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JWK } from 'jose';
+import { CLI_ENTRY, runCli, type CliRun } from '../support/cli.js';
 import { testJwks } from '../support/keys.js';
 
 /**
@@ -10,18 +10,12 @@ import { testJwks } from '../support/keys.js';
  * built CLI in a subprocess (like cli.test.ts). They need no Redis. The rule they apply: the first
  * key of each algorithm in the file signs; later keys are only published.
  */
-const entry = join(process.cwd(), 'dist/bin/talent-auth.js');
 const KID = /^[A-Za-z0-9_-]{43}$/;
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi'] as const;
 /** Each test spawns the CLI many times (~0.3-1 s each on a loaded machine). */
 const SLOW = 120_000;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  json: any;
-}
+type Run = CliRun;
 
 interface Jwks {
   keys: Array<JWK & { kid: string }>;
@@ -32,25 +26,7 @@ describe('talent-auth keys: rotation steps on a JWKS file (built CLI, subprocess
   let dir: string;
 
   function cli(args: string[]): Promise<Run> {
-    const env: Record<string, string> = {};
-    for (const [name, value] of Object.entries(process.env)) if (value !== undefined && name !== 'REDIS_URL') env[name] = value;
-    const child = spawn(process.execPath, [entry, ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    return new Promise((resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', (code) => {
-        let json: unknown;
-        try {
-          json = JSON.parse(stdout);
-        } catch {
-          json = undefined;
-        }
-        resolve({ code, stdout, stderr, json });
-      });
-    });
+    return runCli(args, dir, { ...process.env, REDIS_URL: undefined });
   }
 
   const read = (file: string): Jwks => JSON.parse(readFileSync(file, 'utf8')) as Jwks;
@@ -79,7 +55,7 @@ describe('talent-auth keys: rotation steps on a JWKS file (built CLI, subprocess
   }
 
   beforeAll(() => {
-    if (!existsSync(entry)) throw new Error('run `npx tsc -p tsconfig.build.json` first (the test command builds)');
+    if (!existsSync(CLI_ENTRY)) throw new Error('run `npx tsc -p tsconfig.build.json` first (the test command builds)');
     dir = mkdtempSync(join(tmpdir(), 'talent-auth-keys-'));
   });
   afterAll(() => {

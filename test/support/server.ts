@@ -58,6 +58,11 @@ export async function postToken(
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body: typeof body === 'string' ? body : new URLSearchParams(body).toString(),
   });
+  return tokenCallOf(response);
+}
+
+/** A token endpoint answer: status, headers and the JSON body (`{ raw }` when it is not JSON). */
+export async function tokenCallOf(response: Response): Promise<TokenCall> {
   const text = await response.text();
   let parsed: Record<string, unknown>;
   try {

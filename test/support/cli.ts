@@ -1,0 +1,36 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+/** The built CLI (`npm run build`, which the test command runs before jest). */
+export const CLI_ENTRY = join(process.cwd(), 'dist/bin/talent-auth.js');
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** stdout as JSON (for --json runs), undefined when it is not JSON. */
+  json: any;
+}
+
+/** Runs `node dist/bin/talent-auth.js ...args` in `cwd` with exactly `env`. */
+export function runCli(args: string[], cwd: string, env: Record<string, string | undefined>): Promise<CliRun> {
+  const childEnv: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) childEnv[name] = value;
+  const child = spawn(process.execPath, [CLI_ENTRY, ...args], { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({ code, stdout, stderr, json });
+    });
+  });
+}
