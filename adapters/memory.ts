@@ -123,6 +123,15 @@ class MemoryEngineAdapter implements EngineAdapter {
     );
   }
 
+  async unconsume(id: string): Promise<void> {
+    const key = this.key(id);
+    const payload = thaw<EnginePayload>(this.data.get<string>(key));
+    if (!payload?.consumed) return;
+    delete payload.consumed;
+    const expiresAt = this.data.expiresAt(key) ?? Infinity;
+    this.data.set(key, freeze(payload), Number.isFinite(expiresAt) ? (expiresAt - Date.now()) / 1000 : undefined);
+  }
+
   async destroy(id: string): Promise<void> {
     this.data.delete(this.key(id));
   }

@@ -190,7 +190,7 @@ const STARTUP_TIMEOUT_MS = 10_000;
 const reconnectDelay = (attempt: number): number => Math.min(100 * attempt, 1000);
 
 /** Why a store operation could not reach Redis; the codes are safe to log and to show. */
-export type StoreUnavailableReason = 'connection' | 'timeout' | 'cluster' | 'loading' | 'busy' | 'read-only';
+export type StoreUnavailableReason = 'connection' | 'timeout' | 'cluster' | 'loading' | 'busy' | 'read-only' | 'refused';
 
 const CONNECTION_ERROR_CODES = new Set([
   'ECONNREFUSED',
@@ -232,6 +232,11 @@ function unavailableReason(error: unknown): StoreUnavailableReason | undefined {
   if (message.startsWith('LOADING')) return 'loading';
   if (message.startsWith('BUSY')) return 'busy';
   if (message.startsWith('READONLY')) return 'read-only';
+  // Out of memory, a failing snapshot, too few replicas: Redis refuses writes until an operator acts.
+  if (/^(OOM|MISCONF|NOREPLICAS)\b/.test(message)) return 'refused';
+  // A MULTI whose queued commands were refused: the reason is that of the refusals.
+  const previous = (error as { previousErrors?: unknown }).previousErrors;
+  if (message.startsWith('EXECABORT') && Array.isArray(previous)) return unavailableReason(previous[0]);
   return undefined;
 }
 
@@ -376,6 +381,12 @@ class RedisEngineAdapter implements EngineAdapter {
     return this.io.run(async (redis) => {
       const set = await redis.taConsume(this.key(id), Math.floor(Date.now() / 1000));
       if (set === 0) throw new AlreadyConsumed();
+    });
+  }
+
+  unconsume(id: string): Promise<void> {
+    return this.io.run(async (redis) => {
+      await redis.hdel(this.key(id), 'c');
     });
   }
 

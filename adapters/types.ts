@@ -18,6 +18,8 @@ export interface EngineAdapter {
   findByUserCode(userCode: string): Promise<EnginePayload | undefined>;
   /** Marks the entry consumed; throws AlreadyConsumed when it was consumed before or is gone (atomic). */
   consume(id: string): Promise<void>;
+  /** Clears the consumed mark: undoes a consume whose request then failed before answering. */
+  unconsume(id: string): Promise<void>;
   destroy(id: string): Promise<void>;
   revokeByGrantId(grantId: string): Promise<void>;
 }
@@ -100,7 +102,7 @@ export interface Store {
  * exposed oidc-provider error, so that the engine itself answers 503 `temporarily_unavailable` (or
  * redirects with it from /authorize, RFC 6749 §4.1.2.1) instead of a 500; `reason` is a short code,
  * never request data (the Redis store: 'connection', 'timeout', 'cluster', 'loading', 'busy',
- * 'read-only').
+ * 'read-only', 'refused' for OOM, MISCONF and NOREPLICAS).
  */
 export class StoreUnavailable extends Error {
   readonly expose = true;

@@ -3,7 +3,7 @@
  * Environment: PORT (3000), BASE_URL (http://localhost:PORT), PATH_PREFIX (''), JWKS_FILE,
  * REDIS_URL (or REDIS_CLUSTER_NODES=redis://h1:7000,redis://h2:7000, or REDIS_SENTINELS=h1:26379,h2:26379
  * with REDIS_SENTINEL_NAME), COOKIE_KEYS (comma-separated, at least 32 characters each), TRUST_PROXY (1: behind a
- * proxy that sets X-Forwarded-*), METRICS (0: no /metrics), LOG_LEVEL (info).
+ * proxy that sets X-Forwarded-*), METRICS (1: serve /metrics), LOG_LEVEL (info).
  */
 import { readFileSync } from 'node:fs';
 import Koa from 'koa';
@@ -84,7 +84,7 @@ async function main(): Promise<void> {
     ...(keys ? { keys } : {}),
     ...(cookieKeys?.length ? { cookieKeys } : {}),
     proxy: process.env.TRUST_PROXY === '1',
-    observability: { metrics: process.env.METRICS !== '0' },
+    observability: { metrics: process.env.METRICS === '1' },
     logger: createLogger({ level: process.env.LOG_LEVEL ?? 'info' }),
   });
   const { clientId, clientSecret } = await seedDemoClient(auth);

@@ -148,6 +148,7 @@ export const optionsSchema = z
       .strict()
       .prefault({}),
     proxy: z.boolean().default(false),
+    trustedProxyHops: z.number().int().min(1).max(10).default(1),
     tenantPolicy: functionOf<TenantPolicyFunction>('a function of the tenant').optional(),
     logger: z
       .custom<Logger>(
@@ -208,6 +209,11 @@ export interface AuthServerOptions {
   observability?: { health?: boolean; metrics?: boolean };
   /** Trust X-Forwarded-* headers (behind a TLS-terminating proxy). */
   proxy?: boolean;
+  /**
+   * With `proxy`: how many proxies in front append to X-Forwarded-For; the client's address is the
+   * entry the outermost of them added (default 1). Entries left of it are the client's own words.
+   */
+  trustedProxyHops?: number;
   /** Per-tenant narrowing: which apps its users may authorize, which scopes, token lifetime. */
   tenantPolicy?: TenantPolicyFunction;
   logger?: Logger;

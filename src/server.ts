@@ -27,6 +27,7 @@ import { authorizationServerMetadataAlias } from './routes/discovery.js';
 import { oauthErrors } from './routes/oauth-errors.js';
 import { tokenEndpointGuard, unauthorizedClientForGrant } from './routes/token-endpoint.js';
 import { failedClientAuthLimit } from './routes/client-auth-limit.js';
+import { clientAddress } from './routes/client-address.js';
 import { healthRoutes, measureRequests, metricsRoute, routeGroupOf } from './routes/observability.js';
 import { refuseWhileStoreDown } from './routes/store-availability.js';
 import { consentApi } from './routes/consent-api.js';
@@ -51,7 +52,10 @@ function cookieKeysOf(options: ResolvedOptions, logger: Logger): string[] {
 function tokenEndpoint(oauthPath: string, options: ResolvedOptions, store: Store, logger: Logger, metrics: Metrics | undefined): Koa.Middleware {
   const guard = tokenEndpointGuard(options.limits.tokenRequestBytes);
   const limits = options.rateLimits.failedClientAuth;
-  const limiter = limits ? failedClientAuthLimit(store.counters, limits, logger, () => metrics?.clientAuthRefused.inc()) : undefined;
+  const addressOf = clientAddress(options.proxy ? options.trustedProxyHops : 0);
+  const limiter = limits
+    ? failedClientAuthLimit(store.counters, limits, addressOf, logger, () => metrics?.clientAuthRefused.inc())
+    : undefined;
   const checked: Koa.Middleware = async (ctx, next) => {
     await guard(ctx, next);
     unauthorizedClientForGrant(ctx);
@@ -155,12 +159,16 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     });
   }
   const apiPath = `${options.pathPrefix}/api/oauth2`;
-  const memoryAnswered = new Set([`${oauthPath}/jwks`, `${apiPath}/openapi.json`]);
-  const needsStore = (path: string) =>
-    (path.startsWith(`${oauthPath}/`) && !path.startsWith(`${oauthPath}/.well-known/`) && !memoryAnswered.has(path))
-    || (path.startsWith(`${apiPath}/`) && !memoryAnswered.has(path));
+  // Compared as the engine routes: case-insensitively, trailing slashes ignored.
+  const lower = { oauth: `${oauthPath}/`.toLowerCase(), api: `${apiPath}/`.toLowerCase() };
+  const memoryAnswered = new Set([`${lower.oauth}jwks`, `${lower.api}openapi.json`]);
+  const needsStore = (rawPath: string) => {
+    const path = rawPath.toLowerCase().replace(/\/+$/, '');
+    if (memoryAnswered.has(path)) return false;
+    return (path.startsWith(lower.oauth) && !path.startsWith(`${lower.oauth}.well-known/`)) || path.startsWith(lower.api);
+  };
 
-  const app = new Koa({ proxy: options.proxy });
+  const app = new Koa({ proxy: options.proxy, maxIpsCount: options.proxy ? options.trustedProxyHops : 0 });
   app.keys = cookieKeys;
   app.silent = true;
   app.on('error', (error: Error & { code?: string }) => logger.info('connection error', { error: error.code ?? error.name }));

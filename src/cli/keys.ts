@@ -1,4 +1,4 @@
-import { closeSync, fchmodSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fchownSync, fsyncSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { JWK } from 'jose';
@@ -48,10 +48,22 @@ export function writeJwksFile(path: string, jwks: PrivateJwks, force: boolean, f
     }
     return;
   }
-  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  // A symlinked key file (a mounted secret, say) is replaced where it really is, and keeps its
+  // owner and its group-read bit, so that the server can still read it at its next start.
+  let target = path;
+  let existing: { uid: number; gid: number; mode: number } | undefined;
   try {
-    writeExclusive(temporary, text);
-    renameSync(temporary, path);
+    target = realpathSync(path);
+    const { uid, gid, mode } = statSync(target);
+    existing = { uid, gid, mode: mode & 0o640 };
+  } catch {
+    existing = undefined;
+  }
+  const temporary = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    writeExclusive(temporary, text, existing);
+    renameSync(temporary, target);
+    syncDirectory(dirname(target));
   } catch (error) {
     rmSync(temporary, { force: true });
     const code = (error as NodeJS.ErrnoException).code;
@@ -59,12 +71,26 @@ export function writeJwksFile(path: string, jwks: PrivateJwks, force: boolean, f
   }
 }
 
-/** Creates `path` (never an existing file) with mode 0600 whatever the umask, and syncs it. */
-function writeExclusive(path: string, text: string): void {
+/** The rename is durable only once the directory entry is on disk too. */
+function syncDirectory(directory: string): void {
+  const fd = openSync(directory, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Creates `path` (never an existing file) with mode 0600 whatever the umask (or, replacing a key
+ * file, its owner and at most its 0640 bits), and syncs it.
+ */
+function writeExclusive(path: string, text: string, like?: { uid: number; gid: number; mode: number }): void {
   const fd = openSync(path, 'wx', 0o600);
   let written = false;
   try {
-    fchmodSync(fd, 0o600);
+    fchmodSync(fd, like ? like.mode | 0o600 : 0o600);
+    if (like && (like.uid !== process.getuid?.() || like.gid !== process.getgid?.())) fchownSync(fd, like.uid, like.gid);
     writeSync(fd, text);
     fsyncSync(fd);
     written = true;

@@ -75,6 +75,8 @@ export class ClientDirectory implements EngineAdapter {
 
   async consume(): Promise<void> {}
 
+  async unconsume(): Promise<void> {}
+
   async destroy(): Promise<void> {}
 
   async revokeByGrantId(): Promise<void> {}

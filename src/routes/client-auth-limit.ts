@@ -2,6 +2,7 @@ import type { Context, Next } from 'koa';
 import type { Counters } from '../../adapters/types.js';
 import { InvalidClient, OAuthError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { parseBasicAuthorization } from './token-endpoint.js';
 
 export interface WindowLimit {
   max: number;
@@ -23,70 +24,89 @@ export class TooManyFailedAuthentications extends OAuthError {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * The client ID a Basic header claims, judged no further: only UUID-shaped IDs (ours are UUIDs)
- * get a counter of their own, so that an attacker cannot make us keep one per made-up string.
+ * The client ID a Basic header claims, decoded as the engine decodes it (RFC 6749 §2.3.1), so that
+ * no spelling of an ID escapes its counter. Only UUID-shaped IDs (ours are UUIDs) get a counter of
+ * their own, so that an attacker cannot make us keep one per made-up string.
  */
 function claimedClientId(authorization: string): string | undefined {
-  const match = /^Basic ([A-Za-z0-9+/]+={0,2})$/i.exec(authorization);
-  if (!match?.[1]) return undefined;
-  const decoded = Buffer.from(match[1], 'base64').toString('latin1');
-  const colon = decoded.indexOf(':');
-  const clientId = colon > 0 ? decoded.slice(0, colon) : '';
-  return UUID.test(clientId) ? clientId.toLowerCase() : undefined;
+  if (!authorization) return undefined;
+  try {
+    const { clientId } = parseBasicAuthorization(authorization);
+    return UUID.test(clientId) ? clientId.toLowerCase() : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
+/** At the token endpoint every 401 is a failed client authentication, whatever body it has. */
 function failedToAuthenticate(ctx: Context): boolean {
-  return ctx.status === 401 && (ctx.body as { error?: unknown } | undefined)?.error === 'invalid_client';
+  return ctx.status === 401;
+}
+
+interface Watched {
+  key: string;
+  limit: WindowLimit;
 }
 
 /**
  * Rate limit of failed client authentications at the token endpoint, per client ID and per source
- * address, in the store's counters (shared by every instance). Over the limit, the request is
- * refused before its credentials are checked: a correct secret waits too, or guessing would go on.
+ * address, in the store's counters (shared by every instance).
+ *
+ * - Every failure is counted, atomically, and a failure past either limit is answered 429 with
+ *   Retry-After instead of 401 (so parallel guesses cannot slip past a read-then-count check).
+ * - An address past its limit is refused before its credentials are checked: cheap for us.
+ * - A client ID past its limit is not: its credentials are still checked and a correct secret goes
+ *   through. Client IDs are public (they travel in /authorize URLs), so refusing a correct secret
+ *   would let anyone lock any app out; our secrets are 256-bit random, so the guesses that the
+ *   limit answers with 429 could never succeed anyway.
  * A successful authentication costs one counter read.
  */
 export function failedClientAuthLimit(
   counters: Counters,
   limits: FailedClientAuthLimits,
+  addressOf: (ctx: Context) => string,
   logger: Logger,
   onRefused: () => void = () => {},
 ) {
+  function refuse(ctx: Context, retryAfter: number, fields: Record<string, unknown>): never {
+    ctx.remove('WWW-Authenticate');
+    ctx.set('Retry-After', String(Math.max(1, retryAfter)));
+    logger.warn('client authentication refused: too many failures', fields);
+    onRefused();
+    throw new TooManyFailedAuthentications(Math.max(1, retryAfter));
+  }
+
   return async function limitFailedClientAuth(ctx: Context, next: Next): Promise<void> {
     if (ctx.method !== 'POST') return next();
     const clientId = claimedClientId(ctx.get('authorization'));
-    const address = ctx.ip;
-    const watched: Array<{ key: string; limit: WindowLimit }> = [{ key: `addr:${address}`, limit: limits.perAddress }];
+    const address = addressOf(ctx);
+    const watched: Watched[] = [{ key: `addr:${address}`, limit: limits.perAddress }];
     if (clientId) watched.push({ key: `client:${clientId}`, limit: limits.perClient });
 
-    const counts = await counters.peek(watched.map(({ key }) => key));
-    const exceeded = counts.filter((count, index) => count.count >= watched[index]!.limit.max);
-    if (exceeded.length) {
-      const retryAfter = Math.max(1, ...exceeded.map((count) => count.resetsIn));
-      ctx.set('Retry-After', String(retryAfter));
-      logger.warn('client authentication refused: too many failures', { client_id: clientId, address, retry_after: retryAfter });
-      onRefused();
-      throw new TooManyFailedAuthentications(retryAfter);
+    const [byAddress] = await counters.peek([watched[0]!.key]);
+    if (byAddress && byAddress.count >= limits.perAddress.max) {
+      refuse(ctx, byAddress.resetsIn, { client_id: clientId, address, retry_after: byAddress.resetsIn });
     }
 
-    let failed = false;
+    let thrown: InvalidClient | undefined;
     try {
       await next();
-      failed = failedToAuthenticate(ctx);
+      if (!failedToAuthenticate(ctx)) return;
     } catch (error) {
-      failed = error instanceof InvalidClient;
-      throw error;
-    } finally {
-      if (failed) {
-        try {
-          const after = await Promise.all(
-            watched.map(({ key, limit }) => counters.increment([key], limit.windowSeconds).then(([count]) => count!.count)),
-          );
-          logger.info('client authentication failed', { client_id: clientId, address, failures: after });
-        } catch (error) {
-          // The answer stays the authentication failure; the store's own fault is reported elsewhere.
-          logger.warn('client authentication failure not counted', { client_id: clientId, address, error: (error as Error).name });
-        }
-      }
+      if (!(error instanceof InvalidClient)) throw error;
+      thrown = error;
     }
+
+    // A failure that cannot be counted is answered 503 (the store is down): never left uncounted.
+    const counts = await Promise.all(
+      watched.map(({ key, limit }) => counters.increment([key], limit.windowSeconds).then(([count]) => count!)),
+    );
+    logger.info('client authentication failed', { client_id: clientId, address, failures: counts.map(({ count }) => count) });
+    const over = counts.filter((count, index) => count.count > watched[index]!.limit.max);
+    if (over.length) {
+      const retryAfter = Math.max(...over.map(({ resetsIn }) => resetsIn));
+      refuse(ctx, retryAfter, { client_id: clientId, address, retry_after: retryAfter });
+    }
+    if (thrown) throw thrown;
   };
 }

@@ -144,6 +144,9 @@ export function tokenEndpointGuard(limit: number) {
     }
     checkParameterSet(grantType, params, !authorization);
     replaceBody(ctx, form);
+    // RFC 6749 §5.2: errors of the token endpoint are JSON; the engine would render HTML to a
+    // caller that prefers it.
+    ctx.req.headers.accept = 'application/json';
     await next();
   };
 }

@@ -189,6 +189,19 @@ describe('Redis store faults', () => {
     await timeUntil(() => store.available, 5000);
   });
 
+  it('treats a Redis that refuses writes (out of memory) as unavailable, not as a bug', async () => {
+    const admin = redis.client();
+    await admin.config('SET', 'maxmemory', '1');
+    try {
+      const error = await store.records.put('client', 'oom', 'acme', { x: 1 }).catch((rejection: unknown) => rejection);
+      expect(error).toBeInstanceOf(StoreUnavailable);
+      expect(error).toMatchObject({ reason: 'refused' });
+    } finally {
+      await admin.config('SET', 'maxmemory', '0');
+    }
+    await store.records.put('client', 'oom', 'acme', { x: 1 });
+  });
+
   it('tells errors that are not about the connection apart: they pass through, without the command', async () => {
     await redis.client().set(`f${prefixes}:rec:{records}:client:bad`, 'not a hash');
     const error = await store.records.get('client', 'bad').catch((rejection: unknown) => rejection);

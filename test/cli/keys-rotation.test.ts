@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, symlinkSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JWK } from 'jose';
@@ -194,7 +194,15 @@ describe('talent-auth keys: rotation steps on a JWKS file (built CLI, subprocess
     const rewritten = read(file);
     // Moved just before the former signing key; everything else, members included, as it was.
     expect(rewritten).toEqual({ keys: [bareRsa, second, first, encryption, edWithoutKid], note: 'kept' });
-    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // The group may still read it (a service user's group); the world may not.
+    expect(statSync(file).mode & 0o777).toBe(0o640);
+
+    // A symlinked file (a mounted secret) is replaced where it is; the link stays a link.
+    const link = join(dir, 'linked.json');
+    symlinkSync(file, link);
+    expect((await cli(['keys', 'promote', '--file', link, '--kid', first!.kid])).code).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(read(file).keys[1]).toEqual(first);
 
     const encryptionKid = rows[2]!.kid;
     const notSigning = await cli(['keys', 'promote', '--file', file, '--kid', encryptionKid]);

@@ -22,9 +22,8 @@ describe.each(STORE_KINDS)('failed client authentication rate limit (%s store)',
     });
     afterAll(() => server.stop());
 
-    it('answers 429 with Retry-After once a client ID failed max times, even to its correct secret, until the window ends', async () => {
+    it('answers failures past the limit with 429 and Retry-After until the window ends; the correct secret still works', async () => {
       const attacked = await newClient(server);
-      const other = await newClient(server);
       for (let attempt = 0; attempt < 3; attempt += 1) {
         const failed = await postToken(server.oauthUrl, CC, { authorization: basic(attacked.clientId, `guess-${attempt}`) });
         expect(failed.status).toBe(401);
@@ -33,22 +32,51 @@ describe.each(STORE_KINDS)('failed client authentication rate limit (%s store)',
       const refused = await postToken(server.oauthUrl, CC, { authorization: basic(attacked.clientId, 'guess-4') });
       expect(refused.status).toBe(429);
       expect(refused.body.error).toBe('temporarily_unavailable');
+      expect(refused.headers.get('www-authenticate')).toBeNull();
       const retryAfter = Number(refused.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(2);
       expect(refused.headers.get('cache-control')).toBe('no-store');
 
-      const correctButLocked = await postToken(server.oauthUrl, CC, { authorization: basic(attacked.clientId, attacked.clientSecret) });
-      expect(correctButLocked.status).toBe(429);
-      expect(correctButLocked.body.access_token).toBeUndefined();
-
-      // Another client, from the same address, is not affected.
-      const bystander = await postToken(server.oauthUrl, CC, { authorization: basic(other.clientId, other.clientSecret) });
-      expect(bystander.status).toBe(200);
+      // Client IDs are public: a lock on the correct secret would let anyone lock any app out.
+      const owner = await postToken(server.oauthUrl, CC, { authorization: basic(attacked.clientId, attacked.clientSecret) });
+      expect(owner.status).toBe(200);
+      expect((await postToken(server.oauthUrl, CC, { authorization: basic(attacked.clientId, 'guess-5') })).status).toBe(429);
 
       await sleep(2200);
-      const afterWindow = await postToken(server.oauthUrl, CC, { authorization: basic(attacked.clientId, attacked.clientSecret) });
-      expect(afterWindow.status).toBe(200);
+      expect((await postToken(server.oauthUrl, CC, { authorization: basic(attacked.clientId, 'guess-6') })).status).toBe(401);
+    });
+
+    it('counts parallel guesses exactly: no more than max of a burst get 401', async () => {
+      const client = await newClient(server);
+      const burst = await Promise.all(
+        Array.from({ length: 12 }, (_, index) => postToken(server.oauthUrl, CC, { authorization: basic(client.clientId, `burst-${index}`) })),
+      );
+      const statuses = burst.map(({ status }) => status).sort();
+      expect(statuses.filter((status) => status === 401)).toHaveLength(3);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(9);
+    });
+
+    it('counts a failure whatever the caller accepts, and answers it in JSON (RFC 6749 §5.2)', async () => {
+      const client = await newClient(server);
+      const html = { accept: 'text/html' };
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        const failed = await postToken(server.oauthUrl, CC, { ...html, authorization: basic(client.clientId, 'wrong') });
+        expect(failed.status).toBe(401);
+        expect(failed.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(failed.body.error).toBe('invalid_client');
+      }
+      expect((await postToken(server.oauthUrl, CC, { ...html, authorization: basic(client.clientId, 'wrong') })).status).toBe(429);
+    });
+
+    it('counts a percent-encoded spelling of a client ID as that client (RFC 6749 §2.3.1)', async () => {
+      const client = await newClient(server);
+      const encoded = client.clientId.replace(/[a-f]/, (letter) => `%${letter.charCodeAt(0).toString(16)}`);
+      const spelled = (secret: string) => `Basic ${Buffer.from(`${encoded}:${secret}`).toString('base64')}`;
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        expect((await postToken(server.oauthUrl, CC, { authorization: spelled('wrong') })).status).toBe(401);
+      }
+      expect((await postToken(server.oauthUrl, CC, { authorization: basic(client.clientId, 'wrong') })).status).toBe(429);
     });
 
     it('counts a client ID in any letter case as the same client', async () => {
@@ -57,7 +85,7 @@ describe.each(STORE_KINDS)('failed client authentication rate limit (%s store)',
         const id = attempt % 2 ? client.clientId.toUpperCase() : client.clientId;
         expect((await postToken(server.oauthUrl, CC, { authorization: basic(id, 'wrong') })).status).toBe(401);
       }
-      expect((await postToken(server.oauthUrl, CC, { authorization: basic(client.clientId, client.clientSecret) })).status).toBe(429);
+      expect((await postToken(server.oauthUrl, CC, { authorization: basic(client.clientId, 'wrong') })).status).toBe(429);
     });
 
     it('does not count successes, other errors or malformed requests without credentials', async () => {
@@ -93,7 +121,7 @@ describe.each(STORE_KINDS)('failed client authentication rate limit (%s store)',
     });
     afterAll(() => server.stop());
 
-    it('locks out an address that tries many client IDs, and no other address', async () => {
+    it('refuses an address that failed too often, before checking its credentials, and no other address', async () => {
       const victim = await newClient(server);
       const attacker = { 'x-forwarded-for': '203.0.113.7' };
       for (let attempt = 0; attempt < 4; attempt += 1) {
@@ -110,6 +138,16 @@ describe.each(STORE_KINDS)('failed client authentication rate limit (%s store)',
         authorization: basic(victim.clientId, victim.clientSecret),
       });
       expect(elsewhere.status).toBe(200);
+    });
+
+    it('takes the address the proxy appended, not what the client wrote before it', async () => {
+      const client = await newClient(server);
+      for (let attempt = 0; attempt < 4; attempt += 1) {
+        const spoofed = { 'x-forwarded-for': `198.51.100.${attempt}, 203.0.113.50`, authorization: basic(client.clientId, 'wrong') };
+        expect((await postToken(server.oauthUrl, CC, spoofed)).status).toBe(401);
+      }
+      const rotated = { 'x-forwarded-for': '198.51.100.99, 203.0.113.50', authorization: basic(client.clientId, client.clientSecret) };
+      expect((await postToken(server.oauthUrl, CC, rotated)).status).toBe(429);
     });
 
     it('counts failures of malformed credentials and unknown clients against the address', async () => {
@@ -148,7 +186,7 @@ describe.each(STORE_KINDS)('failed client authentication rate limit (%s store)',
       for (let attempt = 0; attempt < 10; attempt += 1) {
         expect((await postToken(server.oauthUrl, CC, { authorization: basic(client.clientId, 'wrong') })).status).toBe(401);
       }
-      const refused = await postToken(server.oauthUrl, CC, { authorization: basic(client.clientId, client.clientSecret) });
+      const refused = await postToken(server.oauthUrl, CC, { authorization: basic(client.clientId, 'wrong') });
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(50);
     } finally {
@@ -168,7 +206,7 @@ describe.each(STORE_KINDS)('failed client authentication rate limit (%s store)',
           expect((await postToken(server.oauthUrl, CC, { authorization: basic(client.clientId, 'wrong') })).status).toBe(401);
         }
         for (const server of [first, second]) {
-          expect((await postToken(server.oauthUrl, CC, { authorization: basic(client.clientId, client.clientSecret) })).status).toBe(429);
+          expect((await postToken(server.oauthUrl, CC, { authorization: basic(client.clientId, 'wrong') })).status).toBe(429);
         }
       } finally {
         await Promise.all([first.stop(), second.stop()]);
