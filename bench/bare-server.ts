@@ -1,62 +1,107 @@
 /**
- * Child process: node-oidc-provider with nothing of ours, as the reference: default in-memory
- * adapter, one static client, JWT access tokens for one resource. Argv: <alg>.
+ * Child process: node-oidc-provider with nothing of ours, as the reference. Argv: <alg>.
+ * Two static clients (a client_credentials service and a confidential named-user app), JWT access
+ * tokens for one resource signed with <alg>, RS256 ID tokens, the same keys as ours, and the
+ * engine's own memory adapter. That adapter's store is an LRU of 1,000 entries, which would evict
+ * the supply of codes minted before a measured run: here the same LRU holds 1,000,000.
  */
-import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import Provider, { type Configuration } from 'oidc-provider';
+import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
+import LRU from 'oidc-provider/lib/helpers/lru.js';
 import { listenOnFreePort } from './listen.js';
-import { parseAlgorithm, serveUntilParentLeaves, type Algorithm, type TokenTarget } from './protocol.js';
+import { BENCH_USERS, mintCodes, NAMED_USER_RESOURCE_SCOPE, NAMED_USER_SCOPE } from './mint-codes.js';
+import { parseAlgorithm, type Algorithm, type ServerTarget } from './protocol.js';
+import { serveUntilParentLeaves, type BenchServer } from './server-child.js';
+import { sharedKeys } from './shared-keys.js';
 
-const CLIENT_ID = 'bench-client';
-const CLIENT_SECRET = 'bench-secret-that-is-long-enough-for-the-engine';
+const SERVICE = { clientId: 'bench-client', clientSecret: 'bench-secret-that-is-long-enough-for-the-engine' };
+const APP = {
+  clientId: 'bench-app',
+  clientSecret: 'bench-app-secret-that-is-long-enough-for-the-engine',
+  redirectUri: 'https://app.bench.example/callback',
+};
+/** As ours: the named-user and code lifetimes of its engine configuration. */
+const TTL = { ClientCredentials: 3600, AccessToken: 300, AuthorizationCode: 300, RefreshToken: 3600, IdToken: 3600 };
 
-async function signingKey(alg: Algorithm): Promise<JWK> {
-  const { privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'RS256' ? { modulusLength: 2048 } : {}) });
-  return { ...(await exportJWK(privateKey)), alg, use: 'sig', kid: `bench-${alg}` };
-}
+const users = new Set(BENCH_USERS);
 
-function configuration(alg: Algorithm, audience: string, key: JWK): Configuration {
+function configuration(alg: Algorithm, audience: string): Configuration {
+  const store = new LRU({ maxSize: 1_000_000 });
   return {
-    jwks: { keys: [key] } as Configuration['jwks'],
-    // A client's scope must be one the server declares.
-    scopes: ['openid', 'scim.read'],
+    adapter: (model: string) => new MemoryAdapter(model, store),
+    jwks: sharedKeys() as Configuration['jwks'],
+    // A client's scope must be one the server declares (API scopes are declared scopes, as in ours).
+    scopes: ['openid', 'offline_access', 'profile', 'email', 'scim.read'],
+    claims: {
+      openid: ['sub'],
+      profile: ['name', 'given_name', 'family_name', 'preferred_username'],
+      email: ['email', 'email_verified'],
+    },
+    conformIdTokenClaims: false,
     clients: [
       {
-        client_id: CLIENT_ID,
-        client_secret: CLIENT_SECRET,
+        client_id: SERVICE.clientId,
+        client_secret: SERVICE.clientSecret,
         grant_types: ['client_credentials'],
         response_types: [],
         redirect_uris: [],
         scope: 'scim.read',
-        // The engine rejects a client whose default ID-token alg (RS256) has no key; none is issued here.
-        id_token_signed_response_alg: alg,
+      },
+      {
+        client_id: APP.clientId,
+        client_secret: APP.clientSecret,
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: [APP.redirectUri],
+        id_token_signed_response_alg: 'RS256',
       },
     ],
+    async findAccount(_ctx, sub) {
+      if (!users.has(sub)) return undefined;
+      return { accountId: sub, claims: async () => ({ sub, name: `Bench User ${sub.slice(11)}`, email: `${sub}@bench.example` }) };
+    },
+    // As ours: codes and refresh tokens outlive the browser session, refresh tokens for confidential
+    // apps, rotated at every use.
+    expiresWithSession: async () => false,
+    issueRefreshToken: async (_ctx, client) => client.clientAuthMethod !== 'none' && client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => audience,
-        getResourceServerInfo: () => ({
+        useGrantedResource: () => true,
+        getResourceServerInfo: (ctx: KoaContextWithOIDC) => ({
           scope: 'scim.read',
           audience,
           accessTokenFormat: 'jwt',
-          accessTokenTTL: 3600,
+          accessTokenTTL: ctx.oidc.params?.grant_type === 'client_credentials' ? TTL.ClientCredentials : TTL.AccessToken,
           jwt: { sign: { alg } },
         }),
       },
     },
+    ttl: TTL,
   };
 }
 
-async function start(): Promise<TokenTarget> {
+async function start(): Promise<BenchServer> {
   const alg = parseAlgorithm(process.argv[2]);
   const { port, serve } = await listenOnFreePort();
   const issuer = `http://127.0.0.1:${port}`;
-  const provider = new Provider(issuer, configuration(alg, `${issuer}/api`, await signingKey(alg)));
+  const audience = `${issuer}/api`;
+  const provider = new Provider(issuer, configuration(alg, audience));
   serve(provider.callback());
-  return { tokenUrl: `${issuer}/token`, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET };
+  const target: ServerTarget = { tokenUrl: `${issuer}/token`, service: SERVICE, app: APP };
+  const codeRequest = {
+    clientId: APP.clientId,
+    redirectUri: APP.redirectUri,
+    audience,
+    scope: NAMED_USER_SCOPE,
+    resourceScope: NAMED_USER_RESOURCE_SCOPE,
+    accountIds: BENCH_USERS,
+  };
+  return { target, mint: (count) => mintCodes(provider, codeRequest, count) };
 }
 
 await serveUntilParentLeaves(start);

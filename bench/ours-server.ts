@@ -1,33 +1,87 @@
-/** Child process: our authorization server on a Redis store. Argv: <alg> <redis url>. */
+/**
+ * Child process: our authorization server on a Redis store. Argv: <alg> <redis url> [clients JSON].
+ * The first process of a run creates the client configuration and the app registration in Redis
+ * and reports their credentials; the parent hands them to the other processes in the third argument.
+ */
 import { demoApis } from '../examples/demo-data.js';
-import { createAuthServer, type Logger } from '../src/index.js';
+import { createAuthServer, type Account, type AccountStore, type Logger } from '../src/index.js';
 import { listenOnFreePort } from './listen.js';
-import { parseAlgorithm, serveUntilParentLeaves, type TokenTarget } from './protocol.js';
+import { BENCH_USERS, mintCodes, NAMED_USER_RESOURCE_SCOPE, NAMED_USER_SCOPE } from './mint-codes.js';
+import { parseAlgorithm, type AppClient, type ClientCredentials } from './protocol.js';
+import { serveUntilParentLeaves, type BenchServer } from './server-child.js';
+import { sharedKeys } from './shared-keys.js';
 
 const silent: Logger = { info() {}, warn() {}, error() {} };
+const TENANT = 'bench';
+const REDIRECT_URI = 'https://app.bench.example/callback';
+const COOKIE_KEY = 'bench-cookie-key-0123456789abcdefghijklmnopqrstuvwxyz';
 
-async function start(): Promise<TokenTarget> {
+/** The benchmark's users, as a host platform's directory would answer (a new object per lookup). */
+const users = new Set(BENCH_USERS);
+const benchAccounts: AccountStore = {
+  async authenticate() {
+    return undefined;
+  },
+  async findAccount(sub): Promise<Account | undefined> {
+    if (!users.has(sub)) return undefined;
+    return { sub, tenant: TENANT, claims: { name: `Bench User ${sub.slice(11)}`, email: `${sub}@bench.example` } };
+  },
+};
+
+interface Clients {
+  service: ClientCredentials;
+  app: AppClient;
+}
+
+function parseClients(raw: string | undefined): Clients | undefined {
+  return raw ? (JSON.parse(raw) as Clients) : undefined;
+}
+
+async function start(): Promise<BenchServer> {
   const alg = parseAlgorithm(process.argv[2]);
   const redisUrl = process.argv[3];
   if (!redisUrl) throw new Error('missing redis url argument');
+  const existing = parseClients(process.argv[4]);
 
   const { port, serve } = await listenOnFreePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
   const auth = await createAuthServer({
-    baseUrl,
+    baseUrl: `http://127.0.0.1:${port}`,
     apis: demoApis,
-    store: redisUrl === 'memory' ? { type: 'memory' } : { type: 'redis', url: redisUrl },
+    store: { type: 'redis', url: redisUrl },
+    keys: { jwks: sharedKeys() as never },
     accessTokenAlgorithm: alg,
+    accounts: benchAccounts,
+    cookieKeys: [COOKIE_KEY],
     logger: silent,
   });
-  const client = await auth.clientConfigurations.create({
-    tenant: 'bench',
-    name: 'Benchmark client',
-    category: 'benchmark',
-    resources: { scim: { scopes: ['scim.read'], constraints: { group: ['eng'] } } },
-  });
+  let clients = existing;
+  if (!clients) {
+    const service = await auth.clientConfigurations.create({
+      tenant: TENANT,
+      name: 'Benchmark client',
+      category: 'benchmark',
+      resources: { scim: { scopes: ['scim.read'], constraints: { group: ['eng'] } } },
+    });
+    const app = await auth.appRegistrations.create({ name: 'Benchmark app', redirectUris: [REDIRECT_URI], clientType: 'confidential' });
+    if (!app.clientSecret) throw new Error('a confidential app registration came without a secret');
+    clients = {
+      service: { clientId: service.clientId, clientSecret: service.clientSecret },
+      app: { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: REDIRECT_URI },
+    };
+  }
   serve(auth.app.callback());
-  return { tokenUrl: `${auth.issuer}/token`, clientId: client.clientId, clientSecret: client.clientSecret };
+  const codeRequest = {
+    clientId: clients.app.clientId,
+    redirectUri: REDIRECT_URI,
+    audience: auth.audience,
+    scope: NAMED_USER_SCOPE,
+    resourceScope: NAMED_USER_RESOURCE_SCOPE,
+    accountIds: BENCH_USERS,
+  };
+  return {
+    target: { tokenUrl: `${auth.issuer}/token`, ...clients },
+    mint: (count) => mintCodes(auth.provider, codeRequest, count),
+  };
 }
 
 await serveUntilParentLeaves(start);

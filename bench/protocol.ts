@@ -1,16 +1,7 @@
-/** What the parent and the two server processes say to each other over the fork IPC channel. */
+/** What the bench parent and its server children say to each other over the fork IPC channel. */
 
 export const ALGORITHMS = ['ES256', 'RS256'] as const;
 export type Algorithm = (typeof ALGORITHMS)[number];
-
-/** Where and how to ask for a client_credentials token. */
-export interface TokenTarget {
-  tokenUrl: string;
-  clientId: string;
-  clientSecret: string;
-}
-
-export type ChildMessage = { type: 'ready'; target: TokenTarget } | { type: 'failed'; error: string };
 
 export function parseAlgorithm(value: string | undefined): Algorithm {
   const found = ALGORITHMS.find((alg) => alg === value);
@@ -18,29 +9,80 @@ export function parseAlgorithm(value: string | undefined): Algorithm {
   return found;
 }
 
-export function isChildMessage(value: unknown): value is ChildMessage {
-  if (typeof value !== 'object' || value === null) return false;
-  const message = value as Record<string, unknown>;
-  if (message.type === 'failed') return typeof message.error === 'string';
-  if (message.type !== 'ready' || typeof message.target !== 'object' || message.target === null) return false;
-  const target = message.target as Record<string, unknown>;
-  return ['tokenUrl', 'clientId', 'clientSecret'].every((field) => typeof target[field] === 'string');
+export interface ClientCredentials {
+  clientId: string;
+  clientSecret: string;
 }
 
-/**
- * Child side: starts the server, reports where it listens, and lives until the parent goes away
- * (the IPC channel closes when the parent exits, even if it dies without cleaning up).
- */
-export async function serveUntilParentLeaves(start: () => Promise<TokenTarget>): Promise<void> {
-  if (!process.send) throw new Error('must be started by bench/run.js (fork with IPC)');
-  const send = (message: ChildMessage) => process.send?.(message);
-  process.on('disconnect', () => process.exit(0));
-  process.on('SIGTERM', () => process.exit(0));
-  try {
-    send({ type: 'ready', target: await start() });
-  } catch (error) {
-    send({ type: 'failed', error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-    process.exitCode = 1;
-    process.disconnect();
+/** A confidential named-user app: code exchange (PKCE S256) and refresh-token rotation. */
+export interface AppClient extends ClientCredentials {
+  redirectUri: string;
+}
+
+/** Where and as whom to ask one server process for tokens. */
+export interface ServerTarget {
+  tokenUrl: string;
+  /** The client_credentials client (a service). */
+  service: ClientCredentials;
+  app: AppClient;
+}
+
+/** An authorization code ready to be exchanged, with the PKCE verifier of its challenge. */
+export interface MintedCode {
+  code: string;
+  verifier: string;
+}
+
+/** Parent → server child. */
+export type ServerRequest =
+  | { type: 'mint'; count: number }
+  | { type: 'profile-start'; intervalMicros: number }
+  | { type: 'profile-stop'; file: string };
+
+/** Server child → parent. */
+export type ServerReply =
+  | { type: 'ready'; target: ServerTarget }
+  | { type: 'failed'; error: string }
+  | { type: 'minted'; codes: MintedCode[] }
+  | { type: 'profiled'; file: string };
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+const strings = (value: unknown, fields: string[]) => isObject(value) && fields.every((field) => typeof value[field] === 'string');
+
+function isServerTarget(value: unknown): value is ServerTarget {
+  return (
+    strings(value, ['tokenUrl'])
+    && strings((value as Record<string, unknown>).service, ['clientId', 'clientSecret'])
+    && strings((value as Record<string, unknown>).app, ['clientId', 'clientSecret', 'redirectUri'])
+  );
+}
+
+export function isServerReply(value: unknown): value is ServerReply {
+  if (!isObject(value)) return false;
+  switch (value.type) {
+    case 'ready':
+      return isServerTarget(value.target);
+    case 'failed':
+      return typeof value.error === 'string';
+    case 'minted':
+      return Array.isArray(value.codes) && value.codes.every((code) => strings(code, ['code', 'verifier']));
+    case 'profiled':
+      return typeof value.file === 'string';
+    default:
+      return false;
+  }
+}
+
+export function isServerRequest(value: unknown): value is ServerRequest {
+  if (!isObject(value)) return false;
+  switch (value.type) {
+    case 'mint':
+      return Number.isInteger(value.count) && (value.count as number) > 0;
+    case 'profile-start':
+      return typeof value.intervalMicros === 'number';
+    case 'profile-stop':
+      return typeof value.file === 'string';
+    default:
+      return false;
   }
 }

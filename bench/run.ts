@@ -1,204 +1,144 @@
 /**
- * Token-endpoint throughput: our server against bare node-oidc-provider.
+ * Token-endpoint throughput and latency: our server against bare node-oidc-provider, side by side
+ * in one run, with the same number of server processes on both sides.
  *
- * Method. For each access-token algorithm (ES256, RS256), two servers are measured one after the
- * other, never at the same time:
- *   - "ours": createAuthServer() on a real redis-server, one client configuration (tenant, scope
- *     scim.read, a group constraint), so each token carries our extra claims;
- *   - "bare": node-oidc-provider 9 alone, default in-memory adapter, one static client, JWT
- *     access tokens for one resource: the engine's own cost, the reference for "ours".
- * Each server runs in its own child process so that the load generator (autocannon, in this
- * process) does not share its event loop. One request must first answer 200 with an access token
- * signed with the expected algorithm; then a warm-up run is discarded and a measured run follows
- * (POST client_credentials, Basic auth, BENCH_CONNECTIONS connections for BENCH_SECONDS s).
- * tokens/s counts 2xx responses only; latency percentiles are of 2xx responses.
- * Finally, node:crypto signs a JWT signing input in a tight loop on this thread: the signatures
- * per second one core can make, the ceiling on tokens/s per core.
+ * Sides. "ours": N processes of createAuthServer() sharing one real redis-server (a client
+ * configuration with tenant, scope scim.read and a group constraint; a confidential app
+ * registration; an account store). "bare": N processes of node-oidc-provider 9 alone, each with the
+ * engine's own memory adapter and two static clients, JWT access tokens for one resource: the
+ * engine's own cost, the reference for "ours". Both sides sign with the same keys.
  *
- * Rounds: both servers of an algorithm stay up, and BENCH_ROUNDS rounds alternate which is measured
- * first (order and drift bias); the table gives the median round and the range over rounds.
+ * Workloads. client_credentials (POST, Basic, scope=scim.read) for each BENCH_ALGS access-token
+ * algorithm at each BENCH_PROCESSES count; named user: authorization_code exchange with PKCE S256
+ * (ES256 access token, RS256 ID token, refresh token) and refresh_token rotation, at each
+ * BENCH_NAMED_USER_PROCESSES count. Codes are minted before each run through the engine's Grant and
+ * AuthorizationCode models, on both sides alike (bench/mint-codes.ts); the refresh tokens the code
+ * exchange returned feed the refresh run.
  *
- * Run: npm run bench   (BENCH_CONNECTIONS=32, BENCH_SECONDS=8, BENCH_ROUNDS=3; BENCH_ALGS=RS256 for a subset;
- *      BENCH_CPU_PROF=dir writes a CPU profile of each server process)
+ * Load. One autocannon process per server process (bench/load-process.ts), BENCH_CONNECTIONS
+ * connections each; a discarded warm-up of every generator, then the measured runs start together.
+ * Every request of a workload must first succeed once with the expected algorithms (bench/checks.ts).
+ * Rounds alternate which side goes first; the table gives the median round and the range.
+ *
+ * Run: npm run bench   Knobs (environment): BENCH_MODE=all|client-credentials|named-user,
+ * BENCH_PROCESSES=1,2  BENCH_NAMED_USER_PROCESSES=1  BENCH_ALGS=ES256[,RS256]  BENCH_CONNECTIONS=32
+ * BENCH_WARMUP_SECONDS=2  BENCH_SECONDS=6  BENCH_ROUNDS=3  BENCH_CPU_PROF=dir (CPU profiles of one
+ * process per side instead of the measurements, summarised by bench/profile-summary.ts).
  */
-import { cpus, platform, release } from 'node:os';
-import { checkTokenEndpoint, measure, processCpuSeconds, type LoadResult, type LoadSettings } from './load.js';
-import { ALGORITHMS, parseAlgorithm, type Algorithm } from './protocol.js';
-import { redisVersion, startRedis, type RedisProcess } from '../devtools/redis-server.js';
-import { startServerProcess } from './server-process.js';
-import { signaturesPerSecond } from './signing.js';
+import { startRedis, type RedisProcess } from '../devtools/redis-server.js';
+import { measureLanes, type LoadResult } from './measure.js';
+import { CodeSupply, measureNamedUser } from './named-user.js';
+import { runProfiles } from './profile-pass.js';
+import { ALGORITHMS, type Algorithm } from './protocol.js';
+import { printHeader, printResults, printSigningLimits, type Row } from './report.js';
+import { measuresClientCredentials, measuresNamedUser, readSettings, type Settings } from './settings.js';
+import { sharedKeysEnvironment } from './shared-keys.js';
+import { lanesOf, servingPids, SIDES, startSide, stopSide, type Side, type SideName } from './sides.js';
+import { summarise } from './summary.js';
+import { WORKLOADS, type Workload } from './workloads.js';
 
-type Side = 'ours' | 'bare';
-
-interface Row {
+/** The servers started together: one access-token algorithm, the process counts measured on them. */
+interface ServerSet {
   alg: Algorithm;
-  side: Side;
-  result: LoadResult & { range: string };
+  clientCredentials: number[];
+  namedUser: number[];
 }
 
-function positiveInteger(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return value;
+function serverSets(settings: Settings): ServerSet[] {
+  const ccAlgs = measuresClientCredentials(settings) ? settings.algorithms : [];
+  const nuAlgs: Algorithm[] = measuresNamedUser(settings) ? ['ES256'] : [];
+  return [...new Set<Algorithm>([...nuAlgs, ...ccAlgs])].map((alg) => ({
+    alg,
+    clientCredentials: ccAlgs.includes(alg) ? settings.processes : [],
+    namedUser: nuAlgs.includes(alg) ? settings.namedUserProcesses : [],
+  }));
 }
 
-interface Settings extends LoadSettings {
-  rounds: number;
-}
+type RowKey = Omit<Row, 'rounds' | 'summary'>;
 
-function readSettings(): Settings {
-  return {
-    connections: positiveInteger('BENCH_CONNECTIONS', 32),
-    seconds: positiveInteger('BENCH_SECONDS', 8),
-    warmupSeconds: 2,
-    rounds: positiveInteger('BENCH_ROUNDS', 3),
-  };
-}
+/** Every round's result of every row, printed as it comes. */
+class Results {
+  private readonly byKey = new Map<string, { row: RowKey; results: LoadResult[] }>();
 
-function printHeader(settings: Settings): void {
-  const cpu = cpus();
-  console.log('talent-auth token endpoint benchmark');
-  console.log(`machine: ${cpu[0]?.model ?? 'unknown CPU'}, ${cpu.length} CPUs, ${platform()} ${release()}`);
-  console.log(`node ${process.version}, redis-server ${redisVersion()}`);
-  console.log(
-    `load: autocannon, ${settings.connections} connections, ${settings.warmupSeconds} s warm-up (discarded) + ` +
-      `${settings.seconds} s measured, POST client_credentials scope=scim.read, one server at a time`,
-  );
-  console.log(
-    `${settings.rounds} rounds per algorithm, alternating which side goes first; figures are the median round`,
-  );
-  console.log('');
-}
-
-interface RunningSide {
-  side: Side;
-  server: Awaited<ReturnType<typeof startServerProcess>>;
-}
-
-async function startSide(side: Side, alg: Algorithm, redisUrl: string): Promise<RunningSide> {
-  const server =
-    side === 'ours'
-      ? await startServerProcess('./ours-server.js', [alg, redisUrl])
-      : await startServerProcess('./bare-server.js', [alg]);
-  await checkTokenEndpoint(server.target, alg);
-  return { side, server };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
-/** The median round by tokens/s, with the errors of all rounds. */
-function summarise(results: LoadResult[]): LoadResult & { range: string } {
-  const rates = results.map((result) => result.tokensPerSecond);
-  const middle = median(rates);
-  const closest = results.reduce((best, result) =>
-    Math.abs(result.tokensPerSecond - middle) < Math.abs(best.tokensPerSecond - middle) ? result : best,
-  );
-  const errorDetail: Record<string, number> = {};
-  for (const result of results) {
-    for (const [what, count] of Object.entries(result.errorDetail)) errorDetail[what] = (errorDetail[what] ?? 0) + count;
+  add(row: RowKey, result: LoadResult): void {
+    const key = `${row.workload}/${row.alg}/${row.processes}/${row.side}`;
+    const entry = this.byKey.get(key) ?? { row, results: [] };
+    entry.results.push(result);
+    this.byKey.set(key, entry);
+    console.log(
+      `  ${row.alg} ${row.workload} ×${row.processes} ${row.side}: ${result.tokensPerSecond.toFixed(0)} tokens/s, ` +
+        `p99 ${result.p99.toFixed(0)} ms${result.errors ? `, ${result.errors} errors` : ''}`,
+    );
   }
-  return {
-    ...closest,
-    tokensPerSecond: middle,
-    cpuMicrosPerToken: median(results.map((result) => result.cpuMicrosPerToken)),
-    errors: results.reduce((sum, result) => sum + result.errors, 0),
-    errorDetail,
-    range: `${Math.min(...rates).toFixed(0)}-${Math.max(...rates).toFixed(0)}`,
-  };
+
+  /** By workload, algorithm, process count, then ours before bare. */
+  rows(): Row[] {
+    const rank = (row: RowKey) => [WORKLOADS.indexOf(row.workload), ALGORITHMS.indexOf(row.alg), row.processes, SIDES.indexOf(row.side)];
+    return [...this.byKey.values()]
+      .map(({ row, results }) => ({ ...row, rounds: results, summary: summarise(results) }))
+      .sort((a, b) => {
+        const [left, right] = [rank(a), rank(b)];
+        const differs = left.findIndex((value, index) => value !== right[index]);
+        return differs < 0 ? 0 : left[differs]! - right[differs]!;
+      });
+  }
 }
 
-/** Both servers of one algorithm stay up; rounds alternate which one is measured first. */
-async function measureAlgorithm(alg: Algorithm, redis: RedisProcess, settings: Settings): Promise<Row[]> {
-  const sides = [await startSide('ours', alg, redis.url), await startSide('bare', alg, redis.url)];
+async function measureSet(set: ServerSet, redis: RedisProcess, env: Record<string, string>, settings: Settings, results: Results): Promise<void> {
+  const processes = Math.max(...set.clientCredentials, ...set.namedUser);
+  const setup = { alg: set.alg, processes, connections: settings.connections, redis, env, namedUser: set.namedUser.length > 0 };
+  const sides = new Map<SideName, Side>();
   try {
-    const results: Record<Side, LoadResult[]> = { ours: [], bare: [] };
+    for (const name of SIDES) sides.set(name, await startSide(name, setup));
+    const supplies = new Map(SIDES.map((name) => [name, new CodeSupply()]));
     for (let round = 0; round < settings.rounds; round += 1) {
-      const order = round % 2 === 0 ? sides : [...sides].reverse();
-      for (const { side, server } of order) {
-        console.log(`  ${alg} round ${round + 1}/${settings.rounds} ${side}: ${server.target.tokenUrl}`);
-        // Ours is charged for its Redis too: on one machine, Redis CPU is CPU the tokens cost.
-        const pids = side === 'ours' ? [server.pid, redis.pid] : [server.pid];
-        const cpuSeconds = () => pids.reduce((sum, pid) => sum + processCpuSeconds(pid), 0);
-        results[side].push(await measure(server.target, settings, cpuSeconds));
+      console.log(`${set.alg} round ${round + 1}/${settings.rounds}`);
+      const order = round % 2 === 0 ? SIDES : [...SIDES].reverse();
+      for (const count of set.clientCredentials) {
+        for (const name of order) {
+          const side = sides.get(name)!;
+          const result = await measureLanes(lanesOf(side, count), 'client-credentials', settings, servingPids(side, count));
+          results.add({ workload: 'client-credentials', alg: set.alg, processes: count, side: name }, result);
+        }
+      }
+      for (const count of set.namedUser) {
+        for (const name of order) {
+          const { exchange, refresh } = await measureNamedUser(sides.get(name)!, count, settings, supplies.get(name)!);
+          const row = { alg: set.alg, processes: count, side: name };
+          results.add({ ...row, workload: 'code-exchange' satisfies Workload }, exchange);
+          results.add({ ...row, workload: 'refresh' satisfies Workload }, refresh);
+        }
       }
     }
-    return (['ours', 'bare'] as const).map((side) => ({ alg, side, result: summarise(results[side]) }));
   } finally {
-    await Promise.all(sides.map(({ server }) => server.stop()));
+    await Promise.all([...sides.values()].map(stopSide));
   }
-}
-
-function formatTable(headings: string[], rows: string[][]): string {
-  const widths = headings.map((heading, column) => Math.max(heading.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padStart(widths[column] ?? 0)).join('  ');
-  return [line(headings), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
-}
-
-function printLoadTable(rows: Row[]): void {
-  const bare = (alg: Algorithm) => rows.find((row) => row.alg === alg && row.side === 'bare')?.result;
-  const cells = rows.map(({ alg, side, result }) => {
-    const reference = bare(alg);
-    const ratio = side === 'ours' && reference ? (result.tokensPerSecond / reference.tokensPerSecond).toFixed(2) : '';
-    const cpuRatio = side === 'ours' && reference ? (reference.cpuMicrosPerToken / result.cpuMicrosPerToken).toFixed(2) : '';
-    return [
-      alg, side, result.tokensPerSecond.toFixed(0), result.range, result.p50.toFixed(1), result.p99.toFixed(1),
-      String(result.errors), ratio, result.cpuMicrosPerToken.toFixed(0), cpuRatio,
-    ];
-  });
-  console.log(
-    formatTable(
-      ['alg', 'side', 'tokens/s', 'range', 'p50 ms', 'p99 ms', 'errors', 'ours/bare', 'CPU µs/token', 'bare/ours CPU'],
-      cells,
-    ),
-  );
-  for (const { alg, side, result } of rows) {
-    const detail = Object.entries(result.errorDetail).map(([what, count]) => `${what}: ${count}`);
-    if (detail.length) console.log(`  ${alg} ${side} errors: ${detail.join(', ')}`);
-  }
-}
-
-function printSigningLimits(): void {
-  console.log('\nsingle-core signing limit (node:crypto, synchronous, ~2 s each)');
-  const cells = ALGORITHMS.map((alg) => {
-    const { perSecond, inputBytes } = signaturesPerSecond(alg);
-    const key = alg === 'ES256' ? 'EC P-256' : 'RSA 2048';
-    return [alg, key, String(inputBytes), perSecond.toFixed(0)];
-  });
-  console.log(formatTable(['alg', 'key', 'input bytes', 'signatures/s'], cells));
-}
-
-/** BENCH_ALGS=RS256 (comma-separated) measures a subset. */
-function selectedAlgorithms(): Algorithm[] {
-  const raw = process.env.BENCH_ALGS;
-  if (!raw) return [...ALGORITHMS];
-  return raw.split(',').map((name) => parseAlgorithm(name.trim()));
 }
 
 async function main(): Promise<void> {
   const settings = readSettings();
-  const algorithms = selectedAlgorithms();
   printHeader(settings);
   const redis = await startRedis();
-  // Server children exit when the IPC channel closes; redis-server would outlive an interrupted run.
+  // Server and load children exit when the IPC channel closes; redis-server would outlive an interrupted run.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => void redis.stop().finally(() => process.exit(130)));
   }
-  const rows: Row[] = [];
+  const env = await sharedKeysEnvironment();
+  const results = new Results();
   try {
-    for (const alg of algorithms) rows.push(...(await measureAlgorithm(alg, redis, settings)));
+    if (settings.profileDir) {
+      await runProfiles(settings, settings.profileDir, redis, env);
+      return;
+    }
+    for (const set of serverSets(settings)) await measureSet(set, redis, env, settings, results);
   } finally {
     await redis.stop();
   }
+  const rows = results.rows();
   console.log('');
-  printLoadTable(rows);
+  printResults(rows, settings);
   printSigningLimits();
-  const errors = rows.reduce((sum, row) => sum + row.result.errors, 0);
+  const errors = rows.reduce((sum, row) => sum + row.summary.errors, 0);
   if (errors > 0) {
     console.error(`\nbench failed: ${errors} requests under load did not get a 2xx response`);
     process.exitCode = 1;

@@ -49,15 +49,24 @@ function cookieKeysOf(options: ResolvedOptions, logger: Logger): string[] {
  * limit, then the request guard. The engine routes case-insensitively and with a trailing slash:
  * so must these.
  */
-function tokenEndpoint(oauthPath: string, options: ResolvedOptions, store: Store, logger: Logger, metrics: Metrics | undefined): Koa.Middleware {
+function tokenEndpoint(
+  oauthPath: string,
+  engine: Koa.Middleware,
+  options: ResolvedOptions,
+  store: Store,
+  logger: Logger,
+  metrics: Metrics | undefined,
+): Koa.Middleware {
   const guard = tokenEndpointGuard(options.limits.tokenRequestBytes);
   const limits = options.rateLimits.failedClientAuth;
   const addressOf = clientAddress(options.proxy ? options.trustedProxyHops : 0);
   const limiter = limits
     ? failedClientAuthLimit(store.counters, limits, addressOf, logger, () => metrics?.clientAuthRefused.inc())
     : undefined;
+  // Straight on to the engine: the routes of pages and APIs between here and it have nothing to
+  // do with a token request (and cost each one a path test).
   const checked: Koa.Middleware = async (ctx, next) => {
-    await guard(ctx, next);
+    await guard(ctx, () => engine(ctx, next));
     unauthorizedClientForGrant(ctx);
   };
   const guarded: Koa.Middleware = limiter ? (ctx, next) => limiter(ctx, () => checked(ctx, next)) : checked;
@@ -180,11 +189,12 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   });
   if (metrics) app.use(measureRequests(metrics, routeGroupOf({ pathPrefix: options.pathPrefix, oauthPath })));
   app.use(oauthErrors(options.issuer, logger));
+  app.use(refuseWhileStoreDown(store, needsStore));
+  const engine = mount(oauthPath, provider);
+  app.use(tokenEndpoint(oauthPath, engine, options, store, logger, metrics));
   if (options.observability.health) app.use(healthRoutes(options.pathPrefix, store));
   if (metrics) app.use(metricsRoute(`${options.pathPrefix}/metrics`, metrics));
-  app.use(refuseWhileStoreDown(store, needsStore));
   app.use(authorizationServerMetadataAlias(oauthPath));
-  app.use(tokenEndpoint(oauthPath, options, store, logger, metrics));
   app.use(
     interactionRoutes({
       provider,
@@ -225,7 +235,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       openApiDocument({ issuer: options.issuer, baseUrl: options.baseUrl, pathPrefix: options.pathPrefix }),
     ),
   );
-  app.use(mount(oauthPath, provider));
+  app.use(engine);
 
   return {
     app,

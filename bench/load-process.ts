@@ -1,0 +1,41 @@
+/**
+ * Child process: the load generator (autocannon) for one server process, in a process of its own
+ * so that it neither shares the parent's event loop nor the other targets' generators. It keeps
+ * the pools of codes and refresh tokens of its target between runs. Driven by bench/load-driver.ts.
+ */
+import autocannon from 'autocannon';
+import type { LoadReply, LoadRequest } from './load-driver.js';
+import type { ServerTarget } from './protocol.js';
+import { loadOptions, Pool, type Pools } from './workloads.js';
+
+let target: ServerTarget | undefined;
+let connections = 1;
+const pools: Pools = { codes: new Pool(), refreshTokens: new Pool() };
+
+async function answer(request: LoadRequest): Promise<LoadReply> {
+  switch (request.type) {
+    case 'init':
+      target = request.target;
+      connections = request.connections;
+      return { type: 'ok' };
+    case 'set-codes':
+      pools.codes = new Pool();
+      pools.codes.pushAll(request.codes);
+      return { type: 'ok' };
+    case 'run': {
+      if (!target) throw new Error('run before init');
+      const raw = await autocannon(loadOptions(request.workload, target, pools, { connections, seconds: request.seconds }));
+      return { type: 'ran', raw, codesLeft: pools.codes.size, refreshTokensLeft: pools.refreshTokens.size };
+    }
+  }
+}
+
+if (!process.send) throw new Error('must be started by bench/run.js (fork with IPC)');
+const send = (reply: LoadReply) => process.send?.(reply);
+process.on('disconnect', () => process.exit(0));
+process.on('message', (message: LoadRequest) => {
+  answer(message).then(send, (error: unknown) =>
+    send({ type: 'failed', error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+  );
+});
+send({ type: 'ok' });

@@ -1,0 +1,47 @@
+/**
+ * BENCH_CPU_PROF=dir: instead of the measurements, one server process per side (access token
+ * ES256) is profiled with V8's sampling profiler during a measured run of each workload (warm-up
+ * excluded); the .cpuprofile files go to dir and are summarised here (bench/profile-summary.ts).
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { RedisProcess } from '../devtools/redis-server.js';
+import { measureLanes } from './measure.js';
+import { CodeSupply } from './named-user.js';
+import { formatProfileSummary, type CpuProfile } from './profile-summary.js';
+import { measuresClientCredentials, measuresNamedUser, type Settings } from './settings.js';
+import { lanesOf, servingPids, SIDES, startSide, stopSide } from './sides.js';
+import type { Workload } from './workloads.js';
+
+const SAMPLING_INTERVAL_MICROS = 250;
+const TOP_FUNCTIONS = 15;
+
+export async function runProfiles(settings: Settings, dir: string, redis: RedisProcess, env: Record<string, string>): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  const namedUser = measuresNamedUser(settings);
+  const workloads: Workload[] = [
+    ...(measuresClientCredentials(settings) ? (['client-credentials'] as const) : []),
+    ...(namedUser ? (['code-exchange', 'refresh'] as const) : []),
+  ];
+  console.log(`CPU profiles (sampling every ${SAMPLING_INTERVAL_MICROS} µs, measured run only), one process per side, in ${resolve(dir)}\n`);
+  for (const name of SIDES) {
+    const side = await startSide(name, { alg: 'ES256', processes: 1, connections: settings.connections, redis, env, namedUser });
+    try {
+      const server = side.servers[0]!;
+      for (const workload of workloads) {
+        if (workload === 'code-exchange') await side.drivers[0]!.setCodes(await server.mint(new CodeSupply().count(settings)));
+        const file = resolve(dir, `${name}-${workload}.cpuprofile`);
+        const result = await measureLanes(lanesOf(side, 1), workload, settings, servingPids(side, 1), {
+          before: () => server.startProfile(SAMPLING_INTERVAL_MICROS),
+          after: () => server.stopProfile(file),
+        });
+        console.log(`=== ${name} ${workload} (ES256): ${result.tokensPerSecond.toFixed(0)} tokens/s while profiled; ${file}`);
+        const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+        console.log(formatProfileSummary(profile, { top: TOP_FUNCTIONS, tokens: result.tokens }));
+        console.log('');
+      }
+    } finally {
+      await stopSide(side);
+    }
+  }
+}

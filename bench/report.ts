@@ -1,0 +1,134 @@
+/** What the bench prints: the header (method, machine), the results table, the signing limits. */
+import { cpus, platform, release, totalmem } from 'node:os';
+import { redisVersion } from '../devtools/redis-server.js';
+import { ALGORITHMS, type Algorithm } from './protocol.js';
+import { measuresClientCredentials, measuresNamedUser, type Settings } from './settings.js';
+import type { SideName } from './sides.js';
+import { signaturesPerSecond } from './signing.js';
+import type { LoadResult } from './measure.js';
+import { median, type Summary } from './summary.js';
+import { formatTable } from './table.js';
+import type { Workload } from './workloads.js';
+
+export interface Row {
+  workload: Workload;
+  alg: Algorithm;
+  processes: number;
+  side: SideName;
+  /** Every round, in order: round r of every row ran within minutes of each other. */
+  rounds: LoadResult[];
+  summary: Summary;
+}
+
+const LABELS: Record<Workload, string> = {
+  'client-credentials': 'client_credentials',
+  'code-exchange': 'code exchange',
+  refresh: 'refresh',
+};
+
+export function printHeader(settings: Settings): void {
+  const cpu = cpus();
+  console.log('talent-auth token endpoint benchmark');
+  console.log(
+    `machine: ${cpu[0]?.model ?? 'unknown CPU'}, ${cpu.length} CPUs, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ${platform()} ${release()}`,
+  );
+  console.log(`node ${process.version}, redis-server ${redisVersion()}`);
+  console.log(
+    `every process shares these ${cpu.length} CPUs: server processes, redis-server, one autocannon process per server process`,
+  );
+  console.log(
+    `load: ${settings.connections} connections per server process, ${settings.warmupSeconds} s warm-up (discarded) + ` +
+      `${settings.seconds} s measured, all processes of a side at once, one side at a time`,
+  );
+  console.log('ours: createAuthServer on one shared redis-server; bare: node-oidc-provider alone, its own memory adapter per process');
+  if (measuresClientCredentials(settings)) {
+    console.log(`client_credentials (scope=scim.read, Basic): access token ${settings.algorithms.join(', ')}; processes ${settings.processes.join(', ')}`);
+  }
+  if (measuresNamedUser(settings)) {
+    console.log(
+      `named user: code exchange (PKCE S256) and refresh-token rotation, access token ES256 + ID token RS256; ` +
+        `processes ${settings.namedUserProcesses.join(', ')}; codes minted through the engine's models before each run`,
+    );
+  }
+  console.log(`${settings.rounds} rounds, alternating which side goes first; figures are the median round`);
+  console.log('');
+}
+
+function find(rows: readonly Row[], like: Row, changes: Partial<Row>): Row | undefined {
+  const wanted = { ...like, ...changes };
+  return rows.find(
+    (row) => row.workload === wanted.workload && row.alg === wanted.alg && row.processes === wanted.processes && row.side === wanted.side,
+  );
+}
+
+/**
+ * A ratio of two rows taken round by round (the rounds of both ran back to back, so that drift of
+ * the machine cancels out), then the median, with the range over rounds.
+ */
+function pairedRatio(top: Row, bottom: Row | undefined, value: (result: LoadResult) => number, scale = 1): string {
+  if (!bottom) return '';
+  const ratios = top.rounds
+    .map((result, round) => value(result) / (scale * value(bottom.rounds[round] ?? result)))
+    .filter(Number.isFinite);
+  if (ratios.length === 0) return '';
+  const middle = median(ratios).toFixed(2);
+  return ratios.length < 2 ? middle : `${middle} (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)})`;
+}
+
+function cells(rows: readonly Row[], row: Row): string[] {
+  const { summary } = row;
+  const bare = row.side === 'ours' ? find(rows, row, { side: 'bare' }) : undefined;
+  const single = row.processes > 1 ? find(rows, row, { processes: 1 }) : undefined;
+  const tokensPerSecond = (result: LoadResult) => result.tokensPerSecond;
+  return [
+    LABELS[row.workload],
+    row.alg,
+    String(row.processes),
+    row.side,
+    summary.tokensPerSecond.toFixed(0),
+    summary.range,
+    summary.p50.toFixed(1),
+    summary.p99.toFixed(1),
+    String(summary.errors),
+    pairedRatio(row, bare, tokensPerSecond),
+    pairedRatio(row, bare, (result) => result.p99),
+    pairedRatio(row, single, tokensPerSecond, row.processes),
+    summary.cpuMicrosPerToken.toFixed(0),
+    row.side === 'ours' ? summary.redisCpuMicrosPerToken.toFixed(0) : '',
+    summary.loadCpuMicrosPerToken.toFixed(0),
+  ];
+}
+
+export function printResults(rows: readonly Row[], settings: Settings): void {
+  console.log(
+    formatTable(
+      ['workload', 'alg', 'procs', 'side', 'tokens/s', 'range', 'p50 ms', 'p99 ms', 'errors', 'ours/bare', 'p99 o/b', 'scaling', 'CPU µs/token', 'of it Redis', 'load CPU µs'],
+      rows.map((row) => cells(rows, row)),
+    ),
+  );
+  console.log(
+    'ours/bare, p99 o/b (p99 ours / p99 bare) and scaling (tokens/s(N) / (N × tokens/s(1))) are taken round by round: ' +
+      'median (range over rounds)',
+  );
+  console.log(
+    'CPU µs/token: server processes, all threads (ours: and its redis-server, also shown apart); ' +
+      'load CPU µs: the autocannon processes, per token',
+  );
+  for (const { workload, alg, processes, side, summary } of rows) {
+    const label = `${LABELS[workload]} ${alg} ×${processes} ${side}`;
+    const detail = Object.entries(summary.errorDetail).map(([what, count]) => `${what}: ${count}`);
+    if (detail.length) console.log(`  ${label} errors: ${detail.join(', ')}`);
+    if (summary.shortestSeconds < settings.seconds * 0.95) {
+      console.log(`  ${label}: a run ended after ${summary.shortestSeconds.toFixed(1)} s (code supply ran out)`);
+    }
+  }
+}
+
+export function printSigningLimits(): void {
+  console.log('\nsingle-core signing limit (node:crypto, synchronous, ~2 s each)');
+  const rows = ALGORITHMS.map((alg) => {
+    const { perSecond, inputBytes } = signaturesPerSecond(alg);
+    return [alg, alg === 'ES256' ? 'EC P-256' : 'RSA 2048', String(inputBytes), perSecond.toFixed(0)];
+  });
+  console.log(formatTable(['alg', 'key', 'input bytes', 'signatures/s'], rows));
+}

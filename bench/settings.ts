@@ -1,0 +1,70 @@
+/** The bench's knobs, from the environment (see the header of bench/run.ts). */
+import { ALGORITHMS, parseAlgorithm, type Algorithm } from './protocol.js';
+
+export const MODES = ['all', 'client-credentials', 'named-user'] as const;
+export type Mode = (typeof MODES)[number];
+
+export interface Settings {
+  mode: Mode;
+  /** client_credentials access-token algorithms. */
+  algorithms: Algorithm[];
+  /** Server process counts for client_credentials, and for the named-user flows. */
+  processes: number[];
+  namedUserProcesses: number[];
+  /** Connections per server process. */
+  connections: number;
+  warmupSeconds: number;
+  seconds: number;
+  rounds: number;
+  /** BENCH_CPU_PROF: write CPU profiles there instead of measuring. */
+  profileDir: string | undefined;
+}
+
+function positiveInteger(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+function list<T>(name: string, fallback: T[], parse: (item: string) => T): T[] {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const items = raw.split(',').map((item) => parse(item.trim()));
+  return [...new Set(items)];
+}
+
+function processCount(name: string) {
+  return (item: string): number => {
+    const value = Number(item);
+    if (!Number.isInteger(value) || value < 1 || value > 16) throw new Error(`${name}: "${item}" is not a process count (1..16)`);
+    return value;
+  };
+}
+
+function mode(): Mode {
+  const raw = process.env.BENCH_MODE || 'all';
+  const found = MODES.find((candidate) => candidate === raw);
+  if (!found) throw new Error(`BENCH_MODE must be one of ${MODES.join(', ')}, got "${raw}"`);
+  return found;
+}
+
+export function readSettings(): Settings {
+  return {
+    mode: mode(),
+    algorithms: list<Algorithm>('BENCH_ALGS', ['ES256'], parseAlgorithm).sort(
+      (a, b) => ALGORITHMS.indexOf(a) - ALGORITHMS.indexOf(b),
+    ),
+    processes: list('BENCH_PROCESSES', [1, 2], processCount('BENCH_PROCESSES')).sort((a, b) => a - b),
+    namedUserProcesses: list('BENCH_NAMED_USER_PROCESSES', [1], processCount('BENCH_NAMED_USER_PROCESSES')).sort((a, b) => a - b),
+    connections: positiveInteger('BENCH_CONNECTIONS', 32),
+    warmupSeconds: positiveInteger('BENCH_WARMUP_SECONDS', 2),
+    seconds: positiveInteger('BENCH_SECONDS', 6),
+    rounds: positiveInteger('BENCH_ROUNDS', 3),
+    profileDir: process.env.BENCH_CPU_PROF || undefined,
+  };
+}
+
+export const measuresClientCredentials = (settings: Settings) => settings.mode !== 'named-user';
+export const measuresNamedUser = (settings: Settings) => settings.mode !== 'client-credentials';

@@ -1,0 +1,79 @@
+/**
+ * A side of the comparison: N server processes of ours (on one shared redis-server) or of the bare
+ * engine (N independent engines with their own memory), each with its own load generator process.
+ */
+import type { RedisProcess } from '../devtools/redis-server.js';
+import { checkClientCredentials, checkNamedUser } from './checks.js';
+import { startLoadDriver, type LoadDriver } from './load-driver.js';
+import type { Lane, ServingPids } from './measure.js';
+import type { Algorithm } from './protocol.js';
+import { startServerProcess, type ServerProcess } from './server-process.js';
+
+export const SIDES = ['ours', 'bare'] as const;
+export type SideName = (typeof SIDES)[number];
+
+export interface Side {
+  name: SideName;
+  servers: ServerProcess[];
+  drivers: LoadDriver[];
+  /** Processes charged for the tokens besides the servers: ours pays for its Redis. */
+  redisPid: number | undefined;
+}
+
+export interface SideSetup {
+  alg: Algorithm;
+  processes: number;
+  connections: number;
+  redis: RedisProcess;
+  /** Environment of the server children (the shared signing keys). */
+  env: Record<string, string>;
+  namedUser: boolean;
+}
+
+async function startServers(name: SideName, setup: SideSetup): Promise<ServerProcess[]> {
+  if (name === 'bare') {
+    return Promise.all(Array.from({ length: setup.processes }, () => startServerProcess('./bare-server.js', [setup.alg], setup.env)));
+  }
+  // The first process creates the clients in Redis; the others are told their credentials.
+  const first = await startServerProcess('./ours-server.js', [setup.alg, setup.redis.url], setup.env);
+  const clients = JSON.stringify({ service: first.target.service, app: first.target.app });
+  const others = await Promise.all(
+    Array.from({ length: setup.processes - 1 }, () => startServerProcess('./ours-server.js', [setup.alg, setup.redis.url, clients], setup.env)),
+  );
+  return [first, ...others];
+}
+
+export async function startSide(name: SideName, setup: SideSetup): Promise<Side> {
+  const servers = await startServers(name, setup);
+  const drivers: LoadDriver[] = [];
+  const side: Side = { name, servers, drivers, redisPid: name === 'ours' ? setup.redis.pid : undefined };
+  try {
+    for (const server of servers) {
+      await checkClientCredentials(server.target, setup.alg);
+      if (setup.namedUser) await checkNamedUser(server);
+      drivers.push(await startLoadDriver(server.target, setup.connections));
+    }
+    return side;
+  } catch (error) {
+    await stopSide(side);
+    throw error;
+  }
+}
+
+export async function stopSide(side: Side): Promise<void> {
+  for (const driver of side.drivers) driver.stop();
+  await Promise.all(side.servers.map((server) => server.stop()));
+}
+
+/** The first `processes` servers of the side, with their load generators. */
+export function lanesOf(side: Side, processes: number): Lane[] {
+  return side.drivers.slice(0, processes).map((driver, index) => ({ driver, url: side.servers[index]!.target.tokenUrl }));
+}
+
+/** The processes that serve the first `processes` lanes: charged for the tokens' CPU time. */
+export function servingPids(side: Side, processes: number): ServingPids {
+  return {
+    servers: side.servers.slice(0, processes).map((server) => server.pid),
+    ...(side.redisPid === undefined ? {} : { redis: side.redisPid }),
+  };
+}
