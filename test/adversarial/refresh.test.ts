@@ -26,7 +26,6 @@ import {
 /** Refresh tokens live 3600 s, rolling (README "Refresh tokens"). */
 const REFRESH_TTL_MS = 3_600_000;
 
-
 describe.each(STORE_KINDS)('adversarial refresh tokens (%s store)', (kind) => {
   const store = useStore(kind);
   let server: RunningServer;
