@@ -33,7 +33,7 @@ export class Metrics {
 
   readonly storeErrors = new Counter({
     name: 'talent_auth_store_errors_total',
-    help: 'Store (Redis) connection errors and operations that could not reach the store, by reason',
+    help: 'Store (Redis) connection errors, by error code',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });

@@ -52,6 +52,15 @@ describe('request body limits', () => {
     expect((await post('small')).status).toBe(201);
   });
 
+  it('management API: the media type is case-insensitive (RFC 9110 §8.3.1)', async () => {
+    const response = await fetch(`${server.baseUrl}/api/oauth2/client-configurations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'Application/JSON; charset=UTF-8' },
+      body: JSON.stringify({ name: 'Cased', category: 'c', resources: { scim: { scopes: ['scim.read'] } } }),
+    });
+    expect(response.status).toBe(201);
+  });
+
   it('sign-in form: limits.formRequestBytes', async () => {
     const agent = new UserAgent(server.baseUrl);
     const { clientId } = await server.auth.appRegistrations.create({ name: 'A', redirectUris: [PORTAL], clientType: 'confidential' });
