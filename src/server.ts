@@ -25,7 +25,8 @@ import { ClientConfigurations } from './records/client-configurations.js';
 import { secretMatches } from './records/secrets.js';
 import { authorizationServerMetadataAlias } from './routes/discovery.js';
 import { oauthErrors } from './routes/oauth-errors.js';
-import { tokenEndpointGuard, unauthorizedClientForGrant } from './routes/token-endpoint.js';
+import { tokenEndpointGuard } from './routes/token-endpoint.js';
+import { engineRouteKey } from './routes/engine-path.js';
 import { failedClientAuthLimit } from './routes/client-auth-limit.js';
 import { clientAddress } from './routes/client-address.js';
 import { healthRoutes, measureRequests, metricsRoute, routeGroupOf } from './routes/observability.js';
@@ -65,13 +66,10 @@ function tokenEndpoint(
     : undefined;
   // Straight on to the engine: the routes of pages and APIs between here and it have nothing to
   // do with a token request (and cost each one a path test).
-  const checked: Koa.Middleware = async (ctx, next) => {
-    await guard(ctx, () => engine(ctx, next));
-    unauthorizedClientForGrant(ctx);
-  };
-  const guarded: Koa.Middleware = limiter ? (ctx, next) => limiter(ctx, () => checked(ctx, next)) : checked;
-  const tokenPath = `${oauthPath}/token`.toLowerCase();
-  return (ctx, next) => (ctx.path.toLowerCase().replace(/\/+$/, '') === tokenPath ? guarded(ctx, next) : next());
+  const guarded: Koa.Middleware = (ctx, next) => guard(ctx, () => engine(ctx, next));
+  const limited: Koa.Middleware = limiter ? (ctx, next) => limiter(ctx, () => guarded(ctx, next)) : guarded;
+  const tokenPath = engineRouteKey(`${oauthPath}/token`);
+  return (ctx, next) => (engineRouteKey(ctx.path) === tokenPath ? limited(ctx, next) : next());
 }
 
 /** What a host may do with consents: list a user's, revoke one (same rules as the consent API). */
@@ -168,11 +166,10 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     });
   }
   const apiPath = `${options.pathPrefix}/api/oauth2`;
-  // Compared as the engine routes: case-insensitively, trailing slashes ignored.
-  const lower = { oauth: `${oauthPath}/`.toLowerCase(), api: `${apiPath}/`.toLowerCase() };
+  const lower = { oauth: engineRouteKey(oauthPath) + '/', api: engineRouteKey(apiPath) + '/' };
   const memoryAnswered = new Set([`${lower.oauth}jwks`, `${lower.api}openapi.json`]);
   const needsStore = (rawPath: string) => {
-    const path = rawPath.toLowerCase().replace(/\/+$/, '');
+    const path = engineRouteKey(rawPath);
     if (memoryAnswered.has(path)) return false;
     return (path.startsWith(lower.oauth) && !path.startsWith(`${lower.oauth}.well-known/`)) || path.startsWith(lower.api);
   };
@@ -189,7 +186,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   });
   if (metrics) app.use(measureRequests(metrics, routeGroupOf({ pathPrefix: options.pathPrefix, oauthPath })));
   app.use(oauthErrors(options.issuer, logger));
-  app.use(refuseWhileStoreDown(store, needsStore));
+  app.use(refuseWhileStoreDown(store, needsStore, logger));
   const engine = mount(oauthPath, provider);
   app.use(tokenEndpoint(oauthPath, engine, options, store, logger, metrics));
   if (options.observability.health) app.use(healthRoutes(options.pathPrefix, store));

@@ -78,14 +78,14 @@ export function failedClientAuthLimit(
 
   return async function limitFailedClientAuth(ctx: Context, next: Next): Promise<void> {
     if (ctx.method !== 'POST') return next();
-    const clientId = claimedClientId(ctx.get('authorization'));
     const address = addressOf(ctx);
-    const watched: Watched[] = [{ key: `addr:${address}`, limit: limits.perAddress }];
-    if (clientId) watched.push({ key: `client:${clientId}`, limit: limits.perClient });
+    const addressKey = `addr:${address}`;
+    // The client ID matters only once something failed: a success never parses the header for it.
+    const clientIdOf = () => claimedClientId(ctx.get('authorization'));
 
-    const [byAddress] = await counters.peek([watched[0]!.key]);
+    const [byAddress] = await counters.peek([addressKey]);
     if (byAddress && byAddress.count >= limits.perAddress.max) {
-      refuse(ctx, byAddress.resetsIn, { client_id: clientId, address, retry_after: byAddress.resetsIn });
+      refuse(ctx, byAddress.resetsIn, { client_id: clientIdOf(), address, retry_after: byAddress.resetsIn });
     }
 
     let thrown: InvalidClient | undefined;
@@ -97,6 +97,9 @@ export function failedClientAuthLimit(
       thrown = error;
     }
 
+    const clientId = clientIdOf();
+    const watched: Watched[] = [{ key: addressKey, limit: limits.perAddress }];
+    if (clientId) watched.push({ key: `client:${clientId}`, limit: limits.perClient });
     // A failure that cannot be counted is answered 503 (the store is down): never left uncounted.
     const counts = await Promise.all(
       watched.map(({ key, limit }) => counters.increment([key], limit.windowSeconds).then(([count]) => count!)),

@@ -1,7 +1,6 @@
 import type { Context, Next } from 'koa';
 import type { Logger } from '../logger.js';
-import { StoreUnavailable } from '../../adapters/types.js';
-import { OAuthError, TemporarilyUnavailable } from '../errors.js';
+import { OAuthError } from '../errors.js';
 
 function challenge(issuer: string, error: string): string {
   return `Basic realm="${issuer}", error="${error}"`;
@@ -10,8 +9,7 @@ function challenge(issuer: string, error: string): string {
 /**
  * Renders every error of our routes (and of the engine's, which it renders itself) as OAuth JSON:
  * `{ error, error_description }`, `Cache-Control: no-store`, and for `invalid_client` a 401 with a
- * WWW-Authenticate challenge (RFC 6749 §5.2). A store that cannot be reached is a 503
- * `temporarily_unavailable`. Anything unexpected is a logged 500 `server_error`
+ * WWW-Authenticate challenge (RFC 6749 §5.2). Anything unexpected is a logged 500 `server_error`
  * whose description says nothing of the cause.
  */
 export function oauthErrors(issuer: string, logger: Logger) {
@@ -21,12 +19,8 @@ export function oauthErrors(issuer: string, logger: Logger) {
     } catch (caught) {
       const error = caught instanceof OAuthError
         ? caught
-        : caught instanceof StoreUnavailable
-          ? new TemporarilyUnavailable()
-          : new OAuthError('server_error', 500, 'the server could not complete the request');
-      if (caught instanceof StoreUnavailable) {
-        logger.warn('store unavailable', { method: ctx.method, path: ctx.path, reason: caught.reason });
-      } else if (!(caught instanceof OAuthError)) {
+        : new OAuthError('server_error', 500, 'the server could not complete the request');
+      if (!(caught instanceof OAuthError)) {
         logger.error('request failed', {
           method: ctx.method,
           path: ctx.path,

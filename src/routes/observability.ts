@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import type { Store } from '../../adapters/types.js';
+import { engineRouteKey } from './engine-path.js';
 import type { Metrics, RouteGroup } from '../observability/metrics.js';
 
 export interface ObservedPaths {
@@ -12,7 +13,7 @@ export function routeGroupOf({ pathPrefix, oauthPath }: ObservedPaths): (path: s
   const api = `${pathPrefix}/api/oauth2/`;
   return (path) => {
     if (path.startsWith(`${oauthPath}/`)) {
-      const rest = path.slice(oauthPath.length + 1).toLowerCase().replace(/\/+$/, '');
+      const rest = engineRouteKey(path.slice(oauthPath.length + 1));
       if (rest === 'token') return 'token';
       if (rest === 'auth' || rest === 'authorize') return 'authorize';
       if (rest.startsWith('interaction/')) return 'interaction';

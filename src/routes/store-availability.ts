@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import { StoreUnavailable, type Store } from '../../adapters/types.js';
 import { TemporarilyUnavailable } from '../errors.js';
+import type { Logger } from '../logger.js';
 import { undoConsumptions } from '../provider/single-use.js';
 
 /** Seconds a client is told to wait when the store is down (Retry-After). */
@@ -17,17 +18,18 @@ function retryLater(ctx: Context): void {
  * pass. Every 503 gets a Retry-After, and a code or refresh token the failed request consumed is
  * given back (provider/single-use.ts), so that the retry is not a replay.
  */
-export function refuseWhileStoreDown(store: Store, needsStore: (path: string) => boolean) {
+export function refuseWhileStoreDown(store: Store, needsStore: (path: string) => boolean, logger: Logger) {
   return async function storeAvailability(ctx: Context, next: Next): Promise<void> {
     try {
       if (!store.available && needsStore(ctx.path)) throw new TemporarilyUnavailable();
       await next();
     } catch (error) {
-      if (error instanceof TemporarilyUnavailable || error instanceof StoreUnavailable) {
-        retryLater(ctx);
-        await undoConsumptions(ctx.state);
-      }
-      throw error;
+      if (!(error instanceof TemporarilyUnavailable || error instanceof StoreUnavailable)) throw error;
+      // Our routes' store failures; the engine renders its own (StoreUnavailable is shaped for it).
+      if (error instanceof StoreUnavailable) logger.warn('store unavailable', { method: ctx.method, path: ctx.path, reason: error.reason });
+      retryLater(ctx);
+      await undoConsumptions(ctx.state);
+      throw error instanceof StoreUnavailable ? new TemporarilyUnavailable() : error;
     }
     if (ctx.status === 503) {
       retryLater(ctx);

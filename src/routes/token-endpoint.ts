@@ -148,6 +148,7 @@ export function tokenEndpointGuard(limit: number) {
     // caller that prefers it.
     ctx.req.headers.accept = 'application/json';
     await next();
+    unauthorizedClientForGrant(ctx);
   };
 }
 
@@ -158,7 +159,7 @@ const ENGINE_GRANT_NOT_ALLOWED = 'requested grant type is not allowed for this c
  * RFC 6749 §5.2: an authenticated client asking for a grant type it may not use gets
  * `unauthorized_client`; the engine says `invalid_request`, so its answer is renamed here.
  */
-export function unauthorizedClientForGrant(ctx: Context): void {
+function unauthorizedClientForGrant(ctx: Context): void {
   const body = ctx.body as { error?: unknown; error_description?: unknown } | undefined;
   if (ctx.status === 400 && body?.error === 'invalid_request' && body.error_description === ENGINE_GRANT_NOT_ALLOWED) {
     ctx.body = { error: 'unauthorized_client', error_description: 'the client is not registered for this grant type' };
