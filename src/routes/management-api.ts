@@ -40,78 +40,74 @@ export function managementApi({ base, bodyLimit, verifier, accounts, clients, ap
     return account.tenant;
   }
 
-  async function ownClient(id: string, tenant: string) {
-    const client = await clients.get(id);
-    // Another tenant's client is answered exactly like a missing one.
-    if (!client || client.tenant !== tenant) throw new NotFound(`client configuration ${id}`);
-    return client;
-  }
-
-  async function ownApp(id: string, tenant: string) {
-    const app = await apps.get(id);
-    if (!app || app.tenant !== tenant) throw new NotFound(`app registration ${id}`);
-    return app;
+  /** One tenant-scoped collection: list, create, read, update, delete, new secret. */
+  function collectionRoutes<R extends { tenant?: string }>(name: string, what: string, collection: {
+    list(tenant: string): Promise<R[]>;
+    get(id: string): Promise<R | undefined>;
+    create(body: Record<string, unknown>, tenant: string): Promise<R>;
+    update(id: string, body: Record<string, unknown>): Promise<R>;
+    delete(id: string): Promise<unknown>;
+    rotateSecret(id: string): Promise<{ clientSecret: string }>;
+    wire(record: R): unknown;
+  }): Record<string, Record<string, Handler>> {
+    async function own(id: string, tenant: string): Promise<R> {
+      const record = await collection.get(id);
+      // Another tenant's record is answered exactly like a missing one.
+      if (!record || record.tenant !== tenant) throw new NotFound(`${what} ${id}`);
+      return record;
+    }
+    return {
+      [name]: {
+        GET: async (ctx, tenant) => {
+          ctx.body = { [name.replace(/-/g, '_')]: (await collection.list(tenant)).map(collection.wire) };
+        },
+        POST: async (ctx, tenant) => {
+          ctx.status = 201;
+          ctx.body = collection.wire(await collection.create(await readJsonObject(ctx, bodyLimit), tenant));
+        },
+      },
+      [`${name}/:id`]: {
+        GET: async (ctx, tenant, id) => {
+          ctx.body = collection.wire(await own(id!, tenant));
+        },
+        PATCH: async (ctx, tenant, id) => {
+          await own(id!, tenant);
+          ctx.body = collection.wire(await collection.update(id!, await readJsonObject(ctx, bodyLimit)));
+        },
+        DELETE: async (ctx, tenant, id) => {
+          await own(id!, tenant);
+          await collection.delete(id!);
+          ctx.status = 204;
+        },
+      },
+      [`${name}/:id/secret`]: {
+        POST: async (ctx, tenant, id) => {
+          await own(id!, tenant);
+          ctx.body = { client_id: id, client_secret: (await collection.rotateSecret(id!)).clientSecret };
+        },
+      },
+    };
   }
 
   const routes: Record<string, Record<string, Handler>> = {
-    'client-configurations': {
-      GET: async (ctx, tenant) => {
-        ctx.body = { client_configurations: (await clients.list(tenant)).map(clientWire) };
-      },
-      POST: async (ctx, tenant) => {
-        ctx.status = 201;
-        ctx.body = clientWire(await clients.create(clientInput(await readJsonObject(ctx, bodyLimit), tenant)));
-      },
-    },
-    'client-configurations/:id': {
-      GET: async (ctx, tenant, id) => {
-        ctx.body = clientWire(await ownClient(id!, tenant));
-      },
-      PATCH: async (ctx, tenant, id) => {
-        await ownClient(id!, tenant);
-        ctx.body = clientWire(await clients.update(id!, clientPatch(await readJsonObject(ctx, bodyLimit))));
-      },
-      DELETE: async (ctx, tenant, id) => {
-        await ownClient(id!, tenant);
-        await clients.delete(id!);
-        ctx.status = 204;
-      },
-    },
-    'client-configurations/:id/secret': {
-      POST: async (ctx, tenant, id) => {
-        await ownClient(id!, tenant);
-        ctx.body = { client_id: id, client_secret: (await clients.rotateSecret(id!)).clientSecret };
-      },
-    },
-    'app-registrations': {
-      GET: async (ctx, tenant) => {
-        ctx.body = { app_registrations: (await apps.list()).filter((app) => app.tenant === tenant).map(appWire) };
-      },
-      POST: async (ctx, tenant) => {
-        ctx.status = 201;
-        ctx.body = appWire(await apps.create(appInput(await readJsonObject(ctx, bodyLimit), tenant)));
-      },
-    },
-    'app-registrations/:id': {
-      GET: async (ctx, tenant, id) => {
-        ctx.body = appWire(await ownApp(id!, tenant));
-      },
-      PATCH: async (ctx, tenant, id) => {
-        await ownApp(id!, tenant);
-        ctx.body = appWire(await apps.update(id!, appPatch(await readJsonObject(ctx, bodyLimit))));
-      },
-      DELETE: async (ctx, tenant, id) => {
-        await ownApp(id!, tenant);
-        await apps.delete(id!);
-        ctx.status = 204;
-      },
-    },
-    'app-registrations/:id/secret': {
-      POST: async (ctx, tenant, id) => {
-        await ownApp(id!, tenant);
-        ctx.body = { client_id: id, client_secret: (await apps.rotateSecret(id!)).clientSecret };
-      },
-    },
+    ...collectionRoutes('client-configurations', 'client configuration', {
+      list: (tenant) => clients.list(tenant),
+      get: (id) => clients.get(id),
+      create: (body, tenant) => clients.create(clientInput(body, tenant)),
+      update: (id, body) => clients.update(id, clientPatch(body)),
+      delete: (id) => clients.delete(id),
+      rotateSecret: (id) => clients.rotateSecret(id),
+      wire: clientWire,
+    }),
+    ...collectionRoutes('app-registrations', 'app registration', {
+      list: async (tenant) => (await apps.list()).filter((app) => app.tenant === tenant),
+      get: (id) => apps.get(id),
+      create: (body, tenant) => apps.create(appInput(body, tenant)),
+      update: (id, body) => apps.update(id, appPatch(body)),
+      delete: (id) => apps.delete(id),
+      rotateSecret: (id) => apps.rotateSecret(id),
+      wire: appWire,
+    }),
   };
 
   function match(path: string): { route: Record<string, Handler>; id: string | undefined } | undefined {
