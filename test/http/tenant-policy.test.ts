@@ -46,6 +46,19 @@ describe('per-tenant policies', () => {
     expect(decodeJwt(other.body.access_token as string).scope).toBe('scim.read user.read');
   });
 
+  it("keeps the tenant's lifetime on refreshed tokens", async () => {
+    const tokens = await exchange(appA, amy, 'openid scim.read');
+    const refreshed = await postToken(
+      server.oauthUrl,
+      { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string },
+      { authorization: basic(appA.clientId, appA.secret) },
+    );
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body.expires_in).toBe(900);
+    const { exp, iat } = decodeJwt(refreshed.body.access_token as string);
+    expect(exp! - iat!).toBe(900);
+  });
+
   it('refuses an app the tenant does not allow: access_denied back to the app', async () => {
     const agent = new UserAgent(server.baseUrl);
     const query = new URLSearchParams({
@@ -77,7 +90,12 @@ describe('per-tenant policies', () => {
       resources: { scim: { scopes: ['scim.read', 'scim.write'] }, users: { scopes: ['user.read'] } },
     });
     const auth = { authorization: basic(clientId, clientSecret) };
-    expect((await postToken(server.oauthUrl, 'grant_type=client_credentials', auth)).body.scope).toBe('scim.read');
+    const issued = await postToken(server.oauthUrl, 'grant_type=client_credentials', auth);
+    expect(issued.body.scope).toBe('scim.read');
+    // The tenant's lifetime is for named users: a machine token lives its hour (spec).
+    expect(issued.body.expires_in).toBe(3600);
+    const { exp, iat } = decodeJwt(issued.body.access_token as string);
+    expect(exp! - iat!).toBe(3600);
     expect((await postToken(server.oauthUrl, 'grant_type=client_credentials&scope=user.read', auth)).body.error).toBe('invalid_scope');
   });
 });

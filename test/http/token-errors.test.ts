@@ -128,7 +128,17 @@ describe.each(STORE_KINDS)('token endpoint errors (%s store)', (kind) => {
       expect(((await response.json()) as { error: string }).error).toBe('invalid_request');
     });
 
-    it('an incomplete body (shorter than Content-Length)', async () => {
+    it.each(['code=abc', 'code_verifier=' + 'a'.repeat(43), 'redirect_uri=https%3A%2F%2Fa.example%2Fcb', 'refresh_token=abc'])(
+      'a parameter of another grant on client_credentials: %s',
+      async (extra) => {
+        const response = await postToken(server.oauthUrl, `${cc}&${extra}`, { authorization: good });
+        await expectInvalidRequest(response);
+        expect(response.body.error_description).toMatch(/does not belong to grant_type client_credentials/);
+        expect(response.body.access_token).toBeUndefined();
+      },
+    );
+
+    it('an incomplete body (shorter than Content-Length): no token is issued', async () => {
       const { request } = await import('node:http');
       const url = new URL(`${server.oauthUrl}/token`);
       const status = await new Promise<number>((resolve, reject) => {
@@ -195,7 +205,7 @@ describe.each(STORE_KINDS)('token endpoint errors (%s store)', (kind) => {
     expect(response.body.scope).toBe('scim.read');
   });
 
-  it('leaves the client intact after all that: same record, same secret works', async () => {
+  it('leaves the client intact after refused requests: same record, same secret works', async () => {
     const before = await server.auth.clientConfigurations.get(clientId);
     await postToken(server.oauthUrl, `${cc}&client_id=${clientId}&client_secret=x`);
     await postToken(server.oauthUrl, `${cc}&scope=${'%'.repeat(10)}`, { authorization: good });

@@ -13,6 +13,7 @@ describe('createAuthServer options', () => {
       audience: 'https://auth.example.com/api',
       issuer: 'https://auth.example.com/oauth2',
       accessTokenAlgorithm: 'ES256',
+      namedUserAccessTokenTtl: 300,
       limits: { tokenRequestBytes: 16384, apiRequestBytes: 65536, formRequestBytes: 4096 },
       rateLimits: {
         failedClientAuth: { perClient: { max: 10, windowSeconds: 60 }, perAddress: { max: 100, windowSeconds: 60 } },
@@ -42,6 +43,9 @@ describe('createAuthServer options', () => {
     ['a sentinel port out of range', { store: { type: 'redis', sentinel: { name: 'm', sentinels: [{ host: 'h', port: 0 }] } } }, /store\.sentinel\.sentinels\.0\.port/],
     ['a command timeout under 50 ms', { store: { type: 'redis', url: 'redis://a', commandTimeoutMs: 1 } }, /store\.commandTimeoutMs/],
     ['an unknown algorithm', { accessTokenAlgorithm: 'HS256' }, /accessTokenAlgorithm/],
+    ['a named-user lifetime under 5 minutes', { namedUserAccessTokenTtl: 299 }, /namedUserAccessTokenTtl/],
+    ['a named-user lifetime over 60 minutes', { namedUserAccessTokenTtl: 3601 }, /namedUserAccessTokenTtl/],
+    ['a named-user lifetime that is not whole seconds', { namedUserAccessTokenTtl: 1.5 }, /namedUserAccessTokenTtl/],
     ['an API body limit over 1 MiB', { limits: { apiRequestBytes: 2 * 1024 * 1024 } }, /limits\.apiRequestBytes/],
     ['a form limit under 1 KiB', { limits: { formRequestBytes: 100 } }, /limits\.formRequestBytes/],
     ['a rate limit of 0', { rateLimits: { failedClientAuth: { perClient: { max: 0, windowSeconds: 60 } } } }, /rateLimits\.failedClientAuth/],

@@ -1,5 +1,7 @@
-import { InvalidClient, InvalidRequest } from '../../src/errors.js';
-import { parseMultipart, parseUrlEncoded } from '../../src/routes/request-body.js';
+import { Readable } from 'node:stream';
+import type { Context } from 'koa';
+import { InvalidClient, InvalidRequest, PayloadTooLarge } from '../../src/errors.js';
+import { parseMultipart, parseUrlEncoded, readBody } from '../../src/routes/request-body.js';
 import { parseBasicAuthorization } from '../../src/routes/token-endpoint.js';
 
 const form = (text: string) => Object.fromEntries(parseUrlEncoded(Buffer.from(text)));
@@ -70,5 +72,27 @@ describe('parseBasicAuthorization', () => {
     ['a non-ASCII secret', `Basic ${b64('id:sécret')}`],
   ])('refuses %s with invalid_client', (_name, header) => {
     expect(() => parseBasicAuthorization(header)).toThrow(InvalidClient);
+  });
+});
+
+describe('readBody', () => {
+  /** A request stream that yields `chunks` and ends, with the given declared length. */
+  function requestOf(chunks: string[], declared: number | undefined): Context {
+    const req = Readable.from(chunks.map((chunk) => Buffer.from(chunk)), { objectMode: false });
+    return { req, request: { length: declared } } as unknown as Context;
+  }
+
+  it('reads a body of the declared length', async () => {
+    expect((await readBody(requestOf(['grant_type=', 'x'], 12), 100)).toString()).toBe('grant_type=x');
+  });
+
+  it('refuses a body that ends before its Content-Length: invalid_request', async () => {
+    await expect(readBody(requestOf(['grant_type=x'], 200), 1000)).rejects.toThrow(InvalidRequest);
+    await expect(readBody(requestOf(['grant_type=x'], 200), 1000)).rejects.toThrow(/does not match Content-Length/);
+  });
+
+  it('refuses a declared or a streamed body over the limit: 413', async () => {
+    await expect(readBody(requestOf(['a'], 2048), 1024)).rejects.toThrow(PayloadTooLarge);
+    await expect(readBody(requestOf(['a'.repeat(600), 'a'.repeat(600)], undefined), 1024)).rejects.toThrow(PayloadTooLarge);
   });
 });

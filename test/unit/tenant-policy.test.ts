@@ -1,0 +1,29 @@
+import { appAllowed, narrowScopes, tenantPolicy } from '../../policies/tenant-policy.js';
+
+describe('tenant policy', () => {
+  it.each([300, 900, 3600])('accepts a named-user lifetime of %i s (5..60 minutes)', async (accessTokenTtl) => {
+    await expect(tenantPolicy(() => ({ accessTokenTtl }), 'acme')).resolves.toEqual({ accessTokenTtl });
+  });
+
+  it.each([299, 3601, 1.5, 0])('refuses a named-user lifetime of %d s, naming the field', async (accessTokenTtl) => {
+    await expect(tenantPolicy(() => ({ accessTokenTtl }), 'acme')).rejects.toThrow(/tenantPolicy\("acme"\).*accessTokenTtl/);
+  });
+
+  it('refuses unknown fields rather than ignoring them', async () => {
+    await expect(tenantPolicy(() => ({ accessTokenTtl: 900, maxTtl: 1 }) as never, 'acme')).rejects.toThrow(/invalid policy/);
+  });
+
+  it('narrows nothing without a policy, or for a caller without a tenant', async () => {
+    expect(await tenantPolicy(undefined, 'acme')).toEqual({});
+    expect(await tenantPolicy(() => ({ allowedApps: [] }), undefined)).toEqual({});
+    expect(await tenantPolicy(async () => undefined, 'acme')).toEqual({});
+  });
+
+  it('narrows scopes in their order and allows apps by client ID', () => {
+    expect(narrowScopes(['a', 'b', 'c'], { allowedScopes: ['c', 'a'] })).toEqual(['a', 'c']);
+    expect(narrowScopes(['a'], {})).toEqual(['a']);
+    expect(appAllowed({ allowedApps: ['x'] }, 'x')).toBe(true);
+    expect(appAllowed({ allowedApps: ['x'] }, 'y')).toBe(false);
+    expect(appAllowed({}, 'y')).toBe(true);
+  });
+});
