@@ -23,23 +23,3 @@ export class ConnectionError extends Error {
     this.name = 'ConnectionError';
   }
 }
-
-const CONNECTION_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-]);
-
-/** Whether an error from ioredis means the store is unreachable (rather than a bad command). */
-export function isConnectionError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const { code } = error as { code?: unknown };
-  if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
-  if (error.name === 'MaxRetriesPerRequestError') return true;
-  return /^(Connection is closed|Stream isn't writeable|connect ETIMEDOUT)|^(NOAUTH|WRONGPASS)/.test(error.message);
-}

@@ -2,7 +2,8 @@ import type { Store } from '../../adapters/types.js';
 import { NotFound, OAuthError, ValidationError } from '../errors.js';
 import { allowOnly, parseCommandLine } from './args.js';
 import { COMMANDS } from './commands.js';
-import { ConnectionError, EXIT_CONNECTION, EXIT_INVALID, EXIT_OK, isConnectionError, UsageError } from './errors.js';
+import { StoreUnavailable } from '../../adapters/types.js';
+import { ConnectionError, EXIT_CONNECTION, EXIT_INVALID, EXIT_OK, UsageError } from './errors.js';
 import { COMMAND_HELP, GROUP_HELP, TOP_HELP } from './help.js';
 import { json, type CliIo } from './output.js';
 import { DEFAULT_KEY_PREFIX, openRedisStore } from './store.js';
@@ -16,7 +17,7 @@ interface Failure {
   field?: string;
 }
 
-function failureOf(error: unknown): Failure {
+export function failureOf(error: unknown): Failure {
   if (error instanceof UsageError) {
     return { code: EXIT_INVALID, error: 'usage_error', message: error.message, ...(error.field ? { field: error.field } : {}) };
   }
@@ -26,8 +27,9 @@ function failureOf(error: unknown): Failure {
   if (error instanceof NotFound) return { code: EXIT_INVALID, error: 'not_found', message: error.message };
   if (error instanceof OAuthError) return { code: EXIT_INVALID, error: error.error, message: error.message };
   if (error instanceof ConnectionError) return { code: EXIT_CONNECTION, error: 'connection_failed', message: error.message };
-  if (isConnectionError(error)) {
-    return { code: EXIT_CONNECTION, error: 'connection_failed', message: `lost the connection to Redis: ${(error as Error).message}` };
+  // The store turns every lost connection or unanswered command into StoreUnavailable.
+  if (error instanceof StoreUnavailable) {
+    return { code: EXIT_CONNECTION, error: 'connection_failed', message: `lost the connection to Redis (${error.reason})` };
   }
   return { code: EXIT_INVALID, error: 'failed', message: error instanceof Error ? error.message : String(error) };
 }

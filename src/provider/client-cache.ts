@@ -1,5 +1,9 @@
 import type Provider from 'oidc-provider';
 import type { RecordStore } from '../../adapters/types.js';
+import { APP_REGISTRATION } from '../records/app-registrations.js';
+import { CLIENT_CONFIGURATION } from '../records/client-configurations.js';
+
+const CLIENT_KINDS: ReadonlySet<string> = new Set([CLIENT_CONFIGURATION, APP_REGISTRATION]);
 
 type EngineClient = NonNullable<Awaited<ReturnType<Provider['Client']['find']>>>;
 
@@ -16,6 +20,8 @@ export function cacheClientLookups(provider: Provider, records: RecordStore, max
   const cache = new Map<string, { client: EngineClient; until: number }>();
   let generation = 0;
   records.watch((change) => {
+    // Consents change at every sign-in: they are not clients, and must not spoil lookups in flight.
+    if (change.kind !== undefined && !CLIENT_KINDS.has(change.kind)) return;
     generation += 1;
     if (change.kind === undefined) cache.clear();
     else cache.delete(change.id);

@@ -55,9 +55,12 @@ export class ClientDirectory implements EngineAdapter {
   async find(id: string): Promise<EnginePayload | undefined> {
     // Client IDs are UUIDs: anything else is unknown without a store round trip.
     if (!UUID.test(id)) return undefined;
-    const record = await this.records.get<StoredClientConfiguration>(CLIENT_CONFIGURATION, id);
+    // Both reads at once (one pipelined round trip): an ID is one kind or the other.
+    const [record, app] = await Promise.all([
+      this.records.get<StoredClientConfiguration>(CLIENT_CONFIGURATION, id),
+      this.records.get<StoredAppRegistration>(APP_REGISTRATION, id),
+    ]);
     if (record) return clientConfigurationMetadata(record);
-    const app = await this.records.get<StoredAppRegistration>(APP_REGISTRATION, id);
     return app && appRegistrationMetadata(app);
   }
 

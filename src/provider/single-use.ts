@@ -1,5 +1,6 @@
 import Provider, { errors } from 'oidc-provider';
 import { AlreadyConsumed, type Store } from '../../adapters/types.js';
+import { endGrant } from './end-grant.js';
 
 interface Consumable {
   jti: string;
@@ -69,10 +70,7 @@ export function enforceSingleUse(provider: Provider, store: Store): void {
         if (state) ((state[CONSUMED] ??= []) as Undo[]).push(() => store.engine(model).unconsume(this.jti));
       } catch (error) {
         if (!(error instanceof AlreadyConsumed)) throw error;
-        if (this.grantId) {
-          await store.engine(model).revokeByGrantId(this.grantId);
-          await store.engine('Grant').destroy(this.grantId);
-        }
+        if (this.grantId) await endGrant(store, this.grantId);
         throw new errors.InvalidGrant(`${label} already used`);
       }
     };

@@ -1,4 +1,5 @@
 import type { RecordStore, Store } from '../../adapters/types.js';
+import { endGrant } from '../provider/end-grant.js';
 import type { ApiCatalog } from '../catalog.js';
 import { OIDC_SCOPE_WORDS } from '../pages/scope-words.js';
 import { APP_REGISTRATION, type StoredAppRegistration } from './app-registrations.js';
@@ -62,7 +63,7 @@ export class Consents {
     };
     await this.records.put(CONSENT, idOf(key), groupOf(key), record);
     // One grant per consent: a grant made meanwhile elsewhere (two first consents at once) goes.
-    if (existing && existing.grantId !== key.grantId) await this.endGrant(existing.grantId);
+    if (existing && existing.grantId !== key.grantId) await endGrant(this.store, existing.grantId);
   }
 
   find(key: ConsentKey & { clientId: string }): Promise<ConsentRecord | undefined> {
@@ -81,15 +82,10 @@ export class Consents {
     const record = await this.find(key);
     if (!record) return false;
     await this.records.delete(CONSENT, idOf(key));
-    await this.endGrant(record.grantId);
+    await endGrant(this.store, record.grantId);
     return true;
   }
 
-  /** Removes a grant with every token and code issued from it. */
-  async endGrant(grantId: string): Promise<void> {
-    await this.store.engine('RefreshToken').revokeByGrantId(grantId);
-    await this.store.engine('Grant').destroy(grantId);
-  }
 
   private async describe(record: ConsentRecord): Promise<Consent> {
     const app = await this.records.get<StoredAppRegistration>(APP_REGISTRATION, record.clientId);
