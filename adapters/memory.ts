@@ -1,6 +1,7 @@
 import {
   AlreadyConsumed,
   GRANT_BOUND_MODELS,
+  windowMillis,
   type Counters,
   type EngineAdapter,
   type EnginePayload,
@@ -112,15 +113,9 @@ class MemoryEngineAdapter implements EngineAdapter {
   async consume(id: string): Promise<void> {
     const key = this.key(id);
     const payload = thaw<EnginePayload>(this.data.get<string>(key));
-    if (!payload) throw new AlreadyConsumed();
-    if (payload.consumed) throw new AlreadyConsumed();
+    if (!payload || payload.consumed) throw new AlreadyConsumed();
     payload.consumed = Math.floor(Date.now() / 1000);
-    const expiresAt = this.data.expiresAt(key) ?? Infinity;
-    this.data.set(
-      key,
-      freeze(payload),
-      Number.isFinite(expiresAt) ? (expiresAt - Date.now()) / 1000 : undefined,
-    );
+    this.data.setUntil(key, freeze(payload), this.data.expiresAt(key) ?? Infinity);
   }
 
   async unconsume(id: string): Promise<void> {
@@ -128,8 +123,7 @@ class MemoryEngineAdapter implements EngineAdapter {
     const payload = thaw<EnginePayload>(this.data.get<string>(key));
     if (!payload?.consumed) return;
     delete payload.consumed;
-    const expiresAt = this.data.expiresAt(key) ?? Infinity;
-    this.data.set(key, freeze(payload), Number.isFinite(expiresAt) ? (expiresAt - Date.now()) / 1000 : undefined);
+    this.data.setUntil(key, freeze(payload), this.data.expiresAt(key) ?? Infinity);
   }
 
   async destroy(id: string): Promise<void> {
@@ -207,8 +201,7 @@ class MemoryCounters implements Counters {
   constructor(private readonly data: ExpiringMap) {}
 
   async increment(keys: readonly string[], windowSeconds: number): Promise<WindowCount[]> {
-    const windowMs = Math.round(windowSeconds * 1000);
-    if (!Number.isFinite(windowSeconds) || windowMs < 1) throw new RangeError('windowSeconds must be a positive number');
+    const windowMs = windowMillis(windowSeconds);
     const now = Date.now();
     return keys.map((key) => {
       const count = (this.data.get<number>(`rl:${key}`) ?? 0) + 1;

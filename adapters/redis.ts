@@ -6,6 +6,7 @@ import {
   GRANT_BOUND_MODELS,
   GRANT_SLOT_LENGTH,
   StoreUnavailable,
+  windowMillis,
   type Counters,
   type EngineAdapter,
   type EnginePayload,
@@ -190,7 +191,7 @@ const STARTUP_TIMEOUT_MS = 10_000;
 const reconnectDelay = (attempt: number): number => Math.min(100 * attempt, 1000);
 
 /** Why a store operation could not reach Redis; the codes are safe to log and to show. */
-export type StoreUnavailableReason = 'connection' | 'timeout' | 'cluster' | 'loading' | 'busy' | 'read-only' | 'refused';
+type StoreUnavailableReason = 'connection' | 'timeout' | 'cluster' | 'loading' | 'busy' | 'read-only' | 'refused';
 
 const CONNECTION_ERROR_CODES = new Set([
   'ECONNREFUSED',
@@ -271,6 +272,8 @@ class Io {
 
   run<T>(operation: (client: Client) => Promise<T>): Promise<T> {
     if (!this.ready()) return Promise.reject(new StoreUnavailable('connection'));
+    // withDeadline's race in hand-written form: this runs for every store operation of every
+    // request, and the race with its finally costs three more promises each time.
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => reject(new StoreUnavailable('timeout')), this.timeoutMs);
       let running: Promise<T>;
@@ -637,11 +640,6 @@ class RedisRecords implements RecordStore {
   }
 }
 
-function checkWindow(windowSeconds: number): number {
-  const windowMs = Math.round(windowSeconds * 1000);
-  if (!Number.isFinite(windowSeconds) || windowMs < 1) throw new RangeError('windowSeconds must be a positive number');
-  return windowMs;
-}
 
 /** Whole seconds left of a window from Redis' PTTL (-2: no key, -1: no expiry). */
 const secondsLeft = (pttl: number): number => (pttl > 0 ? Math.max(1, Math.ceil(pttl / 1000)) : 0);
@@ -661,7 +659,7 @@ class RedisCounters implements Counters {
   }
 
   async increment(keys: readonly string[], windowSeconds: number): Promise<WindowCount[]> {
-    const windowMs = checkWindow(windowSeconds);
+    const windowMs = windowMillis(windowSeconds);
     if (keys.length === 0) return [];
     const redisKeys = keys.map((key) => this.key(key));
     const answer = await this.io.run((redis) => redis.taIncrementCounters(redisKeys.length, ...redisKeys, windowMs));

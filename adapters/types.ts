@@ -68,6 +68,13 @@ export interface WindowCount {
  * `windowSeconds` is ignored); the key is gone when it ends. Counter keys are a namespace of their
  * own: they never meet engine entries or records.
  */
+/** A counter window in milliseconds; anything but a positive number of seconds is a RangeError. */
+export function windowMillis(windowSeconds: number): number {
+  const windowMs = Math.round(windowSeconds * 1000);
+  if (!Number.isFinite(windowSeconds) || windowMs < 1) throw new RangeError('windowSeconds must be a positive number');
+  return windowMs;
+}
+
 export interface Counters {
   /**
    * Adds one to each key in one step (atomic on Redis: concurrent calls from any number of

@@ -123,7 +123,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   const jwks = await resolveSigningKeys(options.keys?.jwks, algorithms, logger);
   const store = await openStore(options, logger, metrics);
   const clients = new ClientDirectory(store.records);
-  const consents = new Consents(store.records, store, catalog);
+  const consents = new Consents(store, catalog);
   const cookieKeys = cookieKeysOf(options, logger);
   const oauthPath = `${options.pathPrefix}/oauth2`;
   const interactionPath = `${oauthPath}/interaction`;

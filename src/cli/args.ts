@@ -34,7 +34,7 @@ const OPTIONS = {
 
 export type OptionName = keyof typeof OPTIONS;
 
-export const GLOBAL_OPTIONS: readonly OptionName[] = ['redis', 'key-prefix', 'apis', 'json', 'help'];
+const GLOBAL_OPTIONS: readonly OptionName[] = ['redis', 'key-prefix', 'apis', 'json', 'help'];
 
 export interface ParsedArgs {
   positionals: string[];

@@ -4,12 +4,11 @@ import { ApiCatalog } from '../catalog.js';
 import { NotFound } from '../errors.js';
 import { AppRegistrations, type ClientType, type EngineCheck } from '../records/app-registrations.js';
 import { ClientConfigurations } from '../records/client-configurations.js';
-import { generateSigningKey, keyStates } from '../provider/keys.js';
+import { generateJwks, generateSigningKey, keyStates } from '../provider/keys.js';
 import { parseResources, required, type OptionName, type ParsedArgs } from './args.js';
 import { loadApiCatalog } from './apis.js';
 import { UsageError } from './errors.js';
 import {
-  generateJwks,
   keySummary,
   parseAlgorithms,
   readJwksFile,
@@ -250,9 +249,9 @@ const keysGenerate: Command = {
  */
 
 /** After `keys add`, before `keys promote` (details: keys add --help). */
-export const PUBLISH_WAIT = 'the longest JWKS cache time of your verifiers\n(10 minutes with the resource-server kit\'s defaults; see talent-auth keys add --help)';
+const PUBLISH_WAIT = 'the longest JWKS cache time of your verifiers\n(10 minutes with the resource-server kit\'s defaults; see talent-auth keys add --help)';
 /** After `keys promote`, before `keys retire` (details: keys promote --help). */
-export const SWITCH_WAIT = 'the longest token lifetime plus clock skew\n(65 minutes with the defaults; see talent-auth keys promote --help)';
+const SWITCH_WAIT = 'the longest token lifetime plus clock skew\n(65 minutes with the defaults; see talent-auth keys promote --help)';
 
 async function keyFile(context: CommandContext, command: string): Promise<KeyFile> {
   return readJwksFile(resolve(context.io.cwd, required(context.args.values.file, 'file', command)));

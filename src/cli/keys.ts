@@ -3,7 +3,6 @@ import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { JWK } from 'jose';
 import {
-  generateSigningKey,
   keyStates,
   type KeyState,
   type KeyStatus,
@@ -14,7 +13,7 @@ import { UsageError } from './errors.js';
 
 export const SIGNING_ALGORITHMS: readonly SigningAlgorithm[] = ['ES256', 'RS256', 'PS256', 'EdDSA'];
 /** The server's defaults: ES256 access tokens, RS256 ID tokens. */
-export const DEFAULT_ALGORITHMS: readonly SigningAlgorithm[] = ['ES256', 'RS256'];
+const DEFAULT_ALGORITHMS: readonly SigningAlgorithm[] = ['ES256', 'RS256'];
 
 export function parseAlgorithms(values: readonly string[] | undefined): SigningAlgorithm[] {
   if (!values || values.length === 0) return [...DEFAULT_ALGORITHMS];
@@ -24,10 +23,6 @@ export function parseAlgorithms(values: readonly string[] | undefined): SigningA
     }
   }
   return [...new Set(values as SigningAlgorithm[])];
-}
-
-export async function generateJwks(algorithms: readonly SigningAlgorithm[]): Promise<PrivateJwks> {
-  return { keys: await Promise.all(algorithms.map(generateSigningKey)) };
 }
 
 /**

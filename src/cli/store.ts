@@ -6,7 +6,7 @@ import { ConnectionError, UsageError } from './errors.js';
 export const DEFAULT_KEY_PREFIX = 'talent-auth:';
 
 /** The URL without its password, for messages. */
-export function redactedUrl(url: string): string {
+function redactedUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';

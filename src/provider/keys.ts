@@ -13,7 +13,7 @@ const OUR_ALGORITHMS: readonly string[] = ['ES256', 'RS256', 'PS256', 'EdDSA'] s
  * An RSA key can sign RS256 and PS256 alike; without `alg` we could not tell which one it is for
  * (and must not use one key for both), so when both are needed every RSA key must name its alg.
  */
-export function ambiguousRsaKey(index: number): string {
+function ambiguousRsaKey(index: number): string {
   return `keys.jwks.keys[${index}]: an RSA key without alg is ambiguous when both RS256 and PS256 are used; give each key an alg`;
 }
 
@@ -91,6 +91,11 @@ export function signingKid(jwks: PrivateJwks, alg: SigningAlgorithm, needed: rea
   return index < 0 ? undefined : jwks.keys[index]!.kid;
 }
 
+/** Private signing keys, one new key per algorithm. */
+export async function generateJwks(algorithms: readonly SigningAlgorithm[]): Promise<PrivateJwks> {
+  return { keys: await Promise.all(algorithms.map(generateSigningKey)) };
+}
+
 /** A new private signing key: kid = RFC 7638 thumbprint, alg named, use sig. */
 export async function generateSigningKey(alg: SigningAlgorithm): Promise<JWK> {
   const { privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) });
@@ -135,7 +140,7 @@ export async function resolveSigningKeys(
     'NO SIGNING KEYS CONFIGURED: generated throw-away keys for this process. Tokens will not verify '
       + 'after a restart or on another instance. Configure keys.jwks (or JWKS_FILE) outside development.',
   );
-  return { keys: await Promise.all([...new Set(needed)].map(generateSigningKey)) };
+  return generateJwks([...new Set(needed)]);
 }
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];

@@ -42,11 +42,14 @@ const idOf = (key: ConsentKey & { clientId: string }) => `${groupOf(key)}:${part
  * (it never piles up grants); revoking ends the grant, its refresh tokens and unused codes at once.
  */
 export class Consents {
+  private readonly records: RecordStore;
+
   constructor(
-    private readonly records: RecordStore,
     private readonly store: Store,
     private readonly catalog: ApiCatalog,
-  ) {}
+  ) {
+    this.records = store.records;
+  }
 
   /** Records (or updates) the consent of a user for an app after the consent page. */
   async record(key: ConsentKey & { clientId: string; grantId: string; scopes: string[] }): Promise<void> {
