@@ -47,10 +47,36 @@ export interface ParsedArgs {
   given: OptionName[];
 }
 
+function isKnownFlag(token: string): boolean {
+  const name = /^--([^=]+)/.exec(token)?.[1];
+  return name !== undefined && Object.hasOwn(OPTIONS, name);
+}
+
+/**
+ * `--kid -abc…` as `--kid=-abc…`: a value may start with '-' (a key id is base64url, one in 64
+ * begins so), which node:util would take for a flag. Only a known flag is not a value.
+ */
+function attachDashValues(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let index = 0; index < argv.length; index += 1) {
+    const token = argv[index]!;
+    const name = /^--([^=]+)$/.exec(token)?.[1];
+    const next = argv[index + 1];
+    const takesValue = name !== undefined && Object.hasOwn(OPTIONS, name) && OPTIONS[name as OptionName].type === 'string';
+    if (takesValue && next !== undefined && next.startsWith('-') && !isKnownFlag(next) && next !== '-h') {
+      out.push(`${token}=${next}`);
+      index += 1;
+    } else {
+      out.push(token);
+    }
+  }
+  return out;
+}
+
 export function parseCommandLine(argv: readonly string[]): ParsedArgs {
   try {
     const { values, positionals, tokens } = parseArgs({
-      args: [...argv],
+      args: attachDashValues(argv),
       options: OPTIONS,
       allowPositionals: true,
       strict: true,

@@ -105,7 +105,7 @@ describe('talent-auth keys: rotation steps on a JWKS file (built CLI, subprocess
 
     // 2. switch: the new ES256 key moves before the old one
     const promoted = await cli(['keys', 'promote', '--file', file, '--kid', newEs.kid, '--json']);
-    expect(promoted.code).toBe(0);
+    expect([promoted.code, promoted.stderr]).toEqual([0, '']);
     expect(promoted.json).toMatchObject({ file, kid: newEs.kid, alg: 'ES256', previous_kid: oldEs.kid, changed: true });
     expect(read(file).keys.map((key) => key.kid)).toEqual([newEs.kid, oldEs.kid, oldRs.kid, newRs.kid]);
     expect(promoted.json.keys.map((key: { kid: string; state: string }) => [key.kid, key.state])).toEqual([
