@@ -885,6 +885,57 @@ function connect(options: RedisStoreOptions, timeoutMs: number): Connection {
   };
 }
 
+/**
+ * The store could not start: Redis could not be reached, refused the credentials or the database,
+ * or did not answer in time. The message says where (hosts and ports, never credentials) and why,
+ * in one line an operator can act on.
+ */
+export class StoreStartError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreStartError';
+  }
+}
+
+/** An error Redis itself answered (as opposed to a socket error). */
+function isReplyError(error: Error): boolean {
+  return error.name === 'ReplyError' || /^(ERR|WRONGPASS|NOAUTH|NOPERM)\b/.test(error.message);
+}
+
+/** host:port of a redis:// URL, or the URL's position when it cannot be parsed; never credentials. */
+function hostOf(url: string): string {
+  const parsed = URL.parse(url);
+  if (!parsed?.hostname) return 'an unparseable URL';
+  return `${parsed.hostname}:${parsed.port || 6379}`;
+}
+
+/** Where the store connects, for messages: hosts, ports, database, never credentials. */
+export function describeRedisTarget(options: RedisConnectionOptions): string {
+  if (options.cluster) return `the Redis Cluster of ${options.cluster.nodes.map(hostOf).join(', ')}`;
+  if (options.sentinel) {
+    const sentinels = options.sentinel.sentinels.map(({ host, port }) => `${host}:${port}`).join(', ');
+    return `the Redis master "${options.sentinel.name}" of the sentinels ${sentinels}`;
+  }
+  const database = URL.parse(options.url ?? '')?.pathname.replace(/^\//, '');
+  return `Redis at ${hostOf(options.url ?? '')}${database ? `, database ${database}` : ''}`;
+}
+
+function startFailure(options: RedisStoreOptions, error: unknown, noted: readonly Error[]): string {
+  const where = describeRedisTarget(options);
+  const refused = noted.find(isReplyError);
+  if (refused) {
+    const word = /^[A-Z]+/.exec(refused.message)?.[0] ?? 'ERR';
+    if (/DB index/i.test(refused.message)) return `${where}: the database cannot be selected (${refused.message})`;
+    if (word === 'WRONGPASS' || word === 'NOAUTH' || word === 'NOPERM') return `${where} refused the credentials (${refused.message})`;
+    return `${where} refused to start the connection (${refused.message})`;
+  }
+  if (error instanceof StoreUnavailable) return `cannot connect to ${where}: no answer within ${STARTUP_TIMEOUT_MS / 1000} s`;
+  // The socket's own error says why (ECONNREFUSED, ENOTFOUND, ...); ioredis' rejection only says
+  // "Connection is closed."
+  const cause = noted.at(-1) ?? (error instanceof Error ? error : undefined);
+  return `cannot connect to ${where}: ${cause?.message ?? String(error)}`;
+}
+
 function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
@@ -907,6 +958,10 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
   const onError = options.onError ?? (() => {});
   const connection = connect(options, timeoutMs);
   const { client } = connection;
+  // What went wrong while starting, to say it in one line if the start fails.
+  const startErrors: Error[] = [];
+  const noteStartError = (error: Error) => startErrors.push(error);
+  client.on('error', noteStartError);
   client.on('error', onError);
   const io = new Io(client, timeoutMs, connection.ready);
   const records = new RedisRecords(io, prefix, onError);
@@ -935,13 +990,19 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
         } else {
           await client.connect();
         }
+        // ioredis reports a refused SELECT (a database the server does not have) or a refused
+        // AUTH on a reconnect as an error event and goes on, on database 0: that must stop here.
+        const refused = startErrors.find(isReplyError);
+        if (refused) throw refused;
         await records.follow(connection.createSubscriber, heartbeatMs);
       })(),
       STARTUP_TIMEOUT_MS,
     );
   } catch (error) {
     await shut();
-    throw error;
+    throw new StoreStartError(startFailure(options, error, startErrors));
+  } finally {
+    client.off('error', noteStartError);
   }
 
   const cluster = options.cluster !== undefined;

@@ -1,11 +1,13 @@
 /**
  * The example server: `npm start`. Memory store unless REDIS_URL is set.
- * Environment: PORT (3000), BASE_URL (http://localhost:PORT), PATH_PREFIX (''), JWKS_FILE,
+ * Environment: HOST (127.0.0.1: it seeds demo users whose passwords are published), PORT (3000),
+ * BASE_URL (http://localhost:PORT), PATH_PREFIX (''), JWKS_FILE,
  * REDIS_URL (or REDIS_CLUSTER_NODES=redis://h1:7000,redis://h2:7000, or REDIS_SENTINELS=h1:26379,h2:26379
  * with REDIS_SENTINEL_NAME), COOKIE_KEYS (comma-separated, at least 32 characters each), TRUST_PROXY (1: behind a
  * proxy that sets X-Forwarded-*), METRICS (1: serve /metrics), LOG_LEVEL (info).
  */
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import Koa from 'koa';
 import mount from 'koa-mount';
 import {
@@ -17,13 +19,50 @@ import { demoApis, demoApps, demoClient, demoUsers, DEMO_TENANT } from './demo-d
 import { demoScimApi } from './demo-scim.js';
 import { portalRoutes } from './portal.js';
 
-const port = Number(process.env.PORT ?? 3000);
-const baseUrl = (process.env.BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
+/** A start-up failure: its message is the one line the operator sees. */
+class StartError extends Error {}
+
+function portOf(value: string | undefined): number {
+  if (value === undefined) return 3000;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new StartError(`PORT must be a port number (0..65535), not "${value}"`);
+  return port;
+}
+
+const host = process.env.HOST ?? '127.0.0.1';
+let port = 3000;
+let baseUrl = '';
 const pathPrefix = process.env.PATH_PREFIX ?? '';
 
 function loadKeys(): { jwks: PrivateJwks } | undefined {
   const file = process.env.JWKS_FILE;
-  return file ? { jwks: JSON.parse(readFileSync(file, 'utf8')) as PrivateJwks } : undefined;
+  if (!file) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new StartError(`JWKS_FILE ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  try {
+    return { jwks: JSON.parse(text) as PrivateJwks };
+  } catch {
+    throw new StartError(`JWKS_FILE ${file} is not JSON: it must hold a JSON Web Key Set ({"keys":[...]}); npx talent-auth keys generate writes one`);
+  }
+}
+
+/** Listens, or fails with a sentence (a port in use, a host that is not this machine's). */
+function listen(server: ReturnType<Koa['listen']>, listenHost: string, listenPort: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const where = `${listenHost}:${listenPort}`;
+      if (error.code === 'EADDRINUSE') reject(new StartError(`port ${listenPort} on ${listenHost} is in use: stop what uses it or set PORT`));
+      else if (error.code === 'EACCES') reject(new StartError(`not allowed to listen on ${where}: use a port above 1023 or set PORT`));
+      else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') reject(new StartError(`HOST ${listenHost} is not an address of this machine`));
+      else reject(new StartError(`cannot listen on ${where} (${error.code ?? error.message})`));
+    });
+    server.once('listening', resolve);
+    server.listen(listenPort, listenHost);
+  });
 }
 
 /** The store the environment names; memory when it names none. */
@@ -72,6 +111,8 @@ async function seedDemoApps(auth: AuthServer): Promise<DemoApp[]> {
 }
 
 async function main(): Promise<void> {
+  port = portOf(process.env.PORT);
+  baseUrl = (process.env.BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
   const keys = loadKeys();
   const cookieKeys = process.env.COOKIE_KEYS?.split(',').filter(Boolean);
   const store = storeFromEnvironment();
@@ -99,20 +140,29 @@ async function main(): Promise<void> {
   }
 
   // A host application embedding the authorization server, as a platform would.
-  const host = new Koa();
-  host.use(demoAppRoutes(apps, auth.issuer));
-  host.use(portalRoutes({ app: apps.find((app) => app.kind === 'confidential'), baseUrl, oauthUrl: auth.issuer, apiUrl: `${baseUrl}${pathPrefix}/api/oauth2`, apis: demoApis }));
+  const hostApp = new Koa();
+  hostApp.use(demoAppRoutes(apps, auth.issuer));
+  hostApp.use(portalRoutes({ app: apps.find((app) => app.kind === 'confidential'), baseUrl, oauthUrl: auth.issuer, apiUrl: `${baseUrl}${pathPrefix}/api/oauth2`, apis: demoApis }));
   // The platform's user-provisioning API, verifying our tokens with the published keys.
-  host.use(demoScimApi(createTokenVerifier({ issuer: auth.issuer, audience: auth.audience, jwks: new URL(`${auth.issuer}/jwks`) })));
-  host.use(mount(auth.app));
-  const server = host.listen(port);
-  await new Promise<void>((resolve) => server.once('listening', resolve));
+  hostApp.use(demoScimApi(createTokenVerifier({ issuer: auth.issuer, audience: auth.audience, jwks: new URL(`${auth.issuer}/jwks`) })));
+  hostApp.use(mount(auth.app));
+  const server = createServer(hostApp.callback());
+  // Slow or stalled clients cannot hold connections for long (Node's defaults: 300 s per request).
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  server.maxConnections = 1000;
+  try {
+    await listen(server, host, port);
+  } catch (error) {
+    await auth.close();
+    throw error;
+  }
 
   const tokenUrl = `${auth.issuer}/token`;
   // Printed once, on purpose: the demo credentials, shown to the operator at start.
   process.stdout.write(
     [
-      `talent-auth example server on ${baseUrl}${pathPrefix} (${store.type === 'redis' ? 'Redis' : 'memory'} store)`,
+      `talent-auth example server on ${baseUrl}${pathPrefix} (${store.type === 'redis' ? 'Redis' : 'memory'} store, listening on ${host}:${port})`,
       `  issuer:     ${auth.issuer}`,
       `  jwks:       ${auth.issuer}/jwks`,
       `  demo tenant "${DEMO_TENANT}", demo client configuration "${demoClient.name}":`,
@@ -145,7 +195,10 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
+// One line that says what to change, never a stack trace: every start-up failure (options, keys,
+// the store, the port) carries its reason in its message.
 main().catch((error: unknown) => {
-  process.stderr.write(`example server failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`talent-auth example server did not start: ${message.split('\n')[0]}\n`);
   process.exit(1);
 });

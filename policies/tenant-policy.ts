@@ -10,6 +10,7 @@ export interface TenantPolicy {
   accessTokenTtl?: number;
 }
 
+/** The host's per-tenant policy (may be async); `undefined` narrows nothing. Read at every use. */
 export type TenantPolicyFunction = (tenant: string) => TenantPolicy | undefined | Promise<TenantPolicy | undefined>;
 
 const policySchema = z

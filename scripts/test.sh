@@ -16,12 +16,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  # npm 11 can refuse `npm ci` over optional platform packages its own lock leaves out
-  # (@unrs/resolver-binding-*); `npm install` from the same lock then installs the same tree.
-  npm ci --no-audit --no-fund || npm install --no-audit --no-fund
-fi
-
+bash scripts/install-deps.sh
 npm run --silent typecheck
 npm run --silent build
 npm run --silent test:jest -- "$@"

@@ -17,6 +17,7 @@ export class OAuthError extends Error {
   }
 }
 
+/** 400 `invalid_request`: a parameter is missing, repeated or malformed. */
 export class InvalidRequest extends OAuthError {
   constructor(description: string) {
     super('invalid_request', 400, description);
@@ -30,18 +31,21 @@ export class InvalidClient extends OAuthError {
   }
 }
 
+/** 400 `invalid_scope`: a scope that is unknown or not assigned. */
 export class InvalidScope extends OAuthError {
   constructor(description: string) {
     super('invalid_scope', 400, description);
   }
 }
 
+/** 400 `unsupported_grant_type`. */
 export class UnsupportedGrantType extends OAuthError {
   constructor(description = 'unsupported grant_type requested') {
     super('unsupported_grant_type', 400, description);
   }
 }
 
+/** 413: a request body over its limit (`limits`). */
 export class PayloadTooLarge extends OAuthError {
   constructor(limit: number) {
     super('invalid_request', 413, `request body exceeds ${limit} bytes`);
@@ -58,12 +62,14 @@ export class ValidationError extends OAuthError {
   }
 }
 
+/** 404 `not_found`: no such record (or one of another tenant, which is answered alike). */
 export class NotFound extends OAuthError {
   constructor(what: string) {
     super('not_found', 404, `${what} not found`);
   }
 }
 
+/** 503 `temporarily_unavailable`: the store cannot be reached; retry after `Retry-After`. */
 export class TemporarilyUnavailable extends OAuthError {
   constructor(description = 'the service is temporarily unavailable, try again') {
     super('temporarily_unavailable', 503, description);

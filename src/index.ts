@@ -1,4 +1,9 @@
-export { createAuthServer, type AuthServer } from './server.js';
+export { createAuthServer, type AuthServer, type ConsentsApi } from './server.js';
+export type { ConnectMiddleware } from './routes/embedding.js';
+export type { ClientConfigurations } from './records/client-configurations.js';
+export type { AppRegistrations } from './records/app-registrations.js';
+export type { Consent, ConsentKey } from './records/consents.js';
+export { StoreStartError } from '../adapters/redis.js';
 export type { AuthServerOptions } from './options.js';
 export type { Account, AccountStore } from './accounts.js';
 export { INTEGRATION_SETUP } from './accounts.js';

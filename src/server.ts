@@ -25,7 +25,7 @@ import { ClientConfigurations } from './records/client-configurations.js';
 import { secretMatches } from './records/secrets.js';
 import { authorizationServerMetadataAlias } from './routes/discovery.js';
 import { oauthErrors } from './routes/oauth-errors.js';
-import { tokenEndpointGuard } from './routes/token-endpoint.js';
+import { tokenEndpointCors, tokenEndpointGuard } from './routes/token-endpoint.js';
 import { engineRouteKey } from './routes/engine-path.js';
 import { failedClientAuthLimit } from './routes/client-auth-limit.js';
 import { clientAddress } from './routes/client-address.js';
@@ -35,6 +35,7 @@ import { consentApi } from './routes/consent-api.js';
 import { managementApi } from './routes/management-api.js';
 import { openApiDocument, openApiRoute } from './routes/openapi.js';
 import { createTokenVerifier } from './resource-server/verifier.js';
+import { connectMiddleware, embeddingChecks, type ConnectMiddleware } from './routes/embedding.js';
 
 function cookieKeysOf(options: ResolvedOptions, logger: Logger): string[] {
   if (options.cookieKeys) return options.cookieKeys;
@@ -46,15 +47,16 @@ function cookieKeysOf(options: ResolvedOptions, logger: Logger): string[] {
 }
 
 /**
- * The token endpoint's own middleware, in front of the engine: the failed-authentication rate
- * limit, then the request guard. The engine routes case-insensitively and with a trailing slash:
- * so must these.
+ * The token endpoint's own middleware, in front of the engine: CORS, the failed-authentication
+ * rate limit, then the request guard. The engine routes case-insensitively and with a trailing
+ * slash: so must these.
  */
 function tokenEndpoint(
   oauthPath: string,
   engine: Koa.Middleware,
   options: ResolvedOptions,
   store: Store,
+  apps: AppRegistrations,
   logger: Logger,
   metrics: Metrics | undefined,
 ): Koa.Middleware {
@@ -64,12 +66,13 @@ function tokenEndpoint(
   const limiter = limits
     ? failedClientAuthLimit(store.counters, limits, addressOf, logger, () => metrics?.clientAuthRefused.inc())
     : undefined;
+  const cors = tokenEndpointCors(() => apps.publicWebOrigins());
   // Straight on to the engine: the routes of pages and APIs between here and it have nothing to
   // do with a token request (and cost each one a path test).
   const guarded: Koa.Middleware = (ctx, next) => guard(ctx, () => engine(ctx, next));
   const limited: Koa.Middleware = limiter ? (ctx, next) => limiter(ctx, () => guarded(ctx, next)) : guarded;
   const tokenPath = engineRouteKey(`${oauthPath}/token`);
-  return (ctx, next) => (engineRouteKey(ctx.path) === tokenPath ? limited(ctx, next) : next());
+  return (ctx, next) => (engineRouteKey(ctx.path) === tokenPath ? cors(ctx, () => limited(ctx, next)) : next());
 }
 
 /** What a host may do with consents: list a user's, revoke one (same rules as the consent API). */
@@ -78,9 +81,25 @@ export interface ConsentsApi {
   revoke(key: ConsentKey & { clientId: string }): Promise<boolean>;
 }
 
+/**
+ * What `createAuthServer()` returns: the server to mount or listen with, and the services that
+ * manage its records.
+ */
 export interface AuthServer {
   /** Koa application: mount it in a host app, or `auth.app.listen(port)`. */
   readonly app: Koa;
+  /**
+   * The same server as Express (Connect, plain `http`) middleware: requests for its paths are
+   * served, every other request goes on to `next` (without `next`: 404). Mount it at the root:
+   * `pathPrefix` adds the prefix.
+   *
+   * @example
+   * ```ts
+   * const host = express();
+   * host.use(auth.middleware);   // before express.json() / express.urlencoded()
+   * ```
+   */
+  readonly middleware: ConnectMiddleware;
   /** The oidc-provider instance, for advanced hooks. */
   readonly provider: Provider;
   readonly issuer: string;
@@ -112,7 +131,28 @@ async function openStore(options: ResolvedOptions, logger: Logger, metrics: Metr
   });
 }
 
-/** Creates the authorization server: options are validated once, here. */
+/**
+ * Creates the authorization server: validates the options (once, here), opens the store, loads or
+ * generates the signing keys and wires the engine, the sign-in pages and the APIs.
+ *
+ * @throws TypeError naming the option when an option is invalid
+ *   (`createAuthServer: invalid options: pathPrefix: ...`).
+ * @throws Error when a key set has no private key for a needed algorithm, or a key is not private.
+ * @throws StoreStartError when Redis cannot be reached, refuses the credentials or the database;
+ *   its message names the host and port (never the password).
+ *
+ * @example
+ * ```ts
+ * const auth = await createAuthServer({
+ *   baseUrl: 'https://platform.example.com',
+ *   pathPrefix: '/auth2',
+ *   store: { type: 'redis', url: process.env.REDIS_URL! },
+ *   apis: [{ id: 'scim', name: 'User provisioning', scopes: { 'scim.read': 'Read users' } }],
+ *   accounts,
+ * });
+ * host.use(mount(auth.app));
+ * ```
+ */
 export async function createAuthServer(input: AuthServerOptions): Promise<AuthServer> {
   const options = resolveOptions(input);
   const logger = options.logger ?? createLogger();
@@ -186,9 +226,10 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   });
   if (metrics) app.use(measureRequests(metrics, routeGroupOf({ pathPrefix: options.pathPrefix, oauthPath })));
   app.use(oauthErrors(options.issuer, logger));
+  app.use(embeddingChecks(options.baseUrl, options.pathPrefix, logger));
   app.use(refuseWhileStoreDown(store, needsStore, logger));
   const engine = mount(oauthPath, provider);
-  app.use(tokenEndpoint(oauthPath, engine, options, store, logger, metrics));
+  app.use(tokenEndpoint(oauthPath, engine, options, store, appRegistrations, logger, metrics));
   if (options.observability.health) app.use(healthRoutes(options.pathPrefix, store));
   if (metrics) app.use(metricsRoute(`${options.pathPrefix}/metrics`, metrics));
   app.use(authorizationServerMetadataAlias(oauthPath));
@@ -236,6 +277,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
 
   return {
     app,
+    middleware: connectMiddleware(app, options.baseUrl, options.pathPrefix),
     provider,
     issuer: options.issuer,
     audience: options.audience,

@@ -245,7 +245,7 @@ const keysGenerate: Command = {
  * Key rotation on a JWKS file (the rule: the first key of each algorithm signs, later keys are only
  * published; provider/keys.ts). Servers read their keys at startup: each step takes effect on an
  * instance when it restarts with the file. The waits between steps are in the help texts and
- * the README ("Key rotation").
+ * docs/keys.md.
  */
 
 /** After `keys add`, before `keys promote` (details: keys add --help). */

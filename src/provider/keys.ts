@@ -1,8 +1,10 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Logger } from '../logger.js';
 
+/** The JWS algorithms the server signs with. */
 export type SigningAlgorithm = 'ES256' | 'RS256' | 'PS256' | 'EdDSA';
 
+/** A JSON Web Key Set with private keys (`keys.jwks`); the first key of each algorithm signs. */
 export interface PrivateJwks {
   keys: JWK[];
 }

@@ -11,9 +11,12 @@ export const APP_REGISTRATION = 'app';
 /** App registrations are not tenant-bound: users of any tenant may authorize an app. */
 const ALL_APPS = '';
 
+/** An app's client type: `public` (SPA, mobile: no secret, PKCE always) or `confidential` (a server: a secret, refresh tokens). */
 export type ClientType = 'public' | 'confidential';
+/** The algorithm an app's ID tokens are signed with. */
 export type IdTokenAlgorithm = 'RS256' | 'PS256' | 'ES256' | 'EdDSA';
 
+/** A named-user application as the library and the management API show it (never its secret). */
 export interface AppRegistration {
   clientId: string;
   name: string;
@@ -39,6 +42,10 @@ export interface StoredAppRegistration extends AppRegistration {
   secretDigest?: string;
 }
 
+/**
+ * What `appRegistrations.create()` takes. `redirectUris` must pass the redirect-URI policy;
+ * `pkceEnabled` may be false only for a confidential app whose redirect URIs are all https.
+ */
 export interface AppRegistrationInput {
   name: string;
   description?: string;
@@ -50,6 +57,7 @@ export interface AppRegistrationInput {
   tenant?: string;
 }
 
+/** What `appRegistrations.update()` takes: any field but the tenant; absent fields stay as they are. */
 export type AppRegistrationPatch = Partial<Omit<AppRegistrationInput, 'tenant'>>;
 
 /** Checks engine-level compatibility of an app (oidc-provider's own client metadata rules). */
@@ -84,13 +92,53 @@ function pkceFor(clientType: ClientType, requested: boolean | undefined, redirec
   return enabled;
 }
 
-/** Named-user applications: create, read, change (client type, PKCE, redirect URIs), secrets, delete. */
+/** The web origin of a redirect URI (https or loopback http), or undefined for a deep link. */
+export function webOrigin(uri: string): string | undefined {
+  const url = URL.parse(uri);
+  return url && (url.protocol === 'https:' || url.protocol === 'http:') ? url.origin : undefined;
+}
+
+/**
+ * Named-user applications (`auth.appRegistrations`): create, read, change (client type, PKCE,
+ * redirect URIs), secrets, delete.
+ */
 export class AppRegistrations {
+  /** The web origins of public apps' redirect URIs, until an app changes. */
+  private origins: Promise<ReadonlySet<string>> | undefined;
+
   constructor(
     private readonly records: RecordStore,
     private readonly engineCheck: EngineCheck,
-  ) {}
+  ) {
+    records.watch((change) => {
+      if (change.kind === undefined || change.kind === APP_REGISTRATION) this.origins = undefined;
+    });
+  }
 
+  /**
+   * The origins a browser may call the token endpoint from (CORS): those of the redirect URIs of
+   * public apps, which exchange their codes from the browser. Kept until an app changes on any
+   * instance (read again at every call while changes cannot be watched).
+   */
+  publicWebOrigins(): Promise<ReadonlySet<string>> {
+    if (this.origins) return this.origins;
+    const reading = this.list().then(
+      (apps) => new Set(apps.filter((app) => app.clientType === 'public').flatMap((app) => app.redirectUris.map(webOrigin)).filter((origin): origin is string => origin !== undefined)),
+    );
+    if (this.records.watching) {
+      this.origins = reading;
+      reading.catch(() => {
+        if (this.origins === reading) this.origins = undefined;
+      });
+    }
+    return reading;
+  }
+
+  /**
+   * Registers an app; a confidential app's secret is returned here only.
+   * @throws ValidationError naming the field; a refused redirect URI is `redirectUris.<index>` with
+   *   the URI and the rule it broke.
+   */
   async create(input: AppRegistrationInput): Promise<AppRegistration & { clientSecret?: string }> {
     const parsed = parseInput(createSchema, input, 'appRegistration');
     const redirectUris = validateRedirectUris(parsed.redirectUris);
@@ -115,11 +163,13 @@ export class AppRegistrations {
     return { ...toPublic(stored), ...(clientSecret ? { clientSecret } : {}) };
   }
 
+  /** The app registration, or undefined. */
   async get(clientId: string): Promise<AppRegistration | undefined> {
     const stored = await this.records.get<StoredAppRegistration>(APP_REGISTRATION, clientId);
     return stored && toPublic(stored);
   }
 
+  /** Every app registration, oldest first. */
   async list(): Promise<AppRegistration[]> {
     const all = await this.records.list<StoredAppRegistration>(APP_REGISTRATION, ALL_APPS);
     return all.map(toPublic).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
@@ -176,6 +226,7 @@ export class AppRegistrations {
     return { clientSecret };
   }
 
+  /** Deletes the app; false when there was none. */
   async delete(clientId: string): Promise<boolean> {
     return this.records.delete(APP_REGISTRATION, clientId);
   }

@@ -14,6 +14,7 @@ export const CLIENT_CONFIGURATION = 'client';
 /** The APIs a client may call: per API id, the scopes assigned and optional data filters. */
 export type Resources = Record<string, { scopes: string[]; constraints?: DimensionFilters }>;
 
+/** A machine-to-machine client as the library and the management API show it (never its secret). */
 export interface ClientConfiguration {
   clientId: string;
   tenant: string;
@@ -30,6 +31,10 @@ export interface StoredClientConfiguration extends ClientConfiguration {
   secretDigest: string;
 }
 
+/**
+ * What `clientConfigurations.create()` takes: at least one API in `resources`, at least one scope
+ * per API, only scopes and constraint dimensions the API defines.
+ */
 export interface ClientConfigurationInput {
   tenant: string;
   name: string;
@@ -38,6 +43,7 @@ export interface ClientConfigurationInput {
   resources: Resources;
 }
 
+/** What `clientConfigurations.update()` takes: any field but the tenant; `description: ''` removes it. */
 export type ClientConfigurationPatch = Partial<Omit<ClientConfigurationInput, 'tenant'>>;
 
 const text = z.string().trim().min(1, 'must not be empty').max(200);
@@ -57,13 +63,20 @@ const fields = {
 const createSchema = z.object({ tenant: text, ...fields }).strict();
 const patchSchema = z.object(fields).partial().strict();
 
-/** Machine-to-machine clients: create, read, change, rotate the secret, delete. */
+/**
+ * Machine-to-machine clients (`auth.clientConfigurations`): create, read, change, rotate the secret,
+ * delete. Every change reaches every instance at once.
+ */
 export class ClientConfigurations {
   constructor(
     private readonly records: RecordStore,
     private readonly catalog: ApiCatalog,
   ) {}
 
+  /**
+   * Creates a client configuration with a new client ID (UUID) and secret; the secret is returned
+   * here only. @throws ValidationError naming the field (`resources.scim.scopes`, ...).
+   */
   async create(input: ClientConfigurationInput): Promise<ClientConfiguration & { clientSecret: string }> {
     const parsed = parseInput(createSchema, input, 'clientConfiguration');
     const clientSecret = generateSecret();
@@ -83,16 +96,23 @@ export class ClientConfigurations {
     return { ...toPublic(stored), clientSecret };
   }
 
+  /** The client configuration, or undefined. */
   async get(clientId: string): Promise<ClientConfiguration | undefined> {
     const stored = await this.records.get<StoredClientConfiguration>(CLIENT_CONFIGURATION, clientId);
     return stored && toPublic(stored);
   }
 
+  /** A tenant's client configurations, oldest first. */
   async list(tenant: string): Promise<ClientConfiguration[]> {
     const all = await this.records.list<StoredClientConfiguration>(CLIENT_CONFIGURATION, tenant);
     return all.map(toPublic).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
+  /**
+   * Changes name, category, description or resources (never the tenant).
+   * @throws ValidationError naming the field; NotFound for an unknown ID; OAuthError 409 when it
+   *   keeps losing a race with other changes.
+   */
   async update(clientId: string, patch: ClientConfigurationPatch): Promise<ClientConfiguration> {
     const parsed = parseInput(patchSchema, patch, 'patch');
     const resources = parsed.resources !== undefined ? this.validateResources(parsed.resources) : undefined;
@@ -124,6 +144,7 @@ export class ClientConfigurations {
     return { clientSecret };
   }
 
+  /** Deletes it (its secret stops working at once); false when there was none. */
   async delete(clientId: string): Promise<boolean> {
     return this.records.delete(CLIENT_CONFIGURATION, clientId);
   }

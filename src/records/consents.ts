@@ -28,6 +28,7 @@ export interface Consent {
   updatedAt: string;
 }
 
+/** Whose consents: a user (`sub`) in a tenant. */
 export interface ConsentKey {
   tenant: string;
   sub: string;

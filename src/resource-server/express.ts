@@ -1,10 +1,23 @@
 import { checkScopes, TokenError, type AccessTokenContext, type TokenVerifier } from './verifier.js';
 
+declare global {
+  // Express's own request type, merged: `req.auth` is typed in every Express handler of an app
+  // that imports the kit (with or without @types/express installed).
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** The verified access token, set by `expressAuthenticate`. */
+      auth?: AccessTokenContext;
+    }
+  }
+}
+
 /** The parts of Express's (or Node's) request and response that the kit uses. */
 export interface ExpressLikeRequest {
   headers: { authorization?: string | undefined };
   auth?: AccessTokenContext;
 }
+/** The parts of Express's response that the kit uses. */
 export interface ExpressLikeResponse {
   status(code: number): this;
   set(name: string, value: string): this;

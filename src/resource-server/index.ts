@@ -6,6 +6,6 @@ export {
   type TokenVerifier,
   type TokenVerifierOptions,
 } from './verifier.js';
-export { authenticate, requireScopes, type AuthState } from './koa.js';
+export { authenticate, requireScopes, type AuthState, type KoaLikeContext, type KoaLikeMiddleware, type KoaLikeNext } from './koa.js';
 export { expressAuthenticate, expressRequireScopes, type ExpressLikeRequest, type ExpressLikeResponse } from './express.js';
 export { constraintsFor, filterByConstraints, passesConstraints } from './constraints.js';

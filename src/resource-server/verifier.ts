@@ -42,6 +42,7 @@ export class TokenError extends OAuthError {
   }
 }
 
+/** What `createTokenVerifier()` takes. */
 export interface TokenVerifierOptions {
   /** The authorization server's issuer, e.g. `https://auth.example.com/oauth2`. */
   issuer: string;
@@ -60,6 +61,7 @@ export interface TokenVerifierOptions {
   realm?: string;
 }
 
+/** Verifies our access tokens; made by `createTokenVerifier()`. */
 export interface TokenVerifier {
   /** Verifies a JWT access token; throws TokenError. */
   verify(token: string): Promise<AccessTokenContext>;

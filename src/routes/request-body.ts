@@ -1,11 +1,71 @@
-import { InvalidRequest, PayloadTooLarge } from '../errors.js';
+import { InvalidRequest, OAuthError, PayloadTooLarge } from '../errors.js';
 import type { Context } from 'koa';
 
-/** Reads the raw request body, refusing more than `limit` bytes without buffering them. */
+/** Marks (in `ctx.state`) a request whose body a host application's parser had read before us. */
+export const HOST_PARSED_BODY = Symbol('talent-auth: body parsed by the host');
+
+/** Tells the operator how to mount us: the fix for a body that a host parser consumed. */
+export const MOUNT_BEFORE_BODY_PARSERS =
+  'mount talent-auth before any body parser of the host application (express.json(), express.urlencoded(), '
+  + 'koa-bodyparser), or skip those parsers for its paths';
+
+/** A host parser consumed the body and left nothing we can use (a multipart or custom parser). */
+export class BodyConsumedByHost extends OAuthError {
+  constructor() {
+    super('server_error', 500, `the request body was read by the host application before talent-auth: ${MOUNT_BEFORE_BODY_PARSERS}`);
+  }
+}
+
+/** A form field as a host's form parser may leave it: a string, or several (a repeated name). */
+function formPairs(name: string, value: unknown): string[] {
+  const values = Array.isArray(value) ? value : [value];
+  if (!values.every((item) => typeof item === 'string')) {
+    throw new InvalidRequest(`parameter "${name}" is not a plain form field`);
+  }
+  return values.map((item) => `${encodeURIComponent(name)}=${encodeURIComponent(item as string)}`);
+}
+
+/**
+ * The body as its bytes, rebuilt from what a host's parser made of it (Express's `req.body`,
+ * koa-bodyparser's `ctx.request.body`), so that it goes through our strict parsers all the same:
+ * a repeated form field comes back repeated (and is refused as such), a JSON body as JSON. What
+ * cannot be rebuilt (a multipart body, a parser that keeps nothing) is a clear error, never a wait
+ * for a stream that has already ended.
+ */
+function hostParsedBody(ctx: Context, limit: number): Buffer {
+  const parsed = (ctx.req as { body?: unknown }).body ?? (ctx.request as { body?: unknown }).body;
+  const type = ctx.request.type.toLowerCase();
+  let body: Buffer | undefined;
+  if (Buffer.isBuffer(parsed)) body = parsed;
+  else if (typeof parsed === 'string') body = Buffer.from(parsed, 'utf8');
+  else if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+    if (type === 'application/json') body = Buffer.from(JSON.stringify(parsed), 'utf8');
+    else if (type === 'application/x-www-form-urlencoded') {
+      body = Buffer.from(Object.entries(parsed).flatMap(([name, value]) => formPairs(name, value)).join('&'), 'utf8');
+    }
+  }
+  if (!body) throw new BodyConsumedByHost();
+  (ctx.state as Record<symbol, unknown>)[HOST_PARSED_BODY] = true;
+  if (body.length > limit) throw new PayloadTooLarge(limit);
+  return body;
+}
+
+/**
+ * Reads the raw request body, refusing more than `limit` bytes without buffering them. When a
+ * host application's body parser read the request first, what it parsed is used instead (the
+ * stream has ended and would never deliver a byte).
+ */
 export function readBody(ctx: Context, limit: number): Promise<Buffer> {
+  const req = ctx.req;
+  if (req.readableEnded || !req.readable) {
+    try {
+      return Promise.resolve(hostParsedBody(ctx, limit));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
   const declared = ctx.request.length;
   if (declared !== undefined && declared > limit) return Promise.reject(new PayloadTooLarge(limit));
-  const req = ctx.req;
   // Plain stream events: the async-iterator form costs several times more per request.
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

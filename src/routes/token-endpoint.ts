@@ -115,8 +115,6 @@ function replaceBody(ctx: Context, { params, raw }: ReadForm): void {
  */
 export function tokenEndpointGuard(limit: number) {
   return async function guardTokenEndpoint(ctx: Context, next: Next): Promise<void> {
-    // CORS preflights are the engine's (clientBasedCORS decides who may call from a browser).
-    if (ctx.method === 'OPTIONS') return next();
     if (ctx.method !== 'POST') {
       ctx.set('Allow', 'POST');
       throw new OAuthError('invalid_request', 405, 'the token endpoint accepts POST only');
@@ -149,6 +147,47 @@ export function tokenEndpointGuard(limit: number) {
     ctx.req.headers.accept = 'application/json';
     await next();
     unauthorizedClientForGrant(ctx);
+  };
+}
+
+/**
+ * CORS at the token endpoint: only a browser on the origin of a public app's redirect URI (an SPA
+ * exchanging its code) may call it; nobody else gets a CORS header.
+ *
+ * - A preflight is answered here: with the CORS headers when its origin is such an origin, without
+ *   them otherwise (the browser then stops). Which app calls is unknown at preflight time; the
+ *   request itself is checked against its own client by the engine (clientBasedCORS).
+ * - A request without an Origin (a server, curl) gets no CORS header at all; the engine would add
+ *   `Access-Control-Allow-Origin: *`.
+ * - Every answer carries `Pragma: no-cache` beside the engine's `Cache-Control: no-store`, for
+ *   HTTP/1.0 caches (RFC 6749 §5.1).
+ */
+export function tokenEndpointCors(publicOrigins: () => Promise<ReadonlySet<string>>) {
+  return async function tokenCors(ctx: Context, next: Next): Promise<void> {
+    const origin = ctx.get('origin');
+    ctx.vary('Origin');
+    if (ctx.method === 'OPTIONS') {
+      ctx.set('Pragma', 'no-cache');
+      if (origin && ctx.get('access-control-request-method') && (await publicOrigins()).has(origin)) {
+        ctx.set('Access-Control-Allow-Origin', origin);
+        ctx.set('Access-Control-Allow-Methods', 'POST');
+        const requested = ctx.get('access-control-request-headers');
+        if (requested) ctx.set('Access-Control-Allow-Headers', requested);
+        ctx.set('Access-Control-Max-Age', '3600');
+      }
+      ctx.status = 204;
+      return;
+    }
+    try {
+      await next();
+    } finally {
+      ctx.set('Pragma', 'no-cache');
+      if (!origin) {
+        for (const name of Object.keys(ctx.response.headers)) {
+          if (name.toLowerCase().startsWith('access-control-')) ctx.remove(name);
+        }
+      }
+    }
   };
 }
 

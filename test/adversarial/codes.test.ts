@@ -31,7 +31,7 @@ import {
   withClockMoved,
 } from './helpers.js';
 
-/** Authorization codes live 300 s (README "Embedding"/DESIGN "Lifetimes"; provider/configuration.ts). */
+/** Authorization codes live 300 s (docs/decisions.md; provider/configuration.ts). */
 const CODE_TTL_MS = 300_000;
 
 

@@ -57,7 +57,7 @@ describe.each(STORE_KINDS)('adversarial PKCE (%s store)', (kind) => {
 
   describe.each(['public', 'confidential'])('%s app, at the token endpoint', (type) => {
     const app = (): PublicApp | ConfidentialApp => (type === 'public' ? spa : web);
-    // README: a public app's missing code_verifier is a malformed request; for a confidential app
+    // docs/decisions.md: a public app's missing code_verifier is a malformed request; for a confidential app
     // (authenticated, PKCE-enabled) it is a PKCE mismatch.
     const missingVerifier = type === 'public' ? 'invalid_request' : 'invalid_grant';
 

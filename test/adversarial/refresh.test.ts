@@ -23,7 +23,7 @@ import {
   withClockMoved,
 } from './helpers.js';
 
-/** Refresh tokens live 3600 s, rolling (README "Refresh tokens"). */
+/** Refresh tokens live 3600 s, rolling (docs/decisions.md, "Refresh tokens"). */
 const REFRESH_TTL_MS = 3_600_000;
 
 describe.each(STORE_KINDS)('adversarial refresh tokens (%s store)', (kind) => {

@@ -306,7 +306,8 @@ describe('talent-auth CLI (built, as a subprocess, on a real redis-server)', () 
       const port = await freePort();
       const closed = await cli(['clients', 'list', '--tenant', 'acme', '--redis', `redis://127.0.0.1:${port}`]);
       expect(closed.code).toBe(2);
-      expect(closed.stderr).toContain(`cannot connect to Redis at redis://127.0.0.1:${port}`);
+      expect(closed.stderr).toMatch(new RegExp(`^talent-auth: cannot connect to Redis at 127\\.0\\.0\\.1:${port}: connect ECONNREFUSED`));
+      expect(closed.stderr.trim().split('\n')).toHaveLength(1);
       expect(closed.stderr).not.toContain('[ioredis]');
 
       const fromEnv = await cli(['apps', 'list', '--json'], { REDIS_URL: `redis://:hunter2@127.0.0.1:${port}` });

@@ -13,7 +13,7 @@ import { basic, postToken, startServer, type RunningServer } from '../support/se
 import { signInForCode } from '../support/sign-in.js';
 
 /**
- * The key-rotation procedure of the README, end to end: two server instances behind a load
+ * The key-rotation procedure of docs/keys.md, end to end: two server instances behind a load
  * balancer on one Redis store, the JWKS file changed by the CLI and the instances restarted one
  * after the other (a rolling restart) at each step. At every point every token issued so far that
  * has not expired verifies, for a resource server using the kit with the remote JWKS (one verifier

@@ -79,11 +79,36 @@ describe.each(STORE_KINDS)('named-user flow over HTTP (%s store)', (kind) => {
     });
     expect((await ask(allowed)).headers.get('access-control-allow-origin')).toBe(allowed);
     expect((await ask('https://evil.example')).headers.get('access-control-allow-origin')).toBeNull();
-    const preflight = await fetch(`${server.oauthUrl}/token`, {
+    const preflight = (origin: string) => fetch(`${server.oauthUrl}/token`, {
       method: 'OPTIONS',
-      headers: { origin: allowed, 'access-control-request-method': 'POST' },
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
     });
-    expect(preflight.status).toBeLessThan(300);
+    const good = await preflight(allowed);
+    expect(good.status).toBe(204);
+    expect(good.headers.get('access-control-allow-origin')).toBe(allowed);
+    expect(good.headers.get('access-control-allow-methods')).toBe('POST');
+    expect(good.headers.get('access-control-allow-headers')).toBe('content-type');
+    // A preflight from any other origin is not answered with CORS headers (the browser stops there).
+    const foreign = await preflight('https://evil.example');
+    expect([...foreign.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);
+  });
+
+  it('gives no CORS header to a caller without an Origin, and Pragma: no-cache with every token answer', async () => {
+    const client = await server.auth.clientConfigurations.create({ tenant: 'acme', name: 'M', category: 'c', resources: { scim: { scopes: ['scim.read'] } } });
+    const ok = await postToken(server.oauthUrl, 'grant_type=client_credentials', { authorization: basic(client.clientId, client.clientSecret) });
+    const failed = await postToken(server.oauthUrl, 'grant_type=client_credentials', { authorization: basic(client.clientId, 'wrong') });
+    const refused = await postToken(server.oauthUrl, 'grant_type=nope', { authorization: basic(client.clientId, client.clientSecret) });
+    for (const answer of [ok, failed, refused]) {
+      expect([...answer.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);
+      expect(answer.headers.get('pragma')).toBe('no-cache');
+      expect(answer.headers.get('cache-control')).toBe('no-store');
+    }
+    expect([ok.status, failed.status, refused.status]).toEqual([200, 401, 400]);
+    // A confidential app's origin never gets CORS: it exchanges its codes on its server.
+    const web = await fetch(`${server.oauthUrl}/token`, {
+      method: 'OPTIONS', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+    });
+    expect(web.headers.get('access-control-allow-origin')).toBeNull();
   });
 
   it('confidential app: Basic, refresh token rotated on use, reuse revokes the grant', async () => {

@@ -1,0 +1,10 @@
+// prepack: what `npm pack` and `npm publish` ship is built here, from the sources, into an empty
+// dist/: the library, its CLI and their types, without source maps (the sources are not shipped,
+// so maps would point nowhere) and without the example server, benchmark or dev tools.
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+rmSync('dist', { recursive: true, force: true });
+execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.package.json'], { stdio: 'inherit' });
