@@ -116,7 +116,8 @@ const SIGN_IN_TTL = 5 * 60_000;
 /** Refresh the access token this long before it expires. */
 const TOKEN_MARGIN = 30_000;
 const FORM_LIMIT = 16 * 1024;
-const SCOPE = 'openid profile';
+/** The portal asks for the management right explicitly (policies/management.ts); users without the permission get tokens without it. */
+const SCOPE = 'openid profile manage.integrations';
 /** Client IDs are UUIDs; anything else never reaches the APIs. */
 const ID = /^[A-Za-z0-9-]{1,64}$/;
 const PERMISSION_MESSAGE = "You need the permission 'Create and update integration setup' to see and change your organisation's "

@@ -172,7 +172,7 @@ async function main(): Promise<void> {
       'Get a token:',
       `  curl -s -u '${clientId}:${clientSecret}' -d grant_type=client_credentials -d scope=scim.read ${tokenUrl}`,
       'Call the user-provisioning API with it (this client sees the "engineering" group only):',
-      `  curl -s -H "Authorization: Bearer $TOKEN" ${baseUrl}/scim/v2/Users`,
+      `  curl -s -H "Authorization: Bearer $TOKEN" ${baseUrl}/tenants/${DEMO_TENANT}/scim/v2/Users`,
       '',
       ...(apps.length
         ? [

@@ -6,9 +6,23 @@ export type DimensionFilters = Record<string, string[]>;
 /** Data filters per API, as carried in the `constraints` claim: `{ [apiId]: { [dimension]: values } }`. */
 export type Constraints = Record<string, DimensionFilters>;
 
+/** The longest constraint value, in characters. */
+export const MAX_CONSTRAINT_VALUE_LENGTH = 100;
+/**
+ * The largest `constraints` claim a client configuration may make, in bytes of JSON: what keeps
+ * the largest access token under 8 KB (docs/configuration.md, "Limits").
+ */
+export const MAX_CONSTRAINTS_CLAIM_BYTES = 3072;
+
+/** The size of a `constraints` claim, in bytes of JSON (UTF-8), as the token carries it. */
+export function constraintsClaimBytes(constraints: Constraints): number {
+  return Buffer.byteLength(JSON.stringify(constraints), 'utf8');
+}
+
 /**
  * Registration time: a client's constraints for one API. Only dimensions the API declares, each
- * with a non-empty list of non-empty strings.
+ * with a non-empty list of non-empty strings of at most MAX_CONSTRAINT_VALUE_LENGTH characters.
+ * (The whole claim's size is checked over all APIs, checkConstraintsSize.)
  */
 export function validateConstraints(
   catalog: ApiCatalog,
@@ -34,6 +48,9 @@ export function validateConstraints(
       if (typeof value !== 'string' || value.trim() === '') {
         throw new ValidationError(`${field}.${dimension}`, 'values must be non-empty strings');
       }
+      if (value.length > MAX_CONSTRAINT_VALUE_LENGTH) {
+        throw new ValidationError(`${field}.${dimension}`, `values must be at most ${MAX_CONSTRAINT_VALUE_LENGTH} characters`);
+      }
     }
     result[dimension] = [...new Set(values)];
   }
@@ -57,4 +74,16 @@ export function constraintsForGrantedScopes(
     if (filters && Object.keys(filters).length) (result ??= {})[apiId] = filters;
   }
   return result;
+}
+
+/**
+ * Registration time, over all APIs of a client: the constraints claim must stay within
+ * MAX_CONSTRAINTS_CLAIM_BYTES, so that no token of the client outgrows what resource servers
+ * accept in a header (a 6,000-value filter made 100 KB tokens).
+ */
+export function checkConstraintsSize(constraints: Constraints, field: string): void {
+  const bytes = constraintsClaimBytes(constraints);
+  if (bytes > MAX_CONSTRAINTS_CLAIM_BYTES) {
+    throw new ValidationError(field, `the constraints would take ${bytes} bytes in every token; at most ${MAX_CONSTRAINTS_CLAIM_BYTES} are allowed`);
+  }
 }

@@ -6,7 +6,21 @@ export type RedirectUriVerdict = { ok: true; kind: 'https' | 'loopback' | 'deep-
 const MAX_LENGTH = 2000;
 /* RFC 3986 §3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) */
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
+/** Schemes that run code or read local files: refused (the spec's list, plus vbscript). */
 const FORBIDDEN_SCHEMES = new Set(['file', 'javascript', 'data', 'blob', 'vbscript']);
+/**
+ * Schemes that name a network protocol or a browser's own pages rather than an app: a code sent
+ * there would go to a server or extension nobody registered as an app (ws://evil.example), or be
+ * handled by the browser itself. A deep link is an app's own scheme: reverse-DNS private-use
+ * schemes (RFC 8252 §7.1, com.example.app://) and other custom schemes stay accepted.
+ */
+const NETWORK_OR_BROWSER_SCHEMES = new Set([
+  'ws', 'wss', 'ftp', 'ftps', 'sftp', 'ssh', 'telnet', 'gopher', 'ldap', 'ldaps', 'smb', 'nfs', 'irc', 'ircs',
+  'mailto', 'tel', 'sms', 'news', 'nntp', 'rtsp', 'sip', 'sips', 'xmpp', 'git', 'svn', 'redis', 'rediss',
+  'intent', 'android-app', 'about', 'view-source', 'chrome', 'chrome-extension', 'chrome-untrusted', 'edge',
+  'moz-extension', 'resource', 'jar', 'safari-extension', 'safari-web-extension', 'ms-browser-extension',
+  'opera', 'brave', 'devtools', 'filesystem', 'ws+unix', 'wyciwyg',
+]);
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1']);
 const HOSTNAME = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$|^\[[0-9a-f:.]+\]$/i;
 
@@ -37,6 +51,7 @@ function portProblem(authority: string): string | undefined {
  * Accepted: https://host/..., http://localhost[:port]/..., http://127.0.0.1[:port]/..., and
  * custom deep links scheme://... . Refused: userinfo, plain http elsewhere, ports outside
  * 1..65535, custom schemes not in scheme://... form, file/javascript/data/blob (any case),
+ * network and browser-internal schemes (ws, ftp, intent, chrome-extension, mailto, ...),
  * fragments (RFC 6749 §3.1.2), wildcards, whitespace, and dot segments in http(s) paths.
  */
 export function checkRedirectUri(uri: unknown): RedirectUriVerdict {
@@ -47,6 +62,9 @@ export function checkRedirectUri(uri: unknown): RedirectUriVerdict {
   if (!schemeMatch) return refuse('must start with a scheme, e.g. https://');
   const scheme = schemeMatch[1]!.toLowerCase();
   if (FORBIDDEN_SCHEMES.has(scheme)) return refuse(`the ${scheme}: scheme is not allowed`);
+  if (NETWORK_OR_BROWSER_SCHEMES.has(scheme)) {
+    return refuse(`the ${scheme}: scheme is a network or browser scheme, not an app's; use https or the app's own scheme`);
+  }
   // RFC 6749 §3.1.2: the redirection endpoint URI MUST NOT include a fragment component.
   if (uri.includes('#')) return refuse('must not contain a fragment (#)');
   if (uri.slice(scheme.length + 1, scheme.length + 3) !== '//') {

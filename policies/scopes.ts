@@ -1,5 +1,8 @@
 import type { ApiCatalog } from '../src/catalog.js';
 import { InvalidRequest, InvalidScope, ValidationError } from '../src/errors.js';
+import { holdsIntegrationSetup, MANAGEMENT_SCOPE, mayRequestManagement } from './management.js';
+import type { TenantPolicy } from './tenant-policy.js';
+import { narrowScopes } from './tenant-policy.js';
 
 /* RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ) */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -48,18 +51,43 @@ export const OIDC_SCOPES: ReadonlySet<string> = new Set(['openid', 'profile', 'e
 
 /**
  * Authorization requests: `scope` is required (spec), and every scope must be known: an API scope
- * of the catalog or an OIDC scope. The engine would otherwise drop unknown ones silently; we
- * answer invalid_scope (RFC 6749 §4.1.2.1) so the app learns of its mistake.
+ * of the catalog, an OIDC scope, or the management right (for first-party apps only,
+ * policies/management.ts). The engine would otherwise drop unknown ones silently; we answer
+ * invalid_scope (RFC 6749 §4.1.2.1) so the app learns of its mistake.
  */
-export function validateAuthorizationScopes(catalog: ApiCatalog, requested: string | undefined): void {
+export function validateAuthorizationScopes(catalog: ApiCatalog, requested: string | undefined, firstParty: boolean): void {
   if (requested === undefined || requested.trim() === '') {
     throw new InvalidRequest('missing required parameter "scope"');
   }
   for (const scope of requested.split(' ').filter(Boolean)) {
-    if (!OIDC_SCOPES.has(scope) && !catalog.apiOfScope(scope)) {
+    if (scope === MANAGEMENT_SCOPE) {
+      if (!mayRequestManagement(firstParty)) throw new InvalidScope(`the scope "${MANAGEMENT_SCOPE}" is only for the platform's own apps`);
+    } else if (!OIDC_SCOPES.has(scope) && !catalog.apiOfScope(scope)) {
       throw new InvalidScope(`unknown scope "${scope}"`);
     }
   }
+}
+
+/** Scopes of the one resource (our audience): the catalog's API scopes and the management right. */
+export function isResourceScope(catalog: ApiCatalog, scope: string): boolean {
+  return scope === MANAGEMENT_SCOPE || catalog.apiOfScope(scope) !== undefined;
+}
+
+/**
+ * Everything a named-user token of this user, app and tenant may carry at the resource: the API
+ * scopes the user holds that the tenant allows, and the management right when the app is
+ * first-party and the user holds "Create and update integration setup". The token carries those
+ * of them that were asked for and consented.
+ */
+export function namedUserResourceScopes(
+  catalog: ApiCatalog,
+  account: { scopes?: readonly string[] | undefined; permissions?: readonly string[] | undefined },
+  policy: TenantPolicy,
+  firstParty: boolean,
+): string[] {
+  const scopes = narrowScopes(userGrantableScopes(catalog, account.scopes), policy);
+  if (firstParty && holdsIntegrationSetup(account.permissions)) scopes.push(MANAGEMENT_SCOPE);
+  return scopes;
 }
 
 /**

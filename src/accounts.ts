@@ -15,5 +15,4 @@ export interface AccountStore {
   findAccount(sub: string): Promise<Account | undefined>;
 }
 
-/** The permission that gates client and app management. */
-export const INTEGRATION_SETUP = 'integration_setup';
+export { INTEGRATION_SETUP } from '../policies/management.js';

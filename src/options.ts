@@ -5,15 +5,26 @@ import type { Logger } from './logger.js';
 import type { PrivateJwks, SigningAlgorithm } from './provider/keys.js';
 import type { TenantPolicyFunction } from '../policies/tenant-policy.js';
 import type { RedisConnectionOptions } from '../adapters/redis.js';
+import { MANAGEMENT_SCOPE } from '../policies/management.js';
+import { OIDC_SCOPES } from '../policies/scopes.js';
 
 const urlWithoutTrailingSlash = z
   .string()
+  .max(200, 'must be at most 200 characters (it is in every token, twice)')
   .url('must be an absolute URL')
   .refine((value) => /^https?:\/\//.test(value), 'must be an http(s) URL')
   .refine((value) => !/[?#]/.test(value), 'must not have a query or fragment')
   .transform((value) => value.replace(/\/+$/, ''));
 
-const identifier = z.string().regex(/^[a-z][a-z0-9_.-]*$/i, 'must start with a letter and hold letters, digits, _ . -');
+const identifier = z
+  .string()
+  .max(32, 'must be at most 32 characters')
+  .regex(/^[a-z][a-z0-9_.-]*$/i, 'must start with a letter and hold letters, digits, _ . -');
+
+/** The longest scope name of the catalog. */
+const MAX_SCOPE_NAME_LENGTH = 64;
+/** The scope claim of the largest token: every scope of the catalog, and ours (docs: "Limits"). */
+const MAX_SCOPE_CLAIM_BYTES = 2048;
 
 const apiSchema = z
   .object({
@@ -22,9 +33,12 @@ const apiSchema = z
     scopes: z
       .record(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'scope names are RFC 6749 scope tokens'), z.string())
       .refine((scopes) => Object.keys(scopes).length > 0, 'an API needs at least one scope'),
-    constraints: z.array(identifier).default([]),
+    constraints: z.array(identifier).max(8, 'at most 8 constraint dimensions').default([]),
   })
   .strict();
+
+/** Scopes the server defines itself: no API of the catalog may define them too. */
+const RESERVED_SCOPES: ReadonlySet<string> = new Set([...OIDC_SCOPES, MANAGEMENT_SCOPE]);
 
 const redisUrl = z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL');
 
@@ -100,10 +114,20 @@ export const optionsSchema = z
           if (ids.has(api.id)) ctx.addIssue({ code: 'custom', message: `duplicate API id "${api.id}"` });
           ids.add(api.id);
           for (const scope of Object.keys(api.scopes)) {
+            if (scope.length > MAX_SCOPE_NAME_LENGTH) {
+              ctx.addIssue({ code: 'custom', message: `scope "${scope.slice(0, 20)}..." is longer than ${MAX_SCOPE_NAME_LENGTH} characters; scope names must be at most ${MAX_SCOPE_NAME_LENGTH} characters` });
+            }
+            if (RESERVED_SCOPES.has(scope)) {
+              ctx.addIssue({ code: 'custom', message: `scope "${scope}" is reserved (OpenID Connect, or the management right)` });
+            }
             const owner = scopes.get(scope);
             if (owner) ctx.addIssue({ code: 'custom', message: `scope "${scope}" is defined by both "${owner}" and "${api.id}"` });
             scopes.set(scope, api.id);
           }
+        }
+        const claim = [...scopes.keys(), ...RESERVED_SCOPES].join(' ');
+        if (Buffer.byteLength(claim) > MAX_SCOPE_CLAIM_BYTES) {
+          ctx.addIssue({ code: 'custom', message: `the scopes' names take ${Buffer.byteLength(claim)} bytes; a token carrying all of them must stay within ${MAX_SCOPE_CLAIM_BYTES}` });
         }
       }),
     accounts: z
@@ -118,12 +142,15 @@ export const optionsSchema = z
     audience: z.string().url().optional(),
     accessTokenAlgorithm: z.enum(algorithms).default('ES256'),
     namedUserAccessTokenTtl: z.number().int().min(300).max(3600).default(300),
+    managementAccessTokenTtl: z.number().int().min(60).max(3600).default(300),
     cookieKeys: z.array(z.string().min(32, 'cookie keys need at least 32 characters')).min(1).optional(),
     limits: z
       .object({
         tokenRequestBytes: bytes.default(16 * 1024),
         apiRequestBytes: bytes.default(64 * 1024),
         formRequestBytes: bytes.default(4 * 1024),
+        authorizeQueryBytes: bytes.default(4 * 1024),
+        bodyTimeoutMs: z.number().int().min(100).max(300_000).default(10_000),
       })
       .strict()
       .prefault({}),
@@ -140,6 +167,18 @@ export const optionsSchema = z
               .strict(),
           ])
           .prefault({}),
+        authorize: z.union([z.literal(false), windowLimit]).default({ max: 120, windowSeconds: 60 }),
+        failedSignIn: z
+          .union([
+            z.literal(false),
+            z
+              .object({
+                perUsername: windowLimit.default({ max: 10, windowSeconds: 900 }),
+                perAddress: windowLimit.default({ max: 100, windowSeconds: 900 }),
+              })
+              .strict(),
+          ])
+          .prefault({}),
       })
       .strict()
       .prefault({}),
@@ -150,6 +189,7 @@ export const optionsSchema = z
     proxy: z.boolean().default(false),
     trustedProxyHops: z.number().int().min(1).max(10).default(1),
     tenantPolicy: functionOf<TenantPolicyFunction>('a function of the tenant').optional(),
+    tenantDisplayName: functionOf<TenantDisplayName>('a function of the tenant').optional(),
     logger: z
       .custom<Logger>(
         (value) =>
@@ -184,6 +224,11 @@ export interface AuthServerOptions {
   accessTokenAlgorithm?: SigningAlgorithm;
   /** Lifetime of named-user access tokens, 300..3600 s; default 300. */
   namedUserAccessTokenTtl?: number;
+  /**
+   * Lifetime of access tokens that carry the management right (`manage.integrations`), 60..3600 s;
+   * default 300, whatever the named-user or tenant lifetime.
+   */
+  managementAccessTokenTtl?: number;
   /** Keys that sign the sign-in cookies (newest first); generated per process when absent. */
   cookieKeys?: string[];
   /** Request body limits in bytes (1 KiB..1 MiB); larger bodies get 413. */
@@ -194,6 +239,10 @@ export interface AuthServerOptions {
     apiRequestBytes?: number;
     /** The sign-in and consent forms; default 4 KiB. */
     formRequestBytes?: number;
+    /** The query (or form body) of an authorization request; default 4 KiB (larger: 400 page). */
+    authorizeQueryBytes?: number;
+    /** A request body that has not arrived in this many milliseconds is cut with 408; default 10 s. */
+    bodyTimeoutMs?: number;
   };
   /**
    * Failed client authentications at the token endpoint, counted in the store (shared by every
@@ -204,6 +253,20 @@ export interface AuthServerOptions {
     failedClientAuth?:
       | false
       | { perClient?: { max: number; windowSeconds: number }; perAddress?: { max: number; windowSeconds: number } };
+    /**
+     * Authorization requests per source address, counted in the store; default 120 per 60 s; past
+     * it: a 429 page with Retry-After. `false` turns it off.
+     */
+    authorize?: false | { max: number; windowSeconds: number };
+    /**
+     * Failed sign-ins (a wrong password), counted per username and per address in the store;
+     * defaults 10 per username and 100 per address per 15 minutes; past them: a 429 page with
+     * Retry-After. A browser that signed in as that user before is not held by the username limit.
+     * `false` turns it off.
+     */
+    failedSignIn?:
+      | false
+      | { perUsername?: { max: number; windowSeconds: number }; perAddress?: { max: number; windowSeconds: number } };
   };
   /** `{pathPrefix}/healthz` and `/readyz` (default on), Prometheus `{pathPrefix}/metrics` (default off). */
   observability?: { health?: boolean; metrics?: boolean };
@@ -216,13 +279,22 @@ export interface AuthServerOptions {
   trustedProxyHops?: number;
   /** Per-tenant narrowing: which apps its users may authorize, which scopes, token lifetime. */
   tenantPolicy?: TenantPolicyFunction;
+  /**
+   * A tenant's name as people know it, for the consent page's "Registered by ..." (may be async;
+   * undefined or absent: the tenant ID is shown).
+   */
+  tenantDisplayName?: TenantDisplayName;
   logger?: Logger;
 }
 
-export type ResolvedOptions = Omit<z.output<typeof optionsSchema>, 'keys' | 'apis' | 'accounts' | 'tenantPolicy' | 'store'> & {
+/** A tenant's display name (`tenantDisplayName` option). */
+export type TenantDisplayName = (tenant: string) => string | undefined | Promise<string | undefined>;
+
+export type ResolvedOptions = Omit<z.output<typeof optionsSchema>, 'keys' | 'apis' | 'accounts' | 'tenantPolicy' | 'tenantDisplayName' | 'store'> & {
   store: { type: 'memory' } | RedisStoreOption;
   apis: ApiDefinition[];
   tenantPolicy?: TenantPolicyFunction;
+  tenantDisplayName?: TenantDisplayName;
   keys?: { jwks: PrivateJwks };
   accounts?: AccountStore;
   audience: string;
@@ -246,6 +318,7 @@ export function resolveOptions(input: AuthServerOptions): ResolvedOptions {
     store: options.store as ResolvedOptions['store'],
     accounts: options.accounts,
     tenantPolicy: options.tenantPolicy,
+    tenantDisplayName: options.tenantDisplayName,
     audience: options.audience ?? `${options.baseUrl}/api`,
     issuer: `${options.baseUrl}${options.pathPrefix}/oauth2`,
   };

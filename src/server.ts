@@ -23,7 +23,7 @@ import { publicJwks, resolveSigningKeys, type SigningAlgorithm } from './provide
 import { prefixTokenIdsWithGrantSlot } from './provider/token-ids.js';
 import { ClientConfigurations } from './records/client-configurations.js';
 import { secretMatches } from './records/secrets.js';
-import { authorizationServerMetadataAlias } from './routes/discovery.js';
+import { authorizationServerMetadataAlias, publicDocuments } from './routes/discovery.js';
 import { oauthErrors } from './routes/oauth-errors.js';
 import { tokenEndpointCors, tokenEndpointGuard } from './routes/token-endpoint.js';
 import { engineRouteKey } from './routes/engine-path.js';
@@ -35,7 +35,10 @@ import { consentApi } from './routes/consent-api.js';
 import { managementApi } from './routes/management-api.js';
 import { openApiDocument, openApiRoute } from './routes/openapi.js';
 import { createTokenVerifier } from './resource-server/verifier.js';
-import { connectMiddleware, embeddingChecks, type ConnectMiddleware } from './routes/embedding.js';
+import { connectMiddleware, embeddingChecks, ownPaths, type ConnectMiddleware } from './routes/embedding.js';
+import { cutStalledBodies } from './routes/body-timeout.js';
+import { authorizeGuard } from './routes/authorize-guard.js';
+import { SignInThrottle } from './routes/sign-in-throttle.js';
 
 function cookieKeysOf(options: ResolvedOptions, logger: Logger): string[] {
   if (options.cookieKeys) return options.cookieKeys;
@@ -57,14 +60,14 @@ function tokenEndpoint(
   options: ResolvedOptions,
   store: Store,
   apps: AppRegistrations,
+  addressOf: (ctx: Koa.Context) => string,
   logger: Logger,
   metrics: Metrics | undefined,
 ): Koa.Middleware {
   const guard = tokenEndpointGuard(options.limits.tokenRequestBytes);
   const limits = options.rateLimits.failedClientAuth;
-  const addressOf = clientAddress(options.proxy ? options.trustedProxyHops : 0);
   const limiter = limits
-    ? failedClientAuthLimit(store.counters, limits, addressOf, logger, () => metrics?.clientAuthRefused.inc())
+    ? failedClientAuthLimit(store.counters, limits, addressOf, logger, () => metrics?.rateLimited.inc({ limit: 'client_auth' }))
     : undefined;
   const cors = tokenEndpointCors(() => apps.publicWebOrigins());
   // Straight on to the engine: the routes of pages and APIs between here and it have nothing to
@@ -181,6 +184,17 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   provider.Client.prototype.redirectUriAllowed = function redirectUriAllowed(value: string) {
     return redirectUriMatches(this.redirectUris ?? [], value);
   };
+  // The spec returns code and state as query parameters: `fragment`, `form_post` (an engine page
+  // with an inline script) and the rest are refused with invalid_request, and the error itself goes
+  // back in the query (the requested mode is forgotten before the engine answers with it).
+  provider.Client.prototype.responseModeAllowed = function responseModeAllowed(mode: string) {
+    const params = (Provider as unknown as { ctx?: { oidc?: { params?: Record<string, unknown> } } }).ctx?.oidc?.params;
+    // A mode the request did not name is the response type's default: the response type's own
+    // check decides (only `code` is supported, whose default is query).
+    if (mode === 'query' || params?.response_mode === undefined) return true;
+    params.response_mode = undefined;
+    return false;
+  };
   prefixTokenIdsWithGrantSlot(provider);
   cacheClientLookups(provider, store.records);
   enforceSingleUse(provider, store);
@@ -214,6 +228,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     return (path.startsWith(lower.oauth) && !path.startsWith(`${lower.oauth}.well-known/`)) || path.startsWith(lower.api);
   };
 
+  const addressOf = clientAddress(options.proxy ? options.trustedProxyHops : 0);
   const app = new Koa({ proxy: options.proxy, maxIpsCount: options.proxy ? options.trustedProxyHops : 0 });
   app.keys = cookieKeys;
   app.silent = true;
@@ -227,12 +242,22 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   if (metrics) app.use(measureRequests(metrics, routeGroupOf({ pathPrefix: options.pathPrefix, oauthPath })));
   app.use(oauthErrors(options.issuer, logger));
   app.use(embeddingChecks(options.baseUrl, options.pathPrefix, logger));
+  app.use(cutStalledBodies(options.limits.bodyTimeoutMs, ownPaths(options.pathPrefix)));
   app.use(refuseWhileStoreDown(store, needsStore, logger));
+  app.use(authorizeGuard(
+    oauthPath,
+    { queryBytes: options.limits.authorizeQueryBytes, perAddress: options.rateLimits.authorize },
+    store.counters,
+    addressOf,
+    logger,
+    () => metrics?.rateLimited.inc({ limit: 'authorize' }),
+  ));
   const engine = mount(oauthPath, provider);
-  app.use(tokenEndpoint(oauthPath, engine, options, store, appRegistrations, logger, metrics));
+  app.use(tokenEndpoint(oauthPath, engine, options, store, appRegistrations, addressOf, logger, metrics));
   if (options.observability.health) app.use(healthRoutes(options.pathPrefix, store));
   if (metrics) app.use(metricsRoute(`${options.pathPrefix}/metrics`, metrics));
   app.use(authorizationServerMetadataAlias(oauthPath));
+  app.use(publicDocuments(oauthPath, new URL(options.baseUrl).origin));
   app.use(
     interactionRoutes({
       provider,
@@ -244,8 +269,14 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       audience: options.audience,
       catalog,
       tenantPolicy: options.tenantPolicy,
+      tenantDisplayName: options.tenantDisplayName,
       logger,
       formLimit: options.limits.formRequestBytes,
+      addressOf,
+      throttle: new SignInThrottle(store.counters, options.rateLimits.failedSignIn, cookieKeys, logger, {
+        failed: () => metrics?.signInFailures.inc(),
+        refused: () => metrics?.rateLimited.inc({ limit: 'sign_in' }),
+      }),
     }),
   );
   const ownTokens = createTokenVerifier({

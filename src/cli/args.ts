@@ -24,6 +24,7 @@ const OPTIONS = {
   type: { type: 'string' },
   'no-pkce': { type: 'boolean' },
   'first-party': { type: 'boolean' },
+  'all-tenants': { type: 'boolean' },
   // keys
   alg: { type: 'string', multiple: true },
   out: { type: 'string' },

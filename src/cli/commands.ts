@@ -139,7 +139,7 @@ const clientsDelete: Command = {
 };
 
 const appsCreate: Command = {
-  options: ['name', 'description', 'redirect-uri', 'type', 'no-pkce', 'first-party'],
+  options: ['name', 'description', 'redirect-uri', 'type', 'no-pkce', 'first-party', 'tenant', 'all-tenants'],
   operands: [],
   async run(context) {
     const { values } = context.args;
@@ -152,7 +152,12 @@ const appsCreate: Command = {
       clientType: required(values.type, 'type', command) as ClientType,
       ...(values['no-pkce'] ? { pkceEnabled: false } : {}),
       ...(values['first-party'] ? { firstParty: true } : {}),
+      ...(values.tenant !== undefined ? { tenant: values.tenant } : {}),
+      ...(values['all-tenants'] ? { openToAllTenants: true } : {}),
     };
+    if (values['all-tenants'] && values.tenant === undefined) {
+      throw new UsageError('apps create: --all-tenants opens a tenant\'s app to every tenant: give --tenant too (an app without one is open to all already)', '--all-tenants');
+    }
     const created = await (await appRegistrations(context)).create(input);
     const lines = [
       `Registered ${created.clientType} app "${safe(created.name)}".`,
@@ -161,6 +166,7 @@ const appsCreate: Command = {
       `  redirect_uris: ${safe(created.redirectUris.join(' '))}`,
       `  pkce_enabled:  ${created.pkceEnabled}`,
       ...(created.firstParty ? ['  first_party:   true'] : []),
+      ...(created.tenant ? [`  tenant:        ${safe(created.tenant)}${created.openToAllTenants ? ' (open to all tenants)' : ' (its users only)'}`] : []),
       ...(created.clientSecret ? [SECRET_NOTE] : []),
     ];
     out(context, appWire(created), `${lines.join('\n')}\n`);

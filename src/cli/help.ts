@@ -72,7 +72,7 @@ Run talent-auth clients <command> --help for details.
 `,
   apps: `Usage: talent-auth apps <command> [options]
 
-  create --name <n> --redirect-uri <uri> [...] --type public|confidential [--no-pkce] [--first-party]
+  create --name <n> --redirect-uri <uri> [...] --type public|confidential [--no-pkce] [--first-party] [--tenant <id> [--all-tenants]]
   list
   rotate-secret <clientId>
   delete <clientId>
@@ -158,6 +158,7 @@ ${EXIT_CODES}
 `,
   'apps create': `Usage: talent-auth apps create --name <name> --redirect-uri <uri> [--redirect-uri ...]
          --type public|confidential [--description <text>] [--no-pkce] [--first-party]
+         [--tenant <id> [--all-tenants]]
 
 Registers an app for named-user sign-in and prints its client_id (and, for a confidential app, its
 client_secret, shown only this once).
@@ -169,7 +170,11 @@ client_secret, shown only this once).
   --type <type>             public (SPA, mobile: no secret, PKCE always on) or confidential
                             (server-side: a secret, refresh tokens)
   --no-pkce                 confidential apps only, and only when every redirect URI is https
-  --first-party             a platform-owned app: its users' tokens may manage all their consents
+  --first-party             a platform-owned app: its users' tokens may manage all their consents,
+                            and it may ask for the management right (manage.integrations)
+  --tenant <id>             the tenant that owns the app: only its users may authorize it
+                            (without it: an operator's app, open to every tenant)
+  --all-tenants             with --tenant: users of every tenant may authorize it all the same
 
 ${STORE_OPTIONS}
 

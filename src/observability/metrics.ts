@@ -38,9 +38,16 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly clientAuthRefused = new Counter({
-    name: 'talent_auth_client_auth_rate_limited_total',
-    help: 'Token requests refused with 429 after too many failed client authentications',
+  readonly rateLimited = new Counter({
+    name: 'talent_auth_rate_limited_total',
+    help: 'Requests refused with 429 by a rate limit: client_auth (token endpoint), authorize, sign_in',
+    labelNames: ['limit'] as const,
+    registers: [this.registry],
+  });
+
+  readonly signInFailures = new Counter({
+    name: 'talent_auth_sign_in_failures_total',
+    help: 'Failed sign-ins (wrong username or password)',
     registers: [this.registry],
   });
 

@@ -63,3 +63,42 @@ export function cspSource(uri: string): string {
   if (!url) return '';
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
 }
+
+/** What sending a page needs of a Koa context (a page can be sent from any of our routes). */
+interface PageContext {
+  status: number;
+  type: string;
+  body: unknown;
+  set(field: string, value: string): void;
+}
+
+/**
+ * Sends a page with the headers every page of ours has: its CSP, no caching (a sign-in page holds
+ * a CSRF token), no MIME sniffing, no framing for browsers without CSP `frame-ancestors`, and a
+ * same-origin Referer (not no-referrer: under it browsers send "Origin: null" with our own forms).
+ */
+export function sendPage(ctx: PageContext, { html, csp }: Page, status = 200): void {
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.set('Content-Security-Policy', csp);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('Referrer-Policy', 'same-origin');
+  ctx.body = html;
+}
+
+/** An error page: a title and what happened, in words. */
+export function errorPage(message: string, heading = 'Sign-in cannot continue'): Page {
+  return page('Sign-in error', `<h1>${escapeHtml(heading)}</h1><p role="alert" class="error">${escapeHtml(message)}</p>`);
+}
+
+/** The page of an OAuth error that cannot go back to the app (no trusted redirect URI). */
+export function oauthErrorPage(error: string, description: string): Page {
+  return page(
+    'Sign-in error',
+    `<h1>Sign-in cannot continue</h1>
+<p role="alert" class="error"><strong>${escapeHtml(error)}</strong>: ${escapeHtml(description)}</p>
+<p class="muted">Return to the application and try again. If this keeps happening, contact its publisher.</p>`,
+  );
+}

@@ -1,6 +1,6 @@
 import type { ApiCatalog } from '../catalog.js';
 import { cspSource, escapeHtml, page, type Page } from './html.js';
-import { OIDC_SCOPE_WORDS } from './scope-words.js';
+import { scopeWords } from './scope-words.js';
 
 export interface LoginView {
   action: string;
@@ -36,8 +36,10 @@ export interface ConsentView {
   csrf: string;
   appName: string;
   appDescription?: string;
+  /** Who registered the app: a tenant's display name, or "the platform". */
+  registeredBy: string;
   requestedScopes: string[];
-  /** API scopes the user holds; requested ones outside it are shown as unavailable. */
+  /** Resource scopes the user may be given; requested ones outside it are shown as unavailable. */
   userScopes: ReadonlySet<string>;
   redirectUris: readonly string[];
   catalog: ApiCatalog;
@@ -46,9 +48,9 @@ export interface ConsentView {
 /** The consent page: the app, and what it asks for in words, with Allow and Deny. */
 export function consentPage(view: ConsentView): Page {
   const items = view.requestedScopes.map((scope) => {
-    const api = view.catalog.apiOfScope(scope);
-    if (!api) return `<li>${escapeHtml(OIDC_SCOPE_WORDS[scope] ?? scope)}</li>`;
-    const words = `${escapeHtml(api.name)}: ${escapeHtml(api.scopes[scope] ?? scope)}`;
+    const { api, description } = scopeWords(view.catalog, scope);
+    if (!api) return `<li>${escapeHtml(description)}</li>`;
+    const words = `${escapeHtml(api)}: ${escapeHtml(description)}`;
     return view.userScopes.has(scope)
       ? `<li>${words}</li>`
       : `<li class="muted">${words} (not available: you do not hold this permission)</li>`;
@@ -57,6 +59,7 @@ export function consentPage(view: ConsentView): Page {
     'Allow access?',
     `<h1>Allow <strong>${escapeHtml(view.appName)}</strong> to access your account?</h1>
 ${view.appDescription ? `<p class="muted">${escapeHtml(view.appDescription)}</p>` : ''}
+<p class="muted" id="registered-by">Registered by ${escapeHtml(view.registeredBy)}</p>
 <p id="scopes-heading">This application asks to:</p>
 <ul aria-labelledby="scopes-heading">${items.join('')}</ul>
 <form method="post" action="${escapeHtml(view.action)}">

@@ -9,7 +9,7 @@ import {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Client metadata properties we add to the engine's (RFC 7591 names plus these). */
-export const EXTRA_CLIENT_METADATA = ['tenant', 'constraints', 'pkce_enabled'] as const;
+export const EXTRA_CLIENT_METADATA = ['tenant', 'constraints', 'pkce_enabled', 'first_party', 'open_to_all_tenants'] as const;
 
 /** A client configuration as oidc-provider client metadata. The secret stays a digest. */
 export function clientConfigurationMetadata(record: StoredClientConfiguration): EnginePayload {
@@ -27,6 +27,12 @@ export function clientConfigurationMetadata(record: StoredClientConfiguration): 
   };
 }
 
+/** Who owns an app, from its engine client metadata (see appServesTenant). */
+export function engineAppOwner(client: object): { tenant?: string; openToAllTenants: boolean } {
+  const { tenant, open_to_all_tenants: open } = client as { tenant?: unknown; open_to_all_tenants?: unknown };
+  return { ...(typeof tenant === 'string' ? { tenant } : {}), openToAllTenants: open === true };
+}
+
 /** An app registration as oidc-provider client metadata. */
 export function appRegistrationMetadata(app: StoredAppRegistration): EnginePayload {
   const confidential = app.clientType === 'confidential';
@@ -42,6 +48,9 @@ export function appRegistrationMetadata(app: StoredAppRegistration): EnginePaylo
     application_type: app.redirectUris.every((uri) => /^https?:/i.test(uri)) ? 'web' : 'native',
     id_token_signed_response_alg: app.idTokenSigningAlg,
     pkce_enabled: app.pkceEnabled,
+    first_party: app.firstParty,
+    ...(app.tenant ? { tenant: app.tenant } : {}),
+    open_to_all_tenants: app.openToAllTenants === true,
   };
 }
 

@@ -3,7 +3,8 @@ import { errors } from 'oidc-provider';
 import type { Store } from '../../adapters/types.js';
 import { constraintsForGrantedScopes, type Constraints } from '../../policies/constraints.js';
 import { checkCodeChallenge, pkceRequired } from '../../policies/pkce.js';
-import { resolveRequestedScopes, userGrantableScopes, validateAuthorizationScopes } from '../../policies/scopes.js';
+import { accessTokenLifetime, MANAGEMENT_SCOPE } from '../../policies/management.js';
+import { namedUserResourceScopes, resolveRequestedScopes, validateAuthorizationScopes } from '../../policies/scopes.js';
 import { appAllowed, narrowScopes, tenantPolicy } from '../../policies/tenant-policy.js';
 import type { Consents } from '../records/consents.js';
 import { accountOf, engineAccount } from './accounts.js';
@@ -12,7 +13,8 @@ import type { ApiCatalog } from '../catalog.js';
 import { OAuthError } from '../errors.js';
 import type { ResolvedOptions } from '../options.js';
 import type { ClientDirectory } from './client-directory.js';
-import { EXTRA_CLIENT_METADATA } from './client-directory.js';
+import { EXTRA_CLIENT_METADATA, engineAppOwner } from './client-directory.js';
+import { appServesTenant } from '../records/app-registrations.js';
 import { signingKid, type PrivateJwks, type SigningAlgorithm } from './keys.js';
 import { engineKeys } from './signing-keys.js';
 import { renderErrorPage } from './error-page.js';
@@ -21,6 +23,8 @@ import { renderErrorPage } from './error-page.js';
 export const CLIENT_CREDENTIALS_TTL = 3600;
 const AUTHORIZATION_CODE_TTL = 300;
 const REFRESH_TOKEN_TTL = 3600;
+/** The longest `state` or `nonce` an authorization request may carry (they are stored until it ends). */
+const MAX_STATE_OR_NONCE = 1024;
 
 /** Identity claims per OIDC scope, as the ID token carries them. */
 const IDENTITY_CLAIMS = {
@@ -48,6 +52,7 @@ function engineErrors<A extends unknown[], R>(hook: (...args: A) => R): (...args
 interface EngineClientExtras {
   tenant?: string;
   constraints?: Constraints;
+  first_party?: boolean;
 }
 
 export interface EngineSetup {
@@ -67,7 +72,7 @@ export interface EngineSetup {
 /** The node-oidc-provider configuration: every engine decision of ours is in this one place. */
 export function engineConfiguration(setup: EngineSetup): Configuration {
   const { options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents } = setup;
-  const { audience, accessTokenAlgorithm, namedUserAccessTokenTtl, accounts, tenantPolicy: policyOf } = options;
+  const { audience, accessTokenAlgorithm, namedUserAccessTokenTtl, managementAccessTokenTtl, accounts, tenantPolicy: policyOf } = options;
   // The access-token key by kid: the first key of the algorithm (the rotation rule, provider/keys.ts).
   const accessTokenKid = signingKid(jwks, accessTokenAlgorithm, algorithms);
   const jwtFormat = { accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: accessTokenAlgorithm, kid: accessTokenKid } } };
@@ -76,7 +81,7 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     adapter: (model: string) => (model === 'Client' ? clients : store.engine(model)),
     jwks: { keys: engineKeys(jwks, algorithms) } as Configuration['jwks'],
     clients: [],
-    scopes: ['openid', 'offline_access', 'profile', 'email', ...catalog.scopes],
+    scopes: ['openid', 'offline_access', 'profile', 'email', MANAGEMENT_SCOPE, ...catalog.scopes],
     responseTypes: ['code'],
     claims: IDENTITY_CLAIMS,
     // ID tokens carry the identity claims their scopes allow (there is no usable userinfo).
@@ -99,11 +104,17 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     extraParams: {
       // Spec: state is required; the engine would let it be omitted. Checked after the client
       // and redirect URI are known, so the error goes back to the app.
-      state(_ctx, value) {
+      state(ctx, value) {
         if (typeof value !== 'string' || value === '') throw new errors.InvalidRequest('missing required parameter "state"');
+        // What a pending sign-in stores is bounded: state and nonce are kept until it ends.
+        if (value.length > MAX_STATE_OR_NONCE) throw new errors.InvalidRequest(`state must be at most ${MAX_STATE_OR_NONCE} characters`);
+        const nonce = ctx.oidc.params?.nonce;
+        if (typeof nonce === 'string' && nonce.length > MAX_STATE_OR_NONCE) {
+          throw new errors.InvalidRequest(`nonce must be at most ${MAX_STATE_OR_NONCE} characters`);
+        }
       },
-      scope: engineErrors((_ctx: KoaContextWithOIDC, value: unknown) => {
-        validateAuthorizationScopes(catalog, value as string | undefined);
+      scope: engineErrors((_ctx: KoaContextWithOIDC, value: unknown, client: Client) => {
+        validateAuthorizationScopes(catalog, value as string | undefined, (client as EngineClientExtras).first_party === true);
       }),
       // The engine takes 43..128 characters; an S256 challenge is exactly 43 (policies/pkce.ts).
       code_challenge: engineErrors((_ctx: KoaContextWithOIDC, value: unknown) => checkCodeChallenge(value)),
@@ -159,12 +170,18 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
           // Named users: the engine keeps the consented scopes that this list holds, so a scope
           // the user does not hold (now: permissions can change) never reaches a token.
           const account = accountOf(ctx);
-          if (!account) return { scope: catalog.scopes.join(' '), audience, accessTokenTTL: namedUserAccessTokenTtl, ...jwtFormat };
+          const firstParty = (client as EngineClientExtras).first_party === true;
+          // Before sign-in (the authorization request): every scope the app may ask for. The
+          // consent page marks those the user does not hold; the token carries only those she does.
+          if (!account) {
+            const upperBound = firstParty ? [...catalog.scopes, MANAGEMENT_SCOPE] : catalog.scopes;
+            return { scope: upperBound.join(' '), audience, accessTokenTTL: namedUserAccessTokenTtl, ...jwtFormat };
+          }
           const policy = await tenantPolicy(policyOf, account.tenant);
-          if (!appAllowed(policy, client.clientId)) {
+          if (!appAllowed(policy, client.clientId) || !appServesTenant(engineAppOwner(client), account.tenant)) {
             throw new errors.InvalidGrant("the user's organization does not allow this application");
           }
-          const scope = narrowScopes(userGrantableScopes(catalog, account.scopes), policy);
+          const scope = namedUserResourceScopes(catalog, account, policy, firstParty);
           return { scope: scope.join(' '), audience, accessTokenTTL: policy.accessTokenTtl ?? namedUserAccessTokenTtl, ...jwtFormat };
         }),
       },
@@ -196,7 +213,11 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     ttl: {
       ClientCredentials: CLIENT_CREDENTIALS_TTL,
       // The resource server's lifetime: per tenant for named users (getResourceServerInfo).
-      AccessToken: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? namedUserAccessTokenTtl,
+      AccessToken: (_ctx, token) => accessTokenLifetime(
+        token.scope?.split(' ') ?? [],
+        token.resourceServer?.accessTokenTTL ?? namedUserAccessTokenTtl,
+        managementAccessTokenTtl,
+      ),
       AuthorizationCode: AUTHORIZATION_CODE_TTL,
       RefreshToken: REFRESH_TOKEN_TTL,
       IdToken: 3600,

@@ -1,8 +1,11 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
+import { isResourceScope } from '../../policies/scopes.js';
 import { appAllowed, tenantPolicy, type TenantPolicyFunction } from '../../policies/tenant-policy.js';
 import type { ApiCatalog } from '../catalog.js';
 import type { Consents } from '../records/consents.js';
+import { appServesTenant } from '../records/app-registrations.js';
+import { engineAppOwner } from './client-directory.js';
 import { accountOf } from './accounts.js';
 
 type EngineGrant = InstanceType<KoaContextWithOIDC['oidc']['provider']['Grant']>;
@@ -26,6 +29,11 @@ export function consentGrantLoader(consents: Consents, catalog: ApiCatalog, audi
     if (account && !appAllowed(await tenantPolicy(policyOf, account.tenant), ctx.oidc.client!.clientId)) {
       throw new errors.AccessDenied("your organization does not allow this application");
     }
+    // An app registered by one tenant is for that tenant's users (unless the operator opened it):
+    // a look-alike name must not win another tenant's users' consent.
+    if (account && !appServesTenant(engineAppOwner(ctx.oidc.client!), account.tenant)) {
+      throw new errors.AccessDenied('this application belongs to another organization');
+    }
     const fresh = (ctx.oidc.result as { consent?: { grantId?: string } } | undefined)?.consent?.grantId;
     if (fresh) return Grant.find(fresh);
     if (!account) return undefined;
@@ -38,7 +46,7 @@ export function consentGrantLoader(consents: Consents, catalog: ApiCatalog, audi
     const revived = new Grant({ accountId: account.sub, clientId: key.clientId });
     // As the consent page grants them: every scope is also an OIDC scope to the engine (API scopes
     // are among its declared `scopes`), and API scopes are scopes of the one resource.
-    const apiScopes = consent.scopes.filter((scope) => catalog.apiOfScope(scope));
+    const apiScopes = consent.scopes.filter((scope) => isResourceScope(catalog, scope));
     if (consent.scopes.length) revived.addOIDCScope(consent.scopes.join(' '));
     if (apiScopes.length) revived.addResourceScope(audience, apiScopes.join(' '));
     await consents.record({ ...key, grantId: await revived.save(), scopes: consent.scopes });

@@ -31,8 +31,14 @@ export interface AppRegistration {
    * their consents. Any other app's token sees and revokes only its own consent.
    */
   firstParty: boolean;
-  /** The tenant that registered the app, when registered through the management API. */
+  /**
+   * The tenant that registered the app (the management API, the portal, or the library with
+   * `tenant`): only that tenant's users may authorize it, unless `openToAllTenants`. Without a
+   * tenant the app is the operator's, open to every tenant.
+   */
   tenant?: string;
+  /** Set by the operator only (library, CLI): a tenant's app that users of every tenant may authorize. */
+  openToAllTenants: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -54,7 +60,10 @@ export interface AppRegistrationInput {
   pkceEnabled?: boolean;
   idTokenSigningAlg?: IdTokenAlgorithm;
   firstParty?: boolean;
+  /** The tenant that owns the app; absent: the operator's app, open to all tenants. */
   tenant?: string;
+  /** Operator only: lets users of every tenant authorize a tenant's app. */
+  openToAllTenants?: boolean;
 }
 
 /** What `appRegistrations.update()` takes: any field but the tenant; absent fields stay as they are. */
@@ -72,6 +81,7 @@ const fields = {
   pkceEnabled: z.boolean().optional(),
   idTokenSigningAlg: z.enum(['RS256', 'PS256', 'ES256', 'EdDSA']).optional(),
   firstParty: z.boolean().optional(),
+  openToAllTenants: z.boolean().optional(),
 };
 const createSchema = z.object({ ...fields, tenant: text.optional() }).strict();
 const patchSchema = z.object(fields).partial().strict();
@@ -154,6 +164,7 @@ export class AppRegistrations {
       idTokenSigningAlg: parsed.idTokenSigningAlg ?? 'RS256',
       firstParty: parsed.firstParty ?? false,
       ...(parsed.tenant ? { tenant: parsed.tenant } : {}),
+      openToAllTenants: parsed.openToAllTenants ?? false,
       createdAt: now,
       updatedAt: now,
       ...(clientSecret ? { secretDigest: digestSecret(clientSecret) } : {}),
@@ -196,6 +207,7 @@ export class AppRegistrations {
         ...(parsed.name !== undefined ? { name: parsed.name } : {}),
         ...(parsed.idTokenSigningAlg !== undefined ? { idTokenSigningAlg: parsed.idTokenSigningAlg } : {}),
         ...(parsed.firstParty !== undefined ? { firstParty: parsed.firstParty } : {}),
+        ...(parsed.openToAllTenants !== undefined ? { openToAllTenants: parsed.openToAllTenants } : {}),
         redirectUris,
         clientType,
         pkceEnabled: pkceFor(clientType, pkce, redirectUris),
@@ -233,5 +245,14 @@ export class AppRegistrations {
 }
 
 function toPublic({ secretDigest: _digest, ...record }: StoredAppRegistration): AppRegistration {
-  return record;
+  // Records stored before the field existed are not open to all tenants.
+  return { ...record, openToAllTenants: record.openToAllTenants === true };
+}
+
+/**
+ * Whether a user of `tenant` may authorize the app: an operator's app (no tenant) serves every
+ * tenant; a tenant's app serves its own tenant only, unless the operator opened it to all.
+ */
+export function appServesTenant(app: { tenant?: string | undefined; openToAllTenants?: boolean | undefined }, tenant: string): boolean {
+  return app.tenant === undefined || app.tenant === tenant || app.openToAllTenants === true;
 }

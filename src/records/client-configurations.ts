@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { RecordStore } from '../../adapters/types.js';
-import { validateConstraints, type Constraints, type DimensionFilters } from '../../policies/constraints.js';
+import { checkConstraintsSize, validateConstraints, type Constraints, type DimensionFilters } from '../../policies/constraints.js';
 import { validateAssignedScopes } from '../../policies/scopes.js';
 import type { ApiCatalog } from '../catalog.js';
 import { ValidationError } from '../errors.js';
@@ -47,6 +47,8 @@ export interface ClientConfigurationInput {
 export type ClientConfigurationPatch = Partial<Omit<ClientConfigurationInput, 'tenant'>>;
 
 const text = z.string().trim().min(1, 'must not be empty').max(200);
+/** Tenant IDs travel in every token: bounded like the other claims (docs/configuration.md, "Limits"). */
+const tenantId = z.string().trim().min(1, 'must not be empty').max(100);
 const resourcesSchema = z.record(
   z.string(),
   z.object({
@@ -60,7 +62,7 @@ const fields = {
   description: z.string().trim().max(2000).optional(),
   resources: resourcesSchema,
 };
-const createSchema = z.object({ tenant: text, ...fields }).strict();
+const createSchema = z.object({ tenant: tenantId, ...fields }).strict();
 const patchSchema = z.object(fields).partial().strict();
 
 /**
@@ -163,6 +165,7 @@ export class ClientConfigurations {
       }
       result[apiId] = validated;
     }
+    checkConstraintsSize(constraintsOf(result), 'resources');
     return result;
   }
 }

@@ -1,7 +1,7 @@
 import type { RecordStore, Store } from '../../adapters/types.js';
 import { endGrant } from '../provider/end-grant.js';
 import type { ApiCatalog } from '../catalog.js';
-import { OIDC_SCOPE_WORDS } from '../pages/scope-words.js';
+import { scopeWords } from '../pages/scope-words.js';
 import { APP_REGISTRATION, type StoredAppRegistration } from './app-registrations.js';
 
 export const CONSENT = 'consent';
@@ -96,12 +96,7 @@ export class Consents {
     return {
       clientId: record.clientId,
       appName: app?.name,
-      scopes: record.scopes.map((scope) => {
-        const api = this.catalog.apiOfScope(scope);
-        return api
-          ? { scope, description: api.scopes[scope] ?? scope, api: api.name }
-          : { scope, description: OIDC_SCOPE_WORDS[scope] ?? scope };
-      }),
+      scopes: record.scopes.map((scope) => ({ scope, ...scopeWords(this.catalog, scope) })),
       createdAt: record.createdAt,
       updatedAt: record.updatedAt,
     };

@@ -1,4 +1,4 @@
-import { checkScopes, TokenError, type AccessTokenContext, type TokenVerifier } from './verifier.js';
+import { checkScopes, checkTenant, TokenError, type AccessTokenContext, type TokenVerifier } from './verifier.js';
 
 declare global {
   // Express's own request type, merged: `req.auth` is typed in every Express handler of an app
@@ -42,16 +42,35 @@ export function expressAuthenticate(verifier: TokenVerifier) {
   };
 }
 
-/** Express middleware after `expressAuthenticate`: 403 insufficient_scope naming any missing scope. */
-export function expressRequireScopes(verifier: TokenVerifier, ...scopes: string[]) {
-  return (req: ExpressLikeRequest, res: ExpressLikeResponse, next: NextFunction): void => {
+/** A check on the verified token, as Express middleware after `expressAuthenticate` (401 when it did not run). */
+function afterAuthenticate<R extends ExpressLikeRequest>(verifier: TokenVerifier, check: (auth: AccessTokenContext, req: R) => void) {
+  return (req: R, res: ExpressLikeResponse, next: NextFunction): void => {
     try {
       if (!req.auth) throw TokenError.missing(verifier.realm);
-      checkScopes(req.auth, scopes, verifier.realm);
+      check(req.auth, req);
       next();
     } catch (error) {
       if (error instanceof TokenError) refuse(res, error);
       else next(error);
     }
   };
+}
+
+/** Express middleware after `expressAuthenticate`: 403 insufficient_scope naming any missing scope. */
+export function expressRequireScopes(verifier: TokenVerifier, ...scopes: string[]) {
+  return afterAuthenticate(verifier, (auth) => checkScopes(auth, scopes, verifier.realm));
+}
+
+/**
+ * Express middleware after `expressAuthenticate`, the tenant guard: the request's tenant, as the
+ * API tells it (`tenantOf`: from the path, the host name, ...), must be the token's; otherwise 403.
+ *
+ * @example
+ * ```ts
+ * app.get('/tenants/:tenant/users', expressAuthenticate(verifier),
+ *   expressRequireTenant(verifier, (req: Request) => req.params.tenant), listUsers);
+ * ```
+ */
+export function expressRequireTenant<R extends ExpressLikeRequest>(verifier: TokenVerifier, tenantOf: (req: R) => string | undefined) {
+  return afterAuthenticate<R>(verifier, (auth, req) => checkTenant(auth, tenantOf(req), verifier.realm));
 }

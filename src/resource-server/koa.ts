@@ -1,4 +1,4 @@
-import { checkScopes, TokenError, type AccessTokenContext, type TokenVerifier } from './verifier.js';
+import { checkScopes, checkTenant, TokenError, type AccessTokenContext, type TokenVerifier } from './verifier.js';
 
 /** `ctx.state.auth` after `authenticate`. */
 export interface AuthState {
@@ -56,20 +56,40 @@ export function authenticate(verifier: TokenVerifier): KoaLikeMiddleware {
   };
 }
 
-/**
- * Koa middleware after `authenticate`: 403 `insufficient_scope` naming every missing scope (and
- * 401 when `authenticate` did not run before it).
- */
-export function requireScopes(verifier: TokenVerifier, ...scopes: string[]): KoaLikeMiddleware {
-  return async function requireTokenScopes(ctx, next) {
+/** A check on the verified token, as middleware after `authenticate` (401 when it did not run). */
+function afterAuthenticate(verifier: TokenVerifier, check: (auth: AccessTokenContext, ctx: KoaLikeContext) => void): KoaLikeMiddleware {
+  return async function checkToken(ctx, next) {
     const { auth } = ctx.state as Partial<AuthState>;
     if (!auth) return refuse(ctx, TokenError.missing(verifier.realm));
     try {
-      checkScopes(auth, scopes, verifier.realm);
+      check(auth, ctx);
     } catch (error) {
       if (error instanceof TokenError) return refuse(ctx, error);
       throw error;
     }
     await next();
   };
+}
+
+/**
+ * Koa middleware after `authenticate`: 403 `insufficient_scope` naming every missing scope (and
+ * 401 when `authenticate` did not run before it).
+ */
+export function requireScopes(verifier: TokenVerifier, ...scopes: string[]): KoaLikeMiddleware {
+  return afterAuthenticate(verifier, (auth) => checkScopes(auth, scopes, verifier.realm));
+}
+
+/**
+ * Koa middleware after `authenticate`, the tenant guard: the request's tenant, as the API tells it
+ * (`tenantOf`: from the path, the host name, ...), must be the token's; otherwise 403. Put it
+ * before any handler that reads tenant data.
+ *
+ * @example
+ * ```ts
+ * router.get('/tenants/:tenant/users', authenticate(verifier), requireTenant(verifier, (ctx) => ctx.params.tenant),
+ *   requireScopes(verifier, 'scim.read'), listUsers);
+ * ```
+ */
+export function requireTenant<C extends KoaLikeContext>(verifier: TokenVerifier, tenantOf: (ctx: C) => string | undefined): KoaLikeMiddleware {
+  return afterAuthenticate(verifier, (auth, ctx) => checkTenant(auth, tenantOf(ctx as C), verifier.realm));
 }

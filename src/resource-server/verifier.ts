@@ -155,3 +155,17 @@ export function checkScopes(auth: AccessTokenContext, required: readonly string[
     );
   }
 }
+
+/**
+ * The tenant guard: a token of one tenant never reads another tenant's data. `tenant` is the
+ * tenant the request is for, as the API knows it (its path, its host name); a token of another
+ * tenant, or of none, is refused with 403 `insufficient_scope`, and so is a request whose tenant
+ * the API could not tell (undefined).
+ *
+ * @throws TokenError 403 when the token's tenant is not `tenant`.
+ */
+export function checkTenant(auth: AccessTokenContext, tenant: string | undefined, realm: string): void {
+  if (tenant === undefined || tenant === '' || auth.tenant !== tenant) {
+    throw new TokenError('insufficient_scope', 403, 'the access token belongs to another tenant', realm);
+  }
+}

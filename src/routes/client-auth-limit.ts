@@ -2,6 +2,7 @@ import type { Context, Next } from 'koa';
 import type { Counters } from '../../adapters/types.js';
 import { InvalidClient, OAuthError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { RefusalLog } from '../observability/refusal-log.js';
 import { parseBasicAuthorization } from './token-endpoint.js';
 
 export interface WindowLimit {
@@ -68,10 +69,13 @@ export function failedClientAuthLimit(
   logger: Logger,
   onRefused: () => void = () => {},
 ) {
-  function refuse(ctx: Context, retryAfter: number, fields: Record<string, unknown>): never {
+  // At most one line per key and window: the limit bounds the failures, this the refusals' lines.
+  const refusals = new RefusalLog(logger, 'client authentication refused: too many failures');
+
+  function refuse(ctx: Context, key: string, retryAfter: number, fields: Record<string, unknown>): never {
     ctx.remove('WWW-Authenticate');
     ctx.set('Retry-After', String(Math.max(1, retryAfter)));
-    logger.warn('client authentication refused: too many failures', fields);
+    refusals.refused(key, retryAfter, fields);
     onRefused();
     throw new TooManyFailedAuthentications(Math.max(1, retryAfter));
   }
@@ -85,7 +89,7 @@ export function failedClientAuthLimit(
 
     const [byAddress] = await counters.peek([addressKey]);
     if (byAddress && byAddress.count >= limits.perAddress.max) {
-      refuse(ctx, byAddress.resetsIn, { client_id: clientIdOf(), address, retry_after: byAddress.resetsIn });
+      refuse(ctx, addressKey, byAddress.resetsIn, { client_id: clientIdOf(), address, failures: byAddress.count });
     }
 
     let thrown: InvalidClient | undefined;
@@ -104,12 +108,13 @@ export function failedClientAuthLimit(
     const counts = await Promise.all(
       watched.map(({ key, limit }) => counters.increment([key], limit.windowSeconds).then(([count]) => count!)),
     );
-    logger.info('client authentication failed', { client_id: clientId, address, failures: counts.map(({ count }) => count) });
-    const over = counts.filter((count, index) => count.count > watched[index]!.limit.max);
+    const over = watched.map((watch, index) => ({ key: watch.key, count: counts[index]! })).filter(({ count }, index) => count.count > watched[index]!.limit.max);
     if (over.length) {
-      const retryAfter = Math.max(...over.map(({ resetsIn }) => resetsIn));
-      refuse(ctx, retryAfter, { client_id: clientId, address, retry_after: retryAfter });
+      const retryAfter = Math.max(...over.map(({ count }) => count.resetsIn));
+      refuse(ctx, over[0]!.key, retryAfter, { client_id: clientId, address, failures: counts.map(({ count }) => count) });
     }
+    // Within the limits only: the failures past them are the refusals', logged as such.
+    logger.info('client authentication failed', { client_id: clientId, address, failures: counts.map(({ count }) => count) });
     if (thrown) throw thrown;
   };
 }

@@ -1,4 +1,5 @@
 import type { Context, Next } from 'koa';
+import { engineRouteKey } from './engine-path.js';
 
 /**
  * RFC 8414 §3: the metadata of issuer `{base}{path}` is also at
@@ -11,5 +12,40 @@ export function authorizationServerMetadataAlias(oauthPath: string) {
       ctx.path = `${oauthPath}/.well-known/openid-configuration`;
     }
     return next();
+  };
+}
+
+/** How long shared caches may keep the discovery document and the JWKS (seconds). */
+export const PUBLIC_DOCUMENT_MAX_AGE = 300;
+
+/**
+ * The engine's routes, with the public origin pinned and the public documents made cacheable:
+ *
+ * - Every URL the engine publishes or redirects to (the endpoints in discovery, the issuer's
+ *   redirects) is built from the request's `href`: it is pinned here to the origin of `baseUrl`,
+ *   so that a request with another `Host` (or, behind a proxy, other forwarded headers) gets our
+ *   own URLs, never one that would send secrets and codes elsewhere.
+ * - Discovery lists only the `query` response mode, the one the spec describes (the others are
+ *   refused at /authorize).
+ * - Discovery and JWKS no longer depend on the request, so shared caches may keep them for
+ *   PUBLIC_DOCUMENT_MAX_AGE seconds (the key-rotation waits allow for it).
+ */
+export function publicDocuments(oauthPath: string, publicOrigin: string) {
+  const prefix = engineRouteKey(oauthPath);
+  const documents = new Set([`${prefix}/.well-known/openid-configuration`, `${prefix}/jwks`]);
+  return async function pinAndCache(ctx: Context, next: Next): Promise<void> {
+    const key = engineRouteKey(ctx.path);
+    if (key !== prefix && !key.startsWith(`${prefix}/`)) return next();
+    Object.defineProperty(ctx, 'href', {
+      configurable: true,
+      get(this: Context) {
+        return publicOrigin + this.originalUrl;
+      },
+    });
+    await next();
+    if (!documents.has(key) || ctx.status !== 200) return;
+    ctx.set('Cache-Control', `public, max-age=${PUBLIC_DOCUMENT_MAX_AGE}`);
+    const body = ctx.body as { response_modes_supported?: unknown } | undefined;
+    if (body && typeof body === 'object' && 'response_modes_supported' in body) body.response_modes_supported = ['query'];
   };
 }

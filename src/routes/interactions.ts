@@ -5,16 +5,21 @@ import type { InteractionResults } from 'oidc-provider';
 import type { AccountStore } from '../accounts.js';
 import type { ApiCatalog } from '../catalog.js';
 import type { Logger } from '../logger.js';
-import { escapeHtml, page, type Page } from '../pages/html.js';
+import type { TenantDisplayName } from '../options.js';
+import { errorPage, sendPage } from '../pages/html.js';
 import { consentPage, loginPage } from '../pages/sign-in.js';
-import { userGrantableScopes } from '../../policies/scopes.js';
-import { narrowScopes, tenantPolicy, type TenantPolicyFunction } from '../../policies/tenant-policy.js';
+import { namedUserResourceScopes } from '../../policies/scopes.js';
+import { tenantPolicy, type TenantPolicyFunction } from '../../policies/tenant-policy.js';
 import { grantScopes } from '../provider/consent-grants.js';
 import type { AppRegistrations } from '../records/app-registrations.js';
 import type { Consents } from '../records/consents.js';
 import { parseUrlEncoded, readBody } from './request-body.js';
+import { waitInWords, type SignInThrottle } from './sign-in-throttle.js';
 
 const CSRF_COOKIE = 'talent_auth_csrf';
+/** A browser that signed in as a user before (see SignInThrottle). */
+const DEVICE_COOKIE = 'talent_auth_device';
+const DEVICE_COOKIE_DAYS = 180;
 
 interface InteractionSetup {
   provider: Provider;
@@ -28,9 +33,14 @@ interface InteractionSetup {
   audience: string;
   catalog: ApiCatalog;
   tenantPolicy: TenantPolicyFunction | undefined;
+  tenantDisplayName: TenantDisplayName | undefined;
   logger: Logger;
   /** Largest form body accepted, in bytes. */
   formLimit: number;
+  /** Failed sign-ins: counted, throttled, logged. */
+  throttle: SignInThrottle;
+  /** The source address of a request, as the rate limits count it. */
+  addressOf: (ctx: Context) => string;
 }
 
 /** Koa's http-errors carry `status`, the engine's and the store's `statusCode`. */
@@ -49,16 +59,6 @@ class PageError extends Error {
   }
 }
 
-function send(ctx: Context, { html, csp }: Page, status = 200): void {
-  ctx.status = status;
-  ctx.type = 'html';
-  ctx.set('Content-Security-Policy', csp);
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  // same-origin, not no-referrer: under no-referrer browsers send "Origin: null" with our own forms.
-  ctx.set('Referrer-Policy', 'same-origin');
-  ctx.body = html;
-}
 
 /** Double-submit CSRF token: a signed, SameSite=Strict cookie that the form must echo. */
 function issueCsrf(ctx: Context, path: string): string {
@@ -86,7 +86,7 @@ function checkCsrf(ctx: Context, form: Map<string, string>, publicOrigin: string
  * the consent (Allow) or ends the request with access_denied (Deny).
  */
 export function interactionRoutes(setup: InteractionSetup) {
-  const { provider, publicOrigin, path, accounts, apps, consents, audience, catalog, logger } = setup;
+  const { provider, publicOrigin, path, accounts, apps, consents, audience, catalog, logger, throttle } = setup;
   const policyOf = setup.tenantPolicy;
   const pattern = new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/([A-Za-z0-9_-]+)(?:/(login|confirm))?$`);
 
@@ -116,49 +116,60 @@ export function interactionRoutes(setup: InteractionSetup) {
     const app = await appOf(interaction.params.client_id);
     const csrf = issueCsrf(ctx, path);
     if (interaction.prompt.name === 'login') {
-      send(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris }));
+      sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris }));
       return;
     }
     const account = accounts && interaction.session?.accountId
       ? await accounts.findAccount(interaction.session.accountId)
       : undefined;
     if (!account) throw new PageError(400, 'Your session has ended. Go back to the application and sign in again.');
-    send(
+    sendPage(
       ctx,
       consentPage({
         action: `${path}/${uid}/confirm`,
         csrf,
         appName: app.name,
         ...(app.description ? { appDescription: app.description } : {}),
+        registeredBy: app.tenant === undefined ? 'the platform' : ((await setup.tenantDisplayName?.(app.tenant)) ?? app.tenant),
         requestedScopes: String(interaction.params.scope ?? '').split(' ').filter(Boolean),
-        userScopes: new Set(narrowScopes(userGrantableScopes(catalog, account.scopes), await tenantPolicy(policyOf, account.tenant))),
+        userScopes: new Set(namedUserResourceScopes(catalog, account, await tenantPolicy(policyOf, account.tenant), app.firstParty)),
         redirectUris: app.redirectUris,
         catalog,
       }),
     );
   }
 
+  /** The login page again, with what went wrong. */
+  async function loginAgain(ctx: Context, uid: string, clientId: unknown, username: string, error: string, status: number): Promise<void> {
+    const app = await appOf(clientId);
+    const csrf = issueCsrf(ctx, path);
+    sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, username, error }), status);
+  }
+
   async function login(ctx: Context, uid: string, form: Map<string, string>): Promise<void> {
     const interaction = await details(ctx);
     if (interaction.uid !== uid || interaction.prompt.name !== 'login') throw new PageError(400, 'This sign-in step is over.');
     const username = form.get('username') ?? '';
+    const clientId = String(interaction.params.client_id);
+    const address = setup.addressOf(ctx);
+    const hint = throttle.hint(username);
+    const wait = await throttle.wait(hint, address, ctx.cookies.get(DEVICE_COOKIE, { signed: true }) === hint);
+    if (wait !== undefined) {
+      ctx.set('Retry-After', String(wait));
+      await loginAgain(ctx, uid, clientId, username, `Too many failed sign-ins. For your security, try again in ${waitInWords(wait)}.`, 429);
+      return;
+    }
     const account = accounts && username
       ? await accounts.authenticate({ username, password: form.get('password') ?? '' })
       : undefined;
     if (!account) {
-      logger.info('sign-in failed', { client_id: String(interaction.params.client_id) });
-      const app = await appOf(interaction.params.client_id);
-      const csrf = issueCsrf(ctx, path);
-      send(
-        ctx,
-        loginPage({
-          action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, username,
-          error: 'Wrong username or password.',
-        }),
-        401,
-      );
+      await throttle.failed(hint, address, clientId);
+      await loginAgain(ctx, uid, clientId, username, 'Wrong username or password.', 401);
       return;
     }
+    // This browser may sign in as this user again even while someone else's guesses hold the
+    // username (sign-in-throttle.ts).
+    ctx.cookies.set(DEVICE_COOKIE, hint, { signed: true, httpOnly: true, sameSite: 'lax', path, maxAge: DEVICE_COOKIE_DAYS * 86_400_000, overwrite: true });
     await finish(ctx, { login: { accountId: account.sub } }, false);
   }
 
@@ -213,7 +224,7 @@ export function interactionRoutes(setup: InteractionSetup) {
         ? error.title
         : status === 503 ? 'The service is temporarily unavailable. Try again in a moment.' : 'The request could not be completed.';
       if (!(error instanceof PageError) && status >= 500) logger.error('sign-in page failed', { error: (error as Error).name });
-      send(ctx, page('Sign-in error', `<h1>Sign-in cannot continue</h1><p role="alert" class="error">${escapeHtml(title)}</p>`), status);
+      sendPage(ctx, errorPage(title), status);
     }
   };
 }

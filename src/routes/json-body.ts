@@ -7,6 +7,11 @@ export async function readJsonObject(ctx: Context, limit: number): Promise<Recor
   if (ctx.request.type.toLowerCase() !== 'application/json') {
     throw new OAuthError('invalid_request', 415, 'the request body must be application/json');
   }
+  // RFC 8259 §8.1: JSON between systems is UTF-8; a body declared otherwise would be misread.
+  const charset = ctx.request.charset.toLowerCase();
+  if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new OAuthError('invalid_request', 415, 'the request body must be UTF-8 JSON');
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse((await readBody(ctx, limit)).toString('utf8'));

@@ -1,9 +1,10 @@
 import type { Context, Next } from 'koa';
-import { INTEGRATION_SETUP, type AccountStore } from '../accounts.js';
+import type { AccountStore } from '../accounts.js';
+import { holdsIntegrationSetup, MANAGEMENT_SCOPE } from '../../policies/management.js';
 import { NotFound, OAuthError, ValidationError } from '../errors.js';
 import type { AppRegistrations } from '../records/app-registrations.js';
 import type { ClientConfigurations } from '../records/client-configurations.js';
-import { TokenError, type TokenVerifier } from '../resource-server/verifier.js';
+import { checkScopes, TokenError, type TokenVerifier } from '../resource-server/verifier.js';
 import { readJsonObject } from './json-body.js';
 import { namedUserCaller } from './named-user-caller.js';
 import { appInput, appPatch, appWire, clientInput, clientPatch, clientWire, wireField } from './management-wire.js';
@@ -25,16 +26,21 @@ type Handler = (ctx: Context, tenant: string, id: string | undefined) => Promise
 /**
  * The management API: client configurations and app registrations of the caller's tenant, for
  * named users holding "Create and update integration setup" (`integration_setup`), checked
- * against the AccountStore on every call so that a withdrawn permission takes effect at once.
+ * against the AccountStore on every call so that a withdrawn permission takes effect at once,
+ * with an access token that carries the management right (`manage.integrations`) issued to a
+ * first-party app.
  */
 export function managementApi({ base, bodyLimit, verifier, accounts, clients, apps, isFirstParty }: ManagementSetup) {
   async function callerTenant(ctx: Context): Promise<string> {
     const { auth, account } = await namedUserCaller(ctx, verifier, accounts);
+    // The management right is a scope of its own (policies/management.ts): a token the user got
+    // for anything else is not an admin credential.
+    checkScopes(auth, [MANAGEMENT_SCOPE], verifier.realm);
     // A third-party app the user signed in to must not manage her tenant's integrations.
     if (!(await isFirstParty(auth.clientId))) {
       throw new TokenError('insufficient_scope', 403, "only the platform's own apps may use the management API", verifier.realm);
     }
-    if (!account.permissions?.includes(INTEGRATION_SETUP)) {
+    if (!holdsIntegrationSetup(account.permissions)) {
       throw new TokenError('insufficient_scope', 403, 'the permission "Create and update integration setup" is required', verifier.realm);
     }
     return account.tenant;

@@ -19,8 +19,9 @@ const APP_FIELDS = {
 function rename(body: Wire, fields: Record<string, string>, refused: Record<string, string> = {}): Wire {
   const result: Wire = {};
   for (const [wire, value] of Object.entries(body)) {
-    if (refused[wire]) throw new ValidationError(wire, refused[wire]!);
-    const name = fields[wire];
+    // Own keys only: `constructor` or `__proto__` must not find Object's.
+    if (Object.hasOwn(refused, wire)) throw new ValidationError(wire, refused[wire]!);
+    const name = Object.hasOwn(fields, wire) ? fields[wire] : undefined;
     if (!name) throw new ValidationError(wire, 'unknown field');
     result[name] = value;
   }
@@ -42,7 +43,10 @@ export function clientPatch(body: Wire): Partial<ClientConfigurationInput> {
   return rename(body, CLIENT_FIELDS) as Partial<ClientConfigurationInput>;
 }
 
-const OPERATOR_ONLY = { first_party: 'only the platform operator can mark an app first-party' };
+const OPERATOR_ONLY = {
+  first_party: 'only the platform operator can mark an app first-party',
+  open_to_all_tenants: 'only the platform operator can open an app to all tenants',
+};
 
 export function appInput(body: Wire, tenant: string): AppRegistrationInput {
   return { ...rename(body, APP_FIELDS, OPERATOR_ONLY), tenant } as unknown as AppRegistrationInput;
@@ -77,6 +81,7 @@ export function appWire(app: AppRegistration & { clientSecret?: string }): Wire 
     id_token_signed_response_alg: app.idTokenSigningAlg,
     first_party: app.firstParty,
     ...(app.tenant ? { tenant: app.tenant } : {}),
+    open_to_all_tenants: app.openToAllTenants,
     created_at: app.createdAt,
     updated_at: app.updatedAt,
     ...(app.clientSecret ? { client_secret: app.clientSecret } : {}),

@@ -377,7 +377,7 @@ function schemas(issuer: string): Json {
     },
     AppRegistrationCreate: {
       type: 'object',
-      description: '`first_party` can be set only by the platform operator (400 with `field: first_party`).',
+      description: '`first_party` and `open_to_all_tenants` can be set only by the platform operator (400 with `field`).',
       required: ['name', 'redirect_uris', 'client_type'],
       properties: appFields,
       additionalProperties: false,
@@ -401,6 +401,7 @@ function schemas(issuer: string): Json {
         'pkce_enabled',
         'id_token_signed_response_alg',
         'first_party',
+        'open_to_all_tenants',
         'created_at',
         'updated_at',
       ],
@@ -416,7 +417,11 @@ function schemas(issuer: string): Json {
           type: 'boolean',
           description: "A platform-owned app: its users' tokens may list and revoke all of their consents.",
         },
-        tenant: { type: 'string', description: 'The tenant that registered the app (apps registered through this API).' },
+        tenant: { type: 'string', description: 'The tenant that registered the app (apps registered through this API): only its users may authorize it.' },
+        open_to_all_tenants: {
+          type: 'boolean',
+          description: "Set by the platform operator only: users of every tenant may authorize this tenant's app.",
+        },
         created_at: timestamp,
         updated_at: timestamp,
         client_secret: {
@@ -866,7 +871,11 @@ export function openApiDocument({ issuer, baseUrl, pathPrefix }: OpenApiSetup): 
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'JWT',
-          description: 'A named-user access token issued by this server.',
+          description:
+            'A named-user access token issued by this server. The management API (client configurations, app '
+            + 'registrations) needs one that carries the scope `manage.integrations`, which only a first-party app '
+            + 'gets, by asking for it, for a user holding "Create and update integration setup"; without it: 403 '
+            + '`insufficient_scope` with `scope="manage.integrations"`.',
         },
       },
       schemas: schemas(issuer),

@@ -123,6 +123,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** application/x-www-form-urlencoded, strictly: malformed escapes or invalid UTF-8 are refused. */
 export function parseUrlEncoded(body: Buffer): FormParams {
+  // A byte order mark would be read as part of the first name by other parsers (the engine's
+  // among them), so that they would see other parameters than we do: refused, not stripped.
+  if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) {
+    throw new InvalidRequest('the request body must not start with a byte order mark');
+  }
   let text: string;
   try {
     text = utf8.decode(body);

@@ -296,6 +296,12 @@ describe.each(STORE_KINDS)('adversarial redirect URIs (%s store)', (kind) => {
       ['data:', 'data://text/html,x', /data: scheme/],
       ['file:', 'file:///etc/passwd', /file: scheme/],
       ['blob:', 'blob:https://app.example.com/x', /blob: scheme/],
+      ['a WebSocket server as a deep link', 'ws://evil.example/cb', /network or browser scheme/],
+      ['a secure WebSocket server', 'wss://evil.example/cb', /network or browser scheme/],
+      ['an FTP server', 'ftp://evil.example/cb', /network or browser scheme/],
+      ['an Android intent', 'intent://cb#Intent;package=com.evil;end', /network or browser scheme/],
+      ['a browser extension', 'chrome-extension://abcdefghijklmnopabcdefghijklmnop/cb', /network or browser scheme/],
+      ['a Firefox extension', 'moz-extension://6f2c6a3e-0000-4000-8000-000000000000/cb', /network or browser scheme/],
     ];
 
     it.each(refused)('create: %s', async (_name, uri, rule) => {

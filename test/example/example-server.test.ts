@@ -94,16 +94,16 @@ describe('example server (npm start)', () => {
       const token = async (scope: string) => (await postToken(`${origin}/oauth2`, `grant_type=client_credentials&scope=${scope}`, {
         authorization: basic(example.clientId, example.clientSecret),
       })).body.access_token as string;
-      const users = await fetch(`${origin}/scim/v2/Users`, { headers: { authorization: `Bearer ${await token('scim.read')}` } });
+      const users = await fetch(`${origin}/tenants/demo/scim/v2/Users`, { headers: { authorization: `Bearer ${await token('scim.read')}` } });
       expect(users.status).toBe(200);
       const list = (await users.json()) as { totalResults: number; Resources: Array<{ userName: string; groups: Array<{ value: string }> }> };
       expect(list.Resources.map((user) => user.userName)).toEqual(['grace', 'linus']);
       expect(list.Resources.every((user) => user.groups.some((group) => group.value === 'engineering'))).toBe(true);
       expect(list.totalResults).toBe(2);
-      const noScope = await fetch(`${origin}/scim/v2/Users`, { headers: { authorization: `Bearer ${await token('manage.subscriptions')}` } });
+      const noScope = await fetch(`${origin}/tenants/demo/scim/v2/Users`, { headers: { authorization: `Bearer ${await token('manage.subscriptions')}` } });
       expect(noScope.status).toBe(403);
       expect(noScope.headers.get('www-authenticate')).toContain('insufficient_scope');
-      expect((await fetch(`${origin}/scim/v2/Users`)).status).toBe(401);
+      expect((await fetch(`${origin}/tenants/demo/scim/v2/Users`)).status).toBe(401);
     } finally {
       await example.stop();
     }

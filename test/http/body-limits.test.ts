@@ -17,7 +17,7 @@ describe('request body limits', () => {
       limits: { tokenRequestBytes: 2048, apiRequestBytes: 4096, formRequestBytes: 1024 },
     });
     const app = await server.auth.appRegistrations.create({ name: 'Portal', redirectUris: [PORTAL], clientType: 'confidential', firstParty: true });
-    const { code, verifier } = await signInForCode(server, { clientId: app.clientId, redirectUri: PORTAL }, admin, 'openid');
+    const { code, verifier } = await signInForCode(server, { clientId: app.clientId, redirectUri: PORTAL }, admin, 'openid manage.integrations');
     const response = await postToken(
       server.oauthUrl,
       { grant_type: 'authorization_code', code, redirect_uri: PORTAL, code_verifier: verifier },

@@ -108,6 +108,19 @@ describe.each(STORE_KINDS)('failed client authentication rate limit (%s store)',
       expect(lines.some((line) => line.includes('too many failures'))).toBe(true);
       expect(server.logLines.join('\n')).not.toMatch(/secret-guess/);
     });
+
+    it('writes one line per refused key and window, however many refusals (the limit bounds the failures)', async () => {
+      const client = await newClient(server);
+      const before = server.logLines.length;
+      for (let attempt = 0; attempt < 40; attempt += 1) {
+        await postToken(server.oauthUrl, CC, { authorization: basic(client.clientId, 'wrong') });
+      }
+      const written = server.logLines.slice(before).filter((line) => line.includes(client.clientId));
+      // 40 refusals: one line for the client ID's limit and one for the address's (this suite's
+      // per-address limit is reached too), not one per request.
+      expect(written.filter((line) => line.includes('too many failures')).length).toBeLessThanOrEqual(2);
+      expect(written.length).toBeLessThanOrEqual(5);
+    });
   });
 
   describe('per source address', () => {

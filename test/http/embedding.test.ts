@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bodyParser } from '@koa/bodyparser';
 import express from 'express';
@@ -9,6 +9,7 @@ import { alice, testAccounts } from '../support/accounts.js';
 import { capturingLogger, demoApis } from '../support/fixtures.js';
 import { basic, postToken } from '../support/server.js';
 import { signInForCode } from '../support/sign-in.js';
+import { startHost } from '../support/host.js';
 
 describe('embedded in a host Koa app', () => {
   let http: Server;
@@ -52,39 +53,6 @@ describe('embedded in a host Koa app', () => {
     expect(typeof tokens.body.refresh_token).toBe('string');
   });
 });
-
-interface Host {
-  baseUrl: string;
-  auth: AuthServer;
-  logLines: string[];
-  stop(): Promise<void>;
-}
-
-/** A host on a real socket; `build` wires the auth server into the host's own app. */
-async function startHost(
-  build: (auth: AuthServer) => (req: IncomingMessage, res: ServerResponse) => void,
-  options: { pathPrefix?: string; basePath?: string } = {},
-): Promise<Host> {
-  const http = createServer();
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  const { lines, logger } = capturingLogger();
-  const auth = await createAuthServer({
-    baseUrl: `${origin}${options.basePath ?? ''}`, pathPrefix: options.pathPrefix ?? '/auth2', apis: demoApis,
-    accounts: testAccounts([alice]), cookieKeys: ['a-cookie-key-of-at-least-32-characters'], logger,
-  });
-  http.on('request', build(auth));
-  return {
-    baseUrl: origin,
-    auth,
-    logLines: lines,
-    async stop() {
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
-      await auth.close();
-    },
-  };
-}
 
 async function machineToken(oauthUrl: string, auth: AuthServer, body = 'grant_type=client_credentials&scope=scim.read') {
   const client = await auth.clientConfigurations.create({

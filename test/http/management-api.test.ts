@@ -20,7 +20,7 @@ describe.each(STORE_KINDS)('management API (%s store)', (kind) => {
     const app = await server.auth.appRegistrations.create({ name: 'Portal', redirectUris: [PORTAL], clientType: 'confidential', firstParty: true });
     portal = { clientId: app.clientId, redirectUri: PORTAL, secret: app.clientSecret! };
     for (const user of [admin, other, plain]) {
-      const { code, verifier } = await signInForCode(server, portal, user, 'openid', new UserAgent(server.baseUrl));
+      const { code, verifier } = await signInForCode(server, portal, user, 'openid manage.integrations', new UserAgent(server.baseUrl));
       const response = await postToken(server.oauthUrl, { grant_type: 'authorization_code', code, redirect_uri: PORTAL, code_verifier: verifier }, { authorization: basic(portal.clientId, portal.secret) });
       tokens.set(user.sub, response.body.access_token as string);
     }
@@ -102,6 +102,29 @@ describe.each(STORE_KINDS)('management API (%s store)', (kind) => {
     expect(((await rotated.json()) as { client_secret: string }).client_secret).not.toBe(confidential.client_secret);
     const firstParty = await api('app-registrations', { method: 'POST', body: { name: 'Sneaky', redirect_uris: [PORTAL], client_type: 'public', first_party: true } });
     expect(((await firstParty.json()) as { field: string }).field).toBe('first_party');
+    const openToAll = await api('app-registrations', { method: 'POST', body: { name: 'Sneaky', redirect_uris: [PORTAL], client_type: 'public', open_to_all_tenants: true } });
+    expect(openToAll.status).toBe(400);
+    expect(((await openToAll.json()) as { field: string }).field).toBe('open_to_all_tenants');
+    // Keys are the body's own: an inherited name such as "constructor" is an unknown field too.
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      const inherited = await fetch(`${server.baseUrl}/auth2/api/oauth2/app-registrations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokens.get('admin')}`, 'content-type': 'application/json' },
+        body: `{"${name}":1,"name":"x","redirect_uris":["${PORTAL}"],"client_type":"public"}`,
+      });
+      expect(inherited.status).toBe(400);
+      const answer = (await inherited.json()) as { field: string; error_description: string };
+      expect(answer.error_description).not.toContain('native code');
+      if (name !== '__proto__') expect(answer).toMatchObject({ field: name, error_description: `${name}: unknown field` });
+    }
+    // JSON travels as UTF-8 (RFC 8259 §8.1): a body declared in another charset is refused.
+    const utf16 = await fetch(`${server.baseUrl}/auth2/api/oauth2/app-registrations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.get('admin')}`, 'content-type': 'application/json; charset=utf-16' },
+      body: JSON.stringify({ name: 'x', redirect_uris: [PORTAL], client_type: 'public' }),
+    });
+    expect(utf16.status).toBe(415);
+    expect(((await utf16.json()) as { error_description: string }).error_description).toBe('the request body must be UTF-8 JSON');
     expect((await api(`app-registrations/${created.client_id as string}`, { method: 'DELETE' })).status).toBe(204);
   });
 
@@ -128,5 +151,75 @@ describe.each(STORE_KINDS)('management API (%s store)', (kind) => {
     const thirdToken = await postToken(server.oauthUrl, { grant_type: 'authorization_code', code, redirect_uri: PORTAL, code_verifier: verifier }, { authorization: basic(third.clientId, third.clientSecret!) });
     const refused = await fetch(`${server.baseUrl}/auth2/api/oauth2/client-configurations`, { headers: { authorization: `Bearer ${thirdToken.body.access_token as string}` } });
     expect(refused.status).toBe(403);
+  });
+
+  /** A first-party app's token for `scope`, of `user`. */
+  async function portalToken(user: { sub: string; password: string }, scope: string) {
+    const { code, verifier } = await signInForCode(server, portal, user, scope, new UserAgent(server.baseUrl));
+    return postToken(server.oauthUrl, { grant_type: 'authorization_code', code, redirect_uri: PORTAL, code_verifier: verifier }, { authorization: basic(portal.clientId, portal.secret) });
+  }
+
+  it('the management right is a scope of its own: a first-party token without manage.integrations is refused', async () => {
+    const ordinary = await portalToken(admin, 'openid scim.read');
+    expect(ordinary.body.scope).toBe('scim.read');
+    const refused = await fetch(`${server.baseUrl}/auth2/api/oauth2/client-configurations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ordinary.body.access_token as string}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...newClient, resources: { scim: { scopes: ['scim.read', 'scim.write'] } } }),
+    });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ error: 'insufficient_scope' });
+    expect(refused.headers.get('www-authenticate')).toContain('scope="manage.integrations"');
+    expect(await server.auth.clientConfigurations.list('acme')).not.toContainEqual(expect.objectContaining({ name: 'Payroll sync', resources: { scim: { scopes: ['scim.read', 'scim.write'] } } }));
+  });
+
+  it('only a user holding the permission gets it, and only when asking for it; the token is short-lived', async () => {
+    const withRight = await portalToken(admin, 'openid manage.integrations');
+    expect(withRight.body.scope).toBe('manage.integrations');
+    expect(withRight.body.expires_in).toBe(300);
+    const without = await portalToken(plain, 'openid manage.integrations');
+    expect(without.status).toBe(200);
+    expect(without.body.scope).toBe('');
+    const refused = await fetch(`${server.baseUrl}/auth2/api/oauth2/client-configurations`, { headers: { authorization: `Bearer ${without.body.access_token as string}` } });
+    expect(refused.status).toBe(403);
+  });
+
+  it('a third-party app asking for the management right is refused at /authorize (invalid_scope)', async () => {
+    const third = await server.auth.appRegistrations.create({ name: 'Third party', redirectUris: [PORTAL], clientType: 'confidential' });
+    const agent = new UserAgent(server.baseUrl);
+    const query = new URLSearchParams({
+      response_type: 'code', client_id: third.clientId, redirect_uri: PORTAL, scope: 'openid manage.integrations', state: 's',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
+    });
+    const answer = await agent.request(`${server.oauthUrl}/authorize?${query}`);
+    const back = new URL(answer.location!);
+    expect(back.searchParams.get('error')).toBe('invalid_scope');
+    expect(back.searchParams.get('state')).toBe('s');
+  });
+});
+
+describe('the management right: configuration', () => {
+  it('no API of the catalog may define manage.integrations (or an OpenID Connect scope)', async () => {
+    await expect(startServer({ apis: [{ id: 'x', name: 'X', scopes: { 'manage.integrations': 'sneaky' } }] })).rejects.toThrow(/scope "manage.integrations" is reserved/);
+    await expect(startServer({ apis: [{ id: 'x', name: 'X', scopes: { openid: 'sneaky' } }] })).rejects.toThrow(/scope "openid" is reserved/);
+  });
+
+  it('a tenant lifetime of an hour does not lengthen a management token (managementAccessTokenTtl)', async () => {
+    const admin = { sub: 'admin', password: 'admin-pw', tenant: 'acme', permissions: ['integration_setup'] };
+    const server = await startServer({ accounts: testAccounts([admin]), namedUserAccessTokenTtl: 3600, tenantPolicy: () => ({ accessTokenTtl: 3600 }) });
+    try {
+      const app = await server.auth.appRegistrations.create({ name: 'Portal', redirectUris: [PORTAL], clientType: 'confidential', firstParty: true });
+      const token = async (scope: string) => {
+        const { code, verifier } = await signInForCode(server, { clientId: app.clientId, redirectUri: PORTAL }, admin, scope, new UserAgent(server.baseUrl));
+        return (await postToken(server.oauthUrl, { grant_type: 'authorization_code', code, redirect_uri: PORTAL, code_verifier: verifier }, { authorization: basic(app.clientId, app.clientSecret!) })).body;
+      };
+      expect((await token('openid scim.read')).expires_in).toBe(3600);
+      const management = await token('openid manage.integrations');
+      expect(management.expires_in).toBe(300);
+      const refreshed = await postToken(server.oauthUrl, { grant_type: 'refresh_token', refresh_token: management.refresh_token as string }, { authorization: basic(app.clientId, app.clientSecret!) });
+      expect(refreshed.body).toMatchObject({ expires_in: 300, scope: 'manage.integrations' });
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -89,7 +89,7 @@ describe('Prometheus metrics', () => {
     expect((sample(after, tokenTimings) ?? 0) - (sample(before, tokenTimings) ?? 0)).toBe(3);
     expect(after).toContain('talent_auth_http_request_duration_seconds_bucket{le="0.05",route="token",method="POST",status="200"}');
     expect(after).toContain('# TYPE talent_auth_store_errors_total counter');
-    expect(after).toContain('# TYPE talent_auth_client_auth_rate_limited_total counter');
+    expect(after).toContain('# TYPE talent_auth_rate_limited_total counter');
     expect(after).toContain('talent_auth_process_cpu_seconds_total');
   });
 

@@ -265,7 +265,7 @@ describe('OpenAPI document against the running server', () => {
     checker.check(checker.schemaOf('get', '/auth2/api/oauth2/consents', 401), await missing.json(), 'consents 401');
 
     const app = await server.auth.appRegistrations.create({ name: 'Portal', redirectUris: [PORTAL], clientType: 'confidential', firstParty: true });
-    const { code, verifier } = await signInForCode(server, { clientId: app.clientId, redirectUri: PORTAL }, admin, 'openid scim.read', new UserAgent(server.baseUrl));
+    const { code, verifier } = await signInForCode(server, { clientId: app.clientId, redirectUri: PORTAL }, admin, 'openid scim.read manage.integrations', new UserAgent(server.baseUrl));
     const tokens = await postToken(server.oauthUrl, { grant_type: 'authorization_code', code, redirect_uri: PORTAL, code_verifier: verifier }, { authorization: basic(app.clientId, app.clientSecret!) });
     expect(tokens.status).toBe(200);
     checker.check(checker.schemaOf('post', '/auth2/oauth2/token', 200), tokens.body, 'code exchange');

@@ -2,12 +2,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type JWK } from 'jose';
+import express, { type Request } from 'express';
 import {
   authenticate,
+  checkTenant,
   createTokenVerifier,
   expressAuthenticate,
   expressRequireScopes,
+  expressRequireTenant,
   requireScopes,
+  requireTenant,
   type AccessTokenContext,
   type AuthState,
   type TokenVerifier,
@@ -184,6 +188,65 @@ describe('resource-server kit: token verification', () => {
       const anonymous = await run(expressAuthenticate(verifier), { headers: {} });
       expect(anonymous).toMatchObject({ status: 401, next: false });
       expect(anonymous.headers['WWW-Authenticate']).toBe(`Bearer realm="${AUDIENCE}"`);
+    });
+  });
+
+  describe('the tenant guard', () => {
+    /** [token's tenant claim, request's tenant, expected status] */
+    const cases: Array<[string | undefined, string | undefined, number]> = [
+      ['acme', 'acme', 200],
+      ['acme', 'globex', 403],
+      ['globex', 'acme', 403],
+      ['acme', undefined, 403],
+      [undefined, 'acme', 403],
+      ['acme', 'ACME', 403],
+      ['acme', '', 403],
+    ];
+
+    it.each(cases)('checkTenant: token of %s, request for %s → %s', async (tokenTenant, requestTenant, status) => {
+      const auth = await verifier.verify(await token(key, { tenant: tokenTenant }));
+      const check = () => checkTenant(auth, requestTenant, verifier.realm);
+      if (status === 200) expect(check).not.toThrow();
+      else expect(check).toThrow(expect.objectContaining({ status: 403, error: 'insufficient_scope', description: 'the access token belongs to another tenant' }));
+    });
+
+    async function serve(app: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void) {
+      const http = createServer(app);
+      await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+      const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+      return {
+        get: (path: string, bearer?: string) => fetch(`${base}${path}`, bearer ? { headers: { authorization: `Bearer ${bearer}` } } : {}),
+        close: async () => {
+          http.closeAllConnections();
+          await new Promise((resolve) => http.close(resolve));
+        },
+      };
+    }
+
+    it('in Koa (requireTenant) and in Express (expressRequireTenant): only the token\'s own tenant', async () => {
+      const koa = new Koa();
+      koa.use(authenticate(verifier));
+      koa.use(requireTenant(verifier, (ctx: Koa.Context) => /^\/tenants\/([^/]+)\//.exec(ctx.path)?.[1]));
+      koa.use((ctx) => {
+        ctx.body = { tenant: (ctx.state as AuthState).auth.tenant };
+      });
+      const api = express();
+      api.get('/tenants/:tenant/users', expressAuthenticate(verifier), expressRequireTenant(verifier, (req: Request) => req.params.tenant as string),
+        (req, res) => { res.json({ tenant: req.auth?.tenant }); });
+      const acme = await token(key, { tenant: 'acme' });
+      for (const server of [await serve(koa.callback()), await serve(api)]) {
+        try {
+          const own = await server.get('/tenants/acme/users', acme);
+          expect({ status: own.status, body: await own.json() }).toEqual({ status: 200, body: { tenant: 'acme' } });
+          const other = await server.get('/tenants/globex/users', acme);
+          expect(other.status).toBe(403);
+          expect(other.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+          expect(await other.json()).toEqual({ error: 'insufficient_scope', error_description: 'the access token belongs to another tenant' });
+          expect((await server.get('/tenants/acme/users')).status).toBe(401);
+        } finally {
+          await server.close();
+        }
+      }
     });
   });
 });

@@ -9,6 +9,8 @@ export interface RunningServer {
   /** `{baseUrl}{pathPrefix}/oauth2` */
   oauthUrl: string;
   logLines: string[];
+  /** The `store` option it was started with (a second instance on the same store takes it). */
+  storeOption: AuthServerOptions['store'];
   stop(): Promise<void>;
 }
 
@@ -22,13 +24,21 @@ export async function startServer(options: Partial<AuthServerOptions> = {}): Pro
   const { port } = http.address() as AddressInfo;
   const baseUrl = options.baseUrl ?? `http://127.0.0.1:${port}`;
   const { lines, logger } = capturingLogger();
-  const auth = await createAuthServer({ baseUrl, apis: demoApis, logger, ...options });
+  // Suites start many sign-ins from 127.0.0.1: the authorize rate limit has tests of its own.
+  let auth: AuthServer;
+  try {
+    auth = await createAuthServer({ baseUrl, apis: demoApis, logger, rateLimits: { authorize: false }, ...options });
+  } catch (error) {
+    await new Promise((resolve) => http.close(resolve));
+    throw error;
+  }
   http.on('request', auth.app.callback());
   return {
     auth,
     baseUrl: `http://127.0.0.1:${port}`,
     oauthUrl: `http://127.0.0.1:${port}${options.pathPrefix ?? ''}/oauth2`,
     logLines: lines,
+    storeOption: options.store,
     async stop() {
       http.closeAllConnections();
       await new Promise((resolve) => http.close(resolve));

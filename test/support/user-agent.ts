@@ -21,7 +21,11 @@ export interface Step {
 export class UserAgent {
   private readonly cookies = new Map<string, string>();
 
-  constructor(private readonly origin: string) {}
+  /** `headers` go with every request (e.g. an X-Forwarded-For behind a trusted proxy). */
+  constructor(
+    private readonly origin: string,
+    private readonly headers: Record<string, string> = {},
+  ) {}
 
   private remember(response: Response): void {
     for (const header of response.headers.getSetCookie()) {
@@ -49,6 +53,7 @@ export class UserAgent {
         headers: {
           cookie: this.cookieHeader(),
           accept: 'text/html',
+          ...this.headers,
           ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded', origin: this.origin } : {}),
           ...init.headers,
         },

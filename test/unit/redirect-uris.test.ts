@@ -25,6 +25,9 @@ const accepted: Array<[string, 'https' | 'loopback' | 'deep-link']> = [
   ['myapp://oauth/callback', 'deep-link'],
   ['my-app+v2.beta://cb', 'deep-link'],
   ['talent://auth?x=1', 'deep-link'],
+  ['com.googleusercontent.apps.123456://oauth2redirect', 'deep-link'],
+  ['msauth.com.example.app://auth', 'deep-link'],
+  ['exp+myapp://expo-development-client', 'deep-link'],
 ];
 
 const refused: Array<[string, RegExp]> = [
@@ -57,6 +60,23 @@ const refused: Array<[string, RegExp]> = [
   ['Data://x', /data: scheme/],
   ['blob:https://app.example.com/uuid', /blob: scheme/],
   ['BLOB://x', /blob: scheme/],
+  // Network and browser-internal schemes are not an app's deep link.
+  ['ws://evil.example/cb', /ws: scheme is a network or browser scheme/],
+  ['wss://evil.example/cb', /wss: scheme is a network or browser scheme/],
+  ['WS://evil.example/cb', /ws: scheme is a network or browser scheme/],
+  ['ftp://evil.example/cb', /ftp: scheme is a network or browser scheme/],
+  ['intent://cb#Intent;scheme=x;end', /intent: scheme is a network or browser scheme/],
+  ['intent://callback/', /intent: scheme is a network or browser scheme/],
+  ['chrome-extension://abcdefghijklmnop/cb', /chrome-extension: scheme/],
+  ['moz-extension://1234-5678/cb', /moz-extension: scheme/],
+  ['about://blank', /about: scheme/],
+  ['view-source://https://app.example.com', /view-source: scheme/],
+  ['ssh://evil.example/cb', /ssh: scheme/],
+  ['mailto://someone@evil.example', /mailto: scheme/],
+  ['tel://+15555550123', /tel: scheme/],
+  ['sms://+15555550123', /sms: scheme/],
+  ['ldap://evil.example/cb', /ldap: scheme/],
+  ['chrome://settings', /chrome: scheme/],
   ['https://app.example.com/cb#frag', /fragment/],
   ['https://app.example.com/cb#', /fragment/],
   ['myapp://cb#x', /fragment/],

@@ -25,6 +25,10 @@ describe('parseUrlEncoded', () => {
   it('refuses raw bytes that are not UTF-8', () => {
     expect(() => parseUrlEncoded(Buffer.from([0x61, 0x3d, 0xff]))).toThrow(InvalidRequest);
   });
+  it('refuses a byte order mark rather than strip it (the engine would read it as part of the first name)', () => {
+    expect(() => form('\uFEFFgrant_type=client_credentials')).toThrow(new InvalidRequest('the request body must not start with a byte order mark'));
+    expect(form('a=\uFEFF')).toEqual({ a: '\uFEFF' });
+  });
 });
 
 describe('parseMultipart', () => {
