@@ -1,7 +1,7 @@
 import {
   AlreadyConsumed,
-  GRANT_BOUND_MODELS,
   windowMillis,
+  type Consumption,
   type Counters,
   type EngineAdapter,
   type EnginePayload,
@@ -68,6 +68,13 @@ const freeze = (payload: unknown): string => JSON.stringify(payload);
 const thaw = <T>(text: string | undefined): T | undefined =>
   text === undefined ? undefined : (JSON.parse(text) as T);
 
+/** An engine entry as kept: the payload and, once consumed, when (epoch ms) and whether confirmed. */
+interface StoredEntry {
+  payload: EnginePayload;
+  consumed?: number;
+  confirmed?: boolean;
+}
+
 class MemoryEngineAdapter implements EngineAdapter {
   constructor(
     private readonly model: string,
@@ -78,26 +85,29 @@ class MemoryEngineAdapter implements EngineAdapter {
     return `${this.model}:${id}`;
   }
 
-  async upsert(id: string, payload: EnginePayload, expiresIn?: number): Promise<void> {
+  private read(id: string): StoredEntry | undefined {
+    return thaw<StoredEntry>(this.data.get<string>(this.key(id)));
+  }
+
+  /** Writes an entry back without moving its expiry. */
+  private rewrite(id: string, entry: StoredEntry): void {
     const key = this.key(id);
-    this.data.set(key, freeze(payload), expiresIn);
+    this.data.setUntil(key, freeze(entry), this.data.expiresAt(key) ?? Infinity);
+  }
+
+  async upsert(id: string, payload: EnginePayload, expiresIn?: number): Promise<void> {
+    const { consumed: _consumed, ...rest } = payload;
+    const existing = this.read(id);
+    // A re-saved entry keeps its consumed mark, as on Redis.
+    this.data.set(this.key(id), freeze({ ...existing, payload: rest }), expiresIn);
     if (this.model === 'Session' && payload.uid) this.data.set(`uid:${payload.uid}`, id, expiresIn);
     if (payload.userCode) this.data.set(`userCode:${payload.userCode}`, id, expiresIn);
-    if (GRANT_BOUND_MODELS.has(this.model) && payload.grantId) {
-      const indexKey = `grant:${payload.grantId}`;
-      const members = this.data.get<Set<string>>(indexKey) ?? new Set<string>();
-      members.add(key);
-      const expiresAt = Math.max(this.data.expiresAt(indexKey) ?? 0, this.data.expiresAt(key) ?? 0);
-      this.data.set(
-        indexKey,
-        members,
-        Number.isFinite(expiresAt) ? (expiresAt - Date.now()) / 1000 : undefined,
-      );
-    }
   }
 
   async find(id: string): Promise<EnginePayload | undefined> {
-    return thaw<EnginePayload>(this.data.get<string>(this.key(id)));
+    const entry = this.read(id);
+    if (!entry) return undefined;
+    return entry.consumed === undefined ? entry.payload : { ...entry.payload, consumed: Math.floor(entry.consumed / 1000) };
   }
 
   async findByUid(uid: string): Promise<EnginePayload | undefined> {
@@ -111,30 +121,33 @@ class MemoryEngineAdapter implements EngineAdapter {
   }
 
   async consume(id: string): Promise<void> {
-    const key = this.key(id);
-    const payload = thaw<EnginePayload>(this.data.get<string>(key));
-    if (!payload || payload.consumed) throw new AlreadyConsumed();
-    payload.consumed = Math.floor(Date.now() / 1000);
-    this.data.setUntil(key, freeze(payload), this.data.expiresAt(key) ?? Infinity);
+    const entry = this.read(id);
+    if (!entry || entry.consumed !== undefined) throw new AlreadyConsumed();
+    this.rewrite(id, { ...entry, consumed: Date.now() });
   }
 
   async unconsume(id: string): Promise<void> {
-    const key = this.key(id);
-    const payload = thaw<EnginePayload>(this.data.get<string>(key));
-    if (!payload?.consumed) return;
-    delete payload.consumed;
-    this.data.setUntil(key, freeze(payload), this.data.expiresAt(key) ?? Infinity);
+    const entry = this.read(id);
+    if (entry?.consumed === undefined) return;
+    const { consumed: _consumed, confirmed: _confirmed, ...rest } = entry;
+    this.rewrite(id, rest);
+  }
+
+  async confirm(id: string): Promise<void> {
+    const entry = this.read(id);
+    if (entry) this.rewrite(id, { ...entry, confirmed: true });
+  }
+
+  async consumption(id: string): Promise<Consumption | undefined> {
+    const entry = this.read(id);
+    return entry?.consumed === undefined ? undefined : { consumedAt: entry.consumed, confirmed: entry.confirmed === true };
   }
 
   async destroy(id: string): Promise<void> {
     this.data.delete(this.key(id));
   }
 
-  async revokeByGrantId(grantId: string): Promise<void> {
-    const indexKey = `grant:${grantId}`;
-    for (const key of this.data.get<Set<string>>(indexKey) ?? []) this.data.delete(key);
-    this.data.delete(indexKey);
-  }
+  async revokeByGrantId(): Promise<void> {}
 }
 
 class MemoryRecords implements RecordStore {

@@ -3,10 +3,9 @@ import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import {
   AlreadyConsumed,
-  GRANT_BOUND_MODELS,
-  GRANT_SLOT_LENGTH,
   StoreUnavailable,
   windowMillis,
+  type Consumption,
   type Counters,
   type EngineAdapter,
   type EnginePayload,
@@ -20,9 +19,7 @@ import {
  * Key layout (prefix `p`, default `talent-auth:`; <...> are placeholders). The part in braces is
  * the Redis Cluster hash tag: only it decides the slot, so keys with the same tag share a slot.
  *
- *   engine entry, grant-bound  p<Model>:{<first 6 chars of id>}<rest of id>     HASH p=payload c=consumed
- *   grant index                p grant:{<first 6 chars of grantId>}<rest>       SET of entry keys
- *   engine entry, other        p<Model>:{<id>}                                  HASH p=payload c=consumed
+ *   engine entry               p<Model>:{<id>}                                  HASH p=payload c=consumed (epoch ms) d=confirmed
  *   session uid / user code    p uid:{<uid>} / p userCode:{<code>}              STRING id
  *   records                    p rec:{records}:<kind>:<id>                      HASH g=group v=value n=revision
  *   record index               p idx:{records}:<kind>:<group>                   SET of ids
@@ -31,11 +28,11 @@ import {
  *                              same MULTI/script as the write
  *   change-feed heartbeat      channel p rec-heartbeat:<random per store instance>
  *
+ * Nothing grows with the tokens a grant has had: there is no index of a grant's entries. Codes
+ * and refresh tokens are usable only while their grant's entry exists (the engine checks it at
+ * every use), so ending a grant is one DEL, and its entries expire on their own TTLs.
+ *
  * Every multi-key step stays in one slot, which Redis Cluster requires:
- * - Grant-bound token ids start with their grant id's first 6 characters (provider/token-ids.ts), so
- *   an entry and its grant index share a slot and are written (and revoked) in one script. An entry
- *   whose id does not start so (none the server makes) is indexed in a separate step on a cluster,
- *   index first, and revoked by a DEL of its own after the grant's script.
  * - All records and record indexes share the `{records}` slot, so an index changes with its record
  *   atomically and a listing is one pipeline.
  * - All counters share the `{rl}` slot, so one call increments several keys in one script.
@@ -43,38 +40,11 @@ import {
  * Pub/sub needs no slot: PUBLISH reaches the subscribers on every node of a cluster.
  */
 
+/* Creates or replaces an entry's payload; a consumed mark it has stays (single use survives a re-save). */
 const UPSERT = `
-redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'p', ARGV[1])
 local ttl = tonumber(ARGV[2])
-if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
-if KEYS[2] then
-  local existed = redis.call('EXISTS', KEYS[2])
-  redis.call('SADD', KEYS[2], KEYS[1])
-  if ttl <= 0 then
-    redis.call('PERSIST', KEYS[2])
-  elseif existed == 0 then
-    redis.call('EXPIRE', KEYS[2], ttl)
-  else
-    local current = redis.call('TTL', KEYS[2])
-    if current >= 0 and current < ttl then redis.call('EXPIRE', KEYS[2], ttl) end
-  end
-end
-return 1`;
-
-/* The index half of UPSERT, for an entry in another slot than its grant index. */
-const INDEX_GRANT_ENTRY = `
-local ttl = tonumber(ARGV[2])
-local existed = redis.call('EXISTS', KEYS[1])
-redis.call('SADD', KEYS[1], ARGV[1])
-if ttl <= 0 then
-  redis.call('PERSIST', KEYS[1])
-elseif existed == 0 then
-  redis.call('EXPIRE', KEYS[1], ttl)
-else
-  local current = redis.call('TTL', KEYS[1])
-  if current >= 0 and current < ttl then redis.call('EXPIRE', KEYS[1], ttl) end
-end
+if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) else redis.call('PERSIST', KEYS[1]) end
 return 1`;
 
 /* Single use: HSETNX sets the consumed mark only if none is there, in one step; gone = used up. */
@@ -82,37 +52,10 @@ const CONSUME = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 return redis.call('HSETNX', KEYS[1], 'c', ARGV[1])`;
 
-/*
- * Deletes the grant's entries that share its slot (ARGV[1] = 'all': every entry, single node) and
- * answers the others, which stay indexed until the caller has deleted them.
- */
-const REVOKE_GRANT = `
-local function tag(key)
-  local open = string.find(key, '{', 1, true)
-  if open then
-    local close = string.find(key, '}', open + 1, true)
-    if close and close > open + 1 then return string.sub(key, open + 1, close - 1) end
-  end
-  return key
-end
-local own = tag(KEYS[1])
-local elsewhere = {}
-for _, key in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-  if ARGV[1] == 'all' or tag(key) == own then
-    redis.call('DEL', key)
-  else
-    elsewhere[#elsewhere + 1] = key
-  end
-end
-if #elsewhere == 0 then
-  redis.call('DEL', KEYS[1])
-else
-  local members = redis.call('SMEMBERS', KEYS[1])
-  for _, key in ipairs(members) do
-    if tag(key) == own then redis.call('SREM', KEYS[1], key) end
-  end
-end
-return elsewhere`;
+/* The request that consumed the entry completed; an entry that is gone stays gone. */
+const CONFIRM = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+return redis.call('HSET', KEYS[1], 'd', ARGV[1])`;
 
 /* Compare-and-set: write only if the record is still at the revision the caller read. */
 const REPLACE_RECORD = `
@@ -155,10 +98,9 @@ end
 return answer`;
 
 const SCRIPTS = {
-  taUpsert: { lua: UPSERT },
-  taIndexGrantEntry: { numberOfKeys: 1, lua: INDEX_GRANT_ENTRY },
+  taUpsert: { numberOfKeys: 1, lua: UPSERT },
   taConsume: { numberOfKeys: 1, lua: CONSUME },
-  taRevokeGrant: { numberOfKeys: 1, lua: REVOKE_GRANT },
+  taConfirm: { numberOfKeys: 1, lua: CONFIRM },
   taDeleteRecord: { numberOfKeys: 1, lua: DELETE_RECORD },
   taReplaceRecord: { numberOfKeys: 1, lua: REPLACE_RECORD },
   taIncrementCounters: { lua: INCREMENT_COUNTERS },
@@ -166,11 +108,9 @@ const SCRIPTS = {
 };
 
 interface Scripts {
-  /** taUpsert(numberOfKeys, key, [grantIndexKey], payload, ttl) */
-  taUpsert(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
-  taIndexGrantEntry(indexKey: string, entryKey: string, ttl: number): Promise<number>;
+  taUpsert(key: string, payload: string, ttl: number): Promise<number>;
   taConsume(key: string, now: number): Promise<number>;
-  taRevokeGrant(indexKey: string, scope: 'all' | 'slot'): Promise<string[]>;
+  taConfirm(key: string, now: number): Promise<number>;
   taDeleteRecord(key: string, indexPrefix: string, id: string, channel: string, change: string): Promise<number>;
   taReplaceRecord(key: string, revision: string, value: string, channel: string, change: string): Promise<number>;
   /** taIncrementCounters(numberOfKeys, ...keys, windowMs) */
@@ -297,51 +237,27 @@ class Io {
   }
 }
 
-/** The hash tag of an id, whole or (grant-bound) its first characters; see the key layout. */
-function tagged(id: string, slotLength?: number): string {
-  if (slotLength === undefined) return `{${id}}`;
-  return `{${id.slice(0, slotLength)}}${id.slice(slotLength)}`;
+/** The hash tag of an id: the whole id, so that each entry picks its own slot. */
+function tagged(id: string): string {
+  return `{${id}}`;
 }
 
 class RedisEngineAdapter implements EngineAdapter {
-  private readonly grantBound: boolean;
-
   constructor(
     private readonly model: string,
     private readonly io: Io,
     private readonly prefix: string,
-    private readonly cluster: boolean,
-  ) {
-    this.grantBound = GRANT_BOUND_MODELS.has(model);
-  }
+  ) {}
 
   private key(id: string): string {
-    return `${this.prefix}${this.model}:${tagged(id, this.grantBound ? GRANT_SLOT_LENGTH : undefined)}`;
-  }
-
-  private grantKey(grantId: string): string {
-    return `${this.prefix}grant:${tagged(grantId, GRANT_SLOT_LENGTH)}`;
+    return `${this.prefix}${this.model}:${tagged(id)}`;
   }
 
   upsert(id: string, payload: EnginePayload, expiresIn?: number): Promise<void> {
     return this.io.run(async (redis) => {
       const ttl = expiresIn && expiresIn > 0 ? Math.ceil(expiresIn) : 0;
-      const key = this.key(id);
-      const indexKey = this.grantBound && payload.grantId ? this.grantKey(payload.grantId) : undefined;
-      const writes: Promise<unknown>[] = [];
-      const sameSlot = indexKey === undefined
-        || !this.cluster
-        || id.slice(0, GRANT_SLOT_LENGTH) === payload.grantId!.slice(0, GRANT_SLOT_LENGTH);
-      if (sameSlot) {
-        const keys = indexKey === undefined ? [key] : [key, indexKey];
-        writes.push(redis.taUpsert(keys.length, ...keys, JSON.stringify(payload), ttl));
-      } else {
-        // Indexed first: should the entry write fail, the index names a missing key, which is
-        // harmless; the other way round the entry would outlive a revocation.
-        writes.push(
-          redis.taIndexGrantEntry(indexKey!, key, ttl).then(() => redis.taUpsert(1, key, JSON.stringify(payload), ttl)),
-        );
-      }
+      const { consumed: _consumed, ...stored } = payload;
+      const writes: Promise<unknown>[] = [redis.taUpsert(this.key(id), JSON.stringify(stored), ttl)];
       if (this.model === 'Session' && payload.uid) writes.push(this.index(redis, 'uid', payload.uid, id, ttl));
       if (payload.userCode) writes.push(this.index(redis, 'userCode', payload.userCode, id, ttl));
       await Promise.all(writes);
@@ -357,7 +273,8 @@ class RedisEngineAdapter implements EngineAdapter {
     const [payload, consumed] = await redis.hmget(this.key(id), 'p', 'c');
     if (!payload) return undefined;
     const parsed = JSON.parse(payload) as EnginePayload;
-    if (consumed) parsed.consumed = Number(consumed);
+    // The engine's `consumed` is in epoch seconds; we keep milliseconds (races and retries are told apart by them).
+    if (consumed) parsed.consumed = Math.floor(Number(consumed) / 1000);
     return parsed;
   }
 
@@ -382,14 +299,27 @@ class RedisEngineAdapter implements EngineAdapter {
 
   consume(id: string): Promise<void> {
     return this.io.run(async (redis) => {
-      const set = await redis.taConsume(this.key(id), Math.floor(Date.now() / 1000));
+      const set = await redis.taConsume(this.key(id), Date.now());
       if (set === 0) throw new AlreadyConsumed();
     });
   }
 
   unconsume(id: string): Promise<void> {
     return this.io.run(async (redis) => {
-      await redis.hdel(this.key(id), 'c');
+      await redis.hdel(this.key(id), 'c', 'd');
+    });
+  }
+
+  confirm(id: string): Promise<void> {
+    return this.io.run(async (redis) => {
+      await redis.taConfirm(this.key(id), Date.now());
+    });
+  }
+
+  consumption(id: string): Promise<Consumption | undefined> {
+    return this.io.run(async (redis) => {
+      const [consumed, confirmed] = await redis.hmget(this.key(id), 'c', 'd');
+      return consumed ? { consumedAt: Number(consumed), confirmed: confirmed !== null && confirmed !== undefined } : undefined;
     });
   }
 
@@ -399,15 +329,7 @@ class RedisEngineAdapter implements EngineAdapter {
     });
   }
 
-  revokeByGrantId(grantId: string): Promise<void> {
-    return this.io.run(async (redis) => {
-      const indexKey = this.grantKey(grantId);
-      const elsewhere = await redis.taRevokeGrant(indexKey, this.cluster ? 'slot' : 'all');
-      if (elsewhere.length === 0) return;
-      await Promise.all(elsewhere.map((key) => redis.del(key)));
-      await redis.srem(indexKey, ...elsewhere);
-    });
-  }
+  async revokeByGrantId(): Promise<void> {}
 }
 
 /**
@@ -727,6 +649,8 @@ export type RedisStoreOptions = RedisConnectionOptions & {
   redisOptions?: RedisOptions;
   /** Told of connection errors (ioredis reconnects by itself); by default they are dropped. */
   onError?: (error: Error & { code?: string }) => void;
+  /** Told at start of a Redis setting that puts stored data at risk (an eviction policy). */
+  onWarning?: (message: string) => void;
 };
 
 function tlsOf(tls: boolean | RedisTlsSettings | undefined): TlsConnectionOptions | undefined {
@@ -936,6 +860,28 @@ function startFailure(options: RedisStoreOptions, error: unknown, noted: readonl
   return `cannot connect to ${where}: ${cause?.message ?? String(error)}`;
 }
 
+/**
+ * Redis under `maxmemory` with an eviction policy may delete our keys to make room: with an
+ * allkeys-* policy the records that have no expiry (client configurations, app registrations,
+ * consents) are lost; with a volatile-* policy sign-in sessions, grants (users are signed out),
+ * consumed marks and rate-limit counters may go. `noeviction` makes Redis refuse writes instead
+ * (503, nothing lost). Undefined when the policy is safe or cannot be read (CONFIG is often
+ * disabled on managed Redis).
+ */
+async function evictionWarning(client: Client): Promise<string | undefined> {
+  try {
+    const [, policy] = (await client.config('GET', 'maxmemory-policy')) as string[];
+    const [, limit] = (await client.config('GET', 'maxmemory')) as string[];
+    if (!policy || policy === 'noeviction' || Number(limit) === 0) return undefined;
+    const at = policy.startsWith('allkeys-')
+      ? 'client configurations, app registrations and consents can be deleted for good'
+      : 'sign-in sessions, grants (users are signed out), consumed codes and rate-limit counters can be deleted';
+    return `Redis maxmemory-policy is ${policy} with maxmemory ${limit} bytes: when memory runs out, ${at}. Set maxmemory-policy noeviction (docs/operations.md, "Redis configuration")`;
+  } catch {
+    return undefined;
+  }
+}
+
 function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
@@ -998,6 +944,8 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
       })(),
       STARTUP_TIMEOUT_MS,
     );
+    const warning = await evictionWarning(client);
+    if (warning) options.onWarning?.(warning);
   } catch (error) {
     await shut();
     throw new StoreStartError(startFailure(options, error, startErrors));
@@ -1005,13 +953,12 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
     client.off('error', noteStartError);
   }
 
-  const cluster = options.cluster !== undefined;
   const adapters = new Map<string, EngineAdapter>();
   return {
     type: 'redis',
     engine(model) {
       let adapter = adapters.get(model);
-      if (!adapter) adapters.set(model, (adapter = new RedisEngineAdapter(model, io, prefix, cluster)));
+      if (!adapter) adapters.set(model, (adapter = new RedisEngineAdapter(model, io, prefix)));
       return adapter;
     },
     records,

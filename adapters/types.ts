@@ -10,8 +10,24 @@ export interface EnginePayload {
   consumed?: number;
 }
 
-/** node-oidc-provider's adapter interface, as the engine calls it. */
+/** What a store knows of a consumed entry (a code or refresh token). */
+export interface Consumption {
+  /** When it was consumed (epoch milliseconds). */
+  consumedAt: number;
+  /** Whether the request that consumed it completed (confirm()); codes only. */
+  confirmed: boolean;
+}
+
+/**
+ * node-oidc-provider's adapter interface, as the engine calls it, plus what single use needs.
+ *
+ * No store keeps an index of a grant's entries: an entry bound to a grant (a code, a refresh token)
+ * can be used only while the grant's own entry exists, which the engine checks at every use, so a
+ * grant ends when its Grant entry is destroyed, whatever number of tokens it has had, and its
+ * entries expire on their own. `revokeByGrantId` therefore walks nothing.
+ */
 export interface EngineAdapter {
+  /** Creates or replaces an entry; a consumed mark it already has is kept (single use survives a re-save). */
   upsert(id: string, payload: EnginePayload, expiresIn?: number): Promise<void>;
   find(id: string): Promise<EnginePayload | undefined>;
   findByUid(uid: string): Promise<EnginePayload | undefined>;
@@ -20,7 +36,12 @@ export interface EngineAdapter {
   consume(id: string): Promise<void>;
   /** Clears the consumed mark: undoes a consume whose request then failed before answering. */
   unconsume(id: string): Promise<void>;
+  /** Records that the request that consumed the entry completed (its tokens went out). */
+  confirm(id: string): Promise<void>;
+  /** The consumption of an entry: undefined when it is gone or was never consumed. */
+  consumption(id: string): Promise<Consumption | undefined>;
   destroy(id: string): Promise<void>;
+  /** Nothing to walk: a grant's entries end with its Grant entry (see above). */
   revokeByGrantId(grantId: string): Promise<void>;
 }
 
@@ -130,19 +151,3 @@ export class AlreadyConsumed extends Error {
     this.name = 'AlreadyConsumed';
   }
 }
-
-/** Models whose entries belong to a grant and go when the grant is revoked. */
-export const GRANT_BOUND_MODELS: ReadonlySet<string> = new Set([
-  'AccessToken',
-  'AuthorizationCode',
-  'RefreshToken',
-  'DeviceCode',
-  'BackchannelAuthenticationRequest',
-]);
-
-/**
- * Length of the grant id prefix that grant-bound token ids start with (see provider/token-ids.ts).
- * The Redis store hash-tags grant-bound keys and the grant index with it, so that every multi-key
- * operation on one grant stays in one Redis Cluster slot.
- */
-export const GRANT_SLOT_LENGTH = 6;

@@ -20,7 +20,8 @@
  * Every request of a workload must first succeed once with the expected algorithms (bench/checks.ts).
  * Rounds alternate which side goes first; the table gives the median round and the range.
  *
- * Run: npm run bench   Knobs (environment): BENCH_MODE=all|client-credentials|named-user,
+ * Run: npm run bench   Knobs (environment): BENCH_MODE=all|client-credentials|named-user|soak
+ * (soak: bench/soak.ts, what Redis keeps after BENCH_SOAK_FLOWS flows on one grant),
  * BENCH_PROCESSES=1,2  BENCH_NAMED_USER_PROCESSES=1  BENCH_ALGS=ES256[,RS256]  BENCH_CONNECTIONS=32
  * BENCH_WARMUP_SECONDS=2  BENCH_SECONDS=6  BENCH_ROUNDS=3  BENCH_CPU_PROF=dir (CPU profiles of one
  * process per side instead of the measurements, summarised by bench/profile-summary.ts).
@@ -34,6 +35,7 @@ import { printHeader, printResults, printSigningLimits, type Row } from './repor
 import { measuresClientCredentials, measuresNamedUser, readSettings, type Settings } from './settings.js';
 import { sharedKeysEnvironment } from './shared-keys.js';
 import { lanesOf, servingPids, SIDES, startSide, stopSide, type Side, type SideName } from './sides.js';
+import { runSoak } from './soak.js';
 import { summarise } from './summary.js';
 import { WORKLOADS, type Workload } from './workloads.js';
 
@@ -117,6 +119,10 @@ async function measureSet(set: ServerSet, redis: RedisProcess, env: Record<strin
 
 async function main(): Promise<void> {
   const settings = readSettings();
+  if (settings.mode === 'soak') {
+    await runSoak();
+    return;
+  }
   printHeader(settings);
   const redis = await startRedis();
   // Server and load children exit when the IPC channel closes; redis-server would outlive an interrupted run.

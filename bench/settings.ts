@@ -1,7 +1,7 @@
 /** The bench's knobs, from the environment (see the header of bench/run.ts). */
 import { ALGORITHMS, parseAlgorithm, type Algorithm } from './protocol.js';
 
-export const MODES = ['all', 'client-credentials', 'named-user'] as const;
+export const MODES = ['all', 'client-credentials', 'named-user', 'soak'] as const;
 export type Mode = (typeof MODES)[number];
 
 export interface Settings {

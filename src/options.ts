@@ -143,6 +143,8 @@ export const optionsSchema = z
     accessTokenAlgorithm: z.enum(algorithms).default('ES256'),
     namedUserAccessTokenTtl: z.number().int().min(300).max(3600).default(300),
     managementAccessTokenTtl: z.number().int().min(60).max(3600).default(300),
+    refreshTokenReuseWindowSeconds: z.number().int().min(0).max(300).default(60),
+    grantIdleSeconds: z.number().int().min(3600).max(366 * 86_400).default(3600 + 86_400),
     cookieKeys: z.array(z.string().min(32, 'cookie keys need at least 32 characters')).min(1).optional(),
     limits: z
       .object({
@@ -229,6 +231,19 @@ export interface AuthServerOptions {
    * default 300, whatever the named-user or tenant lifetime.
    */
   managementAccessTokenTtl?: number;
+  /**
+   * A refresh token presented again within this many seconds of its rotation, while its successor
+   * is unused, gets the same successor instead of ending the grant (a client that lost the answer
+   * retries safely); 0..300, default 60. 0: only a rotation that never answered may be retried.
+   */
+  refreshTokenReuseWindowSeconds?: number;
+  /**
+   * A grant (a user's consent to an app, with its refresh tokens) nobody used for this long ends;
+   * every refresh gives it this long again, and the consent itself stays until revoked (the next
+   * sign-in makes a new grant without asking again). 3600 s..366 days; default 90,000 s (the
+   * refresh token lifetime plus the sign-in session lifetime).
+   */
+  grantIdleSeconds?: number;
   /** Keys that sign the sign-in cookies (newest first); generated per process when absent. */
   cookieKeys?: string[];
   /** Request body limits in bytes (1 KiB..1 MiB); larger bodies get 413. */

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import Koa from 'koa';
 import mount from 'koa-mount';
 import Provider from 'oidc-provider';
@@ -14,13 +14,12 @@ import { Metrics } from './observability/metrics.js';
 import { resolveOptions, type AuthServerOptions, type ResolvedOptions } from './options.js';
 import { cacheClientLookups } from './provider/client-cache.js';
 import { appRegistrationMetadata, ClientDirectory } from './provider/client-directory.js';
-import { enforceSingleUse } from './provider/single-use.js';
+import { completeTokenRequest, enforceSingleUse } from './provider/single-use.js';
 import { AppRegistrations } from './records/app-registrations.js';
 import { Consents, type Consent, type ConsentKey } from './records/consents.js';
 import { interactionRoutes } from './routes/interactions.js';
 import { engineConfiguration } from './provider/configuration.js';
 import { publicJwks, resolveSigningKeys, type SigningAlgorithm } from './provider/keys.js';
-import { prefixTokenIdsWithGrantSlot } from './provider/token-ids.js';
 import { ClientConfigurations } from './records/client-configurations.js';
 import { secretMatches } from './records/secrets.js';
 import { authorizationServerMetadataAlias, publicDocuments } from './routes/discovery.js';
@@ -72,7 +71,11 @@ function tokenEndpoint(
   const cors = tokenEndpointCors(() => apps.publicWebOrigins());
   // Straight on to the engine: the routes of pages and APIs between here and it have nothing to
   // do with a token request (and cost each one a path test).
-  const guarded: Koa.Middleware = (ctx, next) => guard(ctx, () => engine(ctx, next));
+  const guarded: Koa.Middleware = (ctx, next) => guard(ctx, async () => {
+    await engine(ctx, next);
+    // A code confirmed, a refreshed grant extended (provider/single-use.ts).
+    if (ctx.status === 200) await completeTokenRequest(ctx, store);
+  });
   const limited: Koa.Middleware = limiter ? (ctx, next) => limiter(ctx, () => guarded(ctx, next)) : guarded;
   const tokenPath = engineRouteKey(`${oauthPath}/token`);
   return (ctx, next) => (engineRouteKey(ctx.path) === tokenPath ? cors(ctx, () => limited(ctx, next)) : next());
@@ -131,6 +134,7 @@ async function openStore(options: ResolvedOptions, logger: Logger, metrics: Metr
       metrics?.storeErrors.inc({ reason });
       logger.warn('redis connection error', { error: reason });
     },
+    onWarning: (message) => logger.warn(message),
   });
 }
 
@@ -195,9 +199,11 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     params.response_mode = undefined;
     return false;
   };
-  prefixTokenIdsWithGrantSlot(provider);
-  cacheClientLookups(provider, store.records);
-  enforceSingleUse(provider, store);
+  const knownClients = cacheClientLookups(provider, store.records);
+  enforceSingleUse(provider, store, {
+    reuseWindowSeconds: options.refreshTokenReuseWindowSeconds,
+    successorKey: createHmac('sha256', cookieKeys[0]!).update('talent-auth refresh token successors').digest(),
+  });
 
   const clientConfigurations = new ClientConfigurations(store.records, catalog);
   const appRegistrations = new AppRegistrations(store.records, async (app) => {
@@ -243,7 +249,11 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   app.use(oauthErrors(options.issuer, logger));
   app.use(embeddingChecks(options.baseUrl, options.pathPrefix, logger));
   app.use(cutStalledBodies(options.limits.bodyTimeoutMs, ownPaths(options.pathPrefix)));
-  app.use(refuseWhileStoreDown(store, needsStore, logger));
+  app.use(refuseWhileStoreDown(store, needsStore, logger, {
+    path: engineRouteKey(`${oauthPath}/authorize`),
+    issuer: options.issuer,
+    redirectUris: (clientId) => knownClients.redirectUris(clientId),
+  }));
   app.use(authorizeGuard(
     oauthPath,
     { queryBytes: options.limits.authorizeQueryBytes, perAddress: options.rateLimits.authorize },

@@ -89,6 +89,13 @@ export class ClientDirectory implements EngineAdapter {
 
   async unconsume(): Promise<void> {}
 
+  async confirm(): Promise<void> {}
+
+  async consumption(): Promise<undefined> {
+    return undefined;
+  }
+
+
   async destroy(): Promise<void> {}
 
   async revokeByGrantId(): Promise<void> {}

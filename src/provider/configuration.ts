@@ -223,7 +223,8 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       IdToken: 3600,
       Interaction: 600,
       Session: 86400,
-      Grant: 365 * 86400,
+      // A grant nobody used for this long ends (each refresh extends it: provider/single-use.ts).
+      Grant: options.grantIdleSeconds,
     },
     renderError: renderErrorPage,
   };

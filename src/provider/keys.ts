@@ -1,3 +1,4 @@
+import { createPrivateKey, createPublicKey, sign, verify, type JsonWebKey } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Logger } from '../logger.js';
 
@@ -119,6 +120,7 @@ export async function resolveSigningKeys(
   if (configured) {
     configured.keys.forEach((jwk, index) => {
       if (!('d' in jwk) || !jwk.d) throw new Error(`keys.jwks.keys[${index}] is not a private key`);
+      checkKeyPair(jwk, index);
     });
     // Throws for an RSA key without alg when both RS256 and PS256 are needed.
     const algorithms = configured.keys.map((jwk, index) => keyAlgorithm(jwk, index, needed));
@@ -146,6 +148,27 @@ export async function resolveSigningKeys(
 }
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
+/**
+ * Signs with the key's private part and verifies with its public part, once, at start: a key set
+ * whose halves do not match (a private part pasted beside another key's public part) would
+ * otherwise sign tokens that nobody can verify with the JWKS we publish.
+ */
+function checkKeyPair(jwk: JWK, index: number): void {
+  const publicHalf = Object.fromEntries(Object.entries(jwk).filter(([member]) => !PRIVATE_MEMBERS.includes(member))) as JsonWebKey;
+  const what = `keys.jwks.keys[${index}]${jwk.kid ? ` (kid ${jwk.kid})` : ''}`;
+  let matches: boolean;
+  try {
+    const privateKey = createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' });
+    const publicKey = createPublicKey({ key: publicHalf, format: 'jwk' });
+    const digest = jwk.kty === 'OKP' ? null : 'sha256';
+    const message = Buffer.from('talent-auth key check');
+    matches = verify(digest, message, publicKey, sign(digest, message, privateKey));
+  } catch (error) {
+    throw new Error(`${what} is not a usable key: ${(error as Error).message}`);
+  }
+  if (!matches) throw new Error(`${what}: its private part does not match its public part (tokens it signed could not be verified)`);
+}
 
 /** The public halves of a key set, for verifying our own tokens. */
 export function publicJwks(jwks: PrivateJwks): { keys: JWK[] } {

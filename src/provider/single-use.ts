@@ -1,23 +1,53 @@
+import { createHmac } from 'node:crypto';
 import Provider, { errors } from 'oidc-provider';
 import { AlreadyConsumed, type Store } from '../../adapters/types.js';
 import { endGrant } from './end-grant.js';
 
+/**
+ * SINGLE USE, AND RETRIES THAT ARE SAFE.
+ *
+ * A code or refresh token is used once (RFC 6749 §4.1.2: a code MUST NOT be used more than once;
+ * RFC 9700 §4.14.2: a refresh token is rotated and a reuse revokes the grant). Our stores mark an
+ * entry consumed atomically, so of two requests racing on one value only one consumes it.
+ *
+ * What a replay is, and what a retry is, once the value has been consumed:
+ *
+ * Refresh tokens: the successor of a refresh token P is not random: it is derived from P (an HMAC
+ * of P's id under a key all instances share). So every request that rotates P issues the same
+ * successor S, and there is only ever one chain. P presented again is
+ *  - a retry, answered with the same S and a new access token, when S was never stored (the request
+ *    that consumed P failed before it could answer: a 503, a reply lost in a Redis failure) or when
+ *    S is stored, still unused, and P was consumed at most `reuseWindowSeconds` ago (the client
+ *    lost the answer);
+ *  - a reuse otherwise (S was used, or the window is over): the whole grant ends.
+ *  Two requests racing on P both get S; whoever uses S second has made the reuse.
+ *
+ * Codes: a code exchange that completed is confirmed on the code (`confirm`, after its tokens were
+ * issued). A consumed code presented again is
+ *  - a replay when its exchange was confirmed, or when it was consumed under RACE_SECONDS ago (two
+ *    requests at once): the grant ends;
+ *  - otherwise the retry of an exchange that never answered (our 503 says Retry-After: 1): it is
+ *    refused with invalid_grant without ending the grant, and the app signs the user in again.
+ *
+ * A request bound to fail (a foreign resource indicator) is refused before anything is consumed,
+ * and a consume whose request then fails with 503 is undone (best effort) before the answer goes.
+ * A grant is refreshed along with its tokens: each refresh gives it `grantIdleSeconds` again.
+ */
+
+/** A code consumed this recently and not confirmed is taken as raced, not as a retry. */
+const RACE_SECONDS = 1;
+
 interface Consumable {
   jti: string;
   grantId?: string;
+  consumed?: unknown;
   /** The resource indicators the code or refresh token was granted for. */
   readonly resourceIndicators: Set<unknown>;
   consume(): Promise<void>;
 }
 
-/**
- * The engine checks a requested `resource` only after it has consumed the code or rotated the
- * refresh token, so a request naming another resource would burn the value (400 invalid_target)
- * and the app's retry would count as a replay and end the grant. Checked here, before consuming,
- * with the engine's own rule (the resource must be one the value was granted for) and error.
- */
 interface EngineContext {
-  oidc?: { params?: { resource?: unknown } };
+  oidc?: { params?: { resource?: unknown; grant_type?: unknown } };
   state?: Record<PropertyKey, unknown>;
 }
 
@@ -27,20 +57,61 @@ function currentContext(): EngineContext | undefined {
 }
 
 const CONSUMED = Symbol('consumed in this request');
+const TO_CONFIRM = Symbol('codes whose exchange completes with this request');
+const ROTATING = Symbol('the refresh token this request rotates');
+const REFRESHED = Symbol('this request rotates a refresh token');
 
 type Undo = () => Promise<void>;
+
+function stateOf(): Record<PropertyKey, unknown> | undefined {
+  return currentContext()?.state;
+}
 
 /**
  * A request that consumed a code or refresh token and then could not finish because the store
  * went away (503) gave the client nothing: the consume is undone, best effort, so that the retry
  * the 503 asks for is not taken for a replay that ends the grant. What the failed request may have
- * saved (a new refresh token, an access token) was never given to anyone and expires unused.
+ * saved (a successor refresh token, derived as it is) is what the retry issues again.
  */
 export async function undoConsumptions(state: Record<PropertyKey, unknown>): Promise<void> {
   const undos = state[CONSUMED] as Undo[] | undefined;
   if (!undos) return;
   delete state[CONSUMED];
+  delete state[TO_CONFIRM];
   await Promise.all(undos.map((undo) => undo().catch(() => undefined)));
+}
+
+interface SavableGrant {
+  exp?: number;
+  save(): Promise<unknown>;
+}
+
+/**
+ * After a token request answered with tokens:
+ * - a code exchange is confirmed on its code, so that the code presented again is a replay. A
+ *   confirmation that cannot be written leaves the code consumed but unconfirmed: a replay of it
+ *   would then be refused without ending the grant (nothing is lost: the tokens went out);
+ * - a refresh gives its grant `grantIdleSeconds` again (a grant in use does not expire; one nobody
+ *   refreshed for that long does).
+ */
+export async function completeTokenRequest(ctx: { state: Record<PropertyKey, unknown>; oidc?: { entities?: { Grant?: SavableGrant } } }, store: Store): Promise<void> {
+  const { state } = ctx;
+  const codes = state[TO_CONFIRM] as string[] | undefined;
+  const refreshed = state[REFRESHED] === true;
+  if (!codes && !refreshed) return;
+  delete state[TO_CONFIRM];
+  delete state[REFRESHED];
+  const grant = ctx.oidc?.entities?.Grant;
+  await Promise.all([
+    ...(codes ?? []).map((jti) => store.engine('AuthorizationCode').confirm(jti).catch(() => undefined)),
+    refreshed && grant ? extend(grant) : undefined,
+  ]);
+}
+
+/** Saves the grant with a whole lifetime from now (the engine keeps `exp` on a re-save). */
+async function extend(grant: SavableGrant): Promise<void> {
+  grant.exp = undefined;
+  await grant.save().catch(() => undefined);
 }
 
 function refuseForeignResource(token: Consumable): void {
@@ -50,29 +121,109 @@ function refuseForeignResource(token: Consumable): void {
   if (typeof requested !== 'string' || !token.resourceIndicators.has(requested)) throw new errors.InvalidTarget();
 }
 
-/**
- * The engine reads a code or refresh token, checks it is unused, then marks it used: two requests
- * racing on one value could both pass the check. Our stores mark it atomically and throw
- * AlreadyConsumed for the loser; here the loser gets what a replay gets: invalid_grant, and the
- * grant with every token issued from it is revoked (RFC 6749 §4.1.2: a code MUST NOT be used more
- * than once and SHOULD revoke what it issued; RFC 9700 §4.14.2 for refresh tokens). A request that is bound to fail (a foreign
- * resource indicator) is refused before anything is consumed.
- */
-export function enforceSingleUse(provider: Provider, store: Store): void {
-  for (const [model, label] of [['AuthorizationCode', 'authorization code'], ['RefreshToken', 'refresh token']] as const) {
-    const prototype = (provider[model] as unknown as { prototype: Consumable }).prototype;
-    const consume = prototype.consume;
-    prototype.consume = async function consumeOnce(this: Consumable): Promise<void> {
-      refuseForeignResource(this);
-      try {
-        await consume.call(this);
-        const state = currentContext()?.state;
-        if (state) ((state[CONSUMED] ??= []) as Undo[]).push(() => store.engine(model).unconsume(this.jti));
-      } catch (error) {
-        if (!(error instanceof AlreadyConsumed)) throw error;
-        if (this.grantId) await endGrant(store, this.grantId);
-        throw new errors.InvalidGrant(`${label} already used`);
-      }
-    };
+function remember(state: Record<PropertyKey, unknown> | undefined, key: symbol, value: unknown): void {
+  if (state) ((state[key] ??= []) as unknown[]).push(value);
+}
+
+export interface SingleUseOptions {
+  /** How long after its rotation a refresh token may be presented again for the same successor. */
+  reuseWindowSeconds: number;
+  /** A secret all instances share: successors are derived with it. */
+  successorKey: Buffer;
+}
+
+/** Installs single use, retries and derived successors on the engine's code and refresh token models. */
+export function enforceSingleUse(provider: Provider, store: Store, options: SingleUseOptions): void {
+  const refreshTokens = store.engine('RefreshToken');
+  const codes = store.engine('AuthorizationCode');
+
+  /** The successor of refresh token `jti`: the same for every request that rotates it. */
+  const successorOf = (jti: string): string =>
+    createHmac('sha256', options.successorKey).update(`refresh-token-successor:${jti}`).digest('base64url');
+
+  /** Whether refresh token `jti`, consumed, may be presented again for its successor (see above). */
+  async function rotationRetry(jti: string): Promise<boolean> {
+    const [successor, consumption] = await Promise.all([refreshTokens.find(successorOf(jti)), refreshTokens.consumption(jti)]);
+    if (!successor) return true;
+    if (successor.consumed) return false;
+    return consumption !== undefined && Date.now() - consumption.consumedAt <= options.reuseWindowSeconds * 1000;
   }
+
+  /** Whether a consumed code presented again is a replay (else: the retry of an exchange that never answered). */
+  async function codeReplay(jti: string): Promise<boolean> {
+    const consumption = await codes.consumption(jti);
+    return consumption === undefined || consumption.confirmed || Date.now() - consumption.consumedAt < RACE_SECONDS * 1000;
+  }
+
+  const grantType = () => currentContext()?.oidc?.params?.grant_type;
+
+  // Refresh tokens: a consumed one found at the token endpoint is shown to the engine as unused
+  // when it may be retried (the engine would otherwise end the grant at once).
+  const RefreshToken = provider.RefreshToken as unknown as {
+    find(value: string, options?: object): Promise<Consumable | undefined>;
+    prototype: Consumable & { generateTokenId(): string };
+  };
+  const findRefreshToken = RefreshToken.find.bind(RefreshToken);
+  RefreshToken.find = async function findRefreshTokenForRetry(value: string, findOptions?: object) {
+    const token = await findRefreshToken(value, findOptions);
+    if (token?.consumed && grantType() === 'refresh_token' && (await rotationRetry(token.jti))) token.consumed = undefined;
+    return token;
+  };
+  const consumeRefreshToken = RefreshToken.prototype.consume;
+  RefreshToken.prototype.consume = async function consumeOnce(this: Consumable): Promise<void> {
+    refuseForeignResource(this);
+    const state = stateOf();
+    try {
+      await consumeRefreshToken.call(this);
+      remember(state, CONSUMED, () => refreshTokens.unconsume(this.jti));
+    } catch (error) {
+      if (!(error instanceof AlreadyConsumed)) throw error;
+      // Consumed since it was read (a request racing this one): a retry if its successor allows.
+      if (!(await rotationRetry(this.jti))) {
+        if (this.grantId) await endGrant(store, this.grantId);
+        throw new errors.InvalidGrant('refresh token already used');
+      }
+    }
+    if (state) {
+      state[ROTATING] = this.jti;
+      state[REFRESHED] = true;
+    }
+  };
+  const generateRefreshTokenId = RefreshToken.prototype.generateTokenId;
+  RefreshToken.prototype.generateTokenId = function generateTokenId(this: Consumable) {
+    const state = stateOf();
+    const parent = state?.[ROTATING];
+    if (typeof parent !== 'string') return generateRefreshTokenId.call(this);
+    delete state![ROTATING];
+    return successorOf(parent);
+  };
+
+  // Codes: a consumed code found at the token endpoint that is not a replay is refused as it is,
+  // before the engine ends the grant.
+  const AuthorizationCode = provider.AuthorizationCode as unknown as {
+    find(value: string, options?: object): Promise<Consumable | undefined>;
+    prototype: Consumable;
+  };
+  const findCode = AuthorizationCode.find.bind(AuthorizationCode);
+  AuthorizationCode.find = async function findCodeForRetry(value: string, findOptions?: object) {
+    const code = await findCode(value, findOptions);
+    if (code?.consumed && grantType() === 'authorization_code' && !(await codeReplay(code.jti))) {
+      throw new errors.InvalidGrant('authorization code already used');
+    }
+    return code;
+  };
+  const consumeCode = AuthorizationCode.prototype.consume;
+  AuthorizationCode.prototype.consume = async function consumeOnce(this: Consumable): Promise<void> {
+    refuseForeignResource(this);
+    const state = stateOf();
+    try {
+      await consumeCode.call(this);
+    } catch (error) {
+      if (!(error instanceof AlreadyConsumed)) throw error;
+      if ((await codeReplay(this.jti)) && this.grantId) await endGrant(store, this.grantId);
+      throw new errors.InvalidGrant('authorization code already used');
+    }
+    remember(state, CONSUMED, () => codes.unconsume(this.jti));
+    remember(state, TO_CONFIRM, this.jti);
+  };
 }

@@ -36,7 +36,7 @@ describe('Redis store through Sentinel', () => {
     expect(await codes.find('grantScode')).toEqual({ grantId: 'grantS', scope: 'x' });
     await codes.consume('grantScode');
     await expect(codes.consume('grantScode')).rejects.toBeInstanceOf(AlreadyConsumed);
-    await codes.revokeByGrantId('grantS');
+    await codes.destroy('grantScode');
     expect(await codes.find('grantScode')).toBeUndefined();
   });
 

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { testJwks } from '../support/keys.js';
 import { freePort, startRedis, type RedisServer } from '../support/redis.js';
 
 const entry = join(process.cwd(), 'dist/examples/server.js');
@@ -81,6 +82,17 @@ describe('example server start-up failures: one line that says what to change, e
     expect(`${ended.stdout}${ended.stderr}`).not.toContain('s3cret-pass');
   });
 
+  it('Redis refusing the credentials', async () => {
+    const guarded = await startRedis(['--requirepass', 'right-password']);
+    try {
+      const ended = await runToEnd({ PORT: String(await freePort()), REDIS_URL: guarded.url.replace('redis://', 'redis://:wrong-password@') });
+      expectOneClearLine(ended, /Redis at 127\.0\.0\.1:\d+ refused the credentials \(WRONGPASS/);
+      expect(`${ended.stdout}${ended.stderr}`).not.toContain('wrong-password');
+    } finally {
+      await guarded.stop();
+    }
+  });
+
   it('a Redis database the server does not have', async () => {
     const ended = await runToEnd({ PORT: String(await freePort()), REDIS_URL: `${redis.url}/99` });
     expectOneClearLine(ended, /Redis at 127\.0\.0\.1:\d+, database 99: the database cannot be selected/);
@@ -95,6 +107,12 @@ describe('example server start-up failures: one line that says what to change, e
     const publicOnly = join(dir, 'public.json');
     writeFileSync(publicOnly, JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }] }));
     expectOneClearLine(await runToEnd({ PORT: String(await freePort()), JWKS_FILE: publicOnly }), /keys\.jwks\.keys\[0\] is not a private key/);
+    // The private part of one key beside the public part of another: it would sign tokens nobody can verify.
+    const { jwks } = await testJwks(['ES256', 'RS256']);
+    const other = (await testJwks(['ES256'])).jwks.keys[0]!;
+    const halves = join(dir, 'halves.json');
+    writeFileSync(halves, JSON.stringify({ keys: [{ ...jwks.keys[0], x: other.x, y: other.y }, jwks.keys[1]] }));
+    expectOneClearLine(await runToEnd({ PORT: String(await freePort()), JWKS_FILE: halves }), /keys\.jwks\.keys\[0\] \(kid [^)]+\): its private part does not match its public part/);
   });
 
   it('invalid options', async () => {

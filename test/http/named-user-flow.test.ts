@@ -127,10 +127,13 @@ describe.each(STORE_KINDS)('named-user flow over HTTP (%s store)', (kind) => {
     const second = await postToken(server.oauthUrl, { grant_type: 'refresh_token', refresh_token: refreshToken }, auth);
     expect(second.status).toBe(200);
     expect(second.body.refresh_token).not.toBe(refreshToken);
+    // The successor is used: the first token presented again is a reuse, and the grant ends.
+    const third = await postToken(server.oauthUrl, { grant_type: 'refresh_token', refresh_token: second.body.refresh_token as string }, auth);
+    expect(third.status).toBe(200);
     const reuse = await postToken(server.oauthUrl, { grant_type: 'refresh_token', refresh_token: refreshToken }, auth);
     expect(reuse.status).toBe(400);
     expect(reuse.body.error).toBe('invalid_grant');
-    const afterRevoke = await postToken(server.oauthUrl, { grant_type: 'refresh_token', refresh_token: second.body.refresh_token as string }, auth);
+    const afterRevoke = await postToken(server.oauthUrl, { grant_type: 'refresh_token', refresh_token: third.body.refresh_token as string }, auth);
     expect(afterRevoke.body.error).toBe('invalid_grant');
   });
 });

@@ -95,9 +95,36 @@ describe('Redis faults', () => {
     expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
     // What needs no store still answers: resource servers keep verifying tokens.
     expect((await fetch(`${server.oauthUrl}/jwks`)).status).toBe(200);
-    const authorize = await fetch(`${server.oauthUrl}/authorize?client_id=${web.clientId}&response_type=code`, { redirect: 'manual' });
-    expect(authorize.status).toBe(503);
+    await expectAuthorizeWhileDown();
   });
+
+  /**
+   * A browser at /authorize while the store is away: back to the app with temporarily_unavailable
+   * when the client and its redirect URI are known (RFC 6749 §4.1.2.1), an error page otherwise;
+   * never JSON.
+   */
+  async function expectAuthorizeWhileDown(): Promise<void> {
+    const query = (params: Record<string, string>) => new URLSearchParams({
+      response_type: 'code', scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', ...params,
+    });
+    const known = await timed(() => fetch(`${server.oauthUrl}/authorize?${query({ client_id: web.clientId, redirect_uri: WEB, state: 'st-1' })}`, { redirect: 'manual' }));
+    expect(known.ms).toBeLessThan(1000);
+    expect(known.value.status).toBe(303);
+    const back = new URL(known.value.headers.get('location')!);
+    expect(`${back.origin}${back.pathname}`).toBe(WEB);
+    expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'temporarily_unavailable', state: 'st-1', iss: server.auth.issuer });
+    for (const params of [
+      { client_id: web.clientId, redirect_uri: 'https://evil.example/cb', state: 'x' },
+      { client_id: '00000000-0000-4000-8000-000000000000', redirect_uri: WEB, state: 'x' },
+    ]) {
+      const page = await fetch(`${server.oauthUrl}/authorize?${query(params)}`, { redirect: 'manual' });
+      expect(page.status).toBe(503);
+      expect(page.headers.get('location')).toBeNull();
+      expect(page.headers.get('content-type')).toContain('text/html');
+      expect(page.headers.get('retry-after')).toBe('1');
+      expect(await page.text()).toContain('temporarily_unavailable');
+    }
+  }
 
   it('serves again without a restart once Redis is back, with nothing lost (AOF)', async () => {
     await redis.restart();
@@ -119,6 +146,7 @@ describe('Redis faults', () => {
         expectUnavailable(value);
         expect(ms).toBeLessThan(1000);
       }
+      await expectAuthorizeWhileDown();
     } finally {
       process.kill(redis.pid, 'SIGCONT');
     }

@@ -9,20 +9,39 @@ export interface TcpProxy {
    * sockets open: a NAT that dropped the flow without a word.
    */
   blackhole(index: number): void;
+  /**
+   * Arms the proxy: the next client chunk that `matches` is carried to Redis, which carries it out,
+   * but its answer never comes back: the proxy swallows it and closes that connection, as a Redis
+   * that dies between doing a command and answering it. Resolves once that has happened.
+   */
+  dropReplyTo(matches: (chunk: Buffer) => boolean): Promise<void>;
   close(): Promise<void>;
 }
 
 /** A loopback TCP proxy to `targetPort`, whose connections can be made to go silent. */
 export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
-  const pairs: Array<{ client: Socket; upstream: Socket; silent: boolean }> = [];
+  const pairs: Array<{ client: Socket; upstream: Socket; silent: boolean; dropNextReply?: () => void }> = [];
+  let armed: { matches: (chunk: Buffer) => boolean; done: () => void } | undefined;
   const server: Server = createServer((client) => {
     const upstream = createConnection({ host: '127.0.0.1', port: targetPort });
-    const pair = { client, upstream, silent: false };
+    const pair: (typeof pairs)[number] = { client, upstream, silent: false };
     pairs.push(pair);
     client.on('data', (chunk) => {
-      if (!pair.silent) upstream.write(chunk);
+      if (pair.silent) return;
+      if (armed?.matches(chunk)) {
+        const { done } = armed;
+        armed = undefined;
+        pair.dropNextReply = () => {
+          pair.silent = true;
+          client.destroy();
+          upstream.destroy();
+          done();
+        };
+      }
+      upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
+      if (pair.dropNextReply) return pair.dropNextReply();
       if (!pair.silent) client.write(chunk);
     });
     // A silent flow tells neither side that the other went.
@@ -42,6 +61,11 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     port,
     get connections() {
       return pairs.length;
+    },
+    dropReplyTo(matches) {
+      return new Promise<void>((resolve) => {
+        armed = { matches, done: resolve };
+      });
     },
     blackhole(index) {
       const pair = pairs[index];

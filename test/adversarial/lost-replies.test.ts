@@ -1,0 +1,126 @@
+/**
+ * Redis dies between carrying out the command that consumes a code or refresh token and answering
+ * it (a TCP proxy in front of a real redis-server carries the command and swallows its reply):
+ * the server answers 503, the value is consumed in Redis, and no undo could be registered. The
+ * retry that 503 asks for must not be taken for a replay:
+ *  - a refresh token: the retry succeeds, with the successor the failed request would have issued;
+ *  - a code: the retry is refused with invalid_grant, and the user's grant lives on.
+ */
+import type { Redis } from 'ioredis';
+import { alice, testAccounts } from '../support/accounts.js';
+import { startRedis, type RedisServer } from '../support/redis.js';
+import { startServer, type RunningServer } from '../support/server.js';
+import { signInForCode } from '../support/sign-in.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { UserAgent } from '../support/user-agent.js';
+import { exchangeCode, expectOAuthError, expectTokens, grantExists, grantOfCode, refresh, WEB, type ConfidentialApp } from './helpers.js';
+
+const PREFIX = 'lost:';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('adversarial: a consume whose reply is lost (Redis behind a TCP proxy)', () => {
+  let redis: RedisServer;
+  let proxy: TcpProxy;
+  let server: RunningServer;
+  let direct: Redis;
+  let web: ConfidentialApp;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    proxy = await startTcpProxy(redis.port);
+    direct = redis.client();
+    server = await startServer({
+      store: { type: 'redis', url: `redis://127.0.0.1:${proxy.port}`, keyPrefix: PREFIX },
+      accounts: testAccounts([alice]),
+      cookieKeys: ['a-cookie-key-of-at-least-32-characters'],
+    });
+    const app = await server.auth.appRegistrations.create({ name: 'Portal', redirectUris: [WEB], clientType: 'confidential' });
+    web = { clientId: app.clientId, redirectUri: WEB, secret: app.clientSecret! };
+  }, 30_000);
+  afterAll(async () => {
+    await server?.stop();
+    await proxy?.close();
+    await redis?.stop();
+  });
+
+  /** The consuming script's call on `key`: EVALSHA with the key, as ioredis writes it. */
+  const consumeOf = (key: string) => (chunk: Buffer) => {
+    const text = chunk.toString('latin1').toLowerCase();
+    return text.includes('evalsha') && chunk.includes(key);
+  };
+
+  /** Waits until the server's store is back (its readiness answers 200). */
+  async function storeBack(): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      if ((await fetch(`${server.baseUrl}/readyz`)).status === 200) return;
+      await sleep(50);
+    }
+    throw new Error('the store did not come back');
+  }
+
+  it('a refresh: 503, the token consumed in Redis; the retry gets the successor, and the chain goes on', async () => {
+    const { code, verifier } = await signInForCode(server, web, alice);
+    const grantId = await grantOfCode(server, code);
+    const tokens = await exchangeCode(server, web, code, verifier);
+    expectTokens(tokens);
+    const refreshToken = tokens.body.refresh_token as string;
+    const key = `${PREFIX}RefreshToken:{${refreshToken}}`;
+
+    const dropped = proxy.dropReplyTo(consumeOf(key));
+    const failed = await refresh(server, web, refreshToken);
+    await dropped;
+    expect(failed.status).toBe(503);
+    expect(failed.body.error).toBe('temporarily_unavailable');
+    expect(failed.headers.get('retry-after')).toBe('1');
+    // Redis did carry the consume out: without care, the retry would look like a reuse.
+    expect(await direct.hget(key, 'c')).not.toBeNull();
+
+    await storeBack();
+    const retried = await refresh(server, web, refreshToken);
+    expectTokens(retried);
+    const next = await refresh(server, web, retried.body.refresh_token as string);
+    expectTokens(next);
+    expect(await grantExists(server, grantId)).toBe(true);
+  });
+
+  it('a code exchange: 503, the code consumed in Redis; the retry is refused cleanly and the user keeps her grant', async () => {
+    // A sign-in before: the refresh token the user already has must survive what follows.
+    const agent = new UserAgent(server.baseUrl);
+    const earlier = await signInForCode(server, web, alice, 'openid scim.read', agent);
+    const grantId = await grantOfCode(server, earlier.code);
+    const first = await exchangeCode(server, web, earlier.code, earlier.verifier);
+    expectTokens(first);
+
+    const { code, verifier } = await signInForCode(server, web, alice, 'openid scim.read', agent);
+    expect(await grantOfCode(server, code)).toBe(grantId);
+    const key = `${PREFIX}AuthorizationCode:{${code}}`;
+    const dropped = proxy.dropReplyTo(consumeOf(key));
+    const failed = await exchangeCode(server, web, code, verifier);
+    await dropped;
+    expect(failed.status).toBe(503);
+    expect(await direct.hget(key, 'c')).not.toBeNull();
+    expect(await direct.hget(key, 'd')).toBeNull();
+
+    await storeBack();
+    // The app waits as Retry-After says, and tries again.
+    await sleep(1100);
+    expectOAuthError(server, await exchangeCode(server, web, code, verifier), 400, 'invalid_grant');
+    expect(await grantExists(server, grantId)).toBe(true);
+    expectTokens(await refresh(server, web, first.body.refresh_token as string));
+    // A new sign-in (no consent page: the consent stands) gets a code that works.
+    const again = await signInForCode(server, web, alice, 'openid scim.read', agent);
+    expectTokens(await exchangeCode(server, web, again.code, again.verifier));
+  });
+
+  it('a code exchange that completed is confirmed: the code again is a replay, and the grant ends', async () => {
+    const { code, verifier } = await signInForCode(server, web, alice);
+    const grantId = await grantOfCode(server, code);
+    const tokens = await exchangeCode(server, web, code, verifier);
+    expectTokens(tokens);
+    expect(await direct.hget(`${PREFIX}AuthorizationCode:{${code}}`, 'd')).not.toBeNull();
+    await sleep(1100);
+    expectOAuthError(server, await exchangeCode(server, web, code, verifier), 400, 'invalid_grant');
+    expect(await grantExists(server, grantId)).toBe(false);
+  });
+});
