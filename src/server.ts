@@ -74,7 +74,7 @@ function tokenEndpoint(
   const guarded: Koa.Middleware = (ctx, next) => guard(ctx, async () => {
     await engine(ctx, next);
     // A code confirmed, a refreshed grant extended (provider/single-use.ts).
-    if (ctx.status === 200) await completeTokenRequest(ctx, store);
+    if (ctx.status === 200) await completeTokenRequest(ctx, store, options.grantIdleSeconds);
   });
   const limited: Koa.Middleware = limiter ? (ctx, next) => limiter(ctx, () => guarded(ctx, next)) : guarded;
   const tokenPath = engineRouteKey(`${oauthPath}/token`);

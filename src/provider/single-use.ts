@@ -94,7 +94,11 @@ interface SavableGrant {
  * - a refresh gives its grant `grantIdleSeconds` again (a grant in use does not expire; one nobody
  *   refreshed for that long does).
  */
-export async function completeTokenRequest(ctx: { state: Record<PropertyKey, unknown>; oidc?: { entities?: { Grant?: SavableGrant } } }, store: Store): Promise<void> {
+export async function completeTokenRequest(
+  ctx: { state: Record<PropertyKey, unknown>; oidc?: { entities?: { Grant?: SavableGrant } } },
+  store: Store,
+  grantIdleSeconds: number,
+): Promise<void> {
   const { state } = ctx;
   const codes = state[TO_CONFIRM] as string[] | undefined;
   const refreshed = state[REFRESHED] === true;
@@ -104,12 +108,22 @@ export async function completeTokenRequest(ctx: { state: Record<PropertyKey, unk
   const grant = ctx.oidc?.entities?.Grant;
   await Promise.all([
     ...(codes ?? []).map((jti) => store.engine('AuthorizationCode').confirm(jti).catch(() => undefined)),
-    refreshed && grant ? extend(grant) : undefined,
+    refreshed && grant ? extend(grant, grantIdleSeconds) : undefined,
   ]);
 }
 
-/** Saves the grant with a whole lifetime from now (the engine keeps `exp` on a re-save). */
-async function extend(grant: SavableGrant): Promise<void> {
+/** A refresh token's lifetime: no grant may end before a refresh token of it does. */
+const REFRESH_TOKEN_SECONDS = 3600;
+
+/**
+ * Saves the grant with a whole lifetime from now (the engine keeps `exp` on a re-save), once its
+ * lifetime has run down by a refresh token's lifetime, or when less than one is left: not at every
+ * refresh, which would write the whole grant each time, yet always before a refresh token issued
+ * now could outlive it.
+ */
+async function extend(grant: SavableGrant, grantIdleSeconds: number): Promise<void> {
+  const left = (grant.exp ?? 0) - Date.now() / 1000;
+  if (left >= Math.max(REFRESH_TOKEN_SECONDS, grantIdleSeconds - REFRESH_TOKEN_SECONDS)) return;
   grant.exp = undefined;
   await grant.save().catch(() => undefined);
 }
