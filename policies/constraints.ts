@@ -1,5 +1,5 @@
-import type { ApiCatalog } from '../src/catalog.js';
-import { ValidationError } from '../src/errors.js';
+import type { ApiCatalog } from './catalog.js';
+import { ValidationError } from './errors.js';
 
 /** Data filters: `{ [dimension]: allowed values }` for one API. */
 export type DimensionFilters = Record<string, string[]>;

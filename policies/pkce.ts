@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { InvalidRequest } from '../src/errors.js';
+import { InvalidRequest } from './errors.js';
 
 /**
  * When an authorization request must carry a PKCE challenge (spec, "Client types and PKCE"):

@@ -1,4 +1,4 @@
-import { ValidationError } from '../src/errors.js';
+import { ValidationError } from './errors.js';
 
 /** Why a redirect URI was refused: the rule, in words. */
 export type RedirectUriVerdict = { ok: true; kind: 'https' | 'loopback' | 'deep-link' } | { ok: false; rule: string };

@@ -1,5 +1,5 @@
-import type { ApiCatalog } from '../src/catalog.js';
-import { InvalidRequest, InvalidScope, ValidationError } from '../src/errors.js';
+import type { ApiCatalog } from './catalog.js';
+import { InvalidRequest, InvalidScope, ValidationError } from './errors.js';
 import { holdsIntegrationSetup, MANAGEMENT_SCOPE, mayRequestManagement } from './management.js';
 import type { TenantPolicy } from './tenant-policy.js';
 import { narrowScopes } from './tenant-policy.js';

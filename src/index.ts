@@ -1,5 +1,5 @@
 export { createAuthServer, type AuthServer, type ConsentsApi } from './server.js';
-export type { ConnectMiddleware } from './routes/embedding.js';
+export type { ConnectMiddleware } from './http/embedding.js';
 export type { ClientConfigurations } from './records/client-configurations.js';
 export type { AppRegistrations } from './records/app-registrations.js';
 export type { Consent, ConsentKey } from './records/consents.js';
@@ -7,9 +7,9 @@ export { StoreStartError } from '../adapters/redis.js';
 export type { AuthServerOptions } from './options.js';
 export type { Account, AccountStore } from './accounts.js';
 export { INTEGRATION_SETUP } from './accounts.js';
-export type { ApiDefinition } from './catalog.js';
+export type { ApiDefinition } from '../policies/catalog.js';
 export type { Logger } from './logger.js';
-export type { SigningAlgorithm, PrivateJwks } from './provider/keys.js';
+export type { SigningAlgorithm, PrivateJwks } from './engine/keys.js';
 export type {
   ClientConfiguration,
   ClientConfigurationInput,
@@ -24,7 +24,7 @@ export type {
   IdTokenAlgorithm,
 } from './records/app-registrations.js';
 export type { Constraints, DimensionFilters } from '../policies/constraints.js';
-export * from './errors.js';
+export * from '../policies/errors.js';
 export * from './resource-server/index.js';
 export type { TenantPolicy, TenantPolicyFunction } from '../policies/tenant-policy.js';
 export { createLogger, fromPino, REDACTED_FIELDS } from './logger.js';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { AccountStore } from './accounts.js';
-import type { ApiDefinition } from './catalog.js';
+import type { ApiDefinition } from '../policies/catalog.js';
 import type { Logger } from './logger.js';
-import type { PrivateJwks, SigningAlgorithm } from './provider/keys.js';
+import type { PrivateJwks, SigningAlgorithm } from './engine/keys.js';
 import type { TenantPolicyFunction } from '../policies/tenant-policy.js';
 import type { RedisConnectionOptions } from '../adapters/redis.js';
 import { MANAGEMENT_SCOPE } from '../policies/management.js';

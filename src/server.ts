@@ -6,38 +6,38 @@ import type { Registry } from 'prom-client';
 import { createMemoryStore } from '../adapters/memory.js';
 import { createRedisStore } from '../adapters/redis.js';
 import type { Store } from '../adapters/types.js';
-import { ApiCatalog } from './catalog.js';
+import { ApiCatalog } from '../policies/catalog.js';
 import { redirectUriMatches } from '../policies/redirect-uris.js';
-import { ValidationError } from './errors.js';
+import { ValidationError } from '../policies/errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { Metrics } from './observability/metrics.js';
 import { resolveOptions, type AuthServerOptions, type ResolvedOptions } from './options.js';
-import { cacheClientLookups } from './provider/client-cache.js';
-import { appRegistrationMetadata, ClientDirectory } from './provider/client-directory.js';
-import { completeTokenRequest, enforceSingleUse } from './provider/single-use.js';
+import { cacheClientLookups } from './engine/client-cache.js';
+import { appRegistrationMetadata, ClientDirectory } from './engine/client-directory.js';
+import { completeTokenRequest, enforceSingleUse } from './engine/single-use.js';
 import { AppRegistrations } from './records/app-registrations.js';
 import { Consents, type Consent, type ConsentKey } from './records/consents.js';
-import { interactionRoutes } from './routes/interactions.js';
-import { engineConfiguration } from './provider/configuration.js';
-import { publicJwks, resolveSigningKeys, type SigningAlgorithm } from './provider/keys.js';
+import { interactionRoutes } from './http/interactions.js';
+import { engineConfiguration } from './engine/configuration.js';
+import { publicJwks, resolveSigningKeys, type SigningAlgorithm } from './engine/keys.js';
 import { ClientConfigurations } from './records/client-configurations.js';
 import { secretMatches } from './records/secrets.js';
-import { authorizationServerMetadataAlias, publicDocuments } from './routes/discovery.js';
-import { oauthErrors } from './routes/oauth-errors.js';
-import { tokenEndpointCors, tokenEndpointGuard } from './routes/token-endpoint.js';
-import { engineRouteKey } from './routes/engine-path.js';
-import { failedClientAuthLimit } from './routes/client-auth-limit.js';
-import { clientAddress } from './routes/client-address.js';
-import { healthRoutes, measureRequests, metricsRoute, routeGroupOf } from './routes/observability.js';
-import { refuseWhileStoreDown } from './routes/store-availability.js';
-import { consentApi } from './routes/consent-api.js';
-import { managementApi } from './routes/management-api.js';
-import { openApiDocument, openApiRoute } from './routes/openapi.js';
+import { authorizationServerMetadataAlias, publicDocuments } from './http/discovery.js';
+import { oauthErrors } from './http/oauth-errors.js';
+import { tokenEndpointCors, tokenEndpointGuard } from './http/token-endpoint.js';
+import { engineRouteKey } from './http/engine-path.js';
+import { failedClientAuthLimit } from './http/client-auth-limit.js';
+import { clientAddress } from './http/client-address.js';
+import { healthRoutes, measureRequests, metricsRoute, routeGroupOf } from './http/observability.js';
+import { refuseWhileStoreDown } from './http/store-availability.js';
+import { consentApi } from './http/consent-api.js';
+import { managementApi } from './http/management-api.js';
+import { openApiDocument, openApiRoute } from './http/openapi.js';
 import { createTokenVerifier } from './resource-server/verifier.js';
-import { connectMiddleware, embeddingChecks, ownPaths, type ConnectMiddleware } from './routes/embedding.js';
-import { cutStalledBodies } from './routes/body-timeout.js';
-import { authorizeGuard } from './routes/authorize-guard.js';
-import { SignInThrottle } from './routes/sign-in-throttle.js';
+import { connectMiddleware, embeddingChecks, ownPaths, type ConnectMiddleware } from './http/embedding.js';
+import { cutStalledBodies } from './http/body-timeout.js';
+import { authorizeGuard } from './http/authorize-guard.js';
+import { SignInThrottle } from './http/sign-in-throttle.js';
 
 function cookieKeysOf(options: ResolvedOptions, logger: Logger): string[] {
   if (options.cookieKeys) return options.cookieKeys;
@@ -73,7 +73,7 @@ function tokenEndpoint(
   // do with a token request (and cost each one a path test).
   const guarded: Koa.Middleware = (ctx, next) => guard(ctx, async () => {
     await engine(ctx, next);
-    // A code confirmed, a refreshed grant extended (provider/single-use.ts).
+    // A code confirmed, a refreshed grant extended (engine/single-use.ts).
     if (ctx.status === 200) await completeTokenRequest(ctx, store, options.grantIdleSeconds);
   });
   const limited: Koa.Middleware = limiter ? (ctx, next) => limiter(ctx, () => guarded(ctx, next)) : guarded;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ApiCatalog } from '../catalog.js';
+import { ApiCatalog } from '../../policies/catalog.js';
 import { optionsSchema } from '../options.js';
 import { UsageError } from './errors.js';
 

@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
 import type { Store } from '../../adapters/types.js';
-import { ApiCatalog } from '../catalog.js';
-import { NotFound } from '../errors.js';
+import { ApiCatalog } from '../../policies/catalog.js';
+import { NotFound } from '../../policies/errors.js';
 import { AppRegistrations, type ClientType, type EngineCheck } from '../records/app-registrations.js';
 import { ClientConfigurations } from '../records/client-configurations.js';
-import { generateJwks, generateSigningKey, keyStates } from '../provider/keys.js';
+import { generateJwks, generateSigningKey, keyStates } from '../engine/keys.js';
 import { parseResources, required, type OptionName, type ParsedArgs } from './args.js';
 import { loadApiCatalog } from './apis.js';
 import { UsageError } from './errors.js';
@@ -249,7 +249,7 @@ const keysGenerate: Command = {
 
 /*
  * Key rotation on a JWKS file (the rule: the first key of each algorithm signs, later keys are only
- * published; provider/keys.ts). Servers read their keys at startup: each step takes effect on an
+ * published; engine/keys.ts). Servers read their keys at startup: each step takes effect on an
  * instance when it restarts with the file. The waits between steps are in the help texts and
  * docs/keys.md.
  */

@@ -8,7 +8,7 @@ import {
   type KeyStatus,
   type PrivateJwks,
   type SigningAlgorithm,
-} from '../provider/keys.js';
+} from '../engine/keys.js';
 import { UsageError } from './errors.js';
 
 export const SIGNING_ALGORITHMS: readonly SigningAlgorithm[] = ['ES256', 'RS256', 'PS256', 'EdDSA'];
@@ -103,7 +103,7 @@ export interface KeyFile {
 }
 
 /**
- * Reads a private JWKS file and states each key by the rotation rule (provider/keys.ts: the first
+ * Reads a private JWKS file and states each key by the rotation rule (engine/keys.ts: the first
  * key of each algorithm signs, later ones are only published). Refuses what the server would
  * refuse: a key that is not private, two keys with one kid.
  */

@@ -1,5 +1,5 @@
 import type { Store } from '../../adapters/types.js';
-import { NotFound, OAuthError, ValidationError } from '../errors.js';
+import { NotFound, OAuthError, ValidationError } from '../../policies/errors.js';
 import { allowOnly, parseCommandLine } from './args.js';
 import { COMMANDS } from './commands.js';
 import { StoreUnavailable } from '../../adapters/types.js';

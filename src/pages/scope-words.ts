@@ -1,4 +1,4 @@
-import type { ApiCatalog } from '../catalog.js';
+import type { ApiCatalog } from '../../policies/catalog.js';
 import { MANAGEMENT_SCOPE, MANAGEMENT_SCOPE_WORDS } from '../../policies/management.js';
 
 /** OpenID Connect scopes in words, for the consent page and the consent API. */

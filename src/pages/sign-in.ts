@@ -1,4 +1,4 @@
-import type { ApiCatalog } from '../catalog.js';
+import type { ApiCatalog } from '../../policies/catalog.js';
 import { cspSource, escapeHtml, page, type Page } from './html.js';
 import { scopeWords } from './scope-words.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { RecordStore } from '../../adapters/types.js';
 import { allHttps, validateRedirectUris } from '../../policies/redirect-uris.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../../policies/errors.js';
 import { changeRecord } from './change.js';
 import { digestSecret, generateSecret } from './secrets.js';
 import { parseInput } from './validation.js';

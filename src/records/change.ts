@@ -1,5 +1,5 @@
 import type { RecordStore } from '../../adapters/types.js';
-import { NotFound, OAuthError } from '../errors.js';
+import { NotFound, OAuthError } from '../../policies/errors.js';
 
 const ATTEMPTS = 5;
 

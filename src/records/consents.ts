@@ -1,6 +1,6 @@
 import type { RecordStore, Store } from '../../adapters/types.js';
-import { endGrant } from '../provider/end-grant.js';
-import type { ApiCatalog } from '../catalog.js';
+import { endGrant } from '../engine/end-grant.js';
+import type { ApiCatalog } from '../../policies/catalog.js';
 import { scopeWords } from '../pages/scope-words.js';
 import { APP_REGISTRATION, type StoredAppRegistration } from './app-registrations.js';
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../../policies/errors.js';
 
 /** Parses management input with a zod schema; the first issue becomes a ValidationError naming its field. */
 export function parseInput<T>(schema: z.ZodType<T>, input: unknown, root: string): T {

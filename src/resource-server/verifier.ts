@@ -7,7 +7,7 @@ import {
   type JWTPayload,
 } from 'jose';
 import type { Constraints } from '../../policies/constraints.js';
-import { OAuthError } from '../errors.js';
+import { OAuthError } from '../../policies/errors.js';
 
 /** What an API learns from a verified access token. */
 export interface AccessTokenContext {

@@ -31,7 +31,7 @@ import {
   withClockMoved,
 } from './helpers.js';
 
-/** Authorization codes live 300 s (docs/decisions.md; provider/configuration.ts). */
+/** Authorization codes live 300 s (docs/decisions.md; engine/configuration.ts). */
 const CODE_TTL_MS = 300_000;
 
 
@@ -232,7 +232,7 @@ describe.each(STORE_KINDS)('adversarial authorization codes (%s store)', (kind) 
       expectTokens(await exchangeCode(server, web, pending.code, pending.verifier));
     });
 
-    // Was a bug (fixed in src/provider/single-use.ts): the engine checks `resource` only after
+    // Was a bug (fixed in src/engine/single-use.ts): the engine checks `resource` only after
     // consuming the code, so this request burnt it and the app's retry ended the user's grant.
     it.each([
       ['another resource', () => 'https://evil.example/api'],

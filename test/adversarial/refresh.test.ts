@@ -245,7 +245,7 @@ describe.each(STORE_KINDS)('adversarial refresh tokens (%s store)', (kind) => {
       expectTokens(await refresh(server, web, refreshToken));
     });
 
-    // Was a bug (fixed in src/provider/single-use.ts): the engine checks `resource` only after
+    // Was a bug (fixed in src/engine/single-use.ts): the engine checks `resource` only after
     // rotating the refresh token, so this request spent it and the app's retry ended the family.
     it.each([
       ['another resource', () => 'https://evil.example/api'],

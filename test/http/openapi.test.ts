@@ -4,7 +4,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import Koa from 'koa';
-import { openApiDocument, openApiRoute } from '../../src/routes/openapi.js';
+import { openApiDocument, openApiRoute } from '../../src/http/openapi.js';
 import { testAccounts } from '../support/accounts.js';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
 import { signInForCode } from '../support/sign-in.js';
@@ -14,12 +14,12 @@ type Json = Record<string, unknown>;
 
 /**
  * Every (method, path) we serve, read off the route code:
- * - src/server.ts mounts the engine at `{prefix}/oauth2`; src/provider/configuration.ts routes
+ * - src/server.ts mounts the engine at `{prefix}/oauth2`; src/engine/configuration.ts routes
  *   `/authorize`, `/token`, `/jwks` (userinfo, introspection, revocation, PAR, logout are off) and
- *   the engine's discovery document; src/routes/token-endpoint.ts accepts POST only;
- * - src/routes/discovery.ts: the RFC 8414 alias at `/.well-known/oauth-authorization-server{prefix}/oauth2`;
- * - src/routes/consent-api.ts: GET `{base}`, DELETE `{base}/{clientId}`;
- * - src/routes/management-api.ts: the `routes` table (two collections × five operations).
+ *   the engine's discovery document; src/http/token-endpoint.ts accepts POST only;
+ * - src/http/discovery.ts: the RFC 8414 alias at `/.well-known/oauth-authorization-server{prefix}/oauth2`;
+ * - src/http/consent-api.ts: GET `{base}`, DELETE `{base}/{clientId}`;
+ * - src/http/management-api.ts: the `routes` table (two collections × five operations).
  * The interaction pages (`/oauth2/interaction/...`) are browser pages, left out on purpose.
  */
 const served = (prefix: string): Array<[string, string]> => [

@@ -1,5 +1,5 @@
 import type { JWK } from 'jose';
-import { generateSigningKey } from '../../src/provider/keys.js';
+import { generateSigningKey } from '../../src/engine/keys.js';
 import type { SigningAlgorithm } from '../../src/index.js';
 
 /** Private signing keys for the given algorithms, as a JWKS for the `keys` option. */

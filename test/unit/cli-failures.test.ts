@@ -1,7 +1,7 @@
 import { StoreUnavailable } from '../../adapters/types.js';
 import { failureOf } from '../../src/cli/main.js';
 import { ConnectionError, EXIT_CONNECTION, EXIT_INVALID, UsageError } from '../../src/cli/errors.js';
-import { ValidationError } from '../../src/errors.js';
+import { ValidationError } from '../../policies/errors.js';
 
 describe('CLI exit codes of failures', () => {
   it('a connection lost mid-command is exit 2, like one that never came up', () => {

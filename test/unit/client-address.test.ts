@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { clientAddress } from '../../src/routes/client-address.js';
+import { clientAddress } from '../../src/http/client-address.js';
 
 function request(socket: string, forwardedFor?: string): Context {
   return {

@@ -1,6 +1,6 @@
 import { constraintsForGrantedScopes, validateConstraints } from '../../policies/constraints.js';
-import { ApiCatalog } from '../../src/catalog.js';
-import { ValidationError } from '../../src/errors.js';
+import { ApiCatalog } from '../../policies/catalog.js';
+import { ValidationError } from '../../policies/errors.js';
 
 const catalog = new ApiCatalog([
   { id: 'scim', name: 'SCIM', scopes: { 'scim.read': 'r', 'scim.write': 'w' }, constraints: ['group', 'department'] },

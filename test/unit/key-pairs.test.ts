@@ -1,4 +1,4 @@
-import { generateSigningKey, resolveSigningKeys, type SigningAlgorithm } from '../../src/provider/keys.js';
+import { generateSigningKey, resolveSigningKeys, type SigningAlgorithm } from '../../src/engine/keys.js';
 
 const quiet = { info() {}, warn() {}, error() {} };
 

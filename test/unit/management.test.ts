@@ -1,8 +1,8 @@
 import { accessTokenLifetime, holdsIntegrationSetup, MANAGEMENT_SCOPE, mayRequestManagement } from '../../policies/management.js';
-import { ApiCatalog } from '../../src/catalog.js';
-import { InvalidScope } from '../../src/errors.js';
+import { ApiCatalog } from '../../policies/catalog.js';
+import { InvalidScope } from '../../policies/errors.js';
 import { namedUserResourceScopes, validateAuthorizationScopes } from '../../policies/scopes.js';
-import { foldUsername, waitInWords } from '../../src/routes/sign-in-throttle.js';
+import { foldUsername, waitInWords } from '../../src/http/sign-in-throttle.js';
 
 const catalog = new ApiCatalog([{ id: 'scim', name: 'SCIM', scopes: { 'scim.read': 'r', 'scim.write': 'w' }, constraints: [] }]);
 

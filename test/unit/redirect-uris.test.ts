@@ -1,5 +1,5 @@
 import { allHttps, checkRedirectUri, redirectUriMatches, validateRedirectUris } from '../../policies/redirect-uris.js';
-import { ValidationError } from '../../src/errors.js';
+import { ValidationError } from '../../policies/errors.js';
 
 const accepted: Array<[string, 'https' | 'loopback' | 'deep-link']> = [
   ['https://app.example.com/callback', 'https'],

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
-import { InvalidClient, InvalidRequest, PayloadTooLarge } from '../../src/errors.js';
-import { parseMultipart, parseUrlEncoded, readBody } from '../../src/routes/request-body.js';
-import { parseBasicAuthorization } from '../../src/routes/token-endpoint.js';
+import { InvalidClient, InvalidRequest, PayloadTooLarge } from '../../policies/errors.js';
+import { parseMultipart, parseUrlEncoded, readBody } from '../../src/http/request-body.js';
+import { parseBasicAuthorization } from '../../src/http/token-endpoint.js';
 
 const form = (text: string) => Object.fromEntries(parseUrlEncoded(Buffer.from(text)));
 

@@ -1,6 +1,6 @@
 import { resolveRequestedScopes, validateAssignedScopes } from '../../policies/scopes.js';
-import { ApiCatalog } from '../../src/catalog.js';
-import { InvalidScope, ValidationError } from '../../src/errors.js';
+import { ApiCatalog } from '../../policies/catalog.js';
+import { InvalidScope, ValidationError } from '../../policies/errors.js';
 
 const catalog = new ApiCatalog([
   { id: 'scim', name: 'SCIM', scopes: { 'scim.read': 'r', 'scim.write': 'w' }, constraints: ['group'] },

@@ -1,9 +1,9 @@
 import type { JWK } from 'jose';
-import { keyAlgorithm, keyStates, signingKid, type SigningAlgorithm } from '../../src/provider/keys.js';
-import { engineKeys } from '../../src/provider/signing-keys.js';
+import { keyAlgorithm, keyStates, signingKid, type SigningAlgorithm } from '../../src/engine/keys.js';
+import { engineKeys } from '../../src/engine/signing-keys.js';
 import { testJwks } from '../support/keys.js';
 
-/** The rotation rule (provider/keys.ts): the first key of each algorithm signs; later keys are only published. */
+/** The rotation rule (engine/keys.ts): the first key of each algorithm signs; later keys are only published. */
 describe('which key signs', () => {
   const needed: SigningAlgorithm[] = ['ES256', 'RS256'];
   let es1: JWK & { kid: string };

@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import type { Logger } from '../logger.js';
-import { OAuthError } from '../errors.js';
+import { OAuthError } from '../../policies/errors.js';
 
 function challenge(issuer: string, error: string): string {
   return `Basic realm="${issuer}", error="${error}"`;

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { InvalidRequest, OAuthError } from '../errors.js';
+import { InvalidRequest, OAuthError } from '../../policies/errors.js';
 import { readBody } from './request-body.js';
 
 /** A JSON request body (an object), or a clear 400/415. */

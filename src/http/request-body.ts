@@ -1,4 +1,4 @@
-import { InvalidRequest, OAuthError, PayloadTooLarge } from '../errors.js';
+import { InvalidRequest, OAuthError, PayloadTooLarge } from '../../policies/errors.js';
 import type { Context } from 'koa';
 
 /** Marks (in `ctx.state`) a request whose body a host application's parser had read before us. */

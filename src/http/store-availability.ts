@@ -1,10 +1,10 @@
 import type { Context, Next } from 'koa';
 import { StoreUnavailable, type Store } from '../../adapters/types.js';
 import { redirectUriMatches } from '../../policies/redirect-uris.js';
-import { TemporarilyUnavailable } from '../errors.js';
+import { TemporarilyUnavailable } from '../../policies/errors.js';
 import type { Logger } from '../logger.js';
 import { oauthErrorPage, sendPage } from '../pages/html.js';
-import { undoConsumptions } from '../provider/single-use.js';
+import { undoConsumptions } from '../engine/single-use.js';
 import { engineRouteKey } from './engine-path.js';
 
 /** Seconds a client is told to wait when the store is down (Retry-After). */
@@ -19,7 +19,7 @@ export interface AuthorizeWhileDown {
   /** `{oauthPath}/authorize` */
   path: string;
   issuer: string;
-  /** The redirect URIs of a client, as last seen (provider/client-cache.ts); undefined if unknown. */
+  /** The redirect URIs of a client, as last seen (engine/client-cache.ts); undefined if unknown. */
   redirectUris(clientId: string): readonly string[] | undefined;
 }
 
@@ -55,7 +55,7 @@ function answerAuthorize(ctx: Context, setup: AuthorizeWhileDown): boolean {
  * known to be down, instead of letting them wait for a connection: no token is issued that could
  * not be recorded, and no caller hangs. Requests answered from memory (JWKS, discovery, health)
  * pass. Every 503 gets a Retry-After, and a code or refresh token the failed request consumed is
- * given back (provider/single-use.ts), so that the retry is not a replay. A browser at the
+ * given back (engine/single-use.ts), so that the retry is not a replay. A browser at the
  * authorization endpoint gets a redirect or a page instead (answerAuthorize), whether the store
  * was known to be down or failed while the request ran.
  */

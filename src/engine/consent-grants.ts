@@ -2,7 +2,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { isResourceScope } from '../../policies/scopes.js';
 import { appAllowed, tenantPolicy, type TenantPolicyFunction } from '../../policies/tenant-policy.js';
-import type { ApiCatalog } from '../catalog.js';
+import type { ApiCatalog } from '../../policies/catalog.js';
 import type { Consents } from '../records/consents.js';
 import { appServesTenant } from '../records/app-registrations.js';
 import { engineAppOwner } from './client-directory.js';

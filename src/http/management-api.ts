@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import type { AccountStore } from '../accounts.js';
 import { holdsIntegrationSetup, MANAGEMENT_SCOPE } from '../../policies/management.js';
-import { NotFound, OAuthError, ValidationError } from '../errors.js';
+import { NotFound, OAuthError, ValidationError } from '../../policies/errors.js';
 import type { AppRegistrations } from '../records/app-registrations.js';
 import type { ClientConfigurations } from '../records/client-configurations.js';
 import { checkScopes, TokenError, type TokenVerifier } from '../resource-server/verifier.js';

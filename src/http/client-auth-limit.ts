@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import type { Counters } from '../../adapters/types.js';
-import { InvalidClient, OAuthError } from '../errors.js';
+import { InvalidClient, OAuthError } from '../../policies/errors.js';
 import type { Logger } from '../logger.js';
 import { RefusalLog } from '../observability/refusal-log.js';
 import { parseBasicAuthorization } from './token-endpoint.js';

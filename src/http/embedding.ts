@@ -4,7 +4,7 @@ import type { Context, Next } from 'koa';
 import { engineRouteKey } from './engine-path.js';
 import type { Logger } from '../logger.js';
 import { BodyConsumedByHost, HOST_PARSED_BODY, MOUNT_BEFORE_BODY_PARSERS } from './request-body.js';
-import { OAuthError } from '../errors.js';
+import { OAuthError } from '../../policies/errors.js';
 
 /** Where a host mounted us: koa-mount's `ctx.mountPath`, Express's `req.baseUrl`; '' at the root. */
 export function hostMountPath(ctx: { mountPath?: string | undefined; req: IncomingMessage }): string {

@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { InvalidClient, InvalidRequest, OAuthError, UnsupportedGrantType } from '../errors.js';
+import { InvalidClient, InvalidRequest, OAuthError, UnsupportedGrantType } from '../../policies/errors.js';
 import { encodeForm, parseMultipart, parseUrlEncoded, readBody, type FormParams } from './request-body.js';
 
 export const SUPPORTED_GRANT_TYPES: ReadonlySet<string> = new Set([

@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import type { AccountStore } from '../accounts.js';
-import { OAuthError } from '../errors.js';
+import { OAuthError } from '../../policies/errors.js';
 import type { Consent, Consents } from '../records/consents.js';
 import { TokenError, type TokenVerifier } from '../resource-server/verifier.js';
 import { namedUserCaller } from './named-user-caller.js';

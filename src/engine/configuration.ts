@@ -9,8 +9,8 @@ import { appAllowed, narrowScopes, tenantPolicy } from '../../policies/tenant-po
 import type { Consents } from '../records/consents.js';
 import { accountOf, engineAccount } from './accounts.js';
 import { consentGrantLoader } from './consent-grants.js';
-import type { ApiCatalog } from '../catalog.js';
-import { OAuthError } from '../errors.js';
+import type { ApiCatalog } from '../../policies/catalog.js';
+import { OAuthError } from '../../policies/errors.js';
 import type { ResolvedOptions } from '../options.js';
 import type { ClientDirectory } from './client-directory.js';
 import { EXTRA_CLIENT_METADATA, engineAppOwner } from './client-directory.js';
@@ -73,7 +73,7 @@ export interface EngineSetup {
 export function engineConfiguration(setup: EngineSetup): Configuration {
   const { options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents } = setup;
   const { audience, accessTokenAlgorithm, namedUserAccessTokenTtl, managementAccessTokenTtl, accounts, tenantPolicy: policyOf } = options;
-  // The access-token key by kid: the first key of the algorithm (the rotation rule, provider/keys.ts).
+  // The access-token key by kid: the first key of the algorithm (the rotation rule, engine/keys.ts).
   const accessTokenKid = signingKid(jwks, accessTokenAlgorithm, algorithms);
   const jwtFormat = { accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: accessTokenAlgorithm, kid: accessTokenKid } } };
 
@@ -140,7 +140,7 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     },
     features: {
       devInteractions: { enabled: false },
-      // Lets keys sign through node:crypto (provider/signing-keys.ts): a third less CPU per token.
+      // Lets keys sign through node:crypto (engine/signing-keys.ts): a third less CPU per token.
       externalSigningSupport: { enabled: true, ack: 'experimental-01' },
       clientCredentials: { enabled: true },
       dPoP: { enabled: false },
@@ -223,7 +223,7 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       IdToken: 3600,
       Interaction: 600,
       Session: 86400,
-      // A grant nobody used for this long ends (each refresh extends it: provider/single-use.ts).
+      // A grant nobody used for this long ends (each refresh extends it: engine/single-use.ts).
       Grant: options.grantIdleSeconds,
     },
     renderError: renderErrorPage,

@@ -1,6 +1,6 @@
 import type { AppRegistration, AppRegistrationInput } from '../records/app-registrations.js';
 import type { ClientConfiguration, ClientConfigurationInput } from '../records/client-configurations.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../../policies/errors.js';
 
 /* The management API speaks snake_case; the library speaks camelCase. One table per record. */
 
