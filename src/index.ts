@@ -24,7 +24,34 @@ export type {
   IdTokenAlgorithm,
 } from './records/app-registrations.js';
 export type { Constraints, DimensionFilters } from '../policies/constraints.js';
-export * from '../policies/errors.js';
+export {
+  OAuthError,
+  InvalidRequest,
+  InvalidClient,
+  InvalidGrant,
+  UnauthorizedClient,
+  UnsupportedGrantType,
+  InvalidScope,
+  InvalidTarget,
+  ValidationError,
+  NotFound,
+  MethodNotAllowed,
+  RequestTimeout,
+  Conflict,
+  PayloadTooLarge,
+  UnsupportedMediaType,
+  TooManyRequests,
+  ServerError,
+  BodyConsumedByHost,
+  MountedWrong,
+  TemporarilyUnavailable,
+  InvalidToken,
+  InsufficientScope,
+  TenantMoved,
+  InvalidBearerRequest,
+  KeysUnavailable,
+  type ErrorHeaders,
+} from '../policies/errors.js';
 export * from './resource-server/index.js';
 export type { TenantPolicy, TenantPolicyFunction } from '../policies/tenant-policy.js';
 export { createLogger, fromPino, REDACTED_FIELDS } from './logger.js';

@@ -10,7 +10,6 @@ import type { Consents } from '../records/consents.js';
 import { accountOf, engineAccount } from './accounts.js';
 import { consentGrantLoader } from './consent-grants.js';
 import type { ApiCatalog } from '../../policies/catalog.js';
-import { OAuthError } from '../../policies/errors.js';
 import type { ResolvedOptions } from '../options.js';
 import type { ClientDirectory } from './client-directory.js';
 import { EXTRA_CLIENT_METADATA, engineAppOwner } from './client-directory.js';
@@ -18,6 +17,7 @@ import { appServesTenant } from '../records/app-registrations.js';
 import { signingKid, type PrivateJwks, type SigningAlgorithm } from './keys.js';
 import { engineKeys } from './signing-keys.js';
 import { renderErrorPage } from './error-page.js';
+import { engineErrors } from './errors.js';
 
 /** Spec limits: client_credentials tokens live one hour, not configurable. */
 export const CLIENT_CREDENTIALS_TTL = 3600;
@@ -32,22 +32,6 @@ const IDENTITY_CLAIMS = {
   profile: ['name', 'given_name', 'family_name', 'preferred_username'],
   email: ['email', 'email_verified'],
 };
-
-/** Our policy errors, thrown inside engine hooks, in the engine's own error type. */
-function asEngineError(error: unknown): unknown {
-  return error instanceof OAuthError ? new errors.CustomOIDCProviderError(error.error, error.description) : error;
-}
-
-function engineErrors<A extends unknown[], R>(hook: (...args: A) => R): (...args: A) => R {
-  return (...args: A) => {
-    try {
-      const result = hook(...args);
-      return (result instanceof Promise ? result.catch((error: unknown) => Promise.reject(asEngineError(error))) : result) as R;
-    } catch (error) {
-      throw asEngineError(error);
-    }
-  };
-}
 
 interface EngineClientExtras {
   tenant?: string;

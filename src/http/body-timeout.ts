@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, Next } from 'koa';
+import { RequestTimeout } from '../../policies/errors.js';
 
 /** Whether a request announces a body (a length above 0, or chunks). */
 function announcesBody(req: IncomingMessage): boolean {
@@ -15,8 +16,7 @@ function announcesBody(req: IncomingMessage): boolean {
  * that mounts us keeps its own rules for its routes.
  */
 export function cutStalledBodies(timeoutMs: number, ours: (path: string) => boolean) {
-  const seconds = Math.round(timeoutMs / 100) / 10;
-  const body = JSON.stringify({ error: 'invalid_request', error_description: `the request body did not arrive within ${seconds} s` });
+  const body = JSON.stringify(new RequestTimeout(Math.round(timeoutMs / 100) / 10));
   return async function cutStalled(ctx: Context, next: Next): Promise<void> {
     const { req, res } = ctx;
     if (req.complete || !announcesBody(req) || !ours(ctx.path)) return next();

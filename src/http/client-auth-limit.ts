@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import type { Counters } from '../../adapters/types.js';
-import { InvalidClient, OAuthError } from '../../policies/errors.js';
+import { InvalidClient, TooManyRequests } from '../../policies/errors.js';
 import type { Logger } from '../logger.js';
 import { RefusalLog } from '../observability/refusal-log.js';
 import { parseBasicAuthorization } from './token-endpoint.js';
@@ -13,13 +13,6 @@ export interface WindowLimit {
 export interface FailedClientAuthLimits {
   perClient: WindowLimit;
   perAddress: WindowLimit;
-}
-
-/** 429: the caller's client ID or address failed to authenticate too often in the window. */
-export class TooManyFailedAuthentications extends OAuthError {
-  constructor(readonly retryAfter: number) {
-    super('temporarily_unavailable', 429, `too many failed client authentications; retry after ${retryAfter} s`);
-  }
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -74,10 +67,9 @@ export function failedClientAuthLimit(
 
   function refuse(ctx: Context, key: string, retryAfter: number, fields: Record<string, unknown>): never {
     ctx.remove('WWW-Authenticate');
-    ctx.set('Retry-After', String(Math.max(1, retryAfter)));
     refusals.refused(key, retryAfter, fields);
     onRefused();
-    throw new TooManyFailedAuthentications(Math.max(1, retryAfter));
+    throw new TooManyRequests(Math.max(1, retryAfter));
   }
 
   return async function limitFailedClientAuth(ctx: Context, next: Next): Promise<void> {

@@ -1,8 +1,8 @@
 import type { Context, Next } from 'koa';
 import type { AccountStore } from '../accounts.js';
-import { OAuthError } from '../../policies/errors.js';
+import { InsufficientScope, MethodNotAllowed, NotFound } from '../../policies/errors.js';
 import type { Consent, Consents } from '../records/consents.js';
-import { TokenError, type TokenVerifier } from '../resource-server/verifier.js';
+import type { TokenVerifier } from '../resource-server/verifier.js';
 import { namedUserCaller } from './named-user-caller.js';
 
 function wire(consent: Consent) {
@@ -37,7 +37,7 @@ export function consentApi(
     ctx.set('Cache-Control', 'no-store');
     try {
       if (ctx.path === base) {
-        if (ctx.method !== 'GET') throw new OAuthError('invalid_request', 405, 'use GET to list consents');
+        if (ctx.method !== 'GET') throw new MethodNotAllowed(['GET']);
         const { sub, tenant, clientId } = await caller(ctx);
         const all = await consents.list({ tenant, sub });
         // A third-party app must not learn which other apps the user uses.
@@ -45,24 +45,22 @@ export function consentApi(
         ctx.body = { consents: visible.map(wire) };
         return;
       }
-      if (ctx.method !== 'DELETE') throw new OAuthError('invalid_request', 405, 'use DELETE to revoke a consent');
+      if (ctx.method !== 'DELETE') throw new MethodNotAllowed(['DELETE']);
       const auth = await caller(ctx);
       let clientId: string;
       try {
         clientId = decodeURIComponent(one![1]!);
       } catch {
-        throw new OAuthError('not_found', 404, 'no consent for this application');
+        throw new NotFound('consent for this application');
       }
       if (clientId !== auth.clientId && !(await isFirstParty(auth.clientId))) {
-        throw new TokenError('insufficient_scope', 403, "only the platform's own apps may revoke another app's consent", verifier.realm);
+        throw new InsufficientScope("only the platform's own apps may revoke another app's consent", verifier.realm);
       }
       if (!(await consents.revoke({ tenant: auth.tenant, sub: auth.sub, clientId }))) {
-        throw new OAuthError('not_found', 404, 'no consent for this application');
+        throw new NotFound('consent for this application');
       }
       ctx.status = 204;
     } catch (error) {
-      if (error instanceof TokenError) ctx.set('WWW-Authenticate', error.challenge);
-      if (error instanceof OAuthError && error.status === 405) ctx.set('Allow', ctx.path === base ? 'GET' : 'DELETE');
       throw error;
     }
   };

@@ -3,8 +3,8 @@ import type Koa from 'koa';
 import type { Context, Next } from 'koa';
 import { engineRouteKey } from './engine-path.js';
 import type { Logger } from '../logger.js';
-import { BodyConsumedByHost, HOST_PARSED_BODY, MOUNT_BEFORE_BODY_PARSERS } from './request-body.js';
-import { OAuthError } from '../../policies/errors.js';
+import { HOST_PARSED_BODY, MOUNT_BEFORE_BODY_PARSERS } from './request-body.js';
+import { BodyConsumedByHost, MountedWrong } from '../../policies/errors.js';
 
 /** Where a host mounted us: koa-mount's `ctx.mountPath`, Express's `req.baseUrl`; '' at the root. */
 export function hostMountPath(ctx: { mountPath?: string | undefined; req: IncomingMessage }): string {
@@ -49,7 +49,7 @@ export function embeddingChecks(baseUrl: string, pathPrefix: string, logger: Log
         mountLogged = true;
         logger.error('mounted under the wrong path', { mounted, expected: expected || '/', fix: advice });
       }
-      throw new OAuthError('server_error', 500, advice);
+      throw new MountedWrong(advice);
     }
     try {
       await next();

@@ -1,16 +1,16 @@
 import type { Context } from 'koa';
-import { InvalidRequest, OAuthError } from '../../policies/errors.js';
+import { InvalidRequest, OAuthError, UnsupportedMediaType } from '../../policies/errors.js';
 import { readBody } from './request-body.js';
 
 /** A JSON request body (an object), or a clear 400/415. */
 export async function readJsonObject(ctx: Context, limit: number): Promise<Record<string, unknown>> {
   if (ctx.request.type.toLowerCase() !== 'application/json') {
-    throw new OAuthError('invalid_request', 415, 'the request body must be application/json');
+    throw new UnsupportedMediaType('the request body must be application/json');
   }
   // RFC 8259 §8.1: JSON between systems is UTF-8; a body declared otherwise would be misread.
   const charset = ctx.request.charset.toLowerCase();
   if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') {
-    throw new OAuthError('invalid_request', 415, 'the request body must be UTF-8 JSON');
+    throw new UnsupportedMediaType('the request body must be UTF-8 JSON');
   }
   let parsed: unknown;
   try {

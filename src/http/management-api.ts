@@ -1,10 +1,10 @@
 import type { Context, Next } from 'koa';
 import type { AccountStore } from '../accounts.js';
 import { holdsIntegrationSetup, MANAGEMENT_SCOPE } from '../../policies/management.js';
-import { NotFound, OAuthError, ValidationError } from '../../policies/errors.js';
+import { InsufficientScope, MethodNotAllowed, NotFound, TokenError, ValidationError } from '../../policies/errors.js';
 import type { AppRegistrations } from '../records/app-registrations.js';
 import type { ClientConfigurations } from '../records/client-configurations.js';
-import { checkScopes, TokenError, type TokenVerifier } from '../resource-server/verifier.js';
+import { checkScopes, type TokenVerifier } from '../resource-server/verifier.js';
 import { readJsonObject } from './json-body.js';
 import { namedUserCaller } from './named-user-caller.js';
 import { appInput, appPatch, appWire, clientInput, clientPatch, clientWire, wireField } from './management-wire.js';
@@ -38,10 +38,10 @@ export function managementApi({ base, bodyLimit, verifier, accounts, clients, ap
     checkScopes(auth, [MANAGEMENT_SCOPE], verifier.realm);
     // A third-party app the user signed in to must not manage her tenant's integrations.
     if (!(await isFirstParty(auth.clientId))) {
-      throw new TokenError('insufficient_scope', 403, "only the platform's own apps may use the management API", verifier.realm);
+      throw new InsufficientScope("only the platform's own apps may use the management API", verifier.realm);
     }
     if (!holdsIntegrationSetup(account.permissions)) {
-      throw new TokenError('insufficient_scope', 403, 'the permission "Create and update integration setup" is required', verifier.realm);
+      throw new InsufficientScope('the permission "Create and update integration setup" is required', verifier.realm);
     }
     return account.tenant;
   }
@@ -136,13 +136,9 @@ export function managementApi({ base, bodyLimit, verifier, accounts, clients, ap
     ctx.set('Cache-Control', 'no-store');
     const handler = found.route[ctx.method];
     try {
-      if (!handler) {
-        ctx.set('Allow', Object.keys(found.route).join(', '));
-        throw new OAuthError('invalid_request', 405, `${ctx.method} is not allowed here`);
-      }
+      if (!handler) throw new MethodNotAllowed(Object.keys(found.route));
       await handler(ctx, await callerTenant(ctx), found.id);
     } catch (error) {
-      if (error instanceof TokenError) ctx.set('WWW-Authenticate', error.challenge);
       if (error instanceof ValidationError) {
         const field = wireField(error.field);
         ctx.status = 400;

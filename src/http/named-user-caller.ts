@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { Account, AccountStore } from '../accounts.js';
-import { TokenError, type AccessTokenContext, type TokenVerifier } from '../resource-server/verifier.js';
+import { InsufficientScope, InvalidToken, TenantMoved } from '../../policies/errors.js';
+import type { AccessTokenContext, TokenVerifier } from '../resource-server/verifier.js';
 
 export interface NamedUserCaller {
   auth: AccessTokenContext & { tenant: string };
@@ -18,12 +19,12 @@ export async function namedUserCaller(
 ): Promise<NamedUserCaller> {
   const auth = await verifier.verifyAuthorization(ctx.get('authorization') || undefined);
   if (!auth.isNamedUser || !auth.tenant) {
-    throw new TokenError('insufficient_scope', 403, 'a named-user access token is required', verifier.realm);
+    throw new InsufficientScope('a named-user access token is required', verifier.realm);
   }
   const account = accounts ? await accounts.findAccount(auth.sub) : undefined;
-  if (!account) throw new TokenError('invalid_token', 401, 'the user of this token no longer exists', verifier.realm);
+  if (!account) throw new InvalidToken('the user of this token no longer exists', verifier.realm);
   if (account.tenant !== auth.tenant) {
-    throw new TokenError('invalid_token', 403, 'this token belongs to another tenant of the user', verifier.realm);
+    throw new TenantMoved(verifier.realm);
   }
   return { auth: { ...auth, tenant: auth.tenant }, account };
 }

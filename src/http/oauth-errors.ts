@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import type { Logger } from '../logger.js';
-import { OAuthError } from '../../policies/errors.js';
+import { OAuthError, ServerError } from '../../policies/errors.js';
 
 function challenge(issuer: string, error: string): string {
   return `Basic realm="${issuer}", error="${error}"`;
@@ -17,9 +17,7 @@ export function oauthErrors(issuer: string, logger: Logger) {
     try {
       await next();
     } catch (caught) {
-      const error = caught instanceof OAuthError
-        ? caught
-        : new OAuthError('server_error', 500, 'the server could not complete the request');
+      const error = caught instanceof OAuthError ? caught : new ServerError();
       if (!(caught instanceof OAuthError)) {
         logger.error('request failed', {
           method: ctx.method,
@@ -29,6 +27,7 @@ export function oauthErrors(issuer: string, logger: Logger) {
       }
       ctx.status = error.status;
       ctx.body = error.toJSON();
+      ctx.set(error.headers);
       ctx.set('Cache-Control', 'no-store');
       ctx.set('Pragma', 'no-cache');
     }

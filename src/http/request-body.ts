@@ -1,4 +1,4 @@
-import { InvalidRequest, OAuthError, PayloadTooLarge } from '../../policies/errors.js';
+import { BodyConsumedByHost, InvalidRequest, PayloadTooLarge } from '../../policies/errors.js';
 import type { Context } from 'koa';
 
 /** Marks (in `ctx.state`) a request whose body a host application's parser had read before us. */
@@ -9,12 +9,6 @@ export const MOUNT_BEFORE_BODY_PARSERS =
   'mount talent-auth before any body parser of the host application (express.json(), express.urlencoded(), '
   + 'koa-bodyparser), or skip those parsers for its paths';
 
-/** A host parser consumed the body and left nothing we can use (a multipart or custom parser). */
-export class BodyConsumedByHost extends OAuthError {
-  constructor() {
-    super('server_error', 500, `the request body was read by the host application before talent-auth: ${MOUNT_BEFORE_BODY_PARSERS}`);
-  }
-}
 
 /** A form field as a host's form parser may leave it: a string, or several (a repeated name). */
 function formPairs(name: string, value: unknown): string[] {
@@ -44,7 +38,8 @@ function hostParsedBody(ctx: Context, limit: number): Buffer {
       body = Buffer.from(Object.entries(parsed).flatMap(([name, value]) => formPairs(name, value)).join('&'), 'utf8');
     }
   }
-  if (!body) throw new BodyConsumedByHost();
+  // A host parser consumed the body and left nothing we can use (a multipart or custom parser).
+  if (!body) throw new BodyConsumedByHost(`the request body was read by the host application before talent-auth: ${MOUNT_BEFORE_BODY_PARSERS}`);
   (ctx.state as Record<symbol, unknown>)[HOST_PARSED_BODY] = true;
   if (body.length > limit) throw new PayloadTooLarge(limit);
   return body;

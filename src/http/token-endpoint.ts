@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
-import { InvalidClient, InvalidRequest, OAuthError, UnsupportedGrantType } from '../../policies/errors.js';
+import { InvalidClient, InvalidRequest, MethodNotAllowed, UnsupportedGrantType } from '../../policies/errors.js';
+import { translateTokenAnswer } from '../engine/errors.js';
 import { encodeForm, parseMultipart, parseUrlEncoded, readBody, type FormParams } from './request-body.js';
 
 export const SUPPORTED_GRANT_TYPES: ReadonlySet<string> = new Set([
@@ -115,10 +116,7 @@ function replaceBody(ctx: Context, { params, raw }: ReadForm): void {
  */
 export function tokenEndpointGuard(limit: number) {
   return async function guardTokenEndpoint(ctx: Context, next: Next): Promise<void> {
-    if (ctx.method !== 'POST') {
-      ctx.set('Allow', 'POST');
-      throw new OAuthError('invalid_request', 405, 'the token endpoint accepts POST only');
-    }
+    if (ctx.method !== 'POST') throw new MethodNotAllowed(['POST']);
     const form = await readForm(ctx, limit);
     const { params } = form;
     const grantType = params.get('grant_type');
@@ -146,7 +144,7 @@ export function tokenEndpointGuard(limit: number) {
     // caller that prefers it.
     ctx.req.headers.accept = 'application/json';
     await next();
-    unauthorizedClientForGrant(ctx);
+    translateTokenAnswer(ctx as Parameters<typeof translateTokenAnswer>[0], grantType);
   };
 }
 
@@ -189,18 +187,4 @@ export function tokenEndpointCors(publicOrigins: () => Promise<ReadonlySet<strin
       }
     }
   };
-}
-
-/** The engine's answer to a client asking for a grant type it is not registered for. */
-const ENGINE_GRANT_NOT_ALLOWED = 'requested grant type is not allowed for this client';
-
-/**
- * RFC 6749 §5.2: an authenticated client asking for a grant type it may not use gets
- * `unauthorized_client`; the engine says `invalid_request`, so its answer is renamed here.
- */
-function unauthorizedClientForGrant(ctx: Context): void {
-  const body = ctx.body as { error?: unknown; error_description?: unknown } | undefined;
-  if (ctx.status === 400 && body?.error === 'invalid_request' && body.error_description === ENGINE_GRANT_NOT_ALLOWED) {
-    ctx.body = { error: 'unauthorized_client', error_description: 'the client is not registered for this grant type' };
-  }
 }

@@ -1,5 +1,5 @@
 import type { RecordStore } from '../../adapters/types.js';
-import { NotFound, OAuthError } from '../../policies/errors.js';
+import { Conflict, NotFound } from '../../policies/errors.js';
 
 const ATTEMPTS = 5;
 
@@ -21,5 +21,5 @@ export async function changeRecord<T>(
     const value = await next(current.value);
     if (await records.replace(kind, id, value, current.revision)) return value;
   }
-  throw new OAuthError('conflict', 409, `${what} ${id} is being changed by someone else; try again`);
+  throw new Conflict(`${what} ${id}`);
 }

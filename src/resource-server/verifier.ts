@@ -7,7 +7,9 @@ import {
   type JWTPayload,
 } from 'jose';
 import type { Constraints } from '../../policies/constraints.js';
-import { OAuthError } from '../../policies/errors.js';
+import { InsufficientScope, InvalidBearerRequest, InvalidToken, KeysUnavailable, TokenError } from '../../policies/errors.js';
+
+export { TokenError };
 
 /** What an API learns from a verified access token. */
 export interface AccessTokenContext {
@@ -21,25 +23,6 @@ export interface AccessTokenContext {
   /** True for a token of a signed-in user, false for a client_credentials token. */
   isNamedUser: boolean;
   claims: JWTPayload;
-}
-
-type TokenErrorCode = 'invalid_token' | 'insufficient_scope' | 'temporarily_unavailable' | 'invalid_request';
-
-/** A refused token: RFC 6750 §3 status, error and WWW-Authenticate challenge. */
-export class TokenError extends OAuthError {
-  readonly challenge: string;
-
-  constructor(error: TokenErrorCode, status: number, description: string, realm: string, extra = '') {
-    super(error, status, description);
-    this.challenge = `Bearer realm="${realm}", error="${error}", error_description="${description.replace(/"/g, "'")}"${extra}`;
-  }
-
-  /** RFC 6750 §3.1: a request without credentials gets a challenge without an error code. */
-  static missing(realm: string): TokenError {
-    const error = new TokenError('invalid_token', 401, 'a bearer access token is required', realm);
-    (error as { challenge: string }).challenge = `Bearer realm="${realm}"`;
-    return error;
-  }
 }
 
 /** What `createTokenVerifier()` takes. */
@@ -97,7 +80,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       timeoutDuration: 5000,
     })
     : createLocalJWKSet(options.jwks);
-  const refuse = (description: string) => new TokenError('invalid_token', 401, description, realm);
+  const refuse = (description: string) => new InvalidToken(description, realm);
 
   async function verify(token: string): Promise<AccessTokenContext> {
     let payload: JWTPayload;
@@ -113,7 +96,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) throw refuse('the access token has expired');
       if (error instanceof joseErrors.JWKSTimeout || !(error instanceof joseErrors.JOSEError)) {
-        throw new TokenError('temporarily_unavailable', 503, 'the signing keys could not be fetched', realm);
+        throw new KeysUnavailable(realm);
       }
       throw refuse('the access token is not valid');
     }
@@ -136,7 +119,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     async verifyAuthorization(header) {
       if (!header) throw TokenError.missing(realm);
       const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim());
-      if (!match?.[1]) throw new TokenError('invalid_request', 400, 'the Authorization header is not a Bearer token', realm);
+      if (!match?.[1]) throw new InvalidBearerRequest(realm);
       return verify(match[1]);
     },
   };
@@ -146,13 +129,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
 export function checkScopes(auth: AccessTokenContext, required: readonly string[], realm: string): void {
   const missing = required.filter((scope) => !auth.scopes.has(scope));
   if (missing.length) {
-    throw new TokenError(
-      'insufficient_scope',
-      403,
-      `the access token lacks the scope ${missing.map((scope) => `"${scope}"`).join(', ')}`,
-      realm,
-      `, scope="${required.join(' ')}"`,
-    );
+    throw new InsufficientScope(`the access token lacks the scope ${missing.map((scope) => `"${scope}"`).join(', ')}`, realm, required);
   }
 }
 
@@ -166,6 +143,6 @@ export function checkScopes(auth: AccessTokenContext, required: readonly string[
  */
 export function checkTenant(auth: AccessTokenContext, tenant: string | undefined, realm: string): void {
   if (tenant === undefined || tenant === '' || auth.tenant !== tenant) {
-    throw new TokenError('insufficient_scope', 403, 'the access token belongs to another tenant', realm);
+    throw new InsufficientScope('the access token belongs to another tenant', realm);
   }
 }
