@@ -59,6 +59,16 @@ export class UnauthorizedClient extends OAuthError {
   }
 }
 
+/**
+ * `access_denied` (RFC 6749 §4.1.2.1): the user, or her organization's policy, refused the app. An
+ * authorization error: it goes back to the app's redirect URI, not as a status of ours.
+ */
+export class AccessDenied extends OAuthError {
+  constructor(description: string) {
+    super('access_denied', 400, description);
+  }
+}
+
 /** 400 `unsupported_grant_type`. */
 export class UnsupportedGrantType extends OAuthError {
   constructor(description = 'unsupported grant_type requested') {
@@ -252,6 +262,7 @@ export const ERRORS: readonly ErrorRow[] = [
   { example: new InvalidClient(), when: 'wrong, missing or malformed client credentials, or credentials in the body' },
   { example: new InvalidGrant('authorization code already used'), when: 'a code or refresh token unknown, expired, used, foreign, or of an ended grant; a PKCE or redirect URI mismatch' },
   { example: new UnauthorizedClient(), when: 'an authenticated client asking for a grant type it is not registered for' },
+  { example: new AccessDenied('your organization does not allow this application'), when: "sent back to the app's redirect URI: the user declined, or her organization does not allow the app" },
   { example: new UnsupportedGrantType(), when: 'a grant type the server does not have' },
   { example: new InvalidScope('scope "scim.write" is not assigned to this client'), when: 'a scope unknown, not assigned, or the management right asked by a third-party app' },
   { example: new InvalidTarget(), when: 'a `resource` other than the audience' },

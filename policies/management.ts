@@ -36,9 +36,3 @@ export function holdsIntegrationSetup(permissions: readonly string[] | undefined
 export function mayRequestManagement(firstParty: boolean): boolean {
   return firstParty;
 }
-
-/** The lifetime of an access token: a token with the management right lives at most `managementTtl`. */
-export function accessTokenLifetime(scopes: Iterable<string>, ttl: number, managementTtl: number): number {
-  for (const scope of scopes) if (scope === MANAGEMENT_SCOPE) return Math.min(ttl, managementTtl);
-  return ttl;
-}

@@ -1,10 +1,42 @@
 import { createHash } from 'node:crypto';
-import { InvalidRequest } from './errors.js';
+import { InvalidRequest, ValidationError } from './errors.js';
+import { allHttps } from './redirect-uris.js';
 
 /**
- * When an authorization request must carry a PKCE challenge (spec, "Client types and PKCE"):
- * always for public apps (they authenticate with `none`), and for confidential apps unless their
- * registration turned PKCE off. Synchronous: the engine calls it as `pkce.required(ctx, client)`.
+ * PKCE (RFC 7636), the whole rule:
+ *
+ * - Registration: PKCE is always on for a public app (an SPA or a mobile app has no secret, so the
+ *   challenge is what binds the code to the app instance that asked for it). A confidential app has
+ *   it on by default and may turn it off only when every redirect URI is https (a legacy server
+ *   that cannot send a verifier, whose code can only travel over TLS to its own host).
+ * - Authorization request: an app with PKCE on must send `code_challenge` with method `S256`
+ *   (`plain` is refused: it protects nothing once the request is seen); the challenge must have the
+ *   shape of an S256 challenge.
+ * - Token request: the code exchange of an app with PKCE on must send the `code_verifier` whose
+ *   S256 is the challenge (the engine checks it; a mismatch is invalid_grant); a public app's
+ *   exchange without `code_verifier` is refused before the engine sees it (src/grants/authorization-code.ts).
+ */
+
+/**
+ * Registration time: whether an app has PKCE on, from its type, what it asked for and its redirect URIs.
+ * @throws ValidationError for a public app asking for it off, or a confidential one with a non-https redirect URI.
+ */
+export function pkceAtRegistration(clientType: 'public' | 'confidential', requested: boolean | undefined, redirectUris: readonly string[]): boolean {
+  if (clientType === 'public') {
+    if (requested === false) throw new ValidationError('pkceEnabled', 'PKCE is always on for public apps');
+    return true;
+  }
+  const enabled = requested ?? true;
+  if (!enabled && !allHttps(redirectUris)) {
+    throw new ValidationError('pkceEnabled', 'PKCE may be turned off only when every redirect URI is https');
+  }
+  return enabled;
+}
+
+/**
+ * Authorization time: whether the request must carry a PKCE challenge: always for public apps
+ * (they authenticate with `none`), and for confidential apps unless their registration turned PKCE
+ * off. Synchronous: the engine calls it as `pkce.required(ctx, client)`.
  */
 export function pkceRequired(client: { clientAuthMethod: string; pkce_enabled?: unknown }): boolean {
   return client.clientAuthMethod === 'none' || client.pkce_enabled !== false;

@@ -1,11 +1,25 @@
 import { z } from 'zod';
+import { NAMED_USER_ACCESS_TOKEN } from './lifetimes.js';
+
+/**
+ * TENANT POLICY: what a host may narrow for one of its tenants, never widen.
+ *
+ * - `allowedApps`: the apps this tenant's users may authorize (the consent rule, policies/consent.ts).
+ * - `allowedScopes`: the scopes this tenant's tokens may carry, named-user and machine alike; a
+ *   scope outside it is dropped from what may be granted (an explicitly requested one of a machine
+ *   client is refused).
+ * - `accessTokenTtl`: the lifetime of this tenant's named-user access tokens, within the server's
+ *   bounds (policies/lifetimes.ts).
+ * The host's function is called at every use (a change applies at once) and what it returns is
+ * checked: a wrong policy is the host's configuration error, reported, never silently widened.
+ */
 
 /** What a host may narrow for one tenant (absent fields narrow nothing). */
 export interface TenantPolicy {
   /** Client IDs of the apps this tenant's users may authorize. */
-  allowedApps?: string[];
+  allowedApps?: readonly string[];
   /** The scopes this tenant's tokens (named-user and machine) may carry. */
-  allowedScopes?: string[];
+  allowedScopes?: readonly string[];
   /** Lifetime of this tenant's named-user access tokens, 300..3600 s. */
   accessTokenTtl?: number;
 }
@@ -17,7 +31,7 @@ const policySchema = z
   .object({
     allowedApps: z.array(z.string()).optional(),
     allowedScopes: z.array(z.string()).optional(),
-    accessTokenTtl: z.number().int().min(300).max(3600).optional(),
+    accessTokenTtl: z.number().int().min(NAMED_USER_ACCESS_TOKEN.min).max(NAMED_USER_ACCESS_TOKEN.max).optional(),
   })
   .strict();
 
@@ -40,8 +54,4 @@ export function narrowScopes(scopes: readonly string[], policy: TenantPolicy): s
   if (!policy.allowedScopes) return [...scopes];
   const allowed = new Set(policy.allowedScopes);
   return scopes.filter((scope) => allowed.has(scope));
-}
-
-export function appAllowed(policy: TenantPolicy, clientId: string): boolean {
-  return !policy.allowedApps || policy.allowedApps.includes(clientId);
 }

@@ -7,6 +7,13 @@ import type { TenantPolicyFunction } from '../policies/tenant-policy.js';
 import type { RedisConnectionOptions } from '../adapters/redis.js';
 import { MANAGEMENT_SCOPE } from '../policies/management.js';
 import { OIDC_SCOPES } from '../policies/scopes.js';
+import {
+  GRANT_IDLE,
+  MANAGEMENT_ACCESS_TOKEN,
+  NAMED_USER_ACCESS_TOKEN,
+  REFRESH_TOKEN_REUSE_WINDOW,
+  type LifetimeBounds,
+} from '../policies/lifetimes.js';
 
 const urlWithoutTrailingSlash = z
   .string()
@@ -85,6 +92,9 @@ const redisStoreSchema = z
 
 const storeSchema = z.discriminatedUnion('type', [z.object({ type: z.literal('memory') }).strict(), redisStoreSchema]);
 
+/** A configurable lifetime in seconds, within its bounds (policies/lifetimes.ts). */
+const seconds = (bounds: LifetimeBounds) => z.number().int().min(bounds.min).max(bounds.max).default(bounds.default);
+
 const bytes = z.number().int().min(1024).max(1024 * 1024);
 
 const windowLimit = z
@@ -141,10 +151,10 @@ export const optionsSchema = z
       .optional(),
     audience: z.string().url().optional(),
     accessTokenAlgorithm: z.enum(algorithms).default('ES256'),
-    namedUserAccessTokenTtl: z.number().int().min(300).max(3600).default(300),
-    managementAccessTokenTtl: z.number().int().min(60).max(3600).default(300),
-    refreshTokenReuseWindowSeconds: z.number().int().min(0).max(300).default(60),
-    grantIdleSeconds: z.number().int().min(3600).max(366 * 86_400).default(3600 + 86_400),
+    namedUserAccessTokenTtl: seconds(NAMED_USER_ACCESS_TOKEN),
+    managementAccessTokenTtl: seconds(MANAGEMENT_ACCESS_TOKEN),
+    refreshTokenReuseWindowSeconds: seconds(REFRESH_TOKEN_REUSE_WINDOW),
+    grantIdleSeconds: seconds(GRANT_IDLE),
     cookieKeys: z.array(z.string().min(32, 'cookie keys need at least 32 characters')).min(1).optional(),
     limits: z
       .object({

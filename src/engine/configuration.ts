@@ -1,37 +1,36 @@
 import type { Client, Configuration, KoaContextWithOIDC } from 'oidc-provider';
-import { errors } from 'oidc-provider';
 import type { Store } from '../../adapters/types.js';
-import { constraintsForGrantedScopes, type Constraints } from '../../policies/constraints.js';
+import type { ApiCatalog } from '../../policies/catalog.js';
+import type { Constraints } from '../../policies/constraints.js';
+import { InvalidRequest, InvalidTarget } from '../../policies/errors.js';
+import {
+  accessTokenSeconds,
+  AUTHORIZATION_CODE_SECONDS,
+  ID_TOKEN_SECONDS,
+  INTERACTION_SECONDS,
+  REFRESH_TOKEN_SECONDS,
+  SESSION_SECONDS,
+} from '../../policies/lifetimes.js';
+import { MANAGEMENT_SCOPE } from '../../policies/management.js';
 import { checkCodeChallenge, pkceRequired } from '../../policies/pkce.js';
-import { accessTokenLifetime, MANAGEMENT_SCOPE } from '../../policies/management.js';
-import { namedUserResourceScopes, resolveRequestedScopes, validateAuthorizationScopes } from '../../policies/scopes.js';
-import { appAllowed, narrowScopes, tenantPolicy } from '../../policies/tenant-policy.js';
+import { validateAuthorizationScopes } from '../../policies/scopes.js';
+import { tenantPolicy } from '../../policies/tenant-policy.js';
+import { CLIENT_CREDENTIALS_TOKEN_SECONDS, clientCredentialsClaims, clientCredentialsScopes } from '../grants/client-credentials.js';
+import { IDENTITY_CLAIMS, namedUserClaims, namedUserResource } from '../grants/named-user.js';
+import { issuesRefreshTokens } from '../grants/refresh-token.js';
+import type { ResolvedOptions } from '../options.js';
 import type { Consents } from '../records/consents.js';
 import { accountOf, engineAccount } from './accounts.js';
-import { consentGrantLoader } from './consent-grants.js';
-import type { ApiCatalog } from '../../policies/catalog.js';
-import type { ResolvedOptions } from '../options.js';
 import type { ClientDirectory } from './client-directory.js';
 import { EXTRA_CLIENT_METADATA, engineAppOwner } from './client-directory.js';
-import { appServesTenant } from '../records/app-registrations.js';
-import { signingKid, type PrivateJwks, type SigningAlgorithm } from './keys.js';
-import { engineKeys } from './signing-keys.js';
+import { consentGrantLoader } from './consent-grants.js';
 import { renderErrorPage } from './error-page.js';
 import { engineErrors } from './errors.js';
+import { signingKid, type PrivateJwks, type SigningAlgorithm } from './keys.js';
+import { engineKeys } from './signing-keys.js';
 
-/** Spec limits: client_credentials tokens live one hour, not configurable. */
-export const CLIENT_CREDENTIALS_TTL = 3600;
-const AUTHORIZATION_CODE_TTL = 300;
-const REFRESH_TOKEN_TTL = 3600;
 /** The longest `state` or `nonce` an authorization request may carry (they are stored until it ends). */
 const MAX_STATE_OR_NONCE = 1024;
-
-/** Identity claims per OIDC scope, as the ID token carries them. */
-const IDENTITY_CLAIMS = {
-  openid: ['sub'],
-  profile: ['name', 'given_name', 'family_name', 'preferred_username'],
-  email: ['email', 'email_verified'],
-};
 
 interface EngineClientExtras {
   tenant?: string;
@@ -67,10 +66,10 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     clients: [],
     scopes: ['openid', 'offline_access', 'profile', 'email', MANAGEMENT_SCOPE, ...catalog.scopes],
     responseTypes: ['code'],
-    claims: IDENTITY_CLAIMS,
+    claims: IDENTITY_CLAIMS as Configuration['claims'],
     // ID tokens carry the identity claims their scopes allow (there is no usable userinfo).
     conformIdTokenClaims: false,
-    // Spec: redirect_uri is required and must match exactly (see also redirectUriAllowed).
+    // redirect_uri is always required and must match a registered one exactly (policies/redirect-uris.ts).
     allowOmittingSingleRegisteredRedirectUri: false,
     cookies: {
       keys: cookieKeys,
@@ -84,19 +83,20 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       const account = accounts ? await accounts.findAccount(sub) : undefined;
       return account && engineAccount(account);
     },
-    loadExistingGrant: consentGrantLoader(consents, catalog, audience, policyOf) as Configuration['loadExistingGrant'],
+    loadExistingGrant: engineErrors(consentGrantLoader(consents, catalog, audience, policyOf)) as Configuration['loadExistingGrant'],
     extraParams: {
-      // Spec: state is required; the engine would let it be omitted. Checked after the client
+      // state is required (it is the app's CSRF protection of its callback, RFC 6749 §10.12); the
+      // engine would let it be omitted. Checked after the client
       // and redirect URI are known, so the error goes back to the app.
-      state(ctx, value) {
-        if (typeof value !== 'string' || value === '') throw new errors.InvalidRequest('missing required parameter "state"');
+      state: engineErrors((ctx: KoaContextWithOIDC, value: unknown) => {
+        if (typeof value !== 'string' || value === '') throw new InvalidRequest('missing required parameter "state"');
         // What a pending sign-in stores is bounded: state and nonce are kept until it ends.
-        if (value.length > MAX_STATE_OR_NONCE) throw new errors.InvalidRequest(`state must be at most ${MAX_STATE_OR_NONCE} characters`);
+        if (value.length > MAX_STATE_OR_NONCE) throw new InvalidRequest(`state must be at most ${MAX_STATE_OR_NONCE} characters`);
         const nonce = ctx.oidc.params?.nonce;
         if (typeof nonce === 'string' && nonce.length > MAX_STATE_OR_NONCE) {
-          throw new errors.InvalidRequest(`nonce must be at most ${MAX_STATE_OR_NONCE} characters`);
+          throw new InvalidRequest(`nonce must be at most ${MAX_STATE_OR_NONCE} characters`);
         }
-      },
+      }),
       scope: engineErrors((_ctx: KoaContextWithOIDC, value: unknown, client: Client) => {
         validateAuthorizationScopes(catalog, value as string | undefined, (client as EngineClientExtras).first_party === true);
       }),
@@ -106,13 +106,11 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     pkce: {
       required: (_ctx, client) => pkceRequired(client as unknown as Parameters<typeof pkceRequired>[0]),
     },
-    // Refresh tokens: confidential apps only, whatever the scopes; a fixed 60 minutes, rotated on
-    // every use (the engine revokes the whole grant when a spent one comes back).
-    issueRefreshToken: async (_ctx, client) =>
-      client.clientAuthMethod !== 'none' && client.grantTypeAllowed('refresh_token'),
+    // Refresh tokens: confidential apps only, rotated on every use (src/grants/refresh-token.ts).
+    issueRefreshToken: async (_ctx, client) => issuesRefreshTokens(client),
     expiresWithSession: async () => false,
     rotateRefreshToken: true,
-    // Credentials only in the Basic header (DESIGN); no HS*/client_secret_jwt: we keep only a digest.
+    // Credentials only in the Basic header (policies/client-authentication.ts); no HS*/client_secret_jwt: we keep only a digest.
     clientAuthMethods: ['client_secret_basic', 'none'],
     // Browser apps (public clients) may call the token endpoint from the origins of their
     // redirect URIs; nobody else gets CORS.
@@ -138,49 +136,32 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
         defaultResource: () => audience,
         useGrantedResource: () => true,
         getResourceServerInfo: engineErrors(async (ctx: KoaContextWithOIDC, resourceIndicator: string, client: Client) => {
-          if (resourceIndicator !== audience) {
-            throw new errors.InvalidTarget(`unknown resource; the only resource is ${audience}`);
-          }
+          // RFC 8707 §2: a resource the server does not know is invalid_target.
+          if (resourceIndicator !== audience) throw new InvalidTarget(`unknown resource; the only resource is ${audience}`);
+          const extras = client as EngineClientExtras;
           if (ctx.oidc.params?.grant_type === 'client_credentials') {
-            const policy = await tenantPolicy(policyOf, (client as EngineClientExtras).tenant);
-            const granted = resolveRequestedScopes(
-              ctx.oidc.params.scope as string | undefined,
-              new Set(narrowScopes(client.scope?.split(' ') ?? [], policy)),
-            ).join(' ');
+            const policy = await tenantPolicy(policyOf, extras.tenant);
+            const granted = clientCredentialsScopes(ctx.oidc.params.scope as string | undefined, client.scope?.split(' ') ?? [], policy).join(' ');
             // The engine reads the requested scopes after this call: an omitted scope means all.
             ctx.oidc.params.scope = granted;
-            return { scope: granted, audience, accessTokenTTL: CLIENT_CREDENTIALS_TTL, ...jwtFormat };
+            return { scope: granted, audience, accessTokenTTL: CLIENT_CREDENTIALS_TOKEN_SECONDS, ...jwtFormat };
           }
           // Named users: the engine keeps the consented scopes that this list holds, so a scope
           // the user does not hold (now: permissions can change) never reaches a token.
           const account = accountOf(ctx);
-          const firstParty = (client as EngineClientExtras).first_party === true;
-          // Before sign-in (the authorization request): every scope the app may ask for. The
-          // consent page marks those the user does not hold; the token carries only those she does.
-          if (!account) {
-            const upperBound = firstParty ? [...catalog.scopes, MANAGEMENT_SCOPE] : catalog.scopes;
-            return { scope: upperBound.join(' '), audience, accessTokenTTL: namedUserAccessTokenTtl, ...jwtFormat };
-          }
-          const policy = await tenantPolicy(policyOf, account.tenant);
-          if (!appAllowed(policy, client.clientId) || !appServesTenant(engineAppOwner(client), account.tenant)) {
-            throw new errors.InvalidGrant("the user's organization does not allow this application");
-          }
-          const scope = namedUserResourceScopes(catalog, account, policy, firstParty);
-          return { scope: scope.join(' '), audience, accessTokenTTL: policy.accessTokenTtl ?? namedUserAccessTokenTtl, ...jwtFormat };
+          const policy = account ? await tenantPolicy(policyOf, account.tenant) : {};
+          const app = { clientId: client.clientId, firstParty: extras.first_party === true, ...engineAppOwner(client) };
+          const { scopes, lifetime } = namedUserResource(catalog, app, account, policy, namedUserAccessTokenTtl);
+          return { scope: scopes.join(' '), audience, accessTokenTTL: lifetime, ...jwtFormat };
         }),
       },
     },
     async extraTokenClaims(ctx, token) {
       const user = accountOf(ctx);
-      if (token.kind === 'AccessToken') return user ? { tenant: user.tenant } : undefined;
+      if (token.kind === 'AccessToken') return user ? namedUserClaims(user) : undefined;
       const client = (token as { client?: EngineClientExtras }).client;
       if (!client?.tenant) return undefined;
-      const constraints = constraintsForGrantedScopes(
-        catalog,
-        client.constraints ?? {},
-        token.scope?.split(' ') ?? [],
-      );
-      return { tenant: client.tenant, ...(constraints ? { constraints } : {}) };
+      return clientCredentialsClaims(catalog, { tenant: client.tenant, constraints: client.constraints }, token.scope?.split(' ') ?? []);
     },
     enabledJWA: {
       clientAuthSigningAlgValues: ['ES256', 'RS256', 'PS256', 'EdDSA'],
@@ -195,18 +176,18 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       userinfo: '/userinfo',
     },
     ttl: {
-      ClientCredentials: CLIENT_CREDENTIALS_TTL,
+      ClientCredentials: CLIENT_CREDENTIALS_TOKEN_SECONDS,
       // The resource server's lifetime: per tenant for named users (getResourceServerInfo).
-      AccessToken: (_ctx, token) => accessTokenLifetime(
+      AccessToken: (_ctx, token) => accessTokenSeconds(
         token.scope?.split(' ') ?? [],
         token.resourceServer?.accessTokenTTL ?? namedUserAccessTokenTtl,
         managementAccessTokenTtl,
       ),
-      AuthorizationCode: AUTHORIZATION_CODE_TTL,
-      RefreshToken: REFRESH_TOKEN_TTL,
-      IdToken: 3600,
-      Interaction: 600,
-      Session: 86400,
+      AuthorizationCode: AUTHORIZATION_CODE_SECONDS,
+      RefreshToken: REFRESH_TOKEN_SECONDS,
+      IdToken: ID_TOKEN_SECONDS,
+      Interaction: INTERACTION_SECONDS,
+      Session: SESSION_SECONDS,
       // A grant nobody used for this long ends (each refresh extends it: engine/single-use.ts).
       Grant: options.grantIdleSeconds,
     },

@@ -1,10 +1,9 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { errors } from 'oidc-provider';
 import { isResourceScope } from '../../policies/scopes.js';
-import { appAllowed, tenantPolicy, type TenantPolicyFunction } from '../../policies/tenant-policy.js';
+import { checkAppForUser } from '../../policies/consent.js';
+import { tenantPolicy, type TenantPolicyFunction } from '../../policies/tenant-policy.js';
 import type { ApiCatalog } from '../../policies/catalog.js';
 import type { Consents } from '../records/consents.js';
-import { appServesTenant } from '../records/app-registrations.js';
 import { engineAppOwner } from './client-directory.js';
 import { accountOf } from './accounts.js';
 
@@ -24,15 +23,11 @@ export function consentGrantLoader(consents: Consents, catalog: ApiCatalog, audi
   return async function loadExistingGrant(ctx: KoaContextWithOIDC): Promise<EngineGrant | undefined> {
     const { Grant } = ctx.oidc.provider;
     const account = accountOf(ctx);
-    // The first point of the authorization request where the user is known: the tenant's
-    // policy may refuse the app here (back to the app with access_denied).
-    if (account && !appAllowed(await tenantPolicy(policyOf, account.tenant), ctx.oidc.client!.clientId)) {
-      throw new errors.AccessDenied("your organization does not allow this application");
-    }
-    // An app registered by one tenant is for that tenant's users (unless the operator opened it):
-    // a look-alike name must not win another tenant's users' consent.
-    if (account && !appServesTenant(engineAppOwner(ctx.oidc.client!), account.tenant)) {
-      throw new errors.AccessDenied('this application belongs to another organization');
+    // The first point of the authorization request where the user is known: the consent rule may
+    // refuse the app here (back to the app with access_denied; policies/consent.ts).
+    if (account) {
+      const client = ctx.oidc.client!;
+      checkAppForUser({ clientId: client.clientId, ...engineAppOwner(client) }, account.tenant, await tenantPolicy(policyOf, account.tenant), 'authorize');
     }
     const fresh = (ctx.oidc.result as { consent?: { grantId?: string } } | undefined)?.consent?.grantId;
     if (fresh) return Grant.find(fresh);

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import Provider, { errors } from 'oidc-provider';
 import { AlreadyConsumed, type Store } from '../../adapters/types.js';
+import { grantNeedsExtending } from '../../policies/lifetimes.js';
 import { endGrant } from './end-grant.js';
 
 /**
@@ -112,9 +113,6 @@ export async function completeTokenRequest(
   ]);
 }
 
-/** A refresh token's lifetime: no grant may end before a refresh token of it does. */
-const REFRESH_TOKEN_SECONDS = 3600;
-
 /**
  * Saves the grant with a whole lifetime from now (the engine keeps `exp` on a re-save), once its
  * lifetime has run down by a refresh token's lifetime, or when less than one is left: not at every
@@ -123,7 +121,7 @@ const REFRESH_TOKEN_SECONDS = 3600;
  */
 async function extend(grant: SavableGrant, grantIdleSeconds: number): Promise<void> {
   const left = (grant.exp ?? 0) - Date.now() / 1000;
-  if (left >= Math.max(REFRESH_TOKEN_SECONDS, grantIdleSeconds - REFRESH_TOKEN_SECONDS)) return;
+  if (!grantNeedsExtending(left, grantIdleSeconds)) return;
   grant.exp = undefined;
   await grant.save().catch(() => undefined);
 }

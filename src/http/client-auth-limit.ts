@@ -3,7 +3,8 @@ import type { Counters } from '../../adapters/types.js';
 import { InvalidClient, TooManyRequests } from '../../policies/errors.js';
 import type { Logger } from '../logger.js';
 import { RefusalLog } from '../observability/refusal-log.js';
-import { parseBasicAuthorization } from './token-endpoint.js';
+import { claimedClientId } from '../../policies/client-authentication.js';
+import { basicCredentialsOf } from './token-endpoint.js';
 
 export interface WindowLimit {
   max: number;
@@ -15,18 +16,13 @@ export interface FailedClientAuthLimits {
   perAddress: WindowLimit;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
- * The client ID a Basic header claims, decoded as the engine decodes it (RFC 6749 §2.3.1), so that
- * no spelling of an ID escapes its counter. Only UUID-shaped IDs (ours are UUIDs) get a counter of
- * their own, so that an attacker cannot make us keep one per made-up string.
+ * The client ID a request's Basic header claims (decoded as the engine decodes it, RFC 6749
+ * §2.3.1, so that no spelling of an ID escapes its counter), when it is shaped like ours.
  */
-function claimedClientId(authorization: string): string | undefined {
-  if (!authorization) return undefined;
+function claimedClientIdOf(ctx: Context): string | undefined {
   try {
-    const { clientId } = parseBasicAuthorization(authorization);
-    return UUID.test(clientId) ? clientId.toLowerCase() : undefined;
+    return claimedClientId(basicCredentialsOf(ctx));
   } catch {
     return undefined;
   }
@@ -77,7 +73,7 @@ export function failedClientAuthLimit(
     const address = addressOf(ctx);
     const addressKey = `addr:${address}`;
     // The client ID matters only once something failed: a success never parses the header for it.
-    const clientIdOf = () => claimedClientId(ctx.get('authorization'));
+    const clientIdOf = () => claimedClientIdOf(ctx);
 
     const [byAddress] = await counters.peek([addressKey]);
     if (byAddress && byAddress.count >= limits.perAddress.max) {

@@ -1,68 +1,34 @@
 import type { Context, Next } from 'koa';
-import { InvalidClient, InvalidRequest, MethodNotAllowed, UnsupportedGrantType } from '../../policies/errors.js';
+import { parseBasicAuthorization, type BasicCredentials } from '../../policies/client-authentication.js';
+import { InvalidRequest, MethodNotAllowed } from '../../policies/errors.js';
+import { checkTokenRequest } from '../grants/index.js';
 import { translateTokenAnswer } from '../engine/errors.js';
 import { encodeForm, parseMultipart, parseUrlEncoded, readBody, type FormParams } from './request-body.js';
 
-export const SUPPORTED_GRANT_TYPES: ReadonlySet<string> = new Set([
-  'client_credentials',
-  'authorization_code',
-  'refresh_token',
-]);
+const CREDENTIALS = Symbol('the Basic credentials of this request');
 
-const VSCHARS = /^[\x20-\x7e]+$/;
-
-/** Grants whose client must authenticate with HTTP Basic (spec, "Client authentication" 1). */
-const BASIC_ONLY_GRANTS: ReadonlySet<string> = new Set(['client_credentials', 'refresh_token']);
+type ReadCredentials = { credentials: BasicCredentials | undefined } | { error: unknown };
 
 /**
- * The parameters each grant requires, and those that belong to another grant and so make a wrong
- * parameter set (spec: invalid_request). Parameters nobody defines are ignored (RFC 6749 §3.1).
+ * The Basic credentials of a token request, read from its Authorization header once and shared by
+ * the request guard and the failed-authentication limit (the engine reads the header again to
+ * check the secret: its own parse, which we cannot hand anything to).
+ * @throws InvalidClient for a malformed header, each time it is asked.
  */
-const GRANT_PARAMETERS: Record<string, { required: string[]; foreign: string[] }> = {
-  client_credentials: { required: [], foreign: ['code', 'code_verifier', 'redirect_uri', 'refresh_token'] },
-  authorization_code: { required: ['code', 'redirect_uri'], foreign: ['refresh_token'] },
-  refresh_token: { required: ['refresh_token'], foreign: ['code', 'code_verifier', 'redirect_uri'] },
-};
-
-function checkParameterSet(grantType: string, params: FormParams, publicClient: boolean): void {
-  const { required, foreign } = GRANT_PARAMETERS[grantType]!;
-  for (const name of required) {
-    if (!params.has(name)) throw new InvalidRequest(`missing required parameter "${name}"`);
+export function basicCredentialsOf(ctx: Context): BasicCredentials | undefined {
+  const state = ctx.state as Record<symbol, ReadCredentials | undefined>;
+  let read = state[CREDENTIALS];
+  if (!read) {
+    const header = ctx.get('authorization');
+    try {
+      read = { credentials: header ? parseBasicAuthorization(header) : undefined };
+    } catch (error) {
+      read = { error };
+    }
+    state[CREDENTIALS] = read;
   }
-  // Spec: the public-client code exchange carries code_verifier (PKCE is always on for them).
-  if (publicClient && grantType === 'authorization_code' && !params.has('code_verifier')) {
-    throw new InvalidRequest('missing required parameter "code_verifier"');
-  }
-  const wrong = foreign.filter((name) => params.has(name));
-  if (wrong.length) throw new InvalidRequest(`parameter "${wrong[0]}" does not belong to grant_type ${grantType}`);
-}
-
-/**
- * RFC 6749 §2.3.1: client_id and client_secret are form-encoded before Base64 in the Basic header.
- * A malformed header is a failed client authentication (401), not a malformed request.
- */
-export function parseBasicAuthorization(header: string): { clientId: string; clientSecret: string } {
-  const match = /^Basic ([A-Za-z0-9+/]+={0,2})$/i.exec(header);
-  if (!match?.[1]) throw new InvalidClient('the Authorization header is not valid HTTP Basic');
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon <= 0 || colon === decoded.length - 1) {
-    throw new InvalidClient('the Authorization header must carry client_id:client_secret');
-  }
-  let credentials: { clientId: string; clientSecret: string };
-  try {
-    credentials = {
-      clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')),
-      clientSecret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')),
-    };
-  } catch {
-    throw new InvalidClient('the Authorization header credentials are not correctly encoded');
-  }
-  // RFC 6749 Appendix A.1/A.2: client_id and client_secret are VSCHARs (%x20-7E).
-  if (!VSCHARS.test(credentials.clientId) || !VSCHARS.test(credentials.clientSecret)) {
-    throw new InvalidClient('the Authorization header credentials hold characters a client ID or secret cannot have');
-  }
-  return credentials;
+  if ('error' in read) throw read.error;
+  return read.credentials;
 }
 
 interface ReadForm {
@@ -110,35 +76,15 @@ function replaceBody(ctx: Context, { params, raw }: ReadForm): void {
 }
 
 /**
- * In front of the engine's token endpoint: enforces what the spec and DESIGN require beyond the
- * engine's defaults (size limit, strict parsing, no duplicates, Basic-only credentials, multipart),
- * then passes a normalised urlencoded body on.
+ * In front of the engine's token endpoint: reads the body once (size limit, strict parsing, no
+ * repeated parameters, multipart accepted), checks the request against its grant's rules
+ * (src/grants), then hands the engine a urlencoded body.
  */
 export function tokenEndpointGuard(limit: number) {
   return async function guardTokenEndpoint(ctx: Context, next: Next): Promise<void> {
     if (ctx.method !== 'POST') throw new MethodNotAllowed(['POST']);
     const form = await readForm(ctx, limit);
-    const { params } = form;
-    const grantType = params.get('grant_type');
-    if (grantType === undefined) throw new InvalidRequest('missing required parameter "grant_type"');
-    if (!SUPPORTED_GRANT_TYPES.has(grantType)) throw new UnsupportedGrantType();
-    // Credentials are never put in the request body (spec, "Client authentication" 1).
-    if (params.has('client_secret')) {
-      throw new InvalidClient('client credentials must not be sent in the request body');
-    }
-    const authorization = ctx.get('authorization');
-    if (authorization) {
-      const { clientId } = parseBasicAuthorization(authorization);
-      const bodyClientId = params.get('client_id');
-      if (bodyClientId !== undefined && bodyClientId !== clientId) {
-        throw new InvalidRequest('client_id in the body differs from the authenticated client');
-      }
-    } else if (BASIC_ONLY_GRANTS.has(grantType)) {
-      throw new InvalidClient('client authentication with HTTP Basic is required');
-    } else if (!params.has('client_id')) {
-      throw new InvalidClient('client_id is required when no Authorization header is sent');
-    }
-    checkParameterSet(grantType, params, !authorization);
+    const grantType = checkTokenRequest(form.params, () => basicCredentialsOf(ctx));
     replaceBody(ctx, form);
     // RFC 6749 §5.2: errors of the token endpoint are JSON; the engine would render HTML to a
     // caller that prefers it.

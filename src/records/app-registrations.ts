@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { RecordStore } from '../../adapters/types.js';
-import { allHttps, validateRedirectUris } from '../../policies/redirect-uris.js';
+import { validateRedirectUris } from '../../policies/redirect-uris.js';
+import { pkceAtRegistration } from '../../policies/pkce.js';
 import { ValidationError } from '../../policies/errors.js';
 import { changeRecord } from './change.js';
 import { digestSecret, generateSecret } from './secrets.js';
@@ -86,22 +87,6 @@ const fields = {
 const createSchema = z.object({ ...fields, tenant: text.optional() }).strict();
 const patchSchema = z.object(fields).partial().strict();
 
-/**
- * The spec's PKCE rule: always on for public apps; on by default for confidential ones, which may
- * turn it off (legacy) only when every redirect URI is https.
- */
-function pkceFor(clientType: ClientType, requested: boolean | undefined, redirectUris: string[]): boolean {
-  if (clientType === 'public') {
-    if (requested === false) throw new ValidationError('pkceEnabled', 'PKCE is always on for public apps');
-    return true;
-  }
-  const enabled = requested ?? true;
-  if (!enabled && !allHttps(redirectUris)) {
-    throw new ValidationError('pkceEnabled', 'PKCE may be turned off only when every redirect URI is https');
-  }
-  return enabled;
-}
-
 /** The web origin of a redirect URI (https or loopback http), or undefined for a deep link. */
 export function webOrigin(uri: string): string | undefined {
   const url = URL.parse(uri);
@@ -160,7 +145,7 @@ export class AppRegistrations {
       ...(parsed.description ? { description: parsed.description } : {}),
       redirectUris,
       clientType: parsed.clientType,
-      pkceEnabled: pkceFor(parsed.clientType, parsed.pkceEnabled, redirectUris),
+      pkceEnabled: pkceAtRegistration(parsed.clientType, parsed.pkceEnabled, redirectUris),
       idTokenSigningAlg: parsed.idTokenSigningAlg ?? 'RS256',
       firstParty: parsed.firstParty ?? false,
       ...(parsed.tenant ? { tenant: parsed.tenant } : {}),
@@ -210,7 +195,7 @@ export class AppRegistrations {
         ...(parsed.openToAllTenants !== undefined ? { openToAllTenants: parsed.openToAllTenants } : {}),
         redirectUris,
         clientType,
-        pkceEnabled: pkceFor(clientType, pkce, redirectUris),
+        pkceEnabled: pkceAtRegistration(clientType, pkce, redirectUris),
         updatedAt: new Date().toISOString(),
         ...(clientType === 'confidential'
           ? { secretDigest: clientSecret ? digestSecret(clientSecret) : stored.secretDigest }
@@ -247,12 +232,4 @@ export class AppRegistrations {
 function toPublic({ secretDigest: _digest, ...record }: StoredAppRegistration): AppRegistration {
   // Records stored before the field existed are not open to all tenants.
   return { ...record, openToAllTenants: record.openToAllTenants === true };
-}
-
-/**
- * Whether a user of `tenant` may authorize the app: an operator's app (no tenant) serves every
- * tenant; a tenant's app serves its own tenant only, unless the operator opened it to all.
- */
-export function appServesTenant(app: { tenant?: string | undefined; openToAllTenants?: boolean | undefined }, tenant: string): boolean {
-  return app.tenant === undefined || app.tenant === tenant || app.openToAllTenants === true;
 }

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { createLogger, fromPino, REDACTED_FIELDS } from '../../src/logger.js';
+import { createLogger, fromPino, REDACTED_FIELDS } from '../src/logger.js';
 
 function capture(): { stream: Writable; lines: () => Array<Record<string, unknown>> } {
   const chunks: string[] = [];

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { InvalidClient, InvalidRequest, PayloadTooLarge } from '../../policies/errors.js';
 import { parseMultipart, parseUrlEncoded, readBody } from '../../src/http/request-body.js';
-import { parseBasicAuthorization } from '../../src/http/token-endpoint.js';
+import { parseBasicAuthorization } from '../../policies/client-authentication.js';
 
 const form = (text: string) => Object.fromEntries(parseUrlEncoded(Buffer.from(text)));
 

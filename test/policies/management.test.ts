@@ -1,4 +1,4 @@
-import { accessTokenLifetime, holdsIntegrationSetup, MANAGEMENT_SCOPE, mayRequestManagement } from '../../policies/management.js';
+import { holdsIntegrationSetup, MANAGEMENT_SCOPE, mayRequestManagement } from '../../policies/management.js';
 import { ApiCatalog } from '../../policies/catalog.js';
 import { InvalidScope } from '../../policies/errors.js';
 import { namedUserResourceScopes, validateAuthorizationScopes } from '../../policies/scopes.js';
@@ -15,15 +15,6 @@ describe('the management right (policies/management.ts)', () => {
     [undefined, false],
   ])('permissions %j hold integration setup: %s', (permissions, expected) => {
     expect(holdsIntegrationSetup(permissions)).toBe(expected);
-  });
-
-  it.each([
-    [['scim.read'], 3600, 300, 3600],
-    [['scim.read', MANAGEMENT_SCOPE], 3600, 300, 300],
-    [[MANAGEMENT_SCOPE], 200, 300, 200],
-    [[], 300, 60, 300],
-  ])('scopes %j, lifetime %s, management lifetime %s → %s', (scopes, ttl, managementTtl, expected) => {
-    expect(accessTokenLifetime(scopes, ttl, managementTtl)).toBe(expected);
   });
 
   it('only first-party apps may ask for it', () => {

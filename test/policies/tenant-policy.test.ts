@@ -1,4 +1,4 @@
-import { appAllowed, narrowScopes, tenantPolicy } from '../../policies/tenant-policy.js';
+import { narrowScopes, tenantPolicy } from '../../policies/tenant-policy.js';
 
 describe('tenant policy', () => {
   it.each([300, 900, 3600])('accepts a named-user lifetime of %i s (5..60 minutes)', async (accessTokenTtl) => {
@@ -19,11 +19,8 @@ describe('tenant policy', () => {
     expect(await tenantPolicy(async () => undefined, 'acme')).toEqual({});
   });
 
-  it('narrows scopes in their order and allows apps by client ID', () => {
+  it('narrows scopes in their order', () => {
     expect(narrowScopes(['a', 'b', 'c'], { allowedScopes: ['c', 'a'] })).toEqual(['a', 'c']);
     expect(narrowScopes(['a'], {})).toEqual(['a']);
-    expect(appAllowed({ allowedApps: ['x'] }, 'x')).toBe(true);
-    expect(appAllowed({ allowedApps: ['x'] }, 'y')).toBe(false);
-    expect(appAllowed({}, 'y')).toBe(true);
   });
 });

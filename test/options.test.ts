@@ -1,5 +1,5 @@
-import { resolveOptions, type AuthServerOptions } from '../../src/options.js';
-import { demoApis } from '../support/fixtures.js';
+import { resolveOptions, type AuthServerOptions } from '../src/options.js';
+import { demoApis } from './support/fixtures.js';
 
 const valid: AuthServerOptions = { baseUrl: 'https://auth.example.com/', apis: demoApis };
 

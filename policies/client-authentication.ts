@@ -1,0 +1,87 @@
+import { InvalidClient, InvalidRequest } from './errors.js';
+
+/**
+ * CLIENT AUTHENTICATION at the token endpoint.
+ *
+ * - A client that has a secret (a client configuration, a confidential app) authenticates only
+ *   with HTTP Basic: `Authorization: Basic base64(client_id:client_secret)`, each part
+ *   form-urlencoded first (RFC 6749 §2.3.1). Credentials in the body are refused (invalid_client):
+ *   a body is logged and cached by more things than a header.
+ * - A public app (no secret) sends only its `client_id` in the body, and no Authorization header.
+ * - A `client_id` in the body beside Basic must be the same client (invalid_request otherwise).
+ * - A malformed Basic header is a failed authentication (401 invalid_client), not a bad request.
+ * - Secrets are compared with their stored digest in constant time (src/records/secrets.ts).
+ */
+
+/** Client IDs and secrets are VSCHARs (RFC 6749 Appendix A.1/A.2: %x20-7E). */
+const VSCHARS = /^[\x20-\x7e]+$/;
+/** Our client IDs are UUIDs: only these get a failed-authentication counter of their own. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Credentials read from a Basic header. */
+export interface BasicCredentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+/**
+ * The credentials of a Basic header (RFC 6749 §2.3.1: form-encoded, then Base64).
+ * @throws InvalidClient for a header that is not Basic, not `id:secret`, badly encoded, or not VSCHARs.
+ */
+export function parseBasicAuthorization(header: string): BasicCredentials {
+  const match = /^Basic ([A-Za-z0-9+/]+={0,2})$/i.exec(header);
+  if (!match?.[1]) throw new InvalidClient('the Authorization header is not valid HTTP Basic');
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0 || colon === decoded.length - 1) {
+    throw new InvalidClient('the Authorization header must carry client_id:client_secret');
+  }
+  let credentials: BasicCredentials;
+  try {
+    credentials = {
+      clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')),
+      clientSecret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')),
+    };
+  } catch {
+    throw new InvalidClient('the Authorization header credentials are not correctly encoded');
+  }
+  if (!VSCHARS.test(credentials.clientId) || !VSCHARS.test(credentials.clientSecret)) {
+    throw new InvalidClient('the Authorization header credentials hold characters a client ID or secret cannot have');
+  }
+  return credentials;
+}
+
+/** The client ID a request's credentials claim, lower-cased, when it is shaped like ours (a UUID). */
+export function claimedClientId(credentials: BasicCredentials | undefined): string | undefined {
+  return credentials && UUID.test(credentials.clientId) ? credentials.clientId.toLowerCase() : undefined;
+}
+
+/** How a grant's client must authenticate: Basic only, or Basic (confidential) or none (public). */
+export type ClientAuthentication = 'basic' | 'basic-or-none';
+
+/**
+ * The client authentication of a token request, checked before the engine sees it (which then
+ * checks the secret itself). `basicCredentials` reads the Authorization header, if any.
+ * @returns the Basic credentials, or undefined for a public client.
+ * @throws InvalidClient for a secret in the body, or no Basic where the grant needs it, or neither
+ *   Basic nor a client_id; InvalidRequest for a body client_id other than the Basic one.
+ */
+export function checkClientAuthentication(
+  rule: ClientAuthentication,
+  basicCredentials: () => BasicCredentials | undefined,
+  params: ReadonlyMap<string, string>,
+): BasicCredentials | undefined {
+  if (params.has('client_secret')) throw new InvalidClient('client credentials must not be sent in the request body');
+  const credentials = basicCredentials();
+  if (credentials) {
+    const bodyClientId = params.get('client_id');
+    if (bodyClientId !== undefined && bodyClientId !== credentials.clientId) {
+      throw new InvalidRequest('client_id in the body differs from the authenticated client');
+    }
+  } else if (rule === 'basic') {
+    throw new InvalidClient('client authentication with HTTP Basic is required');
+  } else if (!params.has('client_id')) {
+    throw new InvalidClient('client_id is required when no Authorization header is sent');
+  }
+  return credentials;
+}

@@ -1,0 +1,67 @@
+import { MANAGEMENT_SCOPE } from './management.js';
+
+/**
+ * LIFETIMES: how long each thing the server issues or keeps lives, in seconds, in one place.
+ *
+ * - A machine token (client_credentials) lives one hour, and that is not configurable.
+ * - A named-user access token lives `namedUserAccessTokenTtl` (300 s by default, 300..3600 s: the
+ *   shorter default because a JWT already out lives until it expires even after its consent is
+ *   revoked), or what the user's tenant policy says within the same bounds; one that carries the
+ *   management right lives at most `managementAccessTokenTtl` (300 s by default, 60..3600 s).
+ * - An authorization code lives 5 minutes; a refresh token one hour, rolling (each refresh gives a
+ *   new one); an ID token one hour; a pending sign-in 10 minutes; a sign-in session a day.
+ * - A grant nobody refreshed for `grantIdleSeconds` ends (a refresh token lifetime plus a session
+ *   lifetime by default); a grant is never shorter-lived than a refresh token of it.
+ */
+
+/** A machine token's lifetime: one hour, not configurable. */
+export const CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS = 3600;
+/** An authorization code: 5 minutes (short: it travels in a URL). */
+export const AUTHORIZATION_CODE_SECONDS = 300;
+/** A refresh token: one hour, and each refresh gives a new one. */
+export const REFRESH_TOKEN_SECONDS = 3600;
+/** An ID token. */
+export const ID_TOKEN_SECONDS = 3600;
+/** A pending sign-in (the engine's interaction). */
+export const INTERACTION_SECONDS = 600;
+/** A sign-in session (the browser's, at the authorization server). */
+export const SESSION_SECONDS = 86_400;
+
+/** A configurable lifetime: its bounds and its default. */
+export interface LifetimeBounds {
+  min: number;
+  max: number;
+  default: number;
+}
+
+/** `namedUserAccessTokenTtl`, and a tenant policy's `accessTokenTtl`. */
+export const NAMED_USER_ACCESS_TOKEN: LifetimeBounds = { min: 300, max: 3600, default: 300 };
+/** `managementAccessTokenTtl`. */
+export const MANAGEMENT_ACCESS_TOKEN: LifetimeBounds = { min: 60, max: 3600, default: 300 };
+/** `grantIdleSeconds`: never under a refresh token's lifetime. */
+export const GRANT_IDLE: LifetimeBounds = { min: REFRESH_TOKEN_SECONDS, max: 366 * 86_400, default: REFRESH_TOKEN_SECONDS + SESSION_SECONDS };
+/** `refreshTokenReuseWindowSeconds`. */
+export const REFRESH_TOKEN_REUSE_WINDOW: LifetimeBounds = { min: 0, max: 300, default: 60 };
+
+/** A named-user access token's lifetime before the management cap: the tenant's, else the server's. */
+export function namedUserAccessTokenSeconds(tenantTtl: number | undefined, serverTtl: number): number {
+  return tenantTtl ?? serverTtl;
+}
+
+/**
+ * The lifetime of an access token with these scopes: `ttl`, but at most `managementTtl` when it
+ * carries the management right (a token that can mint credentials must not live long).
+ */
+export function accessTokenSeconds(scopes: Iterable<string>, ttl: number, managementTtl: number): number {
+  for (const scope of scopes) if (scope === MANAGEMENT_SCOPE) return Math.min(ttl, managementTtl);
+  return ttl;
+}
+
+/**
+ * Whether a grant in use must be saved again with a whole lifetime: once its lifetime has run down
+ * by a refresh token's, or when less than one is left, so that a refresh token issued now never
+ * outlives its grant, and the grant is not rewritten at every refresh.
+ */
+export function grantNeedsExtending(secondsLeft: number, grantIdleSeconds: number): boolean {
+  return secondsLeft < Math.max(REFRESH_TOKEN_SECONDS, grantIdleSeconds - REFRESH_TOKEN_SECONDS);
+}

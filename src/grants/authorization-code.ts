@@ -1,0 +1,24 @@
+import type { TokenRequestRule } from './grant.js';
+
+/**
+ * AUTHORIZATION CODE (RFC 6749 §4.1, with PKCE, RFC 7636): an app exchanges the code a user's
+ * consent gave it for a named-user access token (and an ID token, and for a confidential app a
+ * refresh token).
+ *
+ * - Parameters: `code` and `redirect_uri` always (the URI must be the one of the authorization
+ *   request, exactly); `code_verifier` always for a public app, and for a confidential one whose
+ *   PKCE is on (the engine refuses a missing or wrong verifier with invalid_grant; policies/pkce.ts).
+ *   `refresh_token` makes a wrong parameter set.
+ * - Client authentication: HTTP Basic for a confidential app; `client_id` alone for a public app.
+ * - A code is used once, within 5 minutes (policies/lifetimes.ts): a second use ends the grant and
+ *   every token of it (src/engine/single-use.ts tells a replay from a retry).
+ * - Scopes, lifetime and claims: those of a named-user token (src/grants/named-user.ts).
+ * - A refresh token comes with it for a confidential app only (src/grants/refresh-token.ts).
+ */
+export const authorizationCode: TokenRequestRule = {
+  grantType: 'authorization_code',
+  clientAuthentication: 'basic-or-none',
+  required: ['code', 'redirect_uri'],
+  requiredOfPublicClients: ['code_verifier'],
+  foreign: ['refresh_token'],
+};

@@ -1,0 +1,32 @@
+import { checkClientAuthentication, type BasicCredentials } from '../../policies/client-authentication.js';
+import { InvalidRequest, UnsupportedGrantType } from '../../policies/errors.js';
+import { authorizationCode } from './authorization-code.js';
+import { clientCredentials } from './client-credentials.js';
+import { checkParameterSet, type TokenRequestRule } from './grant.js';
+import { refreshToken } from './refresh-token.js';
+
+/**
+ * THE GRANTS the token endpoint has, one module each: client_credentials (machine clients),
+ * authorization_code and refresh_token (apps acting for a user; named-user.ts holds what their
+ * tokens carry). Any other `grant_type` is unsupported_grant_type.
+ */
+export const GRANTS: ReadonlyMap<string, TokenRequestRule> = new Map(
+  [clientCredentials, authorizationCode, refreshToken].map((rule) => [rule.grantType, rule]),
+);
+
+/**
+ * A token request against its grant's rules, before the engine sees it: the grant type, the
+ * client authentication and the parameter set. `basicCredentials` reads the Authorization header
+ * (once: it is shared with the failed-authentication limit), after the body is known to carry no secret.
+ * @returns the grant type.
+ * @throws InvalidRequest, UnsupportedGrantType, InvalidClient.
+ */
+export function checkTokenRequest(params: ReadonlyMap<string, string>, basicCredentials: () => BasicCredentials | undefined): string {
+  const grantType = params.get('grant_type');
+  if (grantType === undefined) throw new InvalidRequest('missing required parameter "grant_type"');
+  const rule = GRANTS.get(grantType);
+  if (!rule) throw new UnsupportedGrantType();
+  const credentials = checkClientAuthentication(rule.clientAuthentication, basicCredentials, params);
+  checkParameterSet(rule, params, credentials === undefined);
+  return grantType;
+}

@@ -1,0 +1,77 @@
+import type { ApiCatalog } from '../../policies/catalog.js';
+import { checkAppForUser, type AppOwner } from '../../policies/consent.js';
+import { MANAGEMENT_SCOPE } from '../../policies/management.js';
+import { namedUserAccessTokenSeconds } from '../../policies/lifetimes.js';
+import { namedUserResourceScopes } from '../../policies/scopes.js';
+import type { TenantPolicy } from '../../policies/tenant-policy.js';
+
+/**
+ * NAMED-USER TOKENS: what the authorization-code and refresh-token grants issue for a user, an app
+ * and the user's tenant.
+ *
+ * - Scopes at the resource: those the user consented to that she holds now, that her tenant allows,
+ *   and the management right when the app is first-party and she holds integration setup
+ *   (policies/scopes.ts, policies/management.ts). Permissions change: a refresh re-reads them, so a
+ *   scope she lost never reaches a new token.
+ * - Before she is known (the authorization request), the upper bound is every API scope, and the
+ *   management right for a first-party app: the consent page marks those she does not hold.
+ * - The app must still be one she may authorize (policies/consent.ts), at every token issue.
+ * - Lifetime: her tenant's `accessTokenTtl`, else `namedUserAccessTokenTtl`; at most
+ *   `managementAccessTokenTtl` when the token carries the management right (policies/lifetimes.ts).
+ * - Claims: `sub` is the user, `client_id` the app, `tenant` the user's tenant; the ID token carries
+ *   the identity claims its OIDC scopes allow (IDENTITY_CLAIMS).
+ */
+
+/** Identity claims per OIDC scope, as the ID token carries them. */
+export const IDENTITY_CLAIMS: Readonly<Record<string, readonly string[]>> = {
+  openid: ['sub'],
+  profile: ['name', 'given_name', 'family_name', 'preferred_username'],
+  email: ['email', 'email_verified'],
+};
+
+/** The user a named-user token is for, as this rule reads her. */
+export interface NamedUser {
+  tenant: string;
+  scopes?: readonly string[] | undefined;
+  permissions?: readonly string[] | undefined;
+}
+
+/** The app asking, as this rule reads it. */
+export interface NamedUserApp extends AppOwner {
+  firstParty: boolean;
+}
+
+/** What the resource may grant a named-user token, and for how long. */
+export interface NamedUserResource {
+  scopes: string[];
+  /** Seconds, before the management cap (applied on the scopes actually granted). */
+  lifetime: number;
+}
+
+/**
+ * The scopes a named-user token may carry at the resource, and its lifetime.
+ * @param user the signed-in user, or undefined during the authorization request before sign-in.
+ * @param policy the user's tenant policy (empty before sign-in).
+ * @throws InvalidGrant when the app may no longer act for the user (policies/consent.ts).
+ */
+export function namedUserResource(
+  catalog: ApiCatalog,
+  app: NamedUserApp,
+  user: NamedUser | undefined,
+  policy: TenantPolicy,
+  serverLifetime: number,
+): NamedUserResource {
+  if (!user) {
+    return { scopes: app.firstParty ? [...catalog.scopes, MANAGEMENT_SCOPE] : [...catalog.scopes], lifetime: serverLifetime };
+  }
+  checkAppForUser(app, user.tenant, policy, 'token');
+  return {
+    scopes: namedUserResourceScopes(catalog, user, policy, app.firstParty),
+    lifetime: namedUserAccessTokenSeconds(policy.accessTokenTtl, serverLifetime),
+  };
+}
+
+/** The claims a named-user access token carries besides the standard ones. */
+export function namedUserClaims(user: { tenant: string }): { tenant: string } {
+  return { tenant: user.tenant };
+}

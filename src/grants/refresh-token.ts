@@ -1,0 +1,30 @@
+import type { TokenRequestRule } from './grant.js';
+
+/**
+ * REFRESH TOKEN (RFC 6749 §6): a confidential app gets a new access token for a user without her.
+ *
+ * - Who gets one: confidential apps only (a public app cannot keep one from whoever reads its
+ *   storage), with every code exchange whatever the scopes; machine clients never.
+ * - Parameters: `refresh_token`; an optional `scope` that narrows. `code`, `code_verifier` or
+ *   `redirect_uri` make a wrong parameter set.
+ * - Client authentication: HTTP Basic only.
+ * - Rotation: a refresh token lives one hour and is used once; each use gives a new one. A spent
+ *   one presented again is a retry (answered again) within the reuse window and while its
+ *   successor is unused, else a reuse that ends the grant (src/engine/single-use.ts).
+ * - The grant lives on while it is used: a refresh extends it (policies/lifetimes.ts,
+ *   grantNeedsExtending); one nobody refreshes for `grantIdleSeconds` ends.
+ * - Scopes, lifetime and claims: those of a named-user token, re-read at each refresh
+ *   (src/grants/named-user.ts).
+ */
+export const refreshToken: TokenRequestRule = {
+  grantType: 'refresh_token',
+  clientAuthentication: 'basic',
+  required: ['refresh_token'],
+  requiredOfPublicClients: [],
+  foreign: ['code', 'code_verifier', 'redirect_uri'],
+};
+
+/** Whether a client gets refresh tokens: a confidential app allowed the grant (public apps and machine clients never). */
+export function issuesRefreshTokens(client: { clientAuthMethod?: string | undefined; grantTypeAllowed(type: string): boolean }): boolean {
+  return client.clientAuthMethod !== 'none' && client.grantTypeAllowed('refresh_token');
+}

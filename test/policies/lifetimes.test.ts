@@ -1,0 +1,70 @@
+import {
+  accessTokenSeconds,
+  GRANT_IDLE,
+  grantNeedsExtending,
+  MANAGEMENT_ACCESS_TOKEN,
+  NAMED_USER_ACCESS_TOKEN,
+  namedUserAccessTokenSeconds,
+  REFRESH_TOKEN_REUSE_WINDOW,
+  REFRESH_TOKEN_SECONDS,
+} from '../../policies/lifetimes.js';
+import { MANAGEMENT_SCOPE } from '../../policies/management.js';
+import { resolveOptions } from '../../src/options.js';
+import { tenantPolicy } from '../../policies/tenant-policy.js';
+
+const base = { baseUrl: 'https://auth.example.com', apis: [{ id: 'scim', name: 'SCIM', scopes: { 'scim.read': 'Read users' } }] };
+
+describe('lifetimes (policies/lifetimes.ts)', () => {
+  it.each([
+    ['namedUserAccessTokenTtl', NAMED_USER_ACCESS_TOKEN, 300, 300, 3600],
+    ['managementAccessTokenTtl', MANAGEMENT_ACCESS_TOKEN, 300, 60, 3600],
+    ['refreshTokenReuseWindowSeconds', REFRESH_TOKEN_REUSE_WINDOW, 60, 0, 300],
+    ['grantIdleSeconds', GRANT_IDLE, 90_000, 3600, 366 * 86_400],
+  ] as const)('option %s: default %j, the options read its bounds', (option, bounds, byDefault, min, max) => {
+    expect(bounds).toEqual({ default: byDefault, min, max });
+    expect(resolveOptions(base)[option]).toBe(byDefault);
+    expect(resolveOptions({ ...base, [option]: min })[option]).toBe(min);
+    expect(resolveOptions({ ...base, [option]: max })[option]).toBe(max);
+    expect(() => resolveOptions({ ...base, [option]: min - 1 })).toThrow(option);
+    expect(() => resolveOptions({ ...base, [option]: max + 1 })).toThrow(option);
+  });
+
+  it('a tenant policy has the named-user bounds', async () => {
+    await expect(tenantPolicy(() => ({ accessTokenTtl: NAMED_USER_ACCESS_TOKEN.max }), 't')).resolves.toEqual({ accessTokenTtl: 3600 });
+    await expect(tenantPolicy(() => ({ accessTokenTtl: NAMED_USER_ACCESS_TOKEN.min - 1 }), 't')).rejects.toThrow('accessTokenTtl');
+  });
+
+  it.each([
+    [undefined, 300, 300],
+    [900, 300, 900],
+    [3600, 1200, 3600],
+  ])('tenant lifetime %s, server lifetime %i → %i', (tenant, server, expected) => {
+    expect(namedUserAccessTokenSeconds(tenant, server)).toBe(expected);
+  });
+
+  it.each([
+    [['scim.read'], 3600, 300, 3600],
+    [['scim.read', MANAGEMENT_SCOPE], 3600, 300, 300],
+    [[MANAGEMENT_SCOPE], 200, 300, 200],
+    [[], 900, 60, 900],
+  ])('scopes %j, lifetime %i, management cap %i → %i', (scopes, ttl, cap, expected) => {
+    expect(accessTokenSeconds(scopes, ttl, cap)).toBe(expected);
+  });
+
+  it.each([
+    // seconds left, idle lifetime → extend?
+    [90_000, 90_000, false],
+    [86_401, 90_000, false],
+    [86_399, 90_000, true],
+    [3599, 90_000, true],
+    [3601, 3600, false],
+    [3599, 3600, true],
+    [0, 3600, true],
+  ])('a grant with %i s left of %i s idle is extended: %s', (left, idle, expected) => {
+    expect(grantNeedsExtending(left, idle)).toBe(expected);
+  });
+
+  it('no grant is shorter-lived than a refresh token', () => {
+    expect(GRANT_IDLE.min).toBe(REFRESH_TOKEN_SECONDS);
+  });
+});
