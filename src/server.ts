@@ -7,21 +7,20 @@ import { createMemoryStore } from '../adapters/memory.js';
 import { createRedisStore } from '../adapters/redis.js';
 import type { Store } from '../adapters/types.js';
 import { ApiCatalog } from '../policies/catalog.js';
-import { redirectUriMatches } from '../policies/redirect-uris.js';
 import { ValidationError } from '../policies/errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { Metrics } from './observability/metrics.js';
 import { resolveOptions, type AuthServerOptions, type ResolvedOptions } from './options.js';
-import { cacheClientLookups } from './engine/client-cache.js';
+import { ClientLookups } from './engine/client-cache.js';
+import { patchEngine } from './engine/patches.js';
 import { appRegistrationMetadata, ClientDirectory } from './engine/client-directory.js';
-import { completeTokenRequest, enforceSingleUse } from './engine/single-use.js';
+import { completeTokenRequest, SingleUse } from './engine/single-use.js';
 import { AppRegistrations } from './records/app-registrations.js';
 import { Consents, type Consent, type ConsentKey } from './records/consents.js';
 import { interactionRoutes } from './http/interactions.js';
 import { engineConfiguration } from './engine/configuration.js';
 import { publicJwks, resolveSigningKeys, type SigningAlgorithm } from './engine/keys.js';
 import { ClientConfigurations } from './records/client-configurations.js';
-import { secretMatches } from './records/secrets.js';
 import { authorizationServerMetadataAlias, publicDocuments } from './http/discovery.js';
 import { oauthErrors } from './http/oauth-errors.js';
 import { tokenEndpointCors, tokenEndpointGuard } from './http/token-endpoint.js';
@@ -180,29 +179,13 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     engineConfiguration({ options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents }),
   );
   provider.proxy = options.proxy;
-  provider.Client.prototype.compareClientSecret = function compareClientSecret(actual: string) {
-    return typeof this.clientSecret === 'string' && secretMatches(actual, this.clientSecret);
-  };
-  // Spec: the redirect URI must match a registered one exactly; the engine would let a native
-  // app's loopback URI differ in port (RFC 8252 §7.3).
-  provider.Client.prototype.redirectUriAllowed = function redirectUriAllowed(value: string) {
-    return redirectUriMatches(this.redirectUris ?? [], value);
-  };
-  // The spec returns code and state as query parameters: `fragment`, `form_post` (an engine page
-  // with an inline script) and the rest are refused with invalid_request, and the error itself goes
-  // back in the query (the requested mode is forgotten before the engine answers with it).
-  provider.Client.prototype.responseModeAllowed = function responseModeAllowed(mode: string) {
-    const params = (Provider as unknown as { ctx?: { oidc?: { params?: Record<string, unknown> } } }).ctx?.oidc?.params;
-    // A mode the request did not name is the response type's default: the response type's own
-    // check decides (only `code` is supported, whose default is query).
-    if (mode === 'query' || params?.response_mode === undefined) return true;
-    params.response_mode = undefined;
-    return false;
-  };
-  const knownClients = cacheClientLookups(provider, store.records);
-  enforceSingleUse(provider, store, {
-    reuseWindowSeconds: options.refreshTokenReuseWindowSeconds,
-    successorKey: createHmac('sha256', cookieKeys[0]!).update('talent-auth refresh token successors').digest(),
+  const knownClients = new ClientLookups(store.records);
+  patchEngine(provider, {
+    clients: knownClients,
+    singleUse: new SingleUse(store, {
+      reuseWindowSeconds: options.refreshTokenReuseWindowSeconds,
+      successorKey: createHmac('sha256', cookieKeys[0]!).update('talent-auth refresh token successors').digest(),
+    }),
   });
 
   const clientConfigurations = new ClientConfigurations(store.records, catalog);

@@ -5,15 +5,9 @@ import { CLIENT_CONFIGURATION } from '../records/client-configurations.js';
 
 const CLIENT_KINDS: ReadonlySet<string> = new Set([CLIENT_CONFIGURATION, APP_REGISTRATION]);
 
-type EngineClient = NonNullable<Awaited<ReturnType<Provider['Client']['find']>>>;
+/** The engine's Client object. */
+export type EngineClient = NonNullable<Awaited<ReturnType<Provider['Client']['find']>>>;
 
-/**
- * Keeps the engine's Client objects by client ID, so that a token request costs no store round
- * trip, no metadata hashing and no re-validation (the engine's own cache holds 100 clients and
- * reads the adapter on every request). An entry goes as soon as its record changes on any
- * instance (RecordStore.watch), nothing is cached while changes cannot be watched, and no entry
- * outlives 10 s: a rotated secret or a deleted client stops working at once everywhere.
- */
 /** What the cache still knows of a client while the store is away: where it may be sent back. */
 export interface KnownClients {
   /** The redirect URIs of a client seen in the last 10 minutes, unless it changed since. */
@@ -22,47 +16,65 @@ export interface KnownClients {
 
 const KNOWN_FOR_MS = 10 * 60_000;
 
-export function cacheClientLookups(provider: Provider, records: RecordStore, maxEntries = 10_000, maxAgeMs = 10_000): KnownClients {
+/**
+ * Keeps the engine's Client objects by client ID, so that a token request costs no store round
+ * trip, no metadata hashing and no re-validation (the engine's own cache holds 100 clients and
+ * reads the adapter on every request). An entry goes as soon as its record changes on any
+ * instance (RecordStore.watch), nothing is cached while changes cannot be watched, and no entry
+ * outlives 10 s: a rotated secret or a deleted client stops working at once everywhere.
+ * Installed in front of the engine's `Client.find` by src/engine/patches.ts.
+ */
+export class ClientLookups implements KnownClients {
   // Entries also age out: should the change feed break silently (a half-open connection), a
   // stale client could otherwise live on; with this bound, for at most maxAgeMs.
-  const cache = new Map<string, { client: EngineClient; until: number }>();
+  readonly #cache = new Map<string, { client: EngineClient; until: number }>();
   // Kept through an outage of the change feed (not through a change of the client): only to send a
   // browser back to its app with temporarily_unavailable while the store is down.
-  const known = new Map<string, { redirectUris: readonly string[]; until: number }>();
-  let generation = 0;
-  records.watch((change) => {
-    // Consents change at every sign-in: they are not clients, and must not spoil lookups in flight.
-    if (change.kind !== undefined && !CLIENT_KINDS.has(change.kind)) return;
-    generation += 1;
-    if (change.kind === undefined) cache.clear();
-    else {
-      cache.delete(change.id);
-      known.delete(change.id);
-    }
-  });
-  const find = provider.Client.find.bind(provider.Client);
-  provider.Client.find = async function findCached(id: string) {
-    const cached = cache.get(id);
-    if (cached && cached.until > Date.now()) return cached.client;
-    const before = generation;
-    const client = await find(id);
-    if (client) {
-      if (known.size >= maxEntries) known.delete(known.keys().next().value as string);
-      known.delete(id);
-      known.set(id, { redirectUris: client.redirectUris ?? [], until: Date.now() + KNOWN_FOR_MS });
-    }
-    // A change while we read may be older or newer than what we read: do not keep it.
-    if (client && records.watching && generation === before) {
-      if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
-      cache.delete(id);
-      cache.set(id, { client, until: Date.now() + maxAgeMs });
-    }
-    return client;
-  };
-  return {
-    redirectUris(clientId) {
-      const entry = known.get(clientId);
-      return entry && entry.until > Date.now() ? entry.redirectUris : undefined;
-    },
-  };
+  readonly #known = new Map<string, { redirectUris: readonly string[]; until: number }>();
+  #generation = 0;
+
+  constructor(
+    private readonly records: RecordStore,
+    private readonly maxEntries = 10_000,
+    private readonly maxAgeMs = 10_000,
+  ) {
+    records.watch((change) => {
+      // Consents change at every sign-in: they are not clients, and must not spoil lookups in flight.
+      if (change.kind !== undefined && !CLIENT_KINDS.has(change.kind)) return;
+      this.#generation += 1;
+      if (change.kind === undefined) this.#cache.clear();
+      else {
+        this.#cache.delete(change.id);
+        this.#known.delete(change.id);
+      }
+    });
+  }
+
+  /** `find` (the engine's), answered from the cache when it can be. */
+  cached(find: (id: string) => Promise<EngineClient | undefined>): (id: string) => Promise<EngineClient | undefined> {
+    return async (id) => {
+      const cached = this.#cache.get(id);
+      if (cached && cached.until > Date.now()) return cached.client;
+      const before = this.#generation;
+      const client = await find(id);
+      if (client) remember(this.#known, id, { redirectUris: client.redirectUris ?? [], until: Date.now() + KNOWN_FOR_MS }, this.maxEntries);
+      // A change while we read may be older or newer than what we read: do not keep it.
+      if (client && this.records.watching && this.#generation === before) {
+        remember(this.#cache, id, { client, until: Date.now() + this.maxAgeMs }, this.maxEntries);
+      }
+      return client;
+    };
+  }
+
+  redirectUris(clientId: string): readonly string[] | undefined {
+    const entry = this.#known.get(clientId);
+    return entry && entry.until > Date.now() ? entry.redirectUris : undefined;
+  }
+}
+
+/** Keeps `value` as the newest entry of a map bounded to `maxEntries` (the oldest goes first). */
+function remember<T>(map: Map<string, T>, id: string, value: T, maxEntries: number): void {
+  if (map.size >= maxEntries) map.delete(map.keys().next().value as string);
+  map.delete(id);
+  map.set(id, value);
 }

@@ -1,8 +1,9 @@
 import type { Store } from '../../adapters/types.js';
 
 /**
- * Removes a grant with every token and code issued from it. The grant index is one per grant,
- * whatever the model, so revoking through one grant-bound model revokes them all.
+ * Ends a grant, and with it every token and code issued from it: the engine checks a token's grant
+ * at every use, so deleting the grant is enough (our stores keep no index of a grant's tokens, and
+ * their revokeByGrantId does nothing; the call stays for a store that has one).
  */
 export async function endGrant(store: Store, grantId: string): Promise<void> {
   await store.engine('RefreshToken').revokeByGrantId(grantId);

@@ -1,5 +1,5 @@
 import { errors } from 'oidc-provider';
-import { OAuthError, UnauthorizedClient } from '../../policies/errors.js';
+import { InvalidGrant, OAuthError, UnauthorizedClient } from '../../policies/errors.js';
 
 /*
  * Where our errors and the engine's meet, both ways, by type (never by the engine's message text).
@@ -8,6 +8,9 @@ import { OAuthError, UnauthorizedClient } from '../../policies/errors.js';
 /** Our error (policies/errors.ts), thrown inside an engine hook, as the engine's type: the engine then answers it with the same code. */
 export function toEngineError(error: unknown): unknown {
   if (!(error instanceof OAuthError)) return error;
+  // Every invalid_grant says the same on the wire, as the engine's own do: which check failed
+  // (a replay, an ended grant, a foreign app) stays in the engine's error_detail, not for callers.
+  if (error instanceof InvalidGrant) return new errors.InvalidGrant(error.description);
   const engineError = new errors.CustomOIDCProviderError(error.error, error.description);
   (engineError as { status: number; statusCode: number }).status = error.status;
   (engineError as { statusCode: number }).statusCode = error.status;

@@ -1,8 +1,9 @@
 import { createHmac } from 'node:crypto';
-import Provider, { errors } from 'oidc-provider';
 import { AlreadyConsumed, type Store } from '../../adapters/types.js';
+import { InvalidGrant, InvalidTarget } from '../../policies/errors.js';
 import { grantNeedsExtending } from '../../policies/lifetimes.js';
 import { endGrant } from './end-grant.js';
+import { engineRequest } from './patches.js';
 
 /**
  * SINGLE USE, AND RETRIES THAT ARE SAFE.
@@ -38,23 +39,14 @@ import { endGrant } from './end-grant.js';
 /** A code consumed this recently and not confirmed is taken as raced, not as a retry. */
 const RACE_SECONDS = 1;
 
-interface Consumable {
+/** A code or refresh token of the engine, as these rules read it. */
+export interface Consumable {
   jti: string;
   grantId?: string;
   consumed?: unknown;
   /** The resource indicators the code or refresh token was granted for. */
   readonly resourceIndicators: Set<unknown>;
   consume(): Promise<void>;
-}
-
-interface EngineContext {
-  oidc?: { params?: { resource?: unknown; grant_type?: unknown } };
-  state?: Record<PropertyKey, unknown>;
-}
-
-/** The context of the request the engine is serving now (its AsyncLocalStorage). */
-function currentContext(): EngineContext | undefined {
-  return (Provider as unknown as { ctx?: EngineContext }).ctx;
 }
 
 const CONSUMED = Symbol('consumed in this request');
@@ -65,7 +57,7 @@ const REFRESHED = Symbol('this request rotates a refresh token');
 type Undo = () => Promise<void>;
 
 function stateOf(): Record<PropertyKey, unknown> | undefined {
-  return currentContext()?.state;
+  return engineRequest()?.state;
 }
 
 /**
@@ -127,10 +119,10 @@ async function extend(grant: SavableGrant, grantIdleSeconds: number): Promise<vo
 }
 
 function refuseForeignResource(token: Consumable): void {
-  const requested = currentContext()?.oidc?.params?.resource;
+  const requested = engineRequest()?.oidc?.params?.resource;
   if (requested === undefined) return;
   // RFC 8707 §2.2: a resource the grant does not cover is invalid_target.
-  if (typeof requested !== 'string' || !token.resourceIndicators.has(requested)) throw new errors.InvalidTarget();
+  if (typeof requested !== 'string' || !token.resourceIndicators.has(requested)) throw new InvalidTarget('resource indicator is missing, or unknown');
 }
 
 function remember(state: Record<PropertyKey, unknown> | undefined, key: symbol, value: unknown): void {
@@ -144,98 +136,99 @@ export interface SingleUseOptions {
   successorKey: Buffer;
 }
 
-/** Installs single use, retries and derived successors on the engine's code and refresh token models. */
-export function enforceSingleUse(provider: Provider, store: Store, options: SingleUseOptions): void {
-  const refreshTokens = store.engine('RefreshToken');
-  const codes = store.engine('AuthorizationCode');
+/**
+ * Single use, retries and derived successors for the engine's codes and refresh tokens. Its
+ * methods are what the engine's models call (installed by src/engine/patches.ts).
+ */
+export class SingleUse {
+  readonly #store: Store;
+  readonly #options: SingleUseOptions;
+
+  constructor(store: Store, options: SingleUseOptions) {
+    this.#store = store;
+    this.#options = options;
+  }
 
   /** The successor of refresh token `jti`: the same for every request that rotates it. */
-  const successorOf = (jti: string): string =>
-    createHmac('sha256', options.successorKey).update(`refresh-token-successor:${jti}`).digest('base64url');
+  successorOf(jti: string): string {
+    return createHmac('sha256', this.#options.successorKey).update(`refresh-token-successor:${jti}`).digest('base64url');
+  }
 
   /** Whether refresh token `jti`, consumed, may be presented again for its successor (see above). */
-  async function rotationRetry(jti: string): Promise<boolean> {
-    const [successor, consumption] = await Promise.all([refreshTokens.find(successorOf(jti)), refreshTokens.consumption(jti)]);
+  async #rotationRetry(jti: string): Promise<boolean> {
+    const refreshTokens = this.#store.engine('RefreshToken');
+    const [successor, consumption] = await Promise.all([refreshTokens.find(this.successorOf(jti)), refreshTokens.consumption(jti)]);
     if (!successor) return true;
     if (successor.consumed) return false;
-    return consumption !== undefined && Date.now() - consumption.consumedAt <= options.reuseWindowSeconds * 1000;
+    return consumption !== undefined && Date.now() - consumption.consumedAt <= this.#options.reuseWindowSeconds * 1000;
   }
 
   /** Whether a consumed code presented again is a replay (else: the retry of an exchange that never answered). */
-  async function codeReplay(jti: string): Promise<boolean> {
-    const consumption = await codes.consumption(jti);
+  async #codeReplay(jti: string): Promise<boolean> {
+    const consumption = await this.#store.engine('AuthorizationCode').consumption(jti);
     return consumption === undefined || consumption.confirmed || Date.now() - consumption.consumedAt < RACE_SECONDS * 1000;
   }
 
-  const grantType = () => currentContext()?.oidc?.params?.grant_type;
+  /**
+   * A refresh token the engine found: a consumed one presented at the token endpoint is shown to
+   * the engine as unused when it may be retried (the engine would otherwise end the grant at once).
+   */
+  async refreshTokenFound(token: Consumable | undefined): Promise<void> {
+    if (token?.consumed && grantTypeNow() === 'refresh_token' && (await this.#rotationRetry(token.jti))) token.consumed = undefined;
+  }
 
-  // Refresh tokens: a consumed one found at the token endpoint is shown to the engine as unused
-  // when it may be retried (the engine would otherwise end the grant at once).
-  const RefreshToken = provider.RefreshToken as unknown as {
-    find(value: string, options?: object): Promise<Consumable | undefined>;
-    prototype: Consumable & { generateTokenId(): string };
-  };
-  const findRefreshToken = RefreshToken.find.bind(RefreshToken);
-  RefreshToken.find = async function findRefreshTokenForRetry(value: string, findOptions?: object) {
-    const token = await findRefreshToken(value, findOptions);
-    if (token?.consumed && grantType() === 'refresh_token' && (await rotationRetry(token.jti))) token.consumed = undefined;
-    return token;
-  };
-  const consumeRefreshToken = RefreshToken.prototype.consume;
-  RefreshToken.prototype.consume = async function consumeOnce(this: Consumable): Promise<void> {
-    refuseForeignResource(this);
+  /** A refresh token's use: consumed once; a race lost is a retry if its successor allows, else the grant ends. */
+  async consumeRefreshToken(token: Consumable, consume: () => Promise<void>): Promise<void> {
+    refuseForeignResource(token);
     const state = stateOf();
     try {
-      await consumeRefreshToken.call(this);
-      remember(state, CONSUMED, () => refreshTokens.unconsume(this.jti));
+      await consume();
+      remember(state, CONSUMED, () => this.#store.engine('RefreshToken').unconsume(token.jti));
     } catch (error) {
       if (!(error instanceof AlreadyConsumed)) throw error;
-      // Consumed since it was read (a request racing this one): a retry if its successor allows.
-      if (!(await rotationRetry(this.jti))) {
-        if (this.grantId) await endGrant(store, this.grantId);
-        throw new errors.InvalidGrant('refresh token already used');
+      if (!(await this.#rotationRetry(token.jti))) {
+        if (token.grantId) await endGrant(this.#store, token.grantId);
+        throw new InvalidGrant('refresh token already used');
       }
     }
     if (state) {
-      state[ROTATING] = this.jti;
+      state[ROTATING] = token.jti;
       state[REFRESHED] = true;
     }
-  };
-  const generateRefreshTokenId = RefreshToken.prototype.generateTokenId;
-  RefreshToken.prototype.generateTokenId = function generateTokenId(this: Consumable) {
+  }
+
+  /** The id of a new refresh token: the derived successor when this request rotates one, else `generate()`. */
+  refreshTokenId(generate: () => string): string {
     const state = stateOf();
     const parent = state?.[ROTATING];
-    if (typeof parent !== 'string') return generateRefreshTokenId.call(this);
+    if (typeof parent !== 'string') return generate();
     delete state![ROTATING];
-    return successorOf(parent);
-  };
+    return this.successorOf(parent);
+  }
 
-  // Codes: a consumed code found at the token endpoint that is not a replay is refused as it is,
-  // before the engine ends the grant.
-  const AuthorizationCode = provider.AuthorizationCode as unknown as {
-    find(value: string, options?: object): Promise<Consumable | undefined>;
-    prototype: Consumable;
-  };
-  const findCode = AuthorizationCode.find.bind(AuthorizationCode);
-  AuthorizationCode.find = async function findCodeForRetry(value: string, findOptions?: object) {
-    const code = await findCode(value, findOptions);
-    if (code?.consumed && grantType() === 'authorization_code' && !(await codeReplay(code.jti))) {
-      throw new errors.InvalidGrant('authorization code already used');
+  /** A code the engine found: a consumed one that is not a replay is refused as it is, before the engine ends the grant. */
+  async codeFound(code: Consumable | undefined): Promise<void> {
+    if (code?.consumed && grantTypeNow() === 'authorization_code' && !(await this.#codeReplay(code.jti))) {
+      throw new InvalidGrant('authorization code already used');
     }
-    return code;
-  };
-  const consumeCode = AuthorizationCode.prototype.consume;
-  AuthorizationCode.prototype.consume = async function consumeOnce(this: Consumable): Promise<void> {
-    refuseForeignResource(this);
+  }
+
+  /** A code's use: consumed once; a replay ends its grant. */
+  async consumeCode(code: Consumable, consume: () => Promise<void>): Promise<void> {
+    refuseForeignResource(code);
     const state = stateOf();
     try {
-      await consumeCode.call(this);
+      await consume();
     } catch (error) {
       if (!(error instanceof AlreadyConsumed)) throw error;
-      if ((await codeReplay(this.jti)) && this.grantId) await endGrant(store, this.grantId);
-      throw new errors.InvalidGrant('authorization code already used');
+      if ((await this.#codeReplay(code.jti)) && code.grantId) await endGrant(this.#store, code.grantId);
+      throw new InvalidGrant('authorization code already used');
     }
-    remember(state, CONSUMED, () => codes.unconsume(this.jti));
-    remember(state, TO_CONFIRM, this.jti);
-  };
+    remember(state, CONSUMED, () => this.#store.engine('AuthorizationCode').unconsume(code.jti));
+    remember(state, TO_CONFIRM, code.jti);
+  }
+}
+
+function grantTypeNow(): unknown {
+  return engineRequest()?.oidc?.params?.grant_type;
 }

@@ -1,0 +1,105 @@
+import Provider from 'oidc-provider';
+import { redirectUriMatches } from '../../policies/redirect-uris.js';
+import { secretMatches } from '../records/secrets.js';
+import type { ClientLookups, EngineClient } from './client-cache.js';
+import { engineErrors, toEngineError } from './errors.js';
+import type { Consumable, SingleUse } from './single-use.js';
+
+/**
+ * EVERY CHANGE WE MAKE TO THE ENGINE'S INTERNALS, in this one module. node-oidc-provider has hooks
+ * for most of our rules (src/engine/configuration.ts); these are the rules it has no hook for, so
+ * we replace a method of its models. Each relies on an engine behaviour that
+ * test/engine/patches.test.ts checks against a bare engine: an upgrade that changes one breaks
+ * that file's tests first.
+ *
+ * 1. `Client.prototype.compareClientSecret`: we store a digest of each secret, never the secret;
+ *    the presented secret is compared with it in constant time (src/records/secrets.ts).
+ * 2. `Client.prototype.redirectUriAllowed`: a redirect URI must equal a registered one exactly;
+ *    the engine would let a native app's loopback URI differ in port (RFC 8252 §7.3).
+ * 3. `Client.prototype.responseModeAllowed`: code and state come back in the query only; another
+ *    mode asked for explicitly is invalid_request, and that error itself goes back in the query
+ *    (the requested mode is forgotten before the engine answers with it).
+ * 4. `Client.find`: answered from our cache of clients (src/engine/client-cache.ts).
+ * 5. `RefreshToken.find`, `RefreshToken.prototype.consume`, `RefreshToken.prototype.generateTokenId`,
+ *    `AuthorizationCode.find`, `AuthorizationCode.prototype.consume`: single use with safe retries
+ *    and derived successors (src/engine/single-use.ts).
+ * 6. `Provider.ctx`: read (not changed) to know the request the engine is serving.
+ * Errors of ours thrown inside them reach the engine as its own (src/engine/errors.ts).
+ */
+
+/** The request the engine is serving now, as our patches read it. */
+export interface EngineRequest {
+  oidc?: { params?: Record<string, unknown> & { resource?: unknown; grant_type?: unknown; response_mode?: unknown } };
+  state?: Record<PropertyKey, unknown>;
+}
+
+/** The context of the request the engine is serving now (its AsyncLocalStorage), if any. */
+export function engineRequest(): EngineRequest | undefined {
+  return (Provider as unknown as { ctx?: EngineRequest }).ctx;
+}
+
+/** What the patches delegate to. */
+export interface EnginePatches {
+  clients: ClientLookups;
+  singleUse: SingleUse;
+}
+
+function asEngineError(error: unknown): never {
+  throw toEngineError(error);
+}
+
+interface ConsumableModel {
+  find(value: string, options?: object): Promise<Consumable | undefined>;
+  prototype: Consumable & { generateTokenId(): string };
+}
+
+/** `find` and `prototype.consume` of a code or refresh token model, each followed by our rule. */
+function patchConsumable(
+  model: ConsumableModel,
+  found: (entity: Consumable | undefined) => Promise<void>,
+  consumeOnce: (entity: Consumable, consume: () => Promise<void>) => Promise<void>,
+): void {
+  const find = model.find.bind(model);
+  model.find = engineErrors(async (value: string, options?: object) => {
+    const entity = await find(value, options);
+    await found(entity);
+    return entity;
+  });
+  const consume = model.prototype.consume;
+  model.prototype.consume = function consumeWithRule(this: Consumable) {
+    return consumeOnce(this, () => consume.call(this)).catch(asEngineError);
+  };
+}
+
+/** Installs every patch on one engine instance (its models are its own: other instances are untouched). */
+export function patchEngine(provider: Provider, { clients, singleUse }: EnginePatches): void {
+  const Client = provider.Client;
+  Client.prototype.compareClientSecret = function compareClientSecret(actual: string) {
+    return typeof this.clientSecret === 'string' && secretMatches(actual, this.clientSecret);
+  };
+  Client.prototype.redirectUriAllowed = function redirectUriAllowed(value: string) {
+    return redirectUriMatches(this.redirectUris ?? [], value);
+  };
+  Client.prototype.responseModeAllowed = function responseModeAllowed(mode: string) {
+    const params = engineRequest()?.oidc?.params;
+    // A mode the request did not name is the response type's default: the response type's own
+    // check decides (only `code` is supported, whose default is query).
+    if (mode === 'query' || params?.response_mode === undefined) return true;
+    params.response_mode = undefined;
+    return false;
+  };
+  Client.find = clients.cached(Client.find.bind(Client) as (id: string) => Promise<EngineClient | undefined>) as typeof Client.find;
+
+  const RefreshToken = provider.RefreshToken as unknown as ConsumableModel;
+  patchConsumable(RefreshToken, (token) => singleUse.refreshTokenFound(token), (token, consume) => singleUse.consumeRefreshToken(token, consume));
+  const generateRefreshTokenId = RefreshToken.prototype.generateTokenId;
+  RefreshToken.prototype.generateTokenId = function generateTokenId(this: Consumable & { generateTokenId(): string }) {
+    return singleUse.refreshTokenId(() => generateRefreshTokenId.call(this));
+  };
+
+  patchConsumable(
+    provider.AuthorizationCode as unknown as ConsumableModel,
+    (code) => singleUse.codeFound(code),
+    (code, consume) => singleUse.consumeCode(code, consume),
+  );
+}

@@ -1,0 +1,254 @@
+/**
+ * The engine behaviours src/engine/patches.ts relies on, checked against a bare node-oidc-provider
+ * (nothing of ours but the patch under test): each test shows the engine without the patch, then
+ * with it, so an engine upgrade that moves one of them fails here, in one file.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Provider, { type Configuration } from 'oidc-provider';
+import { createMemoryStore } from '../../adapters/memory.js';
+import type { Store } from '../../adapters/types.js';
+import { ClientLookups } from '../../src/engine/client-cache.js';
+import { engineRequest, patchEngine } from '../../src/engine/patches.js';
+import { SingleUse } from '../../src/engine/single-use.js';
+import { digestSecret } from '../../src/records/secrets.js';
+import { testJwks } from '../support/keys.js';
+
+const AUDIENCE = 'https://api.example.test';
+const SECRET = 'a-secret-that-is-long-enough-for-the-engine-0123456789';
+const LOOPBACK = 'http://127.0.0.1/cb';
+
+interface Engine {
+  provider: Provider;
+  store: Store;
+  url: string;
+  seen: Array<{ grantType: unknown } | undefined>;
+  close(): Promise<void>;
+}
+
+async function bareEngine(patched: boolean): Promise<Engine> {
+  const store = createMemoryStore();
+  const seen: Engine['seen'] = [];
+  const secret = patched ? digestSecret(SECRET) : SECRET;
+  const configuration: Configuration = {
+    adapter: (model: string) => store.engine(model),
+    jwks: (await testJwks(['ES256', 'RS256'])).jwks as Configuration['jwks'],
+    scopes: ['openid', 'api.read'],
+    clients: [
+      { client_id: 'service', client_secret: secret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [], scope: 'api.read' },
+      {
+        client_id: 'app',
+        client_secret: secret,
+        application_type: 'native',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: [LOOPBACK],
+      },
+    ],
+    async findAccount(_ctx, sub) {
+      return { accountId: sub, claims: async () => ({ sub }) };
+    },
+    expiresWithSession: async () => false,
+    issueRefreshToken: async () => true,
+    rotateRefreshToken: true,
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => AUDIENCE,
+        useGrantedResource: () => true,
+        getResourceServerInfo: () => {
+          seen.push(engineRequest() ? { grantType: engineRequest()?.oidc?.params?.grant_type } : undefined);
+          return { scope: 'api.read', audience: AUDIENCE, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'ES256' } } };
+        },
+      },
+    },
+  };
+  const provider = new Provider('http://127.0.0.1', configuration);
+  if (patched) {
+    patchEngine(provider, {
+      clients: new ClientLookups(store.records),
+      singleUse: new SingleUse(store, { reuseWindowSeconds: 60, successorKey: randomBytes(32) }),
+    });
+  }
+  const server: Server = createServer(provider.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    provider,
+    store,
+    url,
+    seen,
+    close: async () => {
+      await new Promise((resolve) => server.close(resolve));
+      await store.close();
+    },
+  };
+}
+
+const basic = (clientId: string, secret: string) => `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`;
+
+async function token(engine: Engine, clientId: string, body: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${engine.url}/token`, {
+    method: 'POST',
+    headers: { authorization: basic(clientId, SECRET), 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** A code as the engine's authorization endpoint makes one after consent (bench/mint-codes.ts does the same). */
+async function mintCode(engine: Engine): Promise<{ code: string; verifier: string }> {
+  const { provider } = engine;
+  const grant = new provider.Grant({ accountId: 'user-1', clientId: 'app' });
+  grant.addOIDCScope('openid api.read');
+  grant.addResourceScope(AUDIENCE, 'api.read');
+  const grantId = await grant.save();
+  const verifier = randomBytes(32).toString('base64url');
+  const client = await provider.Client.find('app');
+  const code = new provider.AuthorizationCode({
+    accountId: 'user-1',
+    authTime: Math.floor(Date.now() / 1000),
+    client,
+    codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
+    codeChallengeMethod: 'S256',
+    grantId,
+    redirectUri: LOOPBACK,
+    resource: AUDIENCE,
+    scope: 'openid api.read',
+  } as ConstructorParameters<Provider['AuthorizationCode']>[0]);
+  return { code: await code.save(), verifier };
+}
+
+/** A minted code exchanged: the first answer, with its refresh token. */
+async function exchangeMinted(engine: Engine): Promise<{ first: Awaited<ReturnType<typeof token>>; exchange: Record<string, string>; code: string }> {
+  const { code, verifier } = await mintCode(engine);
+  const exchange = { grant_type: 'authorization_code', code, redirect_uri: LOOPBACK, code_verifier: verifier };
+  return { first: await token(engine, 'app', exchange), exchange, code };
+}
+
+function authorize(engine: Engine, extra: Record<string, string>): Promise<Response> {
+  const query = new URLSearchParams({
+    client_id: 'app',
+    response_type: 'code',
+    scope: 'openid',
+    redirect_uri: LOOPBACK,
+    state: 'st',
+    code_challenge: createHash('sha256').update('v'.repeat(43)).digest('base64url'),
+    code_challenge_method: 'S256',
+    ...extra,
+  });
+  return fetch(`${engine.url}/auth?${query}`, { redirect: 'manual' });
+}
+
+describe('the engine behaviours our patches rely on (src/engine/patches.ts)', () => {
+  const engines: Engine[] = [];
+  const start = async (patched: boolean) => {
+    const engine = await bareEngine(patched);
+    engines.push(engine);
+    return engine;
+  };
+  afterEach(async () => {
+    await Promise.all(engines.splice(0).map((engine) => engine.close()));
+  });
+
+  it('1. client_secret_basic is checked by Client.prototype.compareClientSecret: a stored digest authenticates its secret', async () => {
+    const bare = await start(false);
+    expect((await token(bare, 'service', { grant_type: 'client_credentials' })).status).toBe(200);
+    const patched = await start(true);
+    expect((await token(patched, 'service', { grant_type: 'client_credentials' })).status).toBe(200);
+    const wrong = await fetch(`${patched.url}/token`, {
+      method: 'POST',
+      headers: { authorization: basic('service', `${SECRET}x`), 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+    });
+    expect(wrong.status).toBe(401);
+  });
+
+  it('2. redirect URIs are checked by Client.prototype.redirectUriAllowed: a loopback URI on another port is refused', async () => {
+    const otherPort = { redirect_uri: 'http://127.0.0.1:8421/cb' };
+    const bare = await authorize(await start(false), otherPort);
+    expect(bare.status).toBe(303);
+    expect(bare.headers.get('location')).toMatch(/^\/interaction\//);
+    const patched = await authorize(await start(true), otherPort);
+    expect(patched.status).toBe(400);
+    expect(await patched.text()).toContain('redirect_uri did not match any of the client');
+  });
+
+  it('3. response modes are checked by Client.prototype.responseModeAllowed with the request in Provider.ctx; the error goes back in the query', async () => {
+    const bare = await authorize(await start(false), { response_mode: 'fragment' });
+    expect(bare.headers.get('location')).toMatch(/^\/interaction\//);
+    const patched = await authorize(await start(true), { response_mode: 'fragment' });
+    expect(patched.status).toBe(303);
+    const location = new URL(patched.headers.get('location')!);
+    expect(`${location.origin}${location.pathname}`).toBe(LOOPBACK);
+    expect(location.hash).toBe('');
+    expect(location.searchParams.get('error')).toBe('invalid_request');
+    expect(location.searchParams.get('state')).toBe('st');
+    expect((await authorize(engines.at(-1)!, {})).headers.get('location')).toMatch(/^\/interaction\//);
+  });
+
+  it('4. every token request looks its client up with Client.find', async () => {
+    const engine = await start(true);
+    const find = engine.provider.Client.find;
+    let lookups = 0;
+    engine.provider.Client.find = (async (id: string) => {
+      lookups += 1;
+      return find.call(engine.provider.Client, id);
+    }) as typeof find;
+    await token(engine, 'service', { grant_type: 'client_credentials' });
+    await token(engine, 'service', { grant_type: 'client_credentials' });
+    expect(lookups).toBe(2);
+  });
+
+  it('6. Provider.ctx is the request the engine serves, inside its hooks', async () => {
+    const engine = await start(true);
+    await token(engine, 'service', { grant_type: 'client_credentials' });
+    expect(engine.seen).toEqual([{ grantType: 'client_credentials' }]);
+    expect(engineRequest()).toBeUndefined();
+  });
+
+  it('5. a code is found with AuthorizationCode.find and spent with its consume(): a replay ends the grant', async () => {
+    const engine = await start(true);
+    const { first, exchange, code } = await exchangeMinted(engine);
+    expect(first.status).toBe(200);
+    expect(typeof first.body.refresh_token).toBe('string');
+    // The patch called the model's own consume: the store recorded it. Confirmed as our token
+    // endpoint confirms it after the answer (src/engine/single-use.ts, completeTokenRequest), the
+    // code presented again is a replay, refused with the engine's invalid_grant, and its grant ends.
+    expect(await engine.store.engine('AuthorizationCode').consumption(code)).toEqual(expect.objectContaining({ confirmed: false }));
+    await engine.store.engine('AuthorizationCode').confirm(code);
+    const replay = await token(engine, 'app', exchange);
+    expect(replay).toEqual({ status: 400, body: { error: 'invalid_grant', error_description: 'grant request is invalid' } });
+    const refresh = await token(engine, 'app', { grant_type: 'refresh_token', refresh_token: first.body.refresh_token as string });
+    expect(refresh.status).toBe(400);
+  });
+
+  it('5. a refresh token is found with RefreshToken.find, spent with consume(), and its successor named by generateTokenId()', async () => {
+    const engine = await start(true);
+    const { first } = await exchangeMinted(engine);
+    const spent = first.body.refresh_token as string;
+    const rotated = await token(engine, 'app', { grant_type: 'refresh_token', refresh_token: spent });
+    expect(rotated.status).toBe(200);
+    // The successor's id is the derived one: presenting the spent token again (a lost answer)
+    // gives the same successor.
+    const retried = await token(engine, 'app', { grant_type: 'refresh_token', refresh_token: spent });
+    expect(retried.status).toBe(200);
+    expect(retried.body.refresh_token).toBe(rotated.body.refresh_token);
+    // Once the successor is used, the spent one is a reuse: the grant ends.
+    expect((await token(engine, 'app', { grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token as string })).status).toBe(200);
+    expect((await token(engine, 'app', { grant_type: 'refresh_token', refresh_token: spent })).status).toBe(400);
+  });
+
+  it('5. without the patches, the engine ends the grant at the first repeat of a refresh token', async () => {
+    const engine = await start(false);
+    const { first } = await exchangeMinted(engine);
+    const spent = first.body.refresh_token as string;
+    const rotated = await token(engine, 'app', { grant_type: 'refresh_token', refresh_token: spent });
+    expect(rotated.status).toBe(200);
+    expect((await token(engine, 'app', { grant_type: 'refresh_token', refresh_token: spent })).status).toBe(400);
+    expect((await token(engine, 'app', { grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token as string })).status).toBe(400);
+  });
+});

@@ -1,0 +1,102 @@
+import { createMemoryStore } from '../../adapters/memory.js';
+import type { Store } from '../../adapters/types.js';
+import { ValidationError } from '../../policies/errors.js';
+import { AppRegistrations, webOrigin, type AppRegistrationInput } from '../../src/records/app-registrations.js';
+import { secretMatches } from '../../src/records/secrets.js';
+
+const WEB = 'https://app.example.com/cb';
+const LOOPBACK = 'http://127.0.0.1:3000/cb';
+
+describe('app registrations (src/records/app-registrations.ts)', () => {
+  let store: Store;
+  let apps: AppRegistrations;
+  let checked: number;
+  beforeEach(() => {
+    store = createMemoryStore();
+    checked = 0;
+    apps = new AppRegistrations(store.records, async () => {
+      checked += 1;
+    });
+  });
+  afterEach(() => store.close());
+
+  const valid: AppRegistrationInput = { name: 'App', redirectUris: [WEB], clientType: 'confidential' };
+
+  it.each([
+    ['an empty name', { name: ' ' }, 'name'],
+    ['a name over 200 characters', { name: 'x'.repeat(201) }, 'name'],
+    ['no redirect URI', { redirectUris: [] }, 'redirectUris'],
+    ['21 redirect URIs', { redirectUris: Array.from({ length: 21 }, (_, i) => `https://app.example.com/${i}`) }, 'redirectUris'],
+    ['a redirect URI with a fragment', { redirectUris: ['https://app.example.com/cb#x'] }, 'redirectUris.0'],
+    ['an unknown client type', { clientType: 'trusted' }, 'clientType'],
+    ['a public app without PKCE', { clientType: 'public', pkceEnabled: false }, 'pkceEnabled'],
+    ['PKCE off with an http redirect URI', { redirectUris: [LOOPBACK], pkceEnabled: false }, 'pkceEnabled'],
+    ['an unknown field', { secret: 'x' }, 'appRegistration'],
+  ])('refuses %s, naming the field', async (_name, change, field) => {
+    const error = await apps.create({ ...valid, ...change } as AppRegistrationInput).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).field).toMatch(new RegExp(`^${field.replace('.', '\\.')}`));
+    expect(await apps.list()).toEqual([]);
+    expect(checked).toBe(0);
+  });
+
+  it.each([
+    ['a confidential app: a secret, PKCE on, RS256', valid, { clientType: 'confidential', pkceEnabled: true, idTokenSigningAlg: 'RS256', firstParty: false, openToAllTenants: false }, true],
+    ['a public app: no secret, PKCE on', { ...valid, clientType: 'public' as const }, { clientType: 'public', pkceEnabled: true }, false],
+    ['a legacy confidential app: PKCE off over https', { ...valid, pkceEnabled: false }, { pkceEnabled: false }, true],
+    ["a tenant's app", { ...valid, tenant: 'acme' }, { tenant: 'acme', openToAllTenants: false }, true],
+  ])('creates %s; the secret is shown once and stored as a digest', async (_name, input, expected, hasSecret) => {
+    const created = await apps.create(input);
+    expect(created).toEqual(expect.objectContaining(expected));
+    expect(typeof created.clientSecret === 'string').toBe(hasSecret);
+    const read = await apps.get(created.clientId);
+    expect(read).not.toHaveProperty('clientSecret');
+    expect(read).not.toHaveProperty('secretDigest');
+    const stored = JSON.stringify(await store.records.get('app', created.clientId));
+    if (created.clientSecret) {
+      expect(stored).not.toContain(created.clientSecret);
+      const { secretDigest } = (await store.records.get<{ secretDigest: string }>('app', created.clientId))!;
+      expect(secretMatches(created.clientSecret, secretDigest)).toBe(true);
+    }
+    expect(checked).toBe(1);
+  });
+
+  it.each([
+    ['public → confidential: a new secret, shown once', 'public', { clientType: 'confidential' as const }, true],
+    ['confidential → public: the secret goes, PKCE back on', 'confidential', { clientType: 'public' as const }, false],
+    ['a rename keeps the type and has no secret to show', 'confidential', { name: 'Renamed' }, false],
+  ] as const)('update: %s', async (_name, clientType, patch, newSecret) => {
+    const created = await apps.create({ ...valid, clientType, ...(clientType === 'confidential' ? { pkceEnabled: false } : {}) });
+    const updated = await apps.update(created.clientId, patch);
+    expect(typeof updated.clientSecret === 'string').toBe(newSecret);
+    const stored = await store.records.get<{ secretDigest?: string; pkceEnabled: boolean }>('app', created.clientId);
+    expect(stored?.secretDigest !== undefined).toBe(updated.clientType === 'confidential');
+    if ('clientType' in patch) expect(stored?.pkceEnabled).toBe(true);
+  });
+
+  it('rotates a confidential secret (the old one stops matching) and refuses to give a public app one', async () => {
+    const created = await apps.create(valid);
+    const { clientSecret } = await apps.rotateSecret(created.clientId);
+    const { secretDigest } = (await store.records.get<{ secretDigest: string }>('app', created.clientId))!;
+    expect(secretMatches(clientSecret, secretDigest)).toBe(true);
+    expect(secretMatches(created.clientSecret!, secretDigest)).toBe(false);
+    const publicApp = await apps.create({ ...valid, clientType: 'public' });
+    await expect(apps.rotateSecret(publicApp.clientId)).rejects.toThrow(ValidationError);
+  });
+
+  it('knows the web origins of public apps only, and forgets them when an app changes', async () => {
+    await apps.create(valid);
+    const spa = await apps.create({ ...valid, clientType: 'public', redirectUris: ['https://spa.example.com/cb', 'com.example.app://cb'] });
+    expect([...(await apps.publicWebOrigins())]).toEqual(['https://spa.example.com']);
+    await apps.delete(spa.clientId);
+    expect([...(await apps.publicWebOrigins())]).toEqual([]);
+  });
+
+  it.each([
+    [WEB, 'https://app.example.com'],
+    [LOOPBACK, 'http://127.0.0.1:3000'],
+    ['com.example.app://cb', undefined],
+  ])('the web origin of %s is %s', (uri, origin) => {
+    expect(webOrigin(uri)).toBe(origin);
+  });
+});
