@@ -17,21 +17,23 @@ import { appRegistrationMetadata, ClientDirectory } from './engine/client-direct
 import { completeTokenRequest, SingleUse } from './engine/single-use.js';
 import { AppRegistrations } from './records/app-registrations.js';
 import { Consents, type Consent, type ConsentKey } from './records/consents.js';
-import { interactionRoutes } from './http/interactions.js';
+import { interactionHandlers } from './http/interactions.js';
 import { engineConfiguration } from './engine/configuration.js';
 import { publicJwks, resolveSigningKeys, type SigningAlgorithm } from './engine/keys.js';
 import { ClientConfigurations } from './records/client-configurations.js';
-import { authorizationServerMetadataAlias, publicDocuments } from './http/discovery.js';
+import { metadataAliasHandler, publicDocuments } from './http/discovery.js';
 import { oauthErrors } from './http/oauth-errors.js';
 import { tokenEndpointCors, tokenEndpointGuard } from './http/token-endpoint.js';
 import { engineRouteKey } from './http/engine-path.js';
 import { failedClientAuthLimit } from './http/client-auth-limit.js';
 import { clientAddress } from './http/client-address.js';
-import { healthRoutes, measureRequests, metricsRoute, routeGroupOf } from './http/observability.js';
+import { healthHandlers, measureRequests, metricsHandler } from './http/observability.js';
 import { refuseWhileStoreDown } from './http/store-availability.js';
-import { consentApi } from './http/consent-api.js';
-import { managementApi } from './http/management-api.js';
-import { openApiDocument, openApiRoute } from './http/openapi.js';
+import { consentHandlers } from './http/consent-api.js';
+import { managementHandlers } from './http/management-api.js';
+import { openApiDocument, openApiHandler } from './http/openapi.js';
+import { Router, type RouteHandler } from './http/router.js';
+import { routeTable } from './http/routes.js';
 import { createTokenVerifier } from './resource-server/verifier.js';
 import { connectMiddleware, embeddingChecks, ownPaths, type ConnectMiddleware } from './http/embedding.js';
 import { cutStalledBodies } from './http/body-timeout.js';
@@ -49,11 +51,10 @@ function cookieKeysOf(options: ResolvedOptions, logger: Logger): string[] {
 
 /**
  * The token endpoint's own middleware, in front of the engine: CORS, the failed-authentication
- * rate limit, then the request guard. The engine routes case-insensitively and with a trailing
- * slash: so must these.
+ * rate limit, then the request guard; the code confirmed or the grant extended after an answer
+ * with tokens. Straight on to the engine: nothing between the router and it concerns a token request.
  */
 function tokenEndpoint(
-  oauthPath: string,
   engine: Koa.Middleware,
   options: ResolvedOptions,
   store: Store,
@@ -61,23 +62,20 @@ function tokenEndpoint(
   addressOf: (ctx: Koa.Context) => string,
   logger: Logger,
   metrics: Metrics | undefined,
-): Koa.Middleware {
+): RouteHandler {
   const guard = tokenEndpointGuard(options.limits.tokenRequestBytes);
   const limits = options.rateLimits.failedClientAuth;
   const limiter = limits
     ? failedClientAuthLimit(store.counters, limits, addressOf, logger, () => metrics?.rateLimited.inc({ limit: 'client_auth' }))
     : undefined;
   const cors = tokenEndpointCors(() => apps.publicWebOrigins());
-  // Straight on to the engine: the routes of pages and APIs between here and it have nothing to
-  // do with a token request (and cost each one a path test).
   const guarded: Koa.Middleware = (ctx, next) => guard(ctx, async () => {
     await engine(ctx, next);
     // A code confirmed, a refreshed grant extended (engine/single-use.ts).
     if (ctx.status === 200) await completeTokenRequest(ctx, store, options.grantIdleSeconds);
   });
   const limited: Koa.Middleware = limiter ? (ctx, next) => limiter(ctx, () => guarded(ctx, next)) : guarded;
-  const tokenPath = engineRouteKey(`${oauthPath}/token`);
-  return (ctx, next) => (engineRouteKey(ctx.path) === tokenPath ? cors(ctx, () => limited(ctx, next)) : next());
+  return (ctx, _params, next) => cors(ctx, () => limited(ctx, next));
 }
 
 /** What a host may do with consents: list a user's, revoke one (same rules as the consent API). */
@@ -208,51 +206,26 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       metrics.tokensIssued.inc({ grant_type: String(ctx.oidc?.params?.grant_type ?? 'unknown') });
     });
   }
-  const apiPath = `${options.pathPrefix}/api/oauth2`;
-  const lower = { oauth: engineRouteKey(oauthPath) + '/', api: engineRouteKey(apiPath) + '/' };
-  const memoryAnswered = new Set([`${lower.oauth}jwks`, `${lower.api}openapi.json`]);
-  const needsStore = (rawPath: string) => {
-    const path = engineRouteKey(rawPath);
-    if (memoryAnswered.has(path)) return false;
-    return (path.startsWith(lower.oauth) && !path.startsWith(`${lower.oauth}.well-known/`)) || path.startsWith(lower.api);
-  };
-
   const addressOf = clientAddress(options.proxy ? options.trustedProxyHops : 0);
-  const app = new Koa({ proxy: options.proxy, maxIpsCount: options.proxy ? options.trustedProxyHops : 0 });
-  app.keys = cookieKeys;
-  app.silent = true;
-  app.on('error', (error: Error & { code?: string }) => logger.info('connection error', { error: error.code ?? error.name }));
-  // Mounted in a host app, the context is the host's, and so are its cookies: sign-in cookies
-  // must be signed with our keys whatever keys the host has.
-  app.use((ctx, next) => {
-    if (ctx.app !== app && ctx.path.startsWith(`${oauthPath}/`)) ctx.cookies = app.createContext(ctx.req, ctx.res).cookies;
-    return next();
-  });
-  if (metrics) app.use(measureRequests(metrics, routeGroupOf({ pathPrefix: options.pathPrefix, oauthPath })));
-  app.use(oauthErrors(options.issuer, logger));
-  app.use(embeddingChecks(options.baseUrl, options.pathPrefix, logger));
-  app.use(cutStalledBodies(options.limits.bodyTimeoutMs, ownPaths(options.pathPrefix)));
-  app.use(refuseWhileStoreDown(store, needsStore, logger, {
-    path: engineRouteKey(`${oauthPath}/authorize`),
+  const ownTokens = createTokenVerifier({
     issuer: options.issuer,
-    redirectUris: (clientId) => knownClients.redirectUris(clientId),
-  }));
-  app.use(authorizeGuard(
-    oauthPath,
-    { queryBytes: options.limits.authorizeQueryBytes, perAddress: options.rateLimits.authorize },
-    store.counters,
-    addressOf,
-    logger,
-    () => metrics?.rateLimited.inc({ limit: 'authorize' }),
-  ));
+    audience: options.audience,
+    jwks: publicJwks(jwks),
+    realm: options.issuer,
+  });
+  const isFirstParty = async (clientId: string) => (await appRegistrations.get(clientId))?.firstParty === true;
   const engine = mount(oauthPath, provider);
-  app.use(tokenEndpoint(oauthPath, engine, options, store, appRegistrations, addressOf, logger, metrics));
-  if (options.observability.health) app.use(healthRoutes(options.pathPrefix, store));
-  if (metrics) app.use(metricsRoute(`${options.pathPrefix}/metrics`, metrics));
-  app.use(authorizationServerMetadataAlias(oauthPath));
-  app.use(publicDocuments(oauthPath, new URL(options.baseUrl).origin));
-  app.use(
-    interactionRoutes({
+  const router = new Router(routeTable(options.pathPrefix), {
+    token: tokenEndpoint(engine, options, store, appRegistrations, addressOf, logger, metrics),
+    authorize: authorizeGuard(
+      { queryBytes: options.limits.authorizeQueryBytes, perAddress: options.rateLimits.authorize },
+      store.counters,
+      addressOf,
+      logger,
+      () => metrics?.rateLimited.inc({ limit: 'authorize' }),
+    ),
+    metadataAlias: metadataAliasHandler(oauthPath),
+    ...interactionHandlers({
       provider,
       publicOrigin: new URL(options.baseUrl).origin,
       path: interactionPath,
@@ -271,18 +244,8 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
         refused: () => metrics?.rateLimited.inc({ limit: 'sign_in' }),
       }),
     }),
-  );
-  const ownTokens = createTokenVerifier({
-    issuer: options.issuer,
-    audience: options.audience,
-    jwks: publicJwks(jwks),
-    realm: options.issuer,
-  });
-  const isFirstParty = async (clientId: string) => (await appRegistrations.get(clientId))?.firstParty === true;
-  app.use(consentApi(`${apiPath}/consents`, ownTokens, consents, options.accounts, isFirstParty));
-  app.use(
-    managementApi({
-      base: apiPath,
+    ...consentHandlers(ownTokens, consents, options.accounts, isFirstParty),
+    ...managementHandlers({
       bodyLimit: options.limits.apiRequestBytes,
       verifier: ownTokens,
       accounts: options.accounts,
@@ -290,13 +253,38 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       apps: appRegistrations,
       isFirstParty,
     }),
-  );
-  app.use(
-    openApiRoute(
-      `${apiPath}/openapi.json`,
-      openApiDocument({ issuer: options.issuer, baseUrl: options.baseUrl, pathPrefix: options.pathPrefix }),
-    ),
-  );
+    openapi: openApiHandler(openApiDocument({
+      issuer: options.issuer,
+      baseUrl: options.baseUrl,
+      pathPrefix: options.pathPrefix,
+      apiBodyLimit: options.limits.apiRequestBytes,
+    })),
+    ...(options.observability.health ? healthHandlers(store) : {}),
+    ...(metrics ? { metrics: metricsHandler(metrics) } : {}),
+  });
+
+  const app = new Koa({ proxy: options.proxy, maxIpsCount: options.proxy ? options.trustedProxyHops : 0 });
+  app.keys = cookieKeys;
+  app.silent = true;
+  app.on('error', (error: Error & { code?: string }) => logger.info('connection error', { error: error.code ?? error.name }));
+  // Mounted in a host app, the context is the host's, and so are its cookies: sign-in cookies
+  // must be signed with our keys whatever keys the host has.
+  app.use((ctx, next) => {
+    if (ctx.app !== app && ctx.path.startsWith(`${oauthPath}/`)) ctx.cookies = app.createContext(ctx.req, ctx.res).cookies;
+    return next();
+  });
+  if (metrics) app.use(measureRequests(metrics, (ctx) => router.routeOf(ctx)?.route.group ?? 'other'));
+  app.use(oauthErrors(options.issuer, logger));
+  app.use(embeddingChecks(options.baseUrl, options.pathPrefix, logger));
+  app.use(cutStalledBodies(options.limits.bodyTimeoutMs, ownPaths(options.pathPrefix)));
+  app.use(refuseWhileStoreDown(store, (ctx) => router.routeOf(ctx)?.route.store === true, logger, {
+    isAuthorize: (ctx) => router.routeOf(ctx)?.route.name === 'authorize',
+    issuer: options.issuer,
+    redirectUris: (clientId) => knownClients.redirectUris(clientId),
+  }));
+  app.use(router.dispatch());
+  const publicDocumentRoutes: ReadonlySet<string> = new Set(['jwks', 'openidConfiguration']);
+  app.use(publicDocuments(oauthPath, new URL(options.baseUrl).origin, (ctx) => publicDocumentRoutes.has(router.routeOf(ctx)?.route.name ?? '')));
   app.use(engine);
 
   return {

@@ -9,7 +9,7 @@ export interface CliIo {
 }
 
 /* --json speaks the wire's snake_case names, like the HTTP APIs: one mapping for both. */
-export { appWire, clientWire } from '../http/management-wire.js';
+export { appWire, clientWire } from '../http/wire.js';
 
 export function json(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;

@@ -20,5 +20,6 @@ export const authorizationCode: TokenRequestRule = {
   clientAuthentication: 'basic-or-none',
   required: ['code', 'redirect_uri'],
   requiredOfPublicClients: ['code_verifier'],
+  accepted: ['code_verifier', 'client_id', 'resource'],
   foreign: ['refresh_token'],
 };

@@ -25,6 +25,7 @@ export const clientCredentials: TokenRequestRule = {
   clientAuthentication: 'basic',
   required: [],
   requiredOfPublicClients: [],
+  accepted: ['scope', 'resource', 'client_id'],
   foreign: ['code', 'code_verifier', 'redirect_uri', 'refresh_token'],
 };
 

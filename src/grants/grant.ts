@@ -11,6 +11,8 @@ export interface TokenRequestRule {
   readonly required: readonly string[];
   /** Parameters a public client's request carries besides (it has no secret to prove anything with). */
   readonly requiredOfPublicClients: readonly string[];
+  /** Optional parameters the grant takes. */
+  readonly accepted: readonly string[];
   /** Parameters of other grants: sending one is a wrong parameter set, not something to ignore. */
   readonly foreign: readonly string[];
 }

@@ -21,6 +21,7 @@ export const refreshToken: TokenRequestRule = {
   clientAuthentication: 'basic',
   required: ['refresh_token'],
   requiredOfPublicClients: [],
+  accepted: ['scope', 'client_id', 'resource'],
   foreign: ['code', 'code_verifier', 'redirect_uri'],
 };
 

@@ -3,7 +3,6 @@ import type { Counters } from '../../adapters/types.js';
 import type { Logger } from '../logger.js';
 import { RefusalLog } from '../observability/refusal-log.js';
 import { errorPage, oauthErrorPage, sendPage } from '../pages/html.js';
-import { engineRouteKey } from './engine-path.js';
 
 /** The limits of authorization requests (options `limits.authorizeQueryBytes`, `rateLimits.authorize`). */
 export interface AuthorizeLimits {
@@ -26,17 +25,15 @@ export interface AuthorizeLimits {
  * back to the app; together these bound what one pending sign-in costs in the store.
  */
 export function authorizeGuard(
-  oauthPath: string,
   limits: AuthorizeLimits,
   counters: Counters,
   addressOf: (ctx: Context) => string,
   logger: Logger,
   onRefused: () => void = () => {},
 ) {
-  const path = engineRouteKey(`${oauthPath}/authorize`);
   const refusals = new RefusalLog(logger, 'authorization requests refused: too many from one address');
-  return async function guardAuthorize(ctx: Context, next: Next): Promise<void> {
-    if ((ctx.method !== 'GET' && ctx.method !== 'POST') || engineRouteKey(ctx.path) !== path) return next();
+  return async function guardAuthorize(ctx: Context, _params: unknown, next: Next): Promise<void> {
+    if (ctx.method !== 'GET' && ctx.method !== 'POST') return next();
     const declared = ctx.method === 'POST' ? ctx.request.length ?? 0 : 0;
     if (ctx.querystring.length > limits.queryBytes || declared > limits.queryBytes) {
       sendPage(ctx, oauthErrorPage('invalid_request', `the authorization request is larger than ${limits.queryBytes} bytes`), 400);

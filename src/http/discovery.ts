@@ -1,16 +1,14 @@
 import type { Context, Next } from 'koa';
 import { engineRouteKey } from './engine-path.js';
+import type { RouteHandler } from './router.js';
 
 /**
  * RFC 8414 §3: the metadata of issuer `{base}{path}` is also at
  * `/.well-known/oauth-authorization-server{path}`. It is the engine's discovery document.
  */
-export function authorizationServerMetadataAlias(oauthPath: string) {
-  const alias = `/.well-known/oauth-authorization-server${oauthPath}`;
-  return function serveMetadataAlias(ctx: Context, next: Next): Promise<void> {
-    if (ctx.path === alias && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
-      ctx.path = `${oauthPath}/.well-known/openid-configuration`;
-    }
+export function metadataAliasHandler(oauthPath: string): RouteHandler {
+  return (ctx, _params, next) => {
+    if (ctx.method === 'GET' || ctx.method === 'HEAD') ctx.path = `${oauthPath}/.well-known/openid-configuration`;
     return next();
   };
 }
@@ -30,9 +28,8 @@ export const PUBLIC_DOCUMENT_MAX_AGE = 300;
  * - Discovery and JWKS no longer depend on the request, so shared caches may keep them for
  *   PUBLIC_DOCUMENT_MAX_AGE seconds (the key-rotation waits allow for it).
  */
-export function publicDocuments(oauthPath: string, publicOrigin: string) {
+export function publicDocuments(oauthPath: string, publicOrigin: string, isPublicDocument: (ctx: Context) => boolean) {
   const prefix = engineRouteKey(oauthPath);
-  const documents = new Set([`${prefix}/.well-known/openid-configuration`, `${prefix}/jwks`]);
   return async function pinAndCache(ctx: Context, next: Next): Promise<void> {
     const key = engineRouteKey(ctx.path);
     if (key !== prefix && !key.startsWith(`${prefix}/`)) return next();
@@ -43,7 +40,7 @@ export function publicDocuments(oauthPath: string, publicOrigin: string) {
       },
     });
     await next();
-    if (!documents.has(key) || ctx.status !== 200) return;
+    if (!isPublicDocument(ctx) || ctx.status !== 200) return;
     ctx.set('Cache-Control', `public, max-age=${PUBLIC_DOCUMENT_MAX_AGE}`);
     const body = ctx.body as { response_modes_supported?: unknown } | undefined;
     if (body && typeof body === 'object' && 'response_modes_supported' in body) body.response_modes_supported = ['query'];

@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Koa from 'koa';
 import type { Context, Next } from 'koa';
 import { engineRouteKey } from './engine-path.js';
+import { Router } from './router.js';
+import { routeTable } from './routes.js';
 import type { Logger } from '../logger.js';
 import { HOST_PARSED_BODY, MOUNT_BEFORE_BODY_PARSERS } from './request-body.js';
 import { BodyConsumedByHost, MountedWrong } from '../../policies/errors.js';
@@ -72,19 +74,22 @@ export function embeddingChecks(baseUrl: string, pathPrefix: string, logger: Log
 /** A Connect/Express-style request handler: `next` is called for requests that are not ours. */
 export type ConnectMiddleware = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
 
-/** Whether a request path is one the app serves (the engine's paths match case-insensitively). */
+/**
+ * Whether a request path is one the app serves: a row of the route table (the engine's rows match
+ * case-insensitively), or anything under the API path (ours to answer, if only with 404).
+ */
 export function ownPaths(pathPrefix: string): (path: string) => boolean {
+  const router = new Router(routeTable(pathPrefix), {});
   const oauth = engineRouteKey(`${pathPrefix}/oauth2`);
   const api = `${pathPrefix}/api/oauth2`;
-  const exact = new Set([
-    `${pathPrefix}/healthz`,
-    `${pathPrefix}/readyz`,
-    `${pathPrefix}/metrics`,
-    `/.well-known/oauth-authorization-server${pathPrefix}/oauth2`,
-  ]);
   return (path) => {
-    const key = engineRouteKey(path);
-    return key === oauth || key.startsWith(`${oauth}/`) || path === api || path.startsWith(`${api}/`) || exact.has(path);
+    if (engineRouteKey(path) === oauth || path === api || path.startsWith(`${api}/`)) return true;
+    try {
+      return router.match(path) !== undefined;
+    } catch {
+      // A badly encoded parameter of one of our paths: ours, answered 404.
+      return true;
+    }
   };
 }
 

@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Context, Next } from 'koa';
+import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
 import type { AccountStore } from '../accounts.js';
@@ -14,6 +14,8 @@ import { grantScopes } from '../engine/consent-grants.js';
 import type { AppRegistrations } from '../records/app-registrations.js';
 import type { Consents } from '../records/consents.js';
 import { parseUrlEncoded, readBody } from './request-body.js';
+import type { RouteHandler } from './router.js';
+import type { RouteName } from './routes.js';
 import { waitInWords, type SignInThrottle } from './sign-in-throttle.js';
 
 const CSRF_COOKIE = 'talent_auth_csrf';
@@ -25,6 +27,7 @@ interface InteractionSetup {
   provider: Provider;
   /** Origin of the public base URL: forms must come from our own pages. */
   publicOrigin: string;
+  /** The path of the sign-in pages (their forms post to it, their cookies are scoped to it). */
   path: string;
   accounts: AccountStore | undefined;
   apps: AppRegistrations;
@@ -85,10 +88,12 @@ function checkCsrf(ctx: Context, form: Map<string, string>, publicOrigin: string
  * interaction; POST .../login checks the password with the AccountStore; POST .../confirm records
  * the consent (Allow) or ends the request with access_denied (Deny).
  */
-export function interactionRoutes(setup: InteractionSetup) {
+/** What an interaction id is (the engine's: base64url). */
+const UID = /^[A-Za-z0-9_-]+$/;
+
+export function interactionHandlers(setup: InteractionSetup): Partial<Record<RouteName, RouteHandler>> {
   const { provider, publicOrigin, path, accounts, apps, consents, audience, catalog, logger, throttle } = setup;
   const policyOf = setup.tenantPolicy;
-  const pattern = new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/([A-Za-z0-9_-]+)(?:/(login|confirm))?$`);
 
   async function details(ctx: Context) {
     try {
@@ -205,19 +210,10 @@ export function interactionRoutes(setup: InteractionSetup) {
     await finish(ctx, { consent: { grantId: savedId } }, true);
   }
 
-  return async function serveInteractions(ctx: Context, next: Next): Promise<void> {
-    const match = pattern.exec(ctx.path);
-    if (!match) return next();
-    const [, uid, step] = match as unknown as [string, string, string | undefined];
+  /** A page's answer, and every error of it as an error page (never JSON: a person reads it). */
+  async function page(ctx: Context, answer: () => Promise<void>): Promise<void> {
     try {
-      if (!step && (ctx.method === 'GET' || ctx.method === 'HEAD')) return await show(ctx, uid);
-      if (step && ctx.method === 'POST') {
-        if (ctx.request.type.toLowerCase() !== 'application/x-www-form-urlencoded') throw new PageError(415, 'Unsupported form encoding.');
-        const form = parseUrlEncoded(await readBody(ctx, setup.formLimit));
-        checkCsrf(ctx, form, publicOrigin);
-        return await (step === 'login' ? login(ctx, uid, form) : confirm(ctx, uid, form));
-      }
-      throw new PageError(405, 'Method not allowed.');
+      await answer();
     } catch (error) {
       const status = error instanceof PageError ? error.status : httpStatusOf(error);
       const title = error instanceof PageError
@@ -226,5 +222,20 @@ export function interactionRoutes(setup: InteractionSetup) {
       if (!(error instanceof PageError) && status >= 500) logger.error('sign-in page failed', { error: (error as Error).name });
       sendPage(ctx, errorPage(title), status);
     }
+  }
+
+  // The router answers other methods with a 405 page (src/http/routes.ts).
+  return {
+    interaction: (ctx, { uid }) => page(ctx, async () => {
+      if (!UID.test(uid!)) throw new PageError(404, 'This sign-in page does not exist.');
+      await show(ctx, uid!);
+    }),
+    interactionStep: (ctx, { uid, step }) => page(ctx, async () => {
+      if (!UID.test(uid!) || (step !== 'login' && step !== 'confirm')) throw new PageError(404, 'This sign-in page does not exist.');
+      if (ctx.request.type.toLowerCase() !== 'application/x-www-form-urlencoded') throw new PageError(415, 'Unsupported form encoding.');
+      const form = parseUrlEncoded(await readBody(ctx, setup.formLimit));
+      checkCsrf(ctx, form, publicOrigin);
+      await (step === 'login' ? login(ctx, uid!, form) : confirm(ctx, uid!, form));
+    }),
   };
 }

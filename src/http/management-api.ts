@@ -1,16 +1,17 @@
-import type { Context, Next } from 'koa';
+import type { Context } from 'koa';
 import type { AccountStore } from '../accounts.js';
 import { holdsIntegrationSetup, MANAGEMENT_SCOPE } from '../../policies/management.js';
-import { InsufficientScope, MethodNotAllowed, NotFound, TokenError, ValidationError } from '../../policies/errors.js';
+import { InsufficientScope, NotFound, ValidationError } from '../../policies/errors.js';
 import type { AppRegistrations } from '../records/app-registrations.js';
 import type { ClientConfigurations } from '../records/client-configurations.js';
 import { checkScopes, type TokenVerifier } from '../resource-server/verifier.js';
 import { readJsonObject } from './json-body.js';
 import { namedUserCaller } from './named-user-caller.js';
-import { appInput, appPatch, appWire, clientInput, clientPatch, clientWire, wireField } from './management-wire.js';
+import type { RouteHandler } from './router.js';
+import type { RouteName } from './routes.js';
+import { appInput, appPatch, appWire, clientInput, clientPatch, clientWire, wireField } from './wire.js';
 
 interface ManagementSetup {
-  base: string;
   /** Largest JSON body accepted, in bytes. */
   bodyLimit: number;
   verifier: TokenVerifier;
@@ -30,7 +31,7 @@ type Handler = (ctx: Context, tenant: string, id: string | undefined) => Promise
  * with an access token that carries the management right (`manage.integrations`) issued to a
  * first-party app.
  */
-export function managementApi({ base, bodyLimit, verifier, accounts, clients, apps, isFirstParty }: ManagementSetup) {
+export function managementHandlers({ bodyLimit, verifier, accounts, clients, apps, isFirstParty }: ManagementSetup): Partial<Record<RouteName, RouteHandler>> {
   async function callerTenant(ctx: Context): Promise<string> {
     const { auth, account } = await namedUserCaller(ctx, verifier, accounts);
     // The management right is a scope of its own (policies/management.ts): a token the user got
@@ -46,8 +47,8 @@ export function managementApi({ base, bodyLimit, verifier, accounts, clients, ap
     return account.tenant;
   }
 
-  /** One tenant-scoped collection: list, create, read, update, delete, new secret. */
-  function collectionRoutes<R extends { tenant?: string }>(name: string, what: string, collection: {
+  /** One tenant-scoped collection's routes: list, create, read, update, delete, new secret. */
+  function collectionHandlers<R extends { tenant?: string }>(what: string, listKey: string, collection: {
     list(tenant: string): Promise<R[]>;
     get(id: string): Promise<R | undefined>;
     create(body: Record<string, unknown>, tenant: string): Promise<R>;
@@ -55,7 +56,7 @@ export function managementApi({ base, bodyLimit, verifier, accounts, clients, ap
     delete(id: string): Promise<unknown>;
     rotateSecret(id: string): Promise<{ clientSecret: string }>;
     wire(record: R): unknown;
-  }): Record<string, Record<string, Handler>> {
+  }): { list: RouteHandler; one: RouteHandler; secret: RouteHandler } {
     async function own(id: string, tenant: string): Promise<R> {
       const record = await collection.get(id);
       // Another tenant's record is answered exactly like a missing one.
@@ -63,16 +64,16 @@ export function managementApi({ base, bodyLimit, verifier, accounts, clients, ap
       return record;
     }
     return {
-      [name]: {
+      list: handler({
         GET: async (ctx, tenant) => {
-          ctx.body = { [name.replace(/-/g, '_')]: (await collection.list(tenant)).map(collection.wire) };
+          ctx.body = { [listKey]: (await collection.list(tenant)).map(collection.wire) };
         },
         POST: async (ctx, tenant) => {
           ctx.status = 201;
           ctx.body = collection.wire(await collection.create(await readJsonObject(ctx, bodyLimit), tenant));
         },
-      },
-      [`${name}/:id`]: {
+      }),
+      one: handler({
         GET: async (ctx, tenant, id) => {
           ctx.body = collection.wire(await own(id!, tenant));
         },
@@ -85,67 +86,59 @@ export function managementApi({ base, bodyLimit, verifier, accounts, clients, ap
           await collection.delete(id!);
           ctx.status = 204;
         },
-      },
-      [`${name}/:id/secret`]: {
+      }),
+      secret: handler({
         POST: async (ctx, tenant, id) => {
           await own(id!, tenant);
           ctx.body = { client_id: id, client_secret: (await collection.rotateSecret(id!)).clientSecret };
         },
-      },
+      }),
     };
   }
 
-  const routes: Record<string, Record<string, Handler>> = {
-    ...collectionRoutes('client-configurations', 'client configuration', {
-      list: (tenant) => clients.list(tenant),
-      get: (id) => clients.get(id),
-      create: (body, tenant) => clients.create(clientInput(body, tenant)),
-      update: (id, body) => clients.update(id, clientPatch(body)),
-      delete: (id) => clients.delete(id),
-      rotateSecret: (id) => clients.rotateSecret(id),
-      wire: clientWire,
-    }),
-    ...collectionRoutes('app-registrations', 'app registration', {
-      list: async (tenant) => (await apps.list()).filter((app) => app.tenant === tenant),
-      get: (id) => apps.get(id),
-      create: (body, tenant) => apps.create(appInput(body, tenant)),
-      update: (id, body) => apps.update(id, appPatch(body)),
-      delete: (id) => apps.delete(id),
-      rotateSecret: (id) => apps.rotateSecret(id),
-      wire: appWire,
-    }),
-  };
-
-  function match(path: string): { route: Record<string, Handler>; id: string | undefined } | undefined {
-    if (!path.startsWith(`${base}/`)) return undefined;
-    const [collection, id, tail, ...extra] = path.slice(base.length + 1).split('/');
-    if (extra.length || !collection) return undefined;
-    const key = [collection, id === undefined ? undefined : ':id', tail].filter(Boolean).join('/');
-    const route = routes[key];
-    return route && { route, id: id === undefined ? undefined : decodeURIComponent(id) };
+  /** A route's methods, each run for the caller's tenant; input errors name the wire field. */
+  function handler(methods: Record<string, Handler>): RouteHandler {
+    return async (ctx, params) => {
+      ctx.set('Cache-Control', 'no-store');
+      try {
+        // The router answers other methods with 405 (src/http/routes.ts lists these).
+        await methods[ctx.method]!(ctx, await callerTenant(ctx), params.clientId);
+      } catch (error) {
+        if (error instanceof ValidationError) {
+          const field = wireField(error.field);
+          ctx.status = 400;
+          ctx.body = { error: 'invalid_request', error_description: error.description.replace(error.field, field), field };
+          return;
+        }
+        throw error;
+      }
+    };
   }
 
-  return async function serveManagementApi(ctx: Context, next: Next): Promise<void> {
-    let found: ReturnType<typeof match>;
-    try {
-      found = match(ctx.path);
-    } catch {
-      throw new NotFound('resource');
-    }
-    if (!found) return next();
-    ctx.set('Cache-Control', 'no-store');
-    const handler = found.route[ctx.method];
-    try {
-      if (!handler) throw new MethodNotAllowed(Object.keys(found.route));
-      await handler(ctx, await callerTenant(ctx), found.id);
-    } catch (error) {
-      if (error instanceof ValidationError) {
-        const field = wireField(error.field);
-        ctx.status = 400;
-        ctx.body = { error: 'invalid_request', error_description: error.description.replace(error.field, field), field };
-        return;
-      }
-      throw error;
-    }
+  const clientRoutes = collectionHandlers('client configuration', 'client_configurations', {
+    list: (tenant) => clients.list(tenant),
+    get: (id) => clients.get(id),
+    create: (body, tenant) => clients.create(clientInput(body, tenant)),
+    update: (id, body) => clients.update(id, clientPatch(body)),
+    delete: (id) => clients.delete(id),
+    rotateSecret: (id) => clients.rotateSecret(id),
+    wire: clientWire,
+  });
+  const appRoutes = collectionHandlers('app registration', 'app_registrations', {
+    list: async (tenant) => (await apps.list()).filter((app) => app.tenant === tenant),
+    get: (id) => apps.get(id),
+    create: (body, tenant) => apps.create(appInput(body, tenant)),
+    update: (id, body) => apps.update(id, appPatch(body)),
+    delete: (id) => apps.delete(id),
+    rotateSecret: (id) => apps.rotateSecret(id),
+    wire: appWire,
+  });
+  return {
+    clientConfigurations: clientRoutes.list,
+    clientConfiguration: clientRoutes.one,
+    clientConfigurationSecret: clientRoutes.secret,
+    appRegistrations: appRoutes.list,
+    appRegistration: appRoutes.one,
+    appRegistrationSecret: appRoutes.secret,
   };
 }

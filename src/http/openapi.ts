@@ -1,10 +1,15 @@
 import type { Context, Next } from 'koa';
+import { z } from 'zod';
+import type { RouteHandler } from './router.js';
+import { routeTable, type RouteName } from './routes.js';
+import { authorizationServerMetadata, WIRE_SCHEMAS } from './wire.js';
 
 /*
- * The OpenAPI 3.1 description of every HTTP endpoint we serve, built from the same facts as the
- * routes: server.ts (which paths), token-endpoint.ts (grants, Basic), oauth-errors.ts (error body),
- * consent-api.ts, management-api.ts and management-wire.ts (snake_case wire shapes).
- * The sign-in pages (`/oauth2/interaction/...`) are browser pages and are left out on purpose.
+ * The OpenAPI 3.1 description of every HTTP endpoint we serve, from the same sources as the server:
+ * its paths and methods are the documented rows of the route table (src/http/routes.ts), its
+ * schemas the wire's zod schemas (src/http/wire.ts). What is written here is the prose: what each
+ * operation does and answers. The sign-in pages (`/oauth2/interaction/...`) are browser pages and
+ * are left out on purpose.
  */
 
 type Json = Record<string, unknown>;
@@ -16,6 +21,8 @@ export interface OpenApiSetup {
   baseUrl: string;
   /** `''` or e.g. `/auth2`: the prefix of every path. */
   pathPrefix: string;
+  /** The largest JSON body of the management API (`limits.apiRequestBytes`). */
+  apiBodyLimit?: number;
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -51,415 +58,16 @@ function errorResponse(description: string, codes: string[], headers: Json = NO_
 }
 
 const uuid = { type: 'string', format: 'uuid' };
-const timestamp = { type: 'string', format: 'date-time', description: 'ISO 8601, UTC.' };
-const text = (max: number, words: string) => ({ type: 'string', minLength: 1, maxLength: max, description: words });
 
+/** Every schema of the wire (src/http/wire.ts) as JSON Schema 2020-12, refs between them as components. */
 function schemas(issuer: string): Json {
-  const resources = {
-    type: 'object',
-    description:
-      'The APIs the client may call, by API id of the catalog: the scopes assigned (at least one, only '
-      + 'scopes that API defines) and optional data filters (`constraints`: per dimension the API '
-      + 'declares, a non-empty list of allowed values). At least one API.',
-    minProperties: 1,
-    additionalProperties: {
-      type: 'object',
-      required: ['scopes'],
-      properties: {
-        scopes: { type: 'array', minItems: 1, items: { type: 'string' } },
-        constraints: {
-          type: 'object',
-          additionalProperties: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
-        },
-      },
-      additionalProperties: false,
-    },
-    examples: [{ scim: { scopes: ['scim.read'], constraints: { group: ['engineering'] } } }],
-  };
-  const clientFields = {
-    name: text(200, 'Shown to administrators.'),
-    category: text(200, 'Free-form grouping, e.g. `payroll`.'),
-    description: { type: 'string', maxLength: 2000 },
-    resources,
-  };
-  const idTokenAlg = { type: 'string', enum: ['RS256', 'PS256', 'ES256', 'EdDSA'] };
-  const appFields = {
-    name: text(200, 'Shown to users on the consent page.'),
-    description: { type: 'string', maxLength: 2000 },
-    redirect_uris: {
-      type: 'array',
-      minItems: 1,
-      maxItems: 20,
-      items: { type: 'string' },
-      description:
-        'Exact redirect URIs: no fragment, wildcard, whitespace, backslash, `.`/`..` segment; https, or '
-        + 'http only for loopback hosts; never `javascript:`, `data:`, `file:`, `blob:`, `vbscript:`. At use '
-        + 'a URI must equal one of these strings exactly.',
-    },
-    client_type: { type: 'string', enum: ['public', 'confidential'] },
-    pkce_enabled: {
-      type: 'boolean',
-      description:
-        'Always true for public apps. A confidential app may turn PKCE off only when every redirect URI is '
-        + 'https. Default true.',
-    },
-    id_token_signed_response_alg: { ...idTokenAlg, description: 'Default RS256.' },
-  };
-  const clientRequired = ['client_id', 'tenant', 'name', 'category', 'resources', 'created_at', 'updated_at'];
-  const clientProperties = {
-    client_id: uuid,
-    tenant: { type: 'string' },
-    name: { type: 'string' },
-    category: { type: 'string' },
-    description: { type: 'string', description: 'Absent when empty.' },
-    resources: ref('Resources'),
-    created_at: timestamp,
-    updated_at: timestamp,
-  };
-  const grantType = (value: string) => ({ type: 'string', const: value });
-  const clientIdParam = {
-    type: 'string',
-    description: 'Optional with HTTP Basic (then it must equal the Basic client ID).',
-  };
-  const resource = {
-    type: 'string',
-    format: 'uri',
-    description: 'RFC 8707. The only resource is the audience of the platform APIs; any other is `invalid_target`.',
-  };
-
-  return {
-    OAuthError: {
-      type: 'object',
-      description:
-        'RFC 6749 §5.2 error body. `error_description` is for humans and may change: match on `error`.',
-      required: ['error', 'error_description'],
-      properties: {
-        error: { type: 'string' },
-        error_description: { type: 'string' },
-      },
-    },
-    ManagementError: {
-      type: 'object',
-      description: 'An error of the management API; a validation failure names the offending wire field.',
-      required: ['error', 'error_description'],
-      properties: {
-        error: { type: 'string' },
-        error_description: { type: 'string' },
-        field: {
-          type: 'string',
-          description: 'Dotted wire path of the invalid field, e.g. `resources.scim.scopes` or `redirect_uris.1`.',
-        },
-      },
-    },
-    ClientCredentialsRequest: {
-      type: 'object',
-      description: 'Machine-to-machine token. The client authenticates with HTTP Basic (required).',
-      required: ['grant_type'],
-      properties: {
-        grant_type: grantType('client_credentials'),
-        scope: {
-          type: 'string',
-          description:
-            'Space-separated scopes, each assigned to the client (else `invalid_scope`). Omitted: every assigned scope.',
-        },
-        resource,
-        client_id: clientIdParam,
-      },
-    },
-    AuthorizationCodeRequest: {
-      type: 'object',
-      description:
-        'Code exchange. A confidential app authenticates with HTTP Basic; a public app sends `client_id` '
-        + 'and `code_verifier` and no Authorization header.',
-      required: ['grant_type', 'code', 'redirect_uri'],
-      properties: {
-        grant_type: grantType('authorization_code'),
-        code: { type: 'string' },
-        redirect_uri: { type: 'string', description: 'Exactly the one of the authorization request.' },
-        code_verifier: {
-          type: 'string',
-          pattern: '^[A-Za-z0-9._~-]{43,128}$',
-          description: 'PKCE (RFC 7636); required for public apps and when the code was issued with a challenge.',
-        },
-        client_id: { type: 'string', description: 'Required without HTTP Basic (public apps).' },
-        resource,
-      },
-    },
-    RefreshTokenRequest: {
-      type: 'object',
-      description:
-        'Refresh (confidential apps only, HTTP Basic required). The answer carries the next refresh token; '
-        + 'a spent one presented again revokes the whole grant.',
-      required: ['grant_type', 'refresh_token'],
-      properties: {
-        grant_type: grantType('refresh_token'),
-        refresh_token: { type: 'string' },
-        scope: { type: 'string', description: 'May narrow the granted scopes, never widen them (`invalid_scope`).' },
-        client_id: clientIdParam,
-        resource,
-      },
-    },
-    TokenRequest: {
-      description:
-        'The three grants. A parameter sent twice is `invalid_request`; one sent empty counts as omitted; '
-        + 'a parameter of another grant (e.g. `refresh_token` with `authorization_code`) is `invalid_request`; '
-        + '`client_secret` in the body is `invalid_client` (credentials go only in the Basic header).',
-      oneOf: [ref('ClientCredentialsRequest'), ref('AuthorizationCodeRequest'), ref('RefreshTokenRequest')],
-      discriminator: {
-        propertyName: 'grant_type',
-        mapping: {
-          client_credentials: '#/components/schemas/ClientCredentialsRequest',
-          authorization_code: '#/components/schemas/AuthorizationCodeRequest',
-          refresh_token: '#/components/schemas/RefreshTokenRequest',
-        },
-      },
-    },
-    TokenResponse: {
-      type: 'object',
-      description: 'RFC 6749 §5.1. `access_token` is an RFC 9068 JWT (`typ: at+jwt`) signed with a key of the JWKS.',
-      required: ['access_token', 'token_type', 'expires_in', 'scope'],
-      properties: {
-        access_token: { type: 'string' },
-        token_type: { type: 'string', const: 'Bearer' },
-        expires_in: {
-          type: 'integer',
-          minimum: 1,
-          description:
-            '3600 for `client_credentials`; otherwise the named-user lifetime (the tenant policy\'s `accessTokenTtl`, '
-            + 'else `namedUserAccessTokenTtl`, 300 by default).',
-        },
-        scope: { type: 'string', description: 'The granted scopes, space-separated. Always present.' },
-        refresh_token: {
-          type: 'string',
-          description: 'Confidential apps, `authorization_code` and `refresh_token` grants only. Never for `client_credentials`.',
-        },
-        id_token: { type: 'string', description: 'When `openid` was granted (named users only).' },
-      },
-    },
-    JsonWebKey: {
-      type: 'object',
-      description: 'A public signing key: public members only.',
-      required: ['kty', 'kid', 'alg', 'use'],
-      properties: {
-        kty: { type: 'string', enum: ['EC', 'RSA', 'OKP'] },
-        kid: { type: 'string' },
-        alg: { type: 'string', enum: ['ES256', 'RS256', 'PS256', 'EdDSA'] },
-        use: { type: 'string', const: 'sig' },
-        crv: { type: 'string' },
-        x: { type: 'string' },
-        y: { type: 'string' },
-        n: { type: 'string' },
-        e: { type: 'string' },
-      },
-      not: { anyOf: ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'].map((member) => ({ required: [member] })) },
-    },
-    JsonWebKeySet: {
-      type: 'object',
-      description: 'RFC 7517 JWK Set: the access-token key and the RS256 ID-token key.',
-      required: ['keys'],
-      properties: { keys: { type: 'array', minItems: 1, items: ref('JsonWebKey') } },
-    },
-    AuthorizationServerMetadata: {
-      type: 'object',
-      description:
-        'OpenID Connect Discovery 1.0 / RFC 8414 metadata. The members listed here are always present; '
-        + 'others may be added. Endpoints not listed (userinfo, introspection, revocation, registration) are not served.',
-      required: [
-        'issuer',
-        'authorization_endpoint',
-        'token_endpoint',
-        'jwks_uri',
-        'response_types_supported',
-        'subject_types_supported',
-        'id_token_signing_alg_values_supported',
-        'grant_types_supported',
-        'scopes_supported',
-        'token_endpoint_auth_methods_supported',
-        'code_challenge_methods_supported',
-      ],
-      properties: {
-        issuer: { type: 'string', const: issuer },
-        authorization_endpoint: { type: 'string', const: `${issuer}/authorize` },
-        token_endpoint: { type: 'string', const: `${issuer}/token` },
-        jwks_uri: { type: 'string', const: `${issuer}/jwks` },
-        response_types_supported: { type: 'array', items: { type: 'string', const: 'code' } },
-        response_modes_supported: { type: 'array', items: { type: 'string', enum: ['query', 'fragment', 'form_post'] } },
-        grant_types_supported: {
-          type: 'array',
-          items: { type: 'string', enum: ['authorization_code', 'refresh_token', 'client_credentials'] },
-        },
-        token_endpoint_auth_methods_supported: {
-          type: 'array',
-          items: { type: 'string', enum: ['client_secret_basic', 'none'] },
-        },
-        code_challenge_methods_supported: { type: 'array', items: { type: 'string', const: 'S256' } },
-        scopes_supported: {
-          type: 'array',
-          items: { type: 'string' },
-          description: '`openid`, `offline_access`, `profile`, `email` and every scope of the API catalog.',
-        },
-        subject_types_supported: { type: 'array', items: { type: 'string' } },
-        id_token_signing_alg_values_supported: { type: 'array', items: { type: 'string' } },
-        claims_supported: { type: 'array', items: { type: 'string' } },
-        authorization_response_iss_parameter_supported: { type: 'boolean' },
-      },
-    },
-    ConsentScope: {
-      type: 'object',
-      required: ['scope', 'description'],
-      properties: {
-        scope: { type: 'string' },
-        description: { type: 'string', description: "The catalog's words for the scope." },
-        api: { type: 'string', description: 'The name of the API the scope belongs to (absent for OIDC scopes).' },
-      },
-      additionalProperties: false,
-    },
-    Consent: {
-      type: 'object',
-      required: ['client_id', 'app_name', 'scopes', 'created_at', 'updated_at'],
-      properties: {
-        client_id: uuid,
-        app_name: { type: ['string', 'null'], description: '`null` once the app has been deleted.' },
-        scopes: { type: 'array', items: ref('ConsentScope') },
-        created_at: timestamp,
-        updated_at: timestamp,
-      },
-      additionalProperties: false,
-    },
-    ConsentList: {
-      type: 'object',
-      required: ['consents'],
-      properties: {
-        consents: {
-          type: 'array',
-          description:
-            "Newest first. A first-party app's token sees all the caller's consents in the token's tenant; "
-            + "any other app's token sees only its own.",
-          items: ref('Consent'),
-        },
-      },
-      additionalProperties: false,
-    },
-    Resources: resources,
-    ClientConfigurationCreate: {
-      type: 'object',
-      description: 'The tenant is the caller\'s and cannot be chosen (`tenant` is an unknown field).',
-      required: ['name', 'category', 'resources'],
-      properties: { ...clientFields, resources: ref('Resources') },
-      additionalProperties: false,
-    },
-    ClientConfigurationPatch: {
-      type: 'object',
-      description: 'Changes the fields sent; `description: ""` removes the description. The tenant never changes.',
-      properties: { ...clientFields, resources: ref('Resources') },
-      additionalProperties: false,
-    },
-    ClientConfiguration: {
-      type: 'object',
-      required: clientRequired,
-      properties: clientProperties,
-      additionalProperties: false,
-    },
-    ClientConfigurationCreated: {
-      type: 'object',
-      description: 'The new record and its secret: the only time the secret is shown.',
-      required: [...clientRequired, 'client_secret'],
-      properties: { ...clientProperties, client_secret: ref('ClientSecret') },
-      additionalProperties: false,
-    },
-    ClientConfigurationList: {
-      type: 'object',
-      required: ['client_configurations'],
-      properties: {
-        client_configurations: { type: 'array', description: 'Oldest first.', items: ref('ClientConfiguration') },
-      },
-      additionalProperties: false,
-    },
-    AppRegistrationCreate: {
-      type: 'object',
-      description: '`first_party` and `open_to_all_tenants` can be set only by the platform operator (400 with `field`).',
-      required: ['name', 'redirect_uris', 'client_type'],
-      properties: appFields,
-      additionalProperties: false,
-    },
-    AppRegistrationPatch: {
-      type: 'object',
-      description:
-        'Changes the fields sent; `description: ""` removes it. A type change starts from the new type\'s '
-        + 'defaults (PKCE back on); public → confidential answers a new `client_secret`, confidential → public '
-        + 'deletes the secret.',
-      properties: appFields,
-      additionalProperties: false,
-    },
-    AppRegistration: {
-      type: 'object',
-      required: [
-        'client_id',
-        'name',
-        'redirect_uris',
-        'client_type',
-        'pkce_enabled',
-        'id_token_signed_response_alg',
-        'first_party',
-        'open_to_all_tenants',
-        'created_at',
-        'updated_at',
-      ],
-      properties: {
-        client_id: uuid,
-        name: { type: 'string' },
-        description: { type: 'string', description: 'Absent when empty.' },
-        redirect_uris: { type: 'array', items: { type: 'string' } },
-        client_type: { type: 'string', enum: ['public', 'confidential'] },
-        pkce_enabled: { type: 'boolean' },
-        id_token_signed_response_alg: idTokenAlg,
-        first_party: {
-          type: 'boolean',
-          description: "A platform-owned app: its users' tokens may list and revoke all of their consents.",
-        },
-        tenant: { type: 'string', description: 'The tenant that registered the app (apps registered through this API): only its users may authorize it.' },
-        open_to_all_tenants: {
-          type: 'boolean',
-          description: "Set by the platform operator only: users of every tenant may authorize this tenant's app.",
-        },
-        created_at: timestamp,
-        updated_at: timestamp,
-        client_secret: {
-          ...ref('ClientSecret'),
-          description:
-            'Only in the answer that creates a confidential app or turns a public one confidential: the only time it is shown.',
-        },
-      },
-      additionalProperties: false,
-    },
-    AppRegistrationList: {
-      type: 'object',
-      required: ['app_registrations'],
-      properties: {
-        app_registrations: {
-          type: 'array',
-          description: "The apps registered by the caller's tenant, oldest first.",
-          items: ref('AppRegistration'),
-        },
-      },
-      additionalProperties: false,
-    },
-    ClientSecret: {
-      type: 'string',
-      pattern: '^[A-Za-z0-9_-]{43}$',
-      description: '256 random bits, base64url. Stored only as a digest: it can never be read back.',
-    },
-    NewSecret: {
-      type: 'object',
-      description: 'The new secret; the previous one stops working at once, on every instance.',
-      required: ['client_id', 'client_secret'],
-      properties: { client_id: uuid, client_secret: ref('ClientSecret') },
-      additionalProperties: false,
-    },
-  };
+  const generated = z.toJSONSchema(WIRE_SCHEMAS, { target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` }).schemas;
+  const all: Record<string, Json> = { ...generated, AuthorizationServerMetadata: z.toJSONSchema(authorizationServerMetadata(issuer), { target: 'draft-2020-12' }) as Json };
+  // In an OpenAPI document a component is named by its key: each schema's own $schema and $id go.
+  return Object.fromEntries(Object.entries(all).map(([name, { $schema: _schema, $id: _id, ...schema }]) => [name, schema]));
 }
 
-function responses(): Json {
+function responses(apiBodyLimit: number): Json {
   const bearer = (description: string, codes: string[]) => ({
     description,
     headers: { ...NO_STORE, ...BEARER_CHALLENGE },
@@ -493,7 +101,7 @@ function responses(): Json {
       ['invalid_request'],
     ),
     UnsupportedMediaType: management('The body is not `application/json`.', ['invalid_request']),
-    PayloadTooLarge: management('The body exceeds 64 KiB.', ['invalid_request']),
+    PayloadTooLarge: management(`The body exceeds ${apiBodyLimit} bytes (\`limits.apiRequestBytes\`).`, ['invalid_request']),
     Conflict: management('A concurrent change kept winning the race; try again.', ['conflict']),
   };
 }
@@ -767,9 +375,7 @@ function managementOperations(kind: RecordKind): Record<string, Json> {
 }
 
 /** The OpenAPI 3.1 document of every HTTP endpoint of a server with this issuer and path prefix. */
-export function openApiDocument({ issuer, baseUrl, pathPrefix }: OpenApiSetup): Record<string, unknown> {
-  const oauth = `${pathPrefix}/oauth2`;
-  const api = `${pathPrefix}/api/oauth2`;
+export function openApiDocument({ issuer, baseUrl, pathPrefix, apiBodyLimit = 64 * 1024 }: OpenApiSetup): Record<string, unknown> {
   const consents = consentOperations();
   const clients = managementOperations({
     tag: 'client-configurations',
@@ -791,6 +397,41 @@ export function openApiDocument({ issuer, baseUrl, pathPrefix }: OpenApiSetup): 
     patched: ref('AppRegistration'),
     secretNote: 'Confidential apps only: a public app has no secret (400, `field: client_type`).',
   });
+
+  const operations: Partial<Record<RouteName, Json>> = {
+    token: tokenOperation(),
+    jwks: {
+      get: {
+        operationId: 'jwks',
+        tags: ['discovery'],
+        summary: 'Public signing keys (RFC 7517 JWK Set)',
+        security: [],
+        responses: {
+          200: { description: 'The key set.', content: { 'application/jwk-set+json': { schema: ref('JsonWebKeySet') } } },
+        },
+      },
+    },
+    openidConfiguration: discoveryOperation('openidConfiguration', 'OpenID Connect discovery'),
+    metadataAlias: discoveryOperation('authorizationServerMetadata', 'RFC 8414 form of the same document'),
+    authorize: authorizeOperation(),
+    consents: consents.list as Json,
+    consent: consents.one as Json,
+    clientConfigurations: clients.collection,
+    clientConfiguration: clients.item,
+    clientConfigurationSecret: clients.secret,
+    appRegistrations: apps.collection,
+    appRegistration: apps.item,
+    appRegistrationSecret: apps.secret,
+    openapi: {
+      get: {
+        operationId: 'openApiDocument',
+        tags: ['discovery'],
+        summary: 'This document',
+        security: [],
+        responses: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } },
+      },
+    },
+  };
 
   // A fresh tree per call: parts are shared constants, and callers (validators, bundlers) may mutate.
   return structuredClone({
@@ -823,43 +464,7 @@ export function openApiDocument({ issuer, baseUrl, pathPrefix }: OpenApiSetup): 
       { name: 'client-configurations', description: 'Machine-to-machine clients of the caller\'s tenant.' },
       { name: 'app-registrations', description: 'Named-user applications of the caller\'s tenant.' },
     ],
-    paths: {
-      [`${oauth}/token`]: tokenOperation(),
-      [`${oauth}/jwks`]: {
-        get: {
-          operationId: 'jwks',
-          tags: ['discovery'],
-          summary: 'Public signing keys (RFC 7517 JWK Set)',
-          security: [],
-          responses: {
-            200: { description: 'The key set.', content: { 'application/jwk-set+json': { schema: ref('JsonWebKeySet') } } },
-          },
-        },
-      },
-      [`${oauth}/.well-known/openid-configuration`]: discoveryOperation('openidConfiguration', 'OpenID Connect discovery'),
-      [`/.well-known/oauth-authorization-server${oauth}`]: discoveryOperation(
-        'authorizationServerMetadata',
-        'RFC 8414 form of the same document',
-      ),
-      [`${oauth}/authorize`]: authorizeOperation(),
-      [`${api}/consents`]: consents.list,
-      [`${api}/consents/{clientId}`]: consents.one,
-      [`${api}/client-configurations`]: clients.collection,
-      [`${api}/client-configurations/{clientId}`]: clients.item,
-      [`${api}/client-configurations/{clientId}/secret`]: clients.secret,
-      [`${api}/app-registrations`]: apps.collection,
-      [`${api}/app-registrations/{clientId}`]: apps.item,
-      [`${api}/app-registrations/{clientId}/secret`]: apps.secret,
-      [`${api}/openapi.json`]: {
-        get: {
-          operationId: 'openApiDocument',
-          tags: ['discovery'],
-          summary: 'This document',
-          security: [],
-          responses: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } },
-        },
-      },
-    },
+    paths: documentedPaths(pathPrefix, operations),
     components: {
       securitySchemes: {
         basicAuth: {
@@ -879,16 +484,33 @@ export function openApiDocument({ issuer, baseUrl, pathPrefix }: OpenApiSetup): 
         },
       },
       schemas: schemas(issuer),
-      responses: responses(),
+      responses: responses(apiBodyLimit),
     },
   });
 }
 
-/** Serves `document` as JSON at `path` (GET only); every other request goes on. */
-export function openApiRoute(path: string, document: Record<string, unknown>) {
+/**
+ * The documented rows of the route table, each with the operations written for it: a row whose
+ * operation is missing, or an operation of a method the row does not document, is a programming
+ * error caught by the OpenAPI test.
+ */
+function documentedPaths(pathPrefix: string, operations: Partial<Record<RouteName, Json>>): Json {
+  const paths: Json = {};
+  for (const route of routeTable(pathPrefix)) {
+    if (!route.documented.length) continue;
+    const item = operations[route.name];
+    if (!item) throw new Error(`the OpenAPI document has no operation for route ${route.name}`);
+    const methods = new Set(route.documented.map((method) => method.toLowerCase()));
+    paths[route.path] = Object.fromEntries(Object.entries(item).filter(([key]) => key === 'parameters' || methods.has(key)));
+  }
+  return paths;
+}
+
+/** Serves `document` as JSON (GET only); every other request goes on. */
+export function openApiHandler(document: Record<string, unknown>): RouteHandler {
   const body = JSON.stringify(document);
-  return async function serveOpenApi(ctx: Context, next: Next): Promise<void> {
-    if (ctx.path !== path || ctx.method !== 'GET') return next();
+  return async (ctx: Context, _params: unknown, next: Next): Promise<void> => {
+    if (ctx.method !== 'GET') return next();
     ctx.set('Cache-Control', 'public, max-age=300');
     ctx.type = 'application/json';
     ctx.body = body;

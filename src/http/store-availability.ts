@@ -5,7 +5,6 @@ import { TemporarilyUnavailable } from '../../policies/errors.js';
 import type { Logger } from '../logger.js';
 import { oauthErrorPage, sendPage } from '../pages/html.js';
 import { undoConsumptions } from '../engine/single-use.js';
-import { engineRouteKey } from './engine-path.js';
 
 /** Seconds a client is told to wait when the store is down (Retry-After). */
 export const STORE_RETRY_AFTER_SECONDS = 1;
@@ -16,8 +15,8 @@ function retryLater(ctx: Context): void {
 
 /** What the authorization endpoint answers while the store is away (a browser is waiting). */
 export interface AuthorizeWhileDown {
-  /** `{oauthPath}/authorize` */
-  path: string;
+  /** Whether a request is one of the authorization endpoint. */
+  isAuthorize(ctx: Context): boolean;
   issuer: string;
   /** The redirect URIs of a client, as last seen (engine/client-cache.ts); undefined if unknown. */
   redirectUris(clientId: string): readonly string[] | undefined;
@@ -32,7 +31,7 @@ const UNAVAILABLE = 'the service is temporarily unavailable, try again shortly';
  * (503) otherwise, never JSON. False when `ctx` is not such a request.
  */
 function answerAuthorize(ctx: Context, setup: AuthorizeWhileDown): boolean {
-  if (engineRouteKey(ctx.path) !== setup.path) return false;
+  if (!setup.isAuthorize(ctx)) return false;
   const { client_id: clientId, redirect_uri: redirectUri, state } = ctx.query;
   const registered = typeof clientId === 'string' ? setup.redirectUris(clientId) : undefined;
   if (ctx.method === 'GET' && registered && redirectUriMatches(registered, redirectUri)) {
@@ -59,10 +58,10 @@ function answerAuthorize(ctx: Context, setup: AuthorizeWhileDown): boolean {
  * authorization endpoint gets a redirect or a page instead (answerAuthorize), whether the store
  * was known to be down or failed while the request ran.
  */
-export function refuseWhileStoreDown(store: Store, needsStore: (path: string) => boolean, logger: Logger, authorize: AuthorizeWhileDown) {
+export function refuseWhileStoreDown(store: Store, needsStore: (ctx: Context) => boolean, logger: Logger, authorize: AuthorizeWhileDown) {
   return async function storeAvailability(ctx: Context, next: Next): Promise<void> {
     try {
-      if (!store.available && needsStore(ctx.path)) throw new TemporarilyUnavailable();
+      if (!store.available && needsStore(ctx)) throw new TemporarilyUnavailable();
       await next();
     } catch (error) {
       if (!(error instanceof TemporarilyUnavailable || error instanceof StoreUnavailable)) throw error;

@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import { parseBasicAuthorization, type BasicCredentials } from '../../policies/client-authentication.js';
-import { InvalidRequest, MethodNotAllowed } from '../../policies/errors.js';
+import { InvalidRequest } from '../../policies/errors.js';
 import { checkTokenRequest } from '../grants/index.js';
 import { translateTokenAnswer } from '../engine/errors.js';
 import { encodeForm, parseMultipart, parseUrlEncoded, readBody, type FormParams } from './request-body.js';
@@ -82,7 +82,6 @@ function replaceBody(ctx: Context, { params, raw }: ReadForm): void {
  */
 export function tokenEndpointGuard(limit: number) {
   return async function guardTokenEndpoint(ctx: Context, next: Next): Promise<void> {
-    if (ctx.method !== 'POST') throw new MethodNotAllowed(['POST']);
     const form = await readForm(ctx, limit);
     const grantType = checkTokenRequest(form.params, () => basicCredentialsOf(ctx));
     replaceBody(ctx, form);

@@ -74,7 +74,8 @@ export type AppRegistrationPatch = Partial<Omit<AppRegistrationInput, 'tenant'>>
 export type EngineCheck = (app: StoredAppRegistration) => Promise<void>;
 
 const text = z.string().trim().min(1, 'must not be empty').max(200);
-const fields = {
+/** The fields of an app registration and their limits (the management API's wire schema reuses them). */
+export const APP_REGISTRATION_FIELDS = {
   name: text,
   description: z.string().trim().max(2000).optional(),
   redirectUris: z.array(z.string()).min(1, 'at least one redirect URI is required').max(20),
@@ -84,8 +85,8 @@ const fields = {
   firstParty: z.boolean().optional(),
   openToAllTenants: z.boolean().optional(),
 };
-const createSchema = z.object({ ...fields, tenant: text.optional() }).strict();
-const patchSchema = z.object(fields).partial().strict();
+const createSchema = z.object({ ...APP_REGISTRATION_FIELDS, tenant: text.optional() }).strict();
+const patchSchema = z.object(APP_REGISTRATION_FIELDS).partial().strict();
 
 /** The web origin of a redirect URI (https or loopback http), or undefined for a deep link. */
 export function webOrigin(uri: string): string | undefined {

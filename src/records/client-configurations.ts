@@ -49,21 +49,23 @@ export type ClientConfigurationPatch = Partial<Omit<ClientConfigurationInput, 't
 const text = z.string().trim().min(1, 'must not be empty').max(200);
 /** Tenant IDs travel in every token: bounded like the other claims (docs/configuration.md, "Limits"). */
 const tenantId = z.string().trim().min(1, 'must not be empty').max(100);
-const resourcesSchema = z.record(
+/** The APIs of a client configuration: per API id, its scopes and optional data filters. */
+export const RESOURCES_SCHEMA = z.record(
   z.string(),
   z.object({
     scopes: z.array(z.string()),
     constraints: z.record(z.string(), z.array(z.string())).optional(),
   }).strict(),
 );
-const fields = {
+/** The fields of a client configuration and their limits (the management API's wire schema reuses them). */
+export const CLIENT_CONFIGURATION_FIELDS = {
   name: text,
   category: text,
   description: z.string().trim().max(2000).optional(),
-  resources: resourcesSchema,
+  resources: RESOURCES_SCHEMA,
 };
-const createSchema = z.object({ tenant: tenantId, ...fields }).strict();
-const patchSchema = z.object(fields).partial().strict();
+const createSchema = z.object({ tenant: tenantId, ...CLIENT_CONFIGURATION_FIELDS }).strict();
+const patchSchema = z.object(CLIENT_CONFIGURATION_FIELDS).partial().strict();
 
 /**
  * Machine-to-machine clients (`auth.clientConfigurations`): create, read, change, rotate the secret,

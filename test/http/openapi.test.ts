@@ -1,10 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import Koa from 'koa';
-import { openApiDocument, openApiRoute } from '../../src/http/openapi.js';
+import { serveWithNext } from '../support/koa-app.js';
+import { openApiDocument, openApiHandler } from '../../src/http/openapi.js';
 import { testAccounts } from '../support/accounts.js';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
 import { signInForCode } from '../support/sign-in.js';
@@ -156,26 +155,19 @@ describe('OpenAPI document', () => {
   });
 });
 
-describe('openApiRoute', () => {
-  let http: Server;
+describe('openApiHandler', () => {
+  let served: Awaited<ReturnType<typeof serveWithNext>>;
   let url: string;
   const document = documentFor('/auth2');
 
   beforeAll(async () => {
     const app = new Koa();
-    app.use(openApiRoute('/auth2/api/oauth2/openapi.json', document));
-    app.use((ctx) => {
-      ctx.status = 418;
-      ctx.body = 'next';
-    });
-    http = createServer(app.callback());
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    const handler = openApiHandler(document);
+    app.use((ctx, next) => (ctx.path === '/auth2/api/oauth2/openapi.json' ? handler(ctx, {}, next) : next()));
+    served = await serveWithNext(app);
+    url = served.url;
   });
-  afterAll(async () => {
-    http.closeAllConnections();
-    await new Promise((resolve) => http.close(resolve));
-  });
+  afterAll(() => served.close());
 
   it('serves the document as cacheable JSON on GET', async () => {
     const response = await fetch(`${url}/auth2/api/oauth2/openapi.json`);

@@ -1,0 +1,374 @@
+import { z } from 'zod';
+import { ValidationError } from '../../policies/errors.js';
+import { CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS, NAMED_USER_ACCESS_TOKEN } from '../../policies/lifetimes.js';
+import { MANAGEMENT_SCOPE } from '../../policies/management.js';
+import { GRANTS } from '../grants/index.js';
+import type { AppRegistration, AppRegistrationInput } from '../records/app-registrations.js';
+import { APP_REGISTRATION_FIELDS } from '../records/app-registrations.js';
+import type { ClientConfiguration, ClientConfigurationInput } from '../records/client-configurations.js';
+import { CLIENT_CONFIGURATION_FIELDS, RESOURCES_SCHEMA } from '../records/client-configurations.js';
+import type { Consent } from '../records/consents.js';
+
+/*
+ * THE WIRE: the JSON shapes of the management and consent APIs (snake_case), of our error bodies,
+ * and of the token endpoint's requests and answers, as zod schemas. The same schemas validate what
+ * comes in (parseWire), type what goes out (the *Wire converters), and are the schemas of the
+ * OpenAPI document (src/http/openapi.ts renders WIRE_SCHEMAS as JSON Schema). Field limits are
+ * the records' own (src/records), so a limit is stated once.
+ */
+
+/** Every named schema of the wire, by its name in the OpenAPI document. */
+export const WIRE_SCHEMAS = z.registry<{ id: string }>();
+
+function named<T extends z.ZodType>(id: string, schema: T, description?: string): T {
+  // The description is metadata of the schema itself (the JSON Schema output reads it there).
+  const described = (description ? schema.meta({ description }) : schema) as T;
+  WIRE_SCHEMAS.add(described, { id });
+  return described;
+}
+
+const timestamp = z.iso.datetime().meta({ description: 'ISO 8601, UTC.' });
+const clientId = z.uuid();
+
+export const OAuthErrorBody = named('OAuthError', z.object({
+  error: z.string(),
+  error_description: z.string(),
+}), 'RFC 6749 §5.2 error body. `error_description` is for humans and may change: match on `error`.');
+
+export const ManagementErrorBody = named('ManagementError', OAuthErrorBody.extend({
+  field: z.string().optional().meta({ description: 'Dotted wire path of the invalid field, e.g. `resources.scim.scopes` or `redirect_uris.1`.' }),
+}), 'An error of the management API; a validation failure names the offending wire field.');
+
+export const ClientSecret = named('ClientSecret', z.string().regex(/^[A-Za-z0-9_-]{43}$/),
+  '256 random bits, base64url. Stored only as a digest: it can never be read back.');
+
+export const NewSecret = named('NewSecret', z.strictObject({ client_id: clientId, client_secret: ClientSecret }),
+  'The new secret; the previous one stops working at once, on every instance.');
+
+// --- Client configurations -------------------------------------------------------------------
+
+export const Resources = named('Resources', RESOURCES_SCHEMA.meta({
+  examples: [{ scim: { scopes: ['scim.read'], constraints: { group: ['engineering'] } } }],
+}),
+'The APIs the client may call, by API id of the catalog: the scopes assigned (at least one, only scopes that API '
+  + 'defines) and optional data filters (`constraints`: per dimension the API declares, a non-empty list of allowed '
+  + 'values). At least one API.');
+
+const clientFields = {
+  name: CLIENT_CONFIGURATION_FIELDS.name.meta({ description: 'Shown to administrators.' }),
+  category: CLIENT_CONFIGURATION_FIELDS.category.meta({ description: 'Free-form grouping, e.g. `payroll`.' }),
+  description: CLIENT_CONFIGURATION_FIELDS.description,
+  resources: Resources,
+};
+
+export const ClientConfigurationCreate = named('ClientConfigurationCreate', z.strictObject(clientFields),
+  "The tenant is the caller's and cannot be chosen (`tenant` is an unknown field).");
+
+export const ClientConfigurationPatch = named('ClientConfigurationPatch', z.strictObject(clientFields).partial(),
+  'Changes the fields sent; `description: ""` removes the description. The tenant never changes.');
+
+export const ClientConfigurationBody = named('ClientConfiguration', z.strictObject({
+  client_id: clientId,
+  tenant: z.string(),
+  name: z.string(),
+  category: z.string(),
+  description: z.string().optional().meta({ description: 'Absent when empty.' }),
+  resources: Resources,
+  created_at: timestamp,
+  updated_at: timestamp,
+}));
+
+export const ClientConfigurationCreated = named('ClientConfigurationCreated', ClientConfigurationBody.extend({ client_secret: ClientSecret }),
+  'The new record and its secret: the only time the secret is shown.');
+
+export const ClientConfigurationList = named('ClientConfigurationList', z.strictObject({
+  client_configurations: z.array(ClientConfigurationBody).meta({ description: 'Oldest first.' }),
+}));
+
+// --- App registrations -----------------------------------------------------------------------
+
+const appFields = {
+  name: APP_REGISTRATION_FIELDS.name.meta({ description: 'Shown to users on the consent page.' }),
+  description: APP_REGISTRATION_FIELDS.description,
+  redirect_uris: APP_REGISTRATION_FIELDS.redirectUris.meta({
+    description:
+      'Exact redirect URIs: no fragment, wildcard, whitespace, backslash, `.`/`..` segment; https, or http only for '
+      + 'loopback hosts; never `javascript:`, `data:`, `file:`, `blob:`, `vbscript:`. At use a URI must equal one '
+      + 'of these strings exactly.',
+  }),
+  client_type: APP_REGISTRATION_FIELDS.clientType,
+  pkce_enabled: APP_REGISTRATION_FIELDS.pkceEnabled.meta({
+    description: 'Always true for public apps. A confidential app may turn PKCE off only when every redirect URI is https. Default true.',
+  }),
+  id_token_signed_response_alg: APP_REGISTRATION_FIELDS.idTokenSigningAlg.meta({ description: 'Default RS256.' }),
+};
+
+/** Wire field → library field, for the fields the API takes. */
+const APP_FIELD_NAMES = {
+  name: 'name',
+  description: 'description',
+  redirect_uris: 'redirectUris',
+  client_type: 'clientType',
+  pkce_enabled: 'pkceEnabled',
+  id_token_signed_response_alg: 'idTokenSigningAlg',
+} as const satisfies Record<keyof typeof appFields, keyof AppRegistrationInput>;
+
+/** Fields of an app that only the operator sets (through the library or the CLI), never a tenant. */
+const OPERATOR_ONLY: Readonly<Record<string, string>> = {
+  first_party: 'only the platform operator can mark an app first-party',
+  open_to_all_tenants: 'only the platform operator can open an app to all tenants',
+};
+
+export const AppRegistrationCreate = named('AppRegistrationCreate', z.strictObject(appFields),
+  '`first_party` and `open_to_all_tenants` can be set only by the platform operator (400 with `field`).');
+
+export const AppRegistrationPatch = named('AppRegistrationPatch', z.strictObject(appFields).partial(),
+  'Changes the fields sent; `description: ""` removes it. A type change starts from the new type\'s defaults (PKCE '
+    + 'back on); public → confidential answers a new `client_secret`, confidential → public deletes the secret.');
+
+export const AppRegistrationBody = named('AppRegistration', z.strictObject({
+  client_id: clientId,
+  name: z.string(),
+  description: z.string().optional().meta({ description: 'Absent when empty.' }),
+  redirect_uris: z.array(z.string()),
+  client_type: APP_REGISTRATION_FIELDS.clientType,
+  pkce_enabled: z.boolean(),
+  id_token_signed_response_alg: z.enum(['RS256', 'PS256', 'ES256', 'EdDSA']),
+  first_party: z.boolean().meta({ description: "A platform-owned app: its users' tokens may list and revoke all of their consents." }),
+  tenant: z.string().optional().meta({ description: 'The tenant that registered the app (apps registered through this API): only its users may authorize it.' }),
+  open_to_all_tenants: z.boolean().meta({ description: "Set by the platform operator only: users of every tenant may authorize this tenant's app." }),
+  created_at: timestamp,
+  updated_at: timestamp,
+  client_secret: ClientSecret.optional().meta({
+    description: 'Only in the answer that creates a confidential app or turns a public one confidential: the only time it is shown.',
+  }),
+}));
+
+export const AppRegistrationList = named('AppRegistrationList', z.strictObject({
+  app_registrations: z.array(AppRegistrationBody).meta({ description: "The apps registered by the caller's tenant, oldest first." }),
+}));
+
+// --- Consents --------------------------------------------------------------------------------
+
+export const ConsentScope = named('ConsentScope', z.strictObject({
+  scope: z.string(),
+  description: z.string().meta({ description: "The catalog's words for the scope." }),
+  api: z.string().optional().meta({ description: 'The name of the API the scope belongs to (absent for OIDC scopes).' }),
+}));
+
+export const ConsentBody = named('Consent', z.strictObject({
+  client_id: clientId,
+  app_name: z.string().nullable().meta({ description: '`null` once the app has been deleted.' }),
+  scopes: z.array(ConsentScope),
+  created_at: timestamp,
+  updated_at: timestamp,
+}));
+
+export const ConsentList = named('ConsentList', z.strictObject({
+  consents: z.array(ConsentBody).meta({
+    description:
+      "Newest first. A first-party app's token sees all the caller's consents in the token's tenant; any other app's "
+      + 'token sees only its own.',
+  }),
+}));
+
+// --- The token endpoint ----------------------------------------------------------------------
+
+/** What each token request parameter is, for the grants that take it (src/grants). */
+const TOKEN_PARAMETERS: Record<string, z.ZodType> = {
+  scope: z.string().meta({
+    description: 'Space-separated. client_credentials: each assigned to the client (else `invalid_scope`); omitted, every '
+      + 'assigned scope. refresh_token: may narrow the granted scopes, never widen them.',
+  }),
+  resource: z.string().meta({ format: 'uri', description: 'RFC 8707. The only resource is the audience of the platform APIs; any other is `invalid_target`.' }),
+  client_id: z.string().meta({ description: 'Required without HTTP Basic (public apps); with Basic it must equal the Basic client ID.' }),
+  code: z.string(),
+  redirect_uri: z.string().meta({ description: 'Exactly the one of the authorization request.' }),
+  code_verifier: z.string().regex(/^[A-Za-z0-9._~-]{43,128}$/).meta({
+    description: 'PKCE (RFC 7636); required for public apps and when the code was issued with a challenge.',
+  }),
+  refresh_token: z.string(),
+};
+
+const GRANT_WORDS: Record<string, string> = {
+  client_credentials: 'Machine-to-machine token. The client authenticates with HTTP Basic (required).',
+  authorization_code: 'Code exchange. A confidential app authenticates with HTTP Basic; a public app sends `client_id` '
+    + 'and `code_verifier` and no Authorization header.',
+  refresh_token: 'Refresh (confidential apps only, HTTP Basic required). The answer carries the next refresh token; a '
+    + 'spent one presented again after its successor was used revokes the whole grant.',
+};
+
+const schemaName = (grantType: string) => `${grantType.split('_').map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}Request`;
+
+/** One schema per grant, from the grant's rule: its required parameters and those it accepts. */
+const grantRequests = [...GRANTS.values()].map((rule) => named(schemaName(rule.grantType), z.object({
+  grant_type: z.literal(rule.grantType),
+  ...Object.fromEntries(rule.required.map((name) => [name, TOKEN_PARAMETERS[name]!])),
+  ...Object.fromEntries(rule.accepted.map((name) => [name, TOKEN_PARAMETERS[name]!.optional()])),
+}), GRANT_WORDS[rule.grantType]));
+
+export const TokenRequest = named('TokenRequest', z.discriminatedUnion('grant_type', grantRequests as unknown as [z.ZodObject, ...z.ZodObject[]]),
+  'The grants. A parameter sent twice is `invalid_request`; one sent empty counts as omitted; a parameter of another grant '
+    + '(e.g. `refresh_token` with `authorization_code`) is `invalid_request`; `client_secret` in the body is '
+    + '`invalid_client` (credentials go only in the Basic header).');
+
+export const TokenResponse = named('TokenResponse', z.object({
+  access_token: z.string(),
+  token_type: z.literal('Bearer'),
+  expires_in: z.int().min(1).meta({
+    description: `${CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS} for \`client_credentials\`; otherwise the named-user lifetime (the tenant `
+      + `policy's \`accessTokenTtl\`, else \`namedUserAccessTokenTtl\`, ${NAMED_USER_ACCESS_TOKEN.default} by default; at most `
+      + `\`managementAccessTokenTtl\` with \`${MANAGEMENT_SCOPE}\`).`,
+  }),
+  scope: z.string().meta({ description: 'The granted scopes, space-separated. Always present.' }),
+  refresh_token: z.string().optional().meta({
+    description: 'Confidential apps, `authorization_code` and `refresh_token` grants only. Never for `client_credentials`.',
+  }),
+  id_token: z.string().optional().meta({ description: 'When `openid` was granted (named users only).' }),
+}), 'RFC 6749 §5.1. `access_token` is an RFC 9068 JWT (`typ: at+jwt`) signed with a key of the JWKS.');
+
+// --- Keys and metadata -----------------------------------------------------------------------
+
+const signingAlgorithm = z.enum(['ES256', 'RS256', 'PS256', 'EdDSA']);
+
+export const JsonWebKey = named('JsonWebKey', z.strictObject({
+  kty: z.enum(['EC', 'RSA', 'OKP']),
+  kid: z.string(),
+  alg: signingAlgorithm,
+  use: z.literal('sig'),
+  crv: z.string().optional(),
+  x: z.string().optional(),
+  y: z.string().optional(),
+  n: z.string().optional(),
+  e: z.string().optional(),
+}), 'A public signing key: public members only (a private member makes it invalid).');
+
+export const JsonWebKeySet = named('JsonWebKeySet', z.object({ keys: z.array(JsonWebKey).min(1) }),
+  'RFC 7517 JWK Set: the access-token key and the RS256 ID-token key.');
+
+/** The discovery document's schema for an issuer (its endpoints are fixed strings of it). */
+export function authorizationServerMetadata(issuer: string): z.ZodType {
+  return z.looseObject({
+    issuer: z.literal(issuer),
+    authorization_endpoint: z.literal(`${issuer}/authorize`),
+    token_endpoint: z.literal(`${issuer}/token`),
+    jwks_uri: z.literal(`${issuer}/jwks`),
+    response_types_supported: z.array(z.literal('code')),
+    response_modes_supported: z.array(z.literal('query')).optional(),
+    grant_types_supported: z.array(z.enum([...GRANTS.keys()] as [string, ...string[]])),
+    token_endpoint_auth_methods_supported: z.array(z.enum(['client_secret_basic', 'none'])),
+    code_challenge_methods_supported: z.array(z.literal('S256')),
+    scopes_supported: z.array(z.string()).meta({ description: '`openid`, `offline_access`, `profile`, `email` and every scope of the API catalog.' }),
+    subject_types_supported: z.array(z.string()),
+    id_token_signing_alg_values_supported: z.array(z.string()),
+    claims_supported: z.array(z.string()).optional(),
+    authorization_response_iss_parameter_supported: z.boolean().optional(),
+  }).meta({
+    description: 'OpenID Connect Discovery 1.0 / RFC 8414 metadata. The members listed here are always present (but '
+      + 'those marked optional); others may be added. Endpoints not listed are not served.',
+  });
+}
+
+// --- Reading and writing ---------------------------------------------------------------------
+
+/**
+ * A request body against its wire schema.
+ * @throws ValidationError naming the wire field of the first problem (`unknown field` for a field
+ *   the schema does not have).
+ */
+export function parseWire<T>(schema: z.ZodType<T>, body: Record<string, unknown>, root: string): T {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  if (issue.code === 'unrecognized_keys') throw new ValidationError([...issue.path, issue.keys[0]].join('.'), 'unknown field');
+  throw new ValidationError(issue.path.length ? issue.path.join('.') : root, issue.message);
+}
+
+/** Field names in the library's errors are the wire's: `redirectUris.1` becomes `redirect_uris.1`. */
+export function wireField(field: string): string {
+  const [head, ...rest] = field.split('.');
+  const wire = Object.entries(APP_FIELD_NAMES).find(([, name]) => name === head)?.[0] ?? head;
+  return [wire, ...rest].join('.');
+}
+
+type Wire<T extends z.ZodType> = z.output<T>;
+
+/** A client configuration to create, from its wire form, in the caller's tenant. */
+export function clientInput(body: Record<string, unknown>, tenant: string): ClientConfigurationInput {
+  return { ...parseWire(ClientConfigurationCreate, body, 'clientConfiguration'), tenant };
+}
+
+/** A client configuration change, from its wire form. */
+export function clientPatch(body: Record<string, unknown>): Partial<ClientConfigurationInput> {
+  return parseWire(ClientConfigurationPatch, body, 'patch');
+}
+
+/** An app's wire body without the fields only the operator sets (they are refused, saying so). */
+function tenantAppBody(body: Record<string, unknown>): Record<string, unknown> {
+  for (const field of Object.keys(body)) {
+    // Own keys only: `constructor` or `__proto__` must not find Object's.
+    if (Object.hasOwn(OPERATOR_ONLY, field)) throw new ValidationError(field, OPERATOR_ONLY[field]!);
+  }
+  return body;
+}
+
+function appFieldsOf(wire: Partial<Wire<typeof AppRegistrationCreate>>): Partial<AppRegistrationInput> {
+  const result: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(wire)) result[APP_FIELD_NAMES[field as keyof typeof APP_FIELD_NAMES]] = value;
+  return result as Partial<AppRegistrationInput>;
+}
+
+/** An app registration to create, from its wire form, owned by the caller's tenant. */
+export function appInput(body: Record<string, unknown>, tenant: string): AppRegistrationInput {
+  return { ...appFieldsOf(parseWire(AppRegistrationCreate, tenantAppBody(body), 'appRegistration')), tenant } as AppRegistrationInput;
+}
+
+/** An app registration change, from its wire form. */
+export function appPatch(body: Record<string, unknown>): Partial<AppRegistrationInput> {
+  return appFieldsOf(parseWire(AppRegistrationPatch, tenantAppBody(body), 'patch'));
+}
+
+/** A client configuration on the wire (with its secret when it was just made). */
+export function clientWire(client: ClientConfiguration & { clientSecret?: string }): Wire<typeof ClientConfigurationCreated> | Wire<typeof ClientConfigurationBody> {
+  return {
+    client_id: client.clientId,
+    tenant: client.tenant,
+    name: client.name,
+    category: client.category,
+    ...(client.description ? { description: client.description } : {}),
+    resources: client.resources,
+    created_at: client.createdAt,
+    updated_at: client.updatedAt,
+    ...(client.clientSecret ? { client_secret: client.clientSecret } : {}),
+  };
+}
+
+/** An app registration on the wire (with its secret when it was just made). */
+export function appWire(app: AppRegistration & { clientSecret?: string }): Wire<typeof AppRegistrationBody> {
+  return {
+    client_id: app.clientId,
+    name: app.name,
+    ...(app.description ? { description: app.description } : {}),
+    redirect_uris: app.redirectUris,
+    client_type: app.clientType,
+    pkce_enabled: app.pkceEnabled,
+    id_token_signed_response_alg: app.idTokenSigningAlg,
+    first_party: app.firstParty,
+    ...(app.tenant ? { tenant: app.tenant } : {}),
+    open_to_all_tenants: app.openToAllTenants,
+    created_at: app.createdAt,
+    updated_at: app.updatedAt,
+    ...(app.clientSecret ? { client_secret: app.clientSecret } : {}),
+  };
+}
+
+/** A consent on the wire. */
+export function consentWire(consent: Consent): Wire<typeof ConsentBody> {
+  return {
+    client_id: consent.clientId,
+    app_name: consent.appName ?? null,
+    scopes: consent.scopes,
+    created_at: consent.createdAt,
+    updated_at: consent.updatedAt,
+  };
+}
