@@ -163,7 +163,7 @@ ${refresh}
       const state = String(ctx.query.state ?? '');
       const signIn = pending.get(state);
       const current = currentSession(ctx);
-      // The app compares state exactly (spec: CSRF protection) and checks that this browser
+      // The app compares state exactly (its CSRF protection, RFC 6749 §10.12) and checks that this browser
       // started the sign-in before it uses the code: a callback URL from another browser (login
       // CSRF) is refused, without using up the state of the browser it belongs to.
       if (!signIn || signIn.expires < Date.now()) pending.delete(state);

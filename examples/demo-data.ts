@@ -2,7 +2,7 @@ import type { AuthServerOptions } from '../src/index.js';
 
 export const DEMO_TENANT = 'demo';
 
-/** The APIs the spec names: user provisioning (SCIM), subscriptions, users. */
+/** The demo's APIs: user provisioning (SCIM), subscriptions, users. */
 export const demoApis: AuthServerOptions['apis'] = [
   {
     id: 'scim',

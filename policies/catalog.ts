@@ -1,3 +1,10 @@
+/**
+ * THE API CATALOG: the platform's APIs, each a named group of scopes (with the words the consent
+ * page shows for them) and the data-filter dimensions it supports. Every scope a token can carry
+ * at the resource is a scope of one API of the catalog (or the management right); a scope name
+ * belongs to exactly one API.
+ */
+
 /** The APIs of the platform: each a named group of scopes, with the filter dimensions it supports. */
 export interface ApiDefinition {
   id: string;

@@ -1,3 +1,15 @@
+/**
+ * CONSTRAINTS: data filters a machine client carries in its tokens, so that a resource server can
+ * narrow what the client sees (e.g. only the users of one group).
+ *
+ * - Registration: per API the client may call, per dimension that API declares, a non-empty list
+ *   of allowed values (each at most MAX_CONSTRAINT_VALUE_LENGTH characters); the whole claim stays
+ *   within MAX_CONSTRAINTS_CLAIM_BYTES.
+ * - Token time: a token carries the constraints of the APIs it got at least one scope of, and no
+ *   others; constraints never come from a request.
+ * - Resource servers apply them (the kit: src/resource-server/constraints.ts); an API without
+ *   constraints for the client sees it unfiltered.
+ */
 import type { ApiCatalog } from './catalog.js';
 import { ValidationError } from './errors.js';
 
@@ -59,7 +71,8 @@ export function validateConstraints(
 
 /**
  * Token time: the constraints a token carries are those of the APIs for which at least one scope
- * was granted. Constraints never come from the request (spec: not sent in any token request).
+ * was granted. Constraints never come from the request (a client cannot widen its own data filters:
+ * no token request parameter carries them).
  */
 export function constraintsForGrantedScopes(
   catalog: ApiCatalog,

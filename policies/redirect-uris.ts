@@ -1,12 +1,25 @@
 import { ValidationError } from './errors.js';
 
+/**
+ * REDIRECT URIS: where a code may be sent.
+ *
+ * - Registration: https URIs; http only for loopback hosts (a native app's local listener);
+ *   custom-scheme deep links of mobile apps in `scheme://` form. Refused: fragments, wildcards,
+ *   userinfo, whitespace, backslashes, dot segments, schemes that run code or read files, network
+ *   and browser-internal schemes, ports outside 1..65535, URIs over 2000 characters.
+ * - Authorization and token time: the `redirect_uri` of a request must equal a registered one
+ *   exactly, string for string (no port latitude for loopback, no normalisation): what is
+ *   compared is what was registered (RFC 9700 §2.1).
+ * - Every authorization request names its `redirect_uri`, even for an app with one.
+ */
+
 /** Why a redirect URI was refused: the rule, in words. */
 export type RedirectUriVerdict = { ok: true; kind: 'https' | 'loopback' | 'deep-link' } | { ok: false; rule: string };
 
 const MAX_LENGTH = 2000;
 /* RFC 3986 §3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) */
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
-/** Schemes that run code or read local files: refused (the spec's list, plus vbscript). */
+/** Schemes that run code or read local files in the browser: refused. */
 const FORBIDDEN_SCHEMES = new Set(['file', 'javascript', 'data', 'blob', 'vbscript']);
 /**
  * Schemes that name a network protocol or a browser's own pages rather than an app: a code sent
@@ -47,7 +60,8 @@ function portProblem(authority: string): string | undefined {
 }
 
 /**
- * The spec's "Redirect URI validation", applied before an app registration is accepted.
+ * Redirect URI validation, applied before an app registration is accepted: a code is sent to these
+ * URIs, so each must name exactly one place the app controls.
  * Accepted: https://host/..., http://localhost[:port]/..., http://127.0.0.1[:port]/..., and
  * custom deep links scheme://... . Refused: userinfo, plain http elsewhere, ports outside
  * 1..65535, custom schemes not in scheme://... form, file/javascript/data/blob (any case),

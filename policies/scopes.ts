@@ -1,3 +1,14 @@
+/**
+ * SCOPES: what a token may do at the platform's APIs.
+ *
+ * - Registration: a machine client is assigned scopes per API of the catalog (at least one each).
+ * - client_credentials: an omitted `scope` is every assigned scope; one not assigned is refused.
+ * - Authorization request: `scope` is required; API scopes of the catalog, the OIDC scopes and the
+ *   management right (first-party apps only) are known; anything else is refused (invalid_scope),
+ *   never dropped silently.
+ * - Named-user tokens: within the app's request, the user's consent, the scopes the user holds
+ *   (when her account lists them) and her tenant's policy, all re-read at each refresh.
+ */
 import type { ApiCatalog } from './catalog.js';
 import { InvalidRequest, InvalidScope, ValidationError } from './errors.js';
 import { holdsIntegrationSetup, MANAGEMENT_SCOPE, mayRequestManagement } from './management.js';
@@ -8,8 +19,8 @@ import { narrowScopes } from './tenant-policy.js';
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
 /**
- * Registration time: the scopes assigned to a client for one API. The spec requires at least one
- * scope per API listed, and each must be a scope that API defines.
+ * Registration time: the scopes assigned to a client for one API: at least one per API listed (an
+ * API with no scope would grant nothing), and each must be a scope that API defines.
  */
 export function validateAssignedScopes(
   catalog: ApiCatalog,
@@ -50,7 +61,7 @@ export function resolveRequestedScopes(
 export const OIDC_SCOPES: ReadonlySet<string> = new Set(['openid', 'profile', 'email', 'offline_access']);
 
 /**
- * Authorization requests: `scope` is required (spec), and every scope must be known: an API scope
+ * Authorization requests: `scope` is required (an app states what it asks for), and every scope must be known: an API scope
  * of the catalog, an OIDC scope, or the management right (for first-party apps only,
  * policies/management.ts). The engine would otherwise drop unknown ones silently; we answer
  * invalid_scope (RFC 6749 §4.1.2.1) so the app learns of its mistake.
@@ -91,8 +102,8 @@ export function namedUserResourceScopes(
 }
 
 /**
- * Named-user tokens: the API scopes a user may carry. The spec: API calls with a named-user token
- * respect both the application's scopes and the user's own permissions; an account that lists
+ * Named-user tokens: the API scopes a user may carry. A named-user token acts within both the
+ * application's scopes and the user's own permissions; an account that lists
  * `scopes` bounds them, one that does not is bounded by the catalog only.
  */
 export function userGrantableScopes(catalog: ApiCatalog, userScopes: readonly string[] | undefined): string[] {

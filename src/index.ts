@@ -3,7 +3,7 @@ export type { ConnectMiddleware } from './http/embedding.js';
 export type { ClientConfigurations } from './records/client-configurations.js';
 export type { AppRegistrations } from './records/app-registrations.js';
 export type { Consent, ConsentKey } from './records/consents.js';
-export { StoreStartError } from '../adapters/redis.js';
+export { StoreStartError } from '../adapters/redis/index.js';
 export type { AuthServerOptions } from './options.js';
 export type { Account, AccountStore } from './accounts.js';
 export { INTEGRATION_SETUP } from './accounts.js';

@@ -2,7 +2,8 @@ import { pino, type DestinationStream, type Logger as PinoLogger, type LoggerOpt
 
 /**
  * Where the server reports what an operator must know. Messages never contain secrets, codes or
- * tokens (spec, security rule 2); fields are plain identifiers such as a client ID.
+ * tokens (whoever reads the logs must not be able to act as a client or a user); fields are plain
+ * identifiers such as a client ID.
  */
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;

@@ -4,7 +4,7 @@ import type { ApiDefinition } from '../policies/catalog.js';
 import type { Logger } from './logger.js';
 import type { PrivateJwks, SigningAlgorithm } from './engine/keys.js';
 import type { TenantPolicyFunction } from '../policies/tenant-policy.js';
-import type { RedisConnectionOptions } from '../adapters/redis.js';
+import type { RedisConnectionOptions } from '../adapters/redis/index.js';
 import { MANAGEMENT_SCOPE } from '../policies/management.js';
 import { OIDC_SCOPES } from '../policies/scopes.js';
 import {
@@ -213,7 +213,7 @@ export const optionsSchema = z
   })
   .strict();
 
-/** The Redis store: a connection (adapters/redis.ts) plus key prefix and command timeout. */
+/** The Redis store: a connection (adapters/redis/) plus key prefix and command timeout. */
 export type RedisStoreOption = { type: 'redis'; keyPrefix?: string; commandTimeoutMs?: number } & RedisConnectionOptions;
 
 /** What `createAuthServer()` accepts. */

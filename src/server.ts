@@ -4,7 +4,7 @@ import mount from 'koa-mount';
 import Provider from 'oidc-provider';
 import type { Registry } from 'prom-client';
 import { createMemoryStore } from '../adapters/memory.js';
-import { createRedisStore } from '../adapters/redis.js';
+import { createRedisStore } from '../adapters/redis/index.js';
 import type { Store } from '../adapters/types.js';
 import { ApiCatalog } from '../policies/catalog.js';
 import { ValidationError } from '../policies/errors.js';

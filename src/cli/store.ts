@@ -1,5 +1,5 @@
 import type { RedisOptions } from 'ioredis';
-import { createRedisStore, StoreStartError } from '../../adapters/redis.js';
+import { createRedisStore, StoreStartError } from '../../adapters/redis/index.js';
 import type { Store } from '../../adapters/types.js';
 import { ConnectionError, UsageError } from './errors.js';
 
@@ -16,7 +16,7 @@ const CLI_REDIS_OPTIONS: RedisOptions = {
 };
 
 /**
- * The same Redis store the server uses (adapters/redis.ts): same key layout, same compare-and-set
+ * The same Redis store the server uses (adapters/redis/): same key layout, same compare-and-set
  * scripts, and every write publishes the change message that makes running servers drop their
  * cached client at once.
  */

@@ -23,7 +23,7 @@ export const PUBLIC_DOCUMENT_MAX_AGE = 300;
  *   redirects) is built from the request's `href`: it is pinned here to the origin of `baseUrl`,
  *   so that a request with another `Host` (or, behind a proxy, other forwarded headers) gets our
  *   own URLs, never one that would send secrets and codes elsewhere.
- * - Discovery lists only the `query` response mode, the one the spec describes (the others are
+ * - Discovery lists only the `query` response mode, the only one we answer in (the others are
  *   refused at /authorize).
  * - Discovery and JWKS no longer depend on the request, so shared caches may keep them for
  *   PUBLIC_DOCUMENT_MAX_AGE seconds (the key-rotation waits allow for it).

@@ -141,7 +141,10 @@ export function parseUrlEncoded(body: Buffer): FormParams {
   return params;
 }
 
-/** multipart/form-data with text fields only (the spec shows one token request sent this way). */
+/**
+ * multipart/form-data with text fields only: some HTTP clients send a token request this way, and
+ * it carries the same parameters; a file part is refused.
+ */
 export async function parseMultipart(body: Buffer, contentType: string): Promise<FormParams> {
   let form: FormData;
   try {

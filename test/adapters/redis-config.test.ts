@@ -1,4 +1,4 @@
-import { createRedisStore } from '../../adapters/redis.js';
+import { createRedisStore } from '../../adapters/redis/index.js';
 import { startRedis } from '../support/redis.js';
 
 /** Redis settings that put stored data at risk are said at start (docs/operations.md, "Redis configuration"). */

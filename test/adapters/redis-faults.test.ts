@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { Redis } from 'ioredis';
-import { createRedisStore, StoreError, type RedisStoreOptions } from '../../adapters/redis.js';
+import { createRedisStore, StoreError, type RedisStoreOptions } from '../../adapters/redis/index.js';
 import { AlreadyConsumed, StoreUnavailable, type RecordChange, type Store } from '../../adapters/types.js';
 import { freePort, startRedis, type RedisServer } from '../support/redis.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';

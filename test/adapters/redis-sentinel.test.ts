@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { createRedisStore } from '../../adapters/redis.js';
+import { createRedisStore } from '../../adapters/redis/index.js';
 import { AlreadyConsumed, StoreUnavailable, type RecordChange, type Store } from '../../adapters/types.js';
 import { startRedisSentinel, type RedisSentinelProcess } from '../../devtools/redis-sentinel.js';
 

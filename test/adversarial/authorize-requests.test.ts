@@ -1,6 +1,6 @@
 /**
  * The unauthenticated authorization endpoint, attacked as the red team did: oversized requests,
- * floods from one address, response modes the spec does not have, a forged Host header, framing.
+ * floods from one address, response modes we do not answer in, a forged Host header, framing.
  * Each refusal stores nothing (no interaction, no session) and says what was wrong.
  */
 import { request } from 'node:http';
@@ -148,7 +148,7 @@ describe.each(STORE_KINDS)('adversarial: authorization requests (%s store)', (ki
     });
   });
 
-  describe('response modes: query only (what the spec describes)', () => {
+  describe('response modes: query only', () => {
     it.each(['fragment', 'form_post', 'query.jwt', 'web_message'])('response_mode=%s: invalid_request, in the query, no code', async (mode) => {
       const before = await storedSignIns();
       const answer = await authorize({ response_mode: mode });

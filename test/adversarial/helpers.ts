@@ -60,7 +60,7 @@ export async function registerApps(server: RunningServer): Promise<{ spa: Public
   };
 }
 
-/** A code exchange the way the spec shapes it for the app's type. */
+/** A code exchange shaped for the app's type (Basic for confidential apps, client_id and verifier for public ones). */
 export function exchangeCode(
   server: RunningServer,
   app: PublicApp | ConfidentialApp,

@@ -87,7 +87,7 @@ describe('example server (npm start)', () => {
     }
   });
 
-  it('serves the user-provisioning API: the spec\'s example, a group constraint, and 403 without scim.read', async () => {
+  it('serves the user-provisioning API: a constrained listing by group, and 403 without scim.read', async () => {
     const example = await runExample({});
     try {
       const origin = `http://127.0.0.1:${example.port}`;

@@ -40,7 +40,7 @@ function pinoCapture(): { logger: ReturnType<typeof createLogger>; lines: string
   return { logger: createLogger({ destination }), lines };
 }
 
-/** Spec, security rule 2: never log client secrets, codes, access tokens or refresh tokens. */
+/** Never log client secrets, codes, access tokens or refresh tokens: whoever reads logs must not be able to use them. */
 describe('logs', () => {
   it('never contain a secret or a token, even with the engine debug output on', async () => {
     const { captured, restore } = captureOutput();

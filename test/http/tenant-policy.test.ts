@@ -92,7 +92,7 @@ describe('per-tenant policies', () => {
     const auth = { authorization: basic(clientId, clientSecret) };
     const issued = await postToken(server.oauthUrl, 'grant_type=client_credentials', auth);
     expect(issued.body.scope).toBe('scim.read');
-    // The tenant's lifetime is for named users: a machine token lives its hour (spec).
+    // The tenant's lifetime is for named users: a machine token lives its hour (policies/lifetimes.ts).
     expect(issued.body.expires_in).toBe(3600);
     const { exp, iat } = decodeJwt(issued.body.access_token as string);
     expect(exp! - iat!).toBe(3600);

@@ -1,7 +1,7 @@
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
 import { STORE_KINDS, useStore } from '../support/stores.js';
 
-/** Every error row of the spec that applies to client_credentials, and malformed input. */
+/** Every error of the token endpoint that applies to client_credentials (docs/errors.md), and malformed input. */
 describe.each(STORE_KINDS)('token endpoint errors (%s store)', (kind) => {
   const store = useStore(kind);
   let server: RunningServer;

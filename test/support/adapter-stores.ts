@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { createMemoryStore } from '../../adapters/memory.js';
-import { createRedisStore, type RedisConnectionOptions, type RedisStoreOptions } from '../../adapters/redis.js';
+import { createRedisStore, type RedisConnectionOptions, type RedisStoreOptions } from '../../adapters/redis/index.js';
 import type { Store } from '../../adapters/types.js';
 import { startRedisCluster, type RedisClusterProcess } from '../../devtools/redis-cluster.js';
 import { startRedis, type RedisServer } from './redis.js';

@@ -1,0 +1,440 @@
+/*
+ * How the Redis store reaches Redis, and what it says when it cannot. The options name one of a
+ * single node's URL, a Redis Cluster or a Sentinel-managed master (with credentials and TLS);
+ * `connect` turns them into an ioredis client that fails fast instead of queueing while Redis is
+ * away, plus a factory of subscriber connections for the change feed. `Io` runs every store
+ * operation under a deadline and turns "Redis could not be reached" into StoreUnavailable, without
+ * leaking keys or payloads into errors. At start, the failure is told in one line an operator can
+ * act on (StoreStartError), and an eviction policy that can delete stored data is warned about.
+ */
+import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { StoreUnavailable } from '../types.js';
+import { SCRIPTS, type Client, type Scripts } from './scripts.js';
+
+/** How long createRedisStore may take to connect (and subscribe) before it gives up. */
+export const STARTUP_TIMEOUT_MS = 10_000;
+
+/** Reconnect soon, then at most once a second, forever: service resumes within a second of Redis. */
+export const reconnectDelay = (attempt: number): number => Math.min(100 * attempt, 1000);
+
+/** Why a store operation could not reach Redis; the codes are safe to log and to show. */
+type StoreUnavailableReason = 'connection' | 'timeout' | 'cluster' | 'loading' | 'busy' | 'read-only' | 'refused';
+
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTCONN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/** The reason when `error` says Redis could not be reached or did not answer; else undefined. */
+function unavailableReason(error: unknown): StoreUnavailableReason | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const { message, name } = error;
+  const code = (error as { code?: unknown }).code;
+  if (message === 'Command timed out') return 'timeout';
+  if (
+    name === 'MaxRetriesPerRequestError'
+    || message === 'Connection is closed.'
+    || message.includes('enableOfflineQueue options is false')
+    || message.startsWith('Socket timeout')
+    || message.startsWith('None of startup nodes is available')
+    || (typeof code === 'string' && CONNECTION_ERROR_CODES.has(code))
+  ) {
+    return 'connection';
+  }
+  // A redirection that reaches us is one ioredis could not follow (the slot's node is gone).
+  if (
+    name === 'ClusterAllFailedError'
+    || message.startsWith('Too many Cluster redirections')
+    || /^(CLUSTERDOWN|TRYAGAIN|MASTERDOWN|MOVED|ASK)\b/.test(message)
+  ) {
+    return 'cluster';
+  }
+  if (message.startsWith('LOADING')) return 'loading';
+  if (message.startsWith('BUSY')) return 'busy';
+  if (message.startsWith('READONLY')) return 'read-only';
+  // Out of memory, a failing snapshot, too few replicas: Redis refuses writes until an operator acts.
+  if (/^(OOM|MISCONF|NOREPLICAS)\b/.test(message)) return 'refused';
+  // A MULTI whose queued commands were refused: the reason is that of the refusals.
+  const previous = (error as { previousErrors?: unknown }).previousErrors;
+  if (message.startsWith('EXECABORT') && Array.isArray(previous)) return unavailableReason(previous[0]);
+  return undefined;
+}
+
+/**
+ * An error Redis answered with, without the command ioredis attaches: its arguments hold payloads
+ * and keys, and a key holds a token's id, which is the token itself for opaque tokens. What is
+ * left is Redis's error word (WRONGTYPE, OOM, NOSCRIPT, ...), safe for any log or debug output.
+ */
+export class StoreError extends Error {
+  constructor(readonly code: string) {
+    super(`redis answered ${code}`);
+    this.name = 'StoreError';
+  }
+}
+
+function withoutCommand(error: unknown): unknown {
+  if (!(error instanceof Error) || !('command' in error)) return error;
+  return new StoreError(/^[A-Z]+/.exec(error.message)?.[0] ?? 'ERR');
+}
+
+/**
+ * Runs every store operation: refuses at once while the connection is not ready, rejects with
+ * StoreUnavailable when Redis cannot be reached or does not answer within the timeout (the whole
+ * operation, however many round trips), and lets every other error through.
+ */
+export class Io {
+  constructor(
+    readonly client: Client,
+    private readonly timeoutMs: number,
+    private readonly ready: () => boolean,
+  ) {}
+
+  run<T>(operation: (client: Client) => Promise<T>): Promise<T> {
+    if (!this.ready()) return Promise.reject(new StoreUnavailable('connection'));
+    // withDeadline's race in hand-written form: this runs for every store operation of every
+    // request, and the race with its finally costs three more promises each time.
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new StoreUnavailable('timeout')), this.timeoutMs);
+      let running: Promise<T>;
+      try {
+        running = operation(this.client);
+      } catch (error) {
+        running = Promise.reject(error);
+      }
+      running.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          const reason = unavailableReason(error);
+          reject(reason === undefined ? withoutCommand(error) : new StoreUnavailable(reason));
+        },
+      );
+    });
+  }
+}
+
+/** TLS towards Redis (PEM text); `true` means TLS with the system's CAs. */
+export interface RedisTlsSettings {
+  ca?: string;
+  cert?: string;
+  key?: string;
+  servername?: string;
+  rejectUnauthorized?: boolean;
+}
+
+/** Settings shared by every connection mode. Secrets here never appear in errors or logs. */
+export interface RedisSharedSettings {
+  /** ACL user (Redis 6+); a url may carry it instead. */
+  username?: string;
+  /** AUTH password; a url may carry it instead. */
+  password?: string;
+  /** TLS for every connection (with Sentinel, to the sentinels too); `rediss://` URLs imply it. */
+  tls?: boolean | RedisTlsSettings;
+}
+
+/** A Redis Cluster to connect to. */
+export interface RedisClusterSettings {
+  /** Some nodes of the cluster (redis:// or rediss:// URLs); the others are discovered. */
+  nodes: string[];
+}
+
+/** A master that Redis Sentinel manages, found by asking the sentinels. */
+export interface RedisSentinelSettings {
+  sentinels: Array<{ host: string; port: number }>;
+  /** The master group name (`sentinel monitor <name> ...`). */
+  name: string;
+  /** Credentials of the sentinels themselves, when they require AUTH. */
+  username?: string;
+  password?: string;
+}
+
+/** Where Redis is: exactly one of a single node's URL, a Redis Cluster, or a Sentinel-managed master. */
+export type RedisConnectionOptions = RedisSharedSettings & (
+  | { url: string; cluster?: never; sentinel?: never }
+  | { cluster: RedisClusterSettings; url?: never; sentinel?: never }
+  | { sentinel: RedisSentinelSettings; url?: never; cluster?: never }
+);
+
+/**
+ * Where Redis is (RedisConnectionOptions), plus the key prefix, the timeouts and the hooks told of
+ * errors and warnings.
+ */
+export type RedisStoreOptions = RedisConnectionOptions & {
+  keyPrefix?: string;
+  /**
+   * Every store operation answers within this many milliseconds or rejects with
+   * StoreUnavailable('timeout'), e.g. when Redis accepts connections but does not answer. 500 ms.
+   */
+  commandTimeoutMs?: number;
+  /** How often the change subscription is proven live by an echo through Redis. 5000 ms. */
+  heartbeatMs?: number;
+  /** Low-level ioredis options, applied last (on a cluster, to each node's connection). */
+  redisOptions?: RedisOptions;
+  /** Told of connection errors (ioredis reconnects by itself); by default they are dropped. */
+  onError?: (error: Error & { code?: string }) => void;
+  /** Told at start of a Redis setting that puts stored data at risk (an eviction policy). */
+  onWarning?: (message: string) => void;
+};
+
+function tlsOf(tls: boolean | RedisTlsSettings | undefined): TlsConnectionOptions | undefined {
+  if (tls === undefined || tls === false) return undefined;
+  return tls === true ? {} : { ...tls };
+}
+
+interface NodeAddress {
+  host: string;
+  port: number;
+  username?: string;
+  password?: string;
+  tls: boolean;
+}
+
+/** host/port (and credentials, TLS) of a cluster node URL; never quotes the URL when it fails. */
+function clusterNode(url: string, index: number): NodeAddress {
+  const parsed = URL.parse(url);
+  if (!parsed || (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') || !parsed.hostname) {
+    throw new TypeError(`cluster.nodes[${index}]: not a redis:// or rediss:// URL`);
+  }
+  return {
+    host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: parsed.port ? Number(parsed.port) : 6379,
+    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
+    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
+    tls: parsed.protocol === 'rediss:',
+  };
+}
+
+/** ioredis refuses these per-node options on a cluster (the cluster sets them itself). */
+function nodeOptionsOf(options: RedisOptions | undefined): ClusterOptions['redisOptions'] {
+  if (!options) return {};
+  const { port, host, path, sentinels, retryStrategy, enableOfflineQueue, readOnly, ...rest } = options;
+  return rest;
+}
+
+/** A new subscriber connection, not yet connected (on a cluster: to the next node in turn). */
+export type SubscriberFactory = () => Redis;
+
+/** The store's client (not yet connected), whether it is ready, and how to open a subscriber. */
+export interface Connection {
+  client: Client;
+  ready(): boolean;
+  createSubscriber: SubscriberFactory;
+}
+
+/**
+ * The client for `options`, not yet connected (lazyConnect), failing fast while Redis is away.
+ * Throws TypeError when the options do not name exactly one of url, cluster and sentinel, or a
+ * cluster node is not a redis:// or rediss:// URL.
+ */
+export function connect(options: RedisStoreOptions, timeoutMs: number): Connection {
+  const modes = [options.url, options.cluster, options.sentinel].filter((mode) => mode !== undefined);
+  if (modes.length !== 1) throw new TypeError('RedisStoreOptions: give exactly one of url, cluster and sentinel');
+  const tls = tlsOf(options.tls);
+  const credentials: RedisOptions = {
+    ...(options.username !== undefined ? { username: options.username } : {}),
+    ...(options.password !== undefined ? { password: options.password } : {}),
+    ...(tls ? { tls } : {}),
+  };
+  // After the first connect nothing queues: while disconnected every command fails at once, a
+  // command in flight when the connection drops fails at once and is never resent, and a
+  // connection on which nothing answers is dropped and reconnected.
+  const failFast: RedisOptions = {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    commandTimeout: timeoutMs,
+    socketTimeout: Math.max(1000, 2 * timeoutMs),
+    // A closing connection whose peer does not answer is destroyed this soon (ioredis: 2 s, which
+    // would also hold a process that wants to exit).
+    disconnectTimeout: 200,
+    retryStrategy: reconnectDelay,
+  };
+  const subscriberOptions: RedisOptions = { enableAutoPipelining: false, autoResubscribe: false, lazyConnect: true };
+
+  if (options.cluster) {
+    const nodes = options.cluster.nodes.map(clusterNode);
+    if (nodes.length === 0) throw new TypeError('cluster.nodes: give at least one node');
+    const fromUrls = nodes.find((node) => node.password !== undefined);
+    const nodeCredentials: RedisOptions = {
+      ...(fromUrls?.username !== undefined ? { username: fromUrls.username } : {}),
+      ...(fromUrls?.password !== undefined ? { password: fromUrls.password } : {}),
+      ...(nodes.some((node) => node.tls) ? { tls: {} } : {}),
+      ...credentials,
+    };
+    const { retryStrategy: _ignored, enableOfflineQueue: _alsoIgnored, ...nodeFailFast } = failFast;
+    const cluster = new Cluster(
+      nodes.map(({ host, port }) => ({ host, port })),
+      {
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        // Auto-pipelines are grouped by node when queued and checked again when sent: a slot map
+        // that changed in between (a node gone) fails them with a cross-slot error.
+        enableAutoPipelining: false,
+        clusterRetryStrategy: reconnectDelay,
+        slotsRefreshTimeout: Math.max(1000, timeoutMs),
+        scripts: SCRIPTS,
+        redisOptions: { ...nodeCredentials, ...nodeFailFast, ...nodeOptionsOf(options.redisOptions) },
+      },
+    ) as Cluster & Scripts;
+    let turn = 0;
+    return {
+      client: cluster,
+      ready: () => cluster.status === 'ready',
+      // PUBLISH reaches every node, so any node will do; ioredis' own cluster subscriber moves to
+      // another node without a word, which would hide missed changes, hence a plain connection.
+      createSubscriber: () => {
+        const known = cluster
+          .nodes('all')
+          .map((node) => ({ host: node.options.host, port: node.options.port }))
+          .filter((node): node is { host: string; port: number } => node.host !== undefined && node.port !== undefined);
+        const candidates: Array<{ host: string; port: number }> = known.length > 0 ? known : nodes;
+        const node = candidates[turn++ % candidates.length]!;
+        return new Redis({
+          ...nodeCredentials,
+          ...failFast,
+          ...options.redisOptions,
+          ...subscriberOptions,
+          host: node.host,
+          port: node.port,
+          // A few quick tries, then 'end', and the next node gets its turn.
+          retryStrategy: (attempt: number) => (attempt > 2 ? null : reconnectDelay(attempt)),
+        });
+      },
+    };
+  }
+
+  let redis: Redis;
+  if (options.sentinel) {
+    const { sentinels, name, username, password } = options.sentinel;
+    redis = new Redis({
+      sentinels: sentinels.map(({ host, port }) => ({ host, port })),
+      name,
+      ...(username !== undefined ? { sentinelUsername: username } : {}),
+      ...(password !== undefined ? { sentinelPassword: password } : {}),
+      ...(tls ? { enableTLSForSentinelMode: true, sentinelTLS: tls } : {}),
+      sentinelRetryStrategy: reconnectDelay,
+      sentinelCommandTimeout: timeoutMs,
+      ...credentials,
+      ...failFast,
+      enableAutoPipelining: true,
+      scripts: SCRIPTS,
+      // Sentinel drops the clients of a master it demotes, which makes us ask it for the new one;
+      // should a connection to a demoted master survive, its READONLY answers do the same.
+      reconnectOnError: (error) => error.message.startsWith('READONLY'),
+      ...options.redisOptions,
+    });
+  } else {
+    redis = new Redis(options.url!, {
+      ...credentials,
+      ...failFast,
+      enableAutoPipelining: true,
+      scripts: SCRIPTS,
+      ...options.redisOptions,
+    });
+  }
+  const single = redis as Redis & Scripts;
+  return {
+    client: single,
+    ready: () => single.status === 'ready',
+    createSubscriber: () => single.duplicate(subscriberOptions),
+  };
+}
+
+/**
+ * The store could not start: Redis could not be reached, refused the credentials or the database,
+ * or did not answer in time. The message says where (hosts and ports, never credentials) and why,
+ * in one line an operator can act on.
+ */
+export class StoreStartError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreStartError';
+  }
+}
+
+/** An error Redis itself answered (as opposed to a socket error). */
+export function isReplyError(error: Error): boolean {
+  return error.name === 'ReplyError' || /^(ERR|WRONGPASS|NOAUTH|NOPERM)\b/.test(error.message);
+}
+
+/** host:port of a redis:// URL, or the URL's position when it cannot be parsed; never credentials. */
+function hostOf(url: string): string {
+  const parsed = URL.parse(url);
+  if (!parsed?.hostname) return 'an unparseable URL';
+  return `${parsed.hostname}:${parsed.port || 6379}`;
+}
+
+/** Where the store connects, for messages: hosts, ports, database, never credentials. */
+export function describeRedisTarget(options: RedisConnectionOptions): string {
+  if (options.cluster) return `the Redis Cluster of ${options.cluster.nodes.map(hostOf).join(', ')}`;
+  if (options.sentinel) {
+    const sentinels = options.sentinel.sentinels.map(({ host, port }) => `${host}:${port}`).join(', ');
+    return `the Redis master "${options.sentinel.name}" of the sentinels ${sentinels}`;
+  }
+  const database = URL.parse(options.url ?? '')?.pathname.replace(/^\//, '');
+  return `Redis at ${hostOf(options.url ?? '')}${database ? `, database ${database}` : ''}`;
+}
+
+/**
+ * Why the start failed, in one line: where (never credentials) and why, from the errors noted while
+ * starting (a refusal by Redis first) or else from the error the start ended with.
+ */
+export function startFailure(options: RedisStoreOptions, error: unknown, noted: readonly Error[]): string {
+  const where = describeRedisTarget(options);
+  const refused = noted.find(isReplyError);
+  if (refused) {
+    const word = /^[A-Z]+/.exec(refused.message)?.[0] ?? 'ERR';
+    if (/DB index/i.test(refused.message)) return `${where}: the database cannot be selected (${refused.message})`;
+    if (word === 'WRONGPASS' || word === 'NOAUTH' || word === 'NOPERM') return `${where} refused the credentials (${refused.message})`;
+    return `${where} refused to start the connection (${refused.message})`;
+  }
+  if (error instanceof StoreUnavailable) return `cannot connect to ${where}: no answer within ${STARTUP_TIMEOUT_MS / 1000} s`;
+  // The socket's own error says why (ECONNREFUSED, ENOTFOUND, ...); ioredis' rejection only says
+  // "Connection is closed."
+  const cause = noted.at(-1) ?? (error instanceof Error ? error : undefined);
+  return `cannot connect to ${where}: ${cause?.message ?? String(error)}`;
+}
+
+/**
+ * Redis under `maxmemory` with an eviction policy may delete our keys to make room: with an
+ * allkeys-* policy the records that have no expiry (client configurations, app registrations,
+ * consents) are lost; with a volatile-* policy sign-in sessions, grants (users are signed out),
+ * consumed marks and rate-limit counters may go. `noeviction` makes Redis refuse writes instead
+ * (503, nothing lost). Undefined when the policy is safe or cannot be read (CONFIG is often
+ * disabled on managed Redis).
+ */
+export async function evictionWarning(client: Client): Promise<string | undefined> {
+  try {
+    const [, policy] = (await client.config('GET', 'maxmemory-policy')) as string[];
+    const [, limit] = (await client.config('GET', 'maxmemory')) as string[];
+    if (!policy || policy === 'noeviction' || Number(limit) === 0) return undefined;
+    const at = policy.startsWith('allkeys-')
+      ? 'client configurations, app registrations and consents can be deleted for good'
+      : 'sign-in sessions, grants (users are signed out), consumed codes and rate-limit counters can be deleted';
+    return `Redis maxmemory-policy is ${policy} with maxmemory ${limit} bytes: when memory runs out, ${at}. Set maxmemory-policy noeviction (docs/operations.md, "Redis configuration")`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `promise`, or a rejection with StoreUnavailable('timeout') if it has not settled within `ms`. */
+export function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StoreUnavailable('timeout')), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,108 @@
+/*
+ * The node-oidc-provider adapter on Redis, one per engine model (Session, Grant,
+ * AuthorizationCode, RefreshToken, ...). An entry is a hash at `<prefix><Model>:{<id>}` holding
+ * the payload and the consumed and confirmed marks that make codes and refresh tokens single use:
+ * consuming sets the mark only if none is there, in one script, so two requests racing with the
+ * same code cannot both win. Sessions are also found by uid and device flows by user code, through
+ * a key that holds the entry's id. Grants need no index of their tokens (see the key layout in
+ * index.ts), so revokeByGrantId has nothing to do.
+ */
+import { AlreadyConsumed, type Consumption, type EngineAdapter, type EnginePayload } from '../types.js';
+import type { Io } from './connection.js';
+import type { Client } from './scripts.js';
+
+/** The hash tag of an id: the whole id, so that each entry picks its own slot. */
+function tagged(id: string): string {
+  return `{${id}}`;
+}
+
+/** The engine adapter of one model: its entries, single-use marks, lookups by uid and user code. */
+export class RedisEngineAdapter implements EngineAdapter {
+  constructor(
+    private readonly model: string,
+    private readonly io: Io,
+    private readonly prefix: string,
+  ) {}
+
+  private key(id: string): string {
+    return `${this.prefix}${this.model}:${tagged(id)}`;
+  }
+
+  upsert(id: string, payload: EnginePayload, expiresIn?: number): Promise<void> {
+    return this.io.run(async (redis) => {
+      const ttl = expiresIn && expiresIn > 0 ? Math.ceil(expiresIn) : 0;
+      const { consumed: _consumed, ...stored } = payload;
+      const writes: Promise<unknown>[] = [redis.taUpsert(this.key(id), JSON.stringify(stored), ttl)];
+      if (this.model === 'Session' && payload.uid) writes.push(this.index(redis, 'uid', payload.uid, id, ttl));
+      if (payload.userCode) writes.push(this.index(redis, 'userCode', payload.userCode, id, ttl));
+      await Promise.all(writes);
+    });
+  }
+
+  private index(redis: Client, kind: string, value: string, id: string, ttl: number): Promise<unknown> {
+    const key = `${this.prefix}${kind}:${tagged(value)}`;
+    return ttl > 0 ? redis.set(key, id, 'EX', ttl) : redis.set(key, id);
+  }
+
+  private async read(redis: Client, id: string): Promise<EnginePayload | undefined> {
+    const [payload, consumed] = await redis.hmget(this.key(id), 'p', 'c');
+    if (!payload) return undefined;
+    const parsed = JSON.parse(payload) as EnginePayload;
+    // The engine's `consumed` is in epoch seconds; we keep milliseconds (races and retries are told apart by them).
+    if (consumed) parsed.consumed = Math.floor(Number(consumed) / 1000);
+    return parsed;
+  }
+
+  find(id: string): Promise<EnginePayload | undefined> {
+    return this.io.run((redis) => this.read(redis, id));
+  }
+
+  private findVia(kind: string, value: string): Promise<EnginePayload | undefined> {
+    return this.io.run(async (redis) => {
+      const id = await redis.get(`${this.prefix}${kind}:${tagged(value)}`);
+      return id ? this.read(redis, id) : undefined;
+    });
+  }
+
+  findByUid(uid: string): Promise<EnginePayload | undefined> {
+    return this.findVia('uid', uid);
+  }
+
+  findByUserCode(userCode: string): Promise<EnginePayload | undefined> {
+    return this.findVia('userCode', userCode);
+  }
+
+  consume(id: string): Promise<void> {
+    return this.io.run(async (redis) => {
+      const set = await redis.taConsume(this.key(id), Date.now());
+      if (set === 0) throw new AlreadyConsumed();
+    });
+  }
+
+  unconsume(id: string): Promise<void> {
+    return this.io.run(async (redis) => {
+      await redis.hdel(this.key(id), 'c', 'd');
+    });
+  }
+
+  confirm(id: string): Promise<void> {
+    return this.io.run(async (redis) => {
+      await redis.taConfirm(this.key(id), Date.now());
+    });
+  }
+
+  consumption(id: string): Promise<Consumption | undefined> {
+    return this.io.run(async (redis) => {
+      const [consumed, confirmed] = await redis.hmget(this.key(id), 'c', 'd');
+      return consumed ? { consumedAt: Number(consumed), confirmed: confirmed !== null && confirmed !== undefined } : undefined;
+    });
+  }
+
+  destroy(id: string): Promise<void> {
+    return this.io.run(async (redis) => {
+      await redis.del(this.key(id));
+    });
+  }
+
+  async revokeByGrantId(): Promise<void> {}
+}

@@ -1,0 +1,145 @@
+/*
+ * The Redis store (ioredis): every engine model, our records and the rate-limit counters, on a
+ * single node, a Redis Cluster or a Sentinel-managed master. This module starts the store: it
+ * checks the options, connects, subscribes to the change feed, warns of an eviction policy that
+ * can lose data, and hands out the engine adapters, records and counters, which share one client
+ * and one deadline per operation. Its exports are the store's whole public surface.
+ */
+import type { EngineAdapter, Store } from '../types.js';
+import {
+  Io,
+  STARTUP_TIMEOUT_MS,
+  StoreStartError,
+  connect,
+  evictionWarning,
+  isReplyError,
+  startFailure,
+  withDeadline,
+  type RedisStoreOptions,
+} from './connection.js';
+import { RedisCounters } from './counters.js';
+import { RedisEngineAdapter } from './engine-adapter.js';
+import { RedisRecords } from './records.js';
+
+export { StoreError, StoreStartError, describeRedisTarget } from './connection.js';
+export type {
+  RedisClusterSettings,
+  RedisConnectionOptions,
+  RedisSentinelSettings,
+  RedisSharedSettings,
+  RedisStoreOptions,
+  RedisTlsSettings,
+} from './connection.js';
+
+/*
+ * Key layout (prefix `p`, default `talent-auth:`; <...> are placeholders). The part in braces is
+ * the Redis Cluster hash tag: only it decides the slot, so keys with the same tag share a slot.
+ *
+ *   engine entry               p<Model>:{<id>}                                  HASH p=payload c=consumed (epoch ms) d=confirmed
+ *   session uid / user code    p uid:{<uid>} / p userCode:{<code>}              STRING id
+ *   records                    p rec:{records}:<kind>:<id>                      HASH g=group v=value n=revision
+ *   record index               p idx:{records}:<kind>:<group>                   SET of ids
+ *   counters (rate limits)     p rl:{rl}:<key>                                  STRING count, expiring
+ *   record changes             channel p rec-changes, message "<kind>\n<id>", published in the
+ *                              same MULTI/script as the write
+ *   change-feed heartbeat      channel p rec-heartbeat:<random per store instance>
+ *
+ * Nothing grows with the tokens a grant has had: there is no index of a grant's entries. Codes
+ * and refresh tokens are usable only while their grant's entry exists (the engine checks it at
+ * every use), so ending a grant is one DEL, and its entries expire on their own TTLs.
+ *
+ * Every multi-key step stays in one slot, which Redis Cluster requires:
+ * - All records and record indexes share the `{records}` slot, so an index changes with its record
+ *   atomically and a listing is one pipeline.
+ * - All counters share the `{rl}` slot, so one call increments several keys in one script.
+ * The prefix takes part in no tag: on a cluster it must not contain braces.
+ * Pub/sub needs no slot: PUBLISH reaches the subscribers on every node of a cluster.
+ */
+
+const DEFAULT_COMMAND_TIMEOUT_MS = 500;
+const DEFAULT_HEARTBEAT_MS = 5000;
+
+/**
+ * The production store: every engine model, our records and the counters in Redis (ioredis): a
+ * single node, a Redis Cluster or a Sentinel-managed master.
+ */
+export async function createRedisStore(options: RedisStoreOptions): Promise<Store> {
+  const prefix = options.keyPrefix ?? 'talent-auth:';
+  if (options.cluster && /[{}]/.test(prefix)) throw new TypeError('keyPrefix: no braces on a cluster (they would make a hash tag)');
+  const timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new RangeError('commandTimeoutMs must be a positive number');
+  const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  if (!Number.isFinite(heartbeatMs) || heartbeatMs <= 0) throw new RangeError('heartbeatMs must be a positive number');
+  const onError = options.onError ?? (() => {});
+  const connection = connect(options, timeoutMs);
+  const { client } = connection;
+  // What went wrong while starting, to say it in one line if the start fails.
+  const startErrors: Error[] = [];
+  const noteStartError = (error: Error) => startErrors.push(error);
+  client.on('error', noteStartError);
+  client.on('error', onError);
+  const io = new Io(client, timeoutMs, connection.ready);
+  const records = new RedisRecords(io, prefix, onError);
+  const counters = new RedisCounters(io, prefix);
+  let closed = false;
+
+  const shut = async () => {
+    closed = true;
+    records.stop();
+    if (client.status !== 'end' && connection.ready()) {
+      // QUIT lets pending replies arrive; when Redis is gone it cannot answer, so do not wait long.
+      await withDeadline(client.quit(), 1000).catch(() => undefined);
+    }
+    if (client.status !== 'end') client.disconnect();
+  };
+  try {
+    await withDeadline(
+      (async () => {
+        if (options.cluster) {
+          // A cluster client goes on trying after a failed first attempt (a slow slots refresh on
+          // a busy host, a startup node that is down while others are up): wait until it is ready.
+          await new Promise<void>((resolve) => {
+            client.once('ready', resolve);
+            client.connect().catch(() => {});
+          });
+        } else {
+          await client.connect();
+        }
+        // ioredis reports a refused SELECT (a database the server does not have) or a refused
+        // AUTH on a reconnect as an error event and goes on, on database 0: that must stop here.
+        const refused = startErrors.find(isReplyError);
+        if (refused) throw refused;
+        await records.follow(connection.createSubscriber, heartbeatMs);
+      })(),
+      STARTUP_TIMEOUT_MS,
+    );
+    const warning = await evictionWarning(client);
+    if (warning) options.onWarning?.(warning);
+  } catch (error) {
+    await shut();
+    throw new StoreStartError(startFailure(options, error, startErrors));
+  } finally {
+    client.off('error', noteStartError);
+  }
+
+  const adapters = new Map<string, EngineAdapter>();
+  return {
+    type: 'redis',
+    engine(model) {
+      let adapter = adapters.get(model);
+      if (!adapter) adapters.set(model, (adapter = new RedisEngineAdapter(model, io, prefix)));
+      return adapter;
+    },
+    records,
+    counters,
+    get available() {
+      return !closed && connection.ready() && records.watching;
+    },
+    ping() {
+      return io.run(async (redis) => {
+        await redis.ping();
+      });
+    },
+    close: shut,
+  };
+}

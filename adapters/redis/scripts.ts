@@ -1,0 +1,93 @@
+/*
+ * The Lua scripts of the Redis store, and the client type that has them. Each script is one step
+ * that must not be split by another client's command (single use, compare-and-set, a record and
+ * its index together, several counters at once); Redis runs a script whole, so no other command
+ * lands in the middle. ioredis defines them as commands on the client (`scripts: SCRIPTS`), sent
+ * by hash and reloaded by itself when Redis has forgotten them. Each script keeps its keys in one
+ * slot (see the key layout in index.ts), as Redis Cluster requires.
+ */
+import type { Cluster, Redis } from 'ioredis';
+
+/* Creates or replaces an entry's payload; a consumed mark it has stays (single use survives a re-save). */
+const UPSERT = `
+redis.call('HSET', KEYS[1], 'p', ARGV[1])
+local ttl = tonumber(ARGV[2])
+if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) else redis.call('PERSIST', KEYS[1]) end
+return 1`;
+
+/* Single use: HSETNX sets the consumed mark only if none is there, in one step; gone = used up. */
+const CONSUME = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+return redis.call('HSETNX', KEYS[1], 'c', ARGV[1])`;
+
+/* The request that consumed the entry completed; an entry that is gone stays gone. */
+const CONFIRM = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+return redis.call('HSET', KEYS[1], 'd', ARGV[1])`;
+
+/* Compare-and-set: write only if the record is still at the revision the caller read. */
+const REPLACE_RECORD = `
+local revision = redis.call('HGET', KEYS[1], 'n')
+if not revision or revision ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'n', tonumber(revision) + 1)
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return 1`;
+
+const DELETE_RECORD = `
+local group = redis.call('HGET', KEYS[1], 'g')
+if not group then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('SREM', ARGV[1] .. group, ARGV[2])
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return 1`;
+
+/* Fixed windows: the first increment sets the expiry, later ones keep it. Answers count, ms left. */
+const INCREMENT_COUNTERS = `
+local window = tonumber(ARGV[1])
+local answer = {}
+for i, key in ipairs(KEYS) do
+  local count = redis.call('INCR', key)
+  local left = redis.call('PTTL', key)
+  if left < 0 then
+    redis.call('PEXPIRE', key, window)
+    left = window
+  end
+  answer[2 * i - 1] = count
+  answer[2 * i] = left
+end
+return answer`;
+
+const PEEK_COUNTERS = `
+local answer = {}
+for i, key in ipairs(KEYS) do
+  answer[2 * i - 1] = tonumber(redis.call('GET', key) or '0')
+  answer[2 * i] = redis.call('PTTL', key)
+end
+return answer`;
+
+/** The scripts as ioredis defines them on a client (`scripts` option): name, key count, Lua. */
+export const SCRIPTS = {
+  taUpsert: { numberOfKeys: 1, lua: UPSERT },
+  taConsume: { numberOfKeys: 1, lua: CONSUME },
+  taConfirm: { numberOfKeys: 1, lua: CONFIRM },
+  taDeleteRecord: { numberOfKeys: 1, lua: DELETE_RECORD },
+  taReplaceRecord: { numberOfKeys: 1, lua: REPLACE_RECORD },
+  taIncrementCounters: { lua: INCREMENT_COUNTERS },
+  taPeekCounters: { lua: PEEK_COUNTERS },
+};
+
+/** The commands the scripts add to a client, as ioredis defines them. */
+export interface Scripts {
+  taUpsert(key: string, payload: string, ttl: number): Promise<number>;
+  taConsume(key: string, now: number): Promise<number>;
+  taConfirm(key: string, now: number): Promise<number>;
+  taDeleteRecord(key: string, indexPrefix: string, id: string, channel: string, change: string): Promise<number>;
+  taReplaceRecord(key: string, revision: string, value: string, channel: string, change: string): Promise<number>;
+  /** taIncrementCounters(numberOfKeys, ...keys, windowMs) */
+  taIncrementCounters(numberOfKeys: number, ...args: (string | number)[]): Promise<number[]>;
+  /** taPeekCounters(numberOfKeys, ...keys) */
+  taPeekCounters(numberOfKeys: number, ...keys: string[]): Promise<number[]>;
+}
+
+/** A client of a single node, a Sentinel-managed master or a cluster, with the scripts defined. */
+export type Client = (Redis | Cluster) & Scripts;
