@@ -370,6 +370,8 @@ ${form ? `<p class="error" role="alert">${escapeHtml(form.error)}</p>` : ''}
 ${field('app-name', 'Name', 'name', values)}
 <label for="app-redirect-uri">Redirect URI</label><input id="app-redirect-uri" name="redirect_uri" value="${escapeHtml(values.redirect_uri ?? '')}" required maxlength="2000" placeholder="https://app.example.com/callback" aria-describedby="app-redirect-uri-hint">
 <p id="app-redirect-uri-hint" class="muted">https, http://localhost, or an app's own scheme (myapp://callback); matched exactly.</p>
+<label for="app-post-logout-uri">Post-logout redirect URI (optional)</label><input id="app-post-logout-uri" name="post_logout_redirect_uri" value="${escapeHtml(values.post_logout_redirect_uri ?? '')}" maxlength="2000" placeholder="https://app.example.com/signed-out" aria-describedby="app-post-logout-uri-hint">
+<p id="app-post-logout-uri-hint" class="muted">Where the app may send users back after they sign out; the same rules, matched exactly.</p>
 <label for="app-type">Type</label><select id="app-type" name="client_type">
 <option value="confidential"${type === 'confidential' ? ' selected' : ''}>Confidential: a server-side app, with a secret</option>
 <option value="public"${type === 'public' ? ' selected' : ''}>Public: a single-page or mobile app, no secret</option>
@@ -637,13 +639,19 @@ ${consentsSection(session, consents.status === 200 ? ((consents.body.consents ??
   }
 
   async function createApp(ctx: Context, current: Current, form: URLSearchParams): Promise<void> {
-    const values = { name: form.get('name') ?? '', redirect_uri: form.get('redirect_uri') ?? '', client_type: form.get('client_type') ?? '' };
+    const values = {
+      name: form.get('name') ?? '',
+      redirect_uri: form.get('redirect_uri') ?? '',
+      post_logout_redirect_uri: form.get('post_logout_redirect_uri') ?? '',
+      client_type: form.get('client_type') ?? '',
+    };
     if (values.client_type !== 'public' && values.client_type !== 'confidential') {
       return dashboard(ctx, current, { app: { values, error: 'Choose the type of the app.' } }, 400);
     }
     const answer = await callApi(current.session, 'POST', 'app-registrations', {
       name: values.name,
       redirect_uris: [values.redirect_uri],
+      ...(values.post_logout_redirect_uri ? { post_logout_redirect_uris: [values.post_logout_redirect_uri] } : {}),
       client_type: values.client_type,
     });
     if (answer.status === 201) {

@@ -9,7 +9,9 @@ import { MANAGEMENT_SCOPE } from './management.js';
  *   revoked), or what the user's tenant policy says within the same bounds; one that carries the
  *   management right lives at most `managementAccessTokenTtl` (300 s by default, 60..3600 s).
  * - An authorization code lives 5 minutes; a refresh token one hour, rolling (each refresh gives a
- *   new one); an ID token one hour; a pending sign-in 10 minutes; a sign-in session a day.
+ *   new one); an ID token one hour; a pending sign-in 10 minutes.
+ * - A sign-in session (the browser's, here) lives `sessionTtl` (a day by default, 5 minutes..30
+ *   days) unless the user signs out; `prompt=login` and `max_age` ask for the password sooner.
  * - A grant nobody refreshed for `grantIdleSeconds` ends (a refresh token lifetime plus a session
  *   lifetime by default); a grant is never shorter-lived than a refresh token of it.
  */
@@ -24,7 +26,7 @@ export const REFRESH_TOKEN_SECONDS = 3600;
 export const ID_TOKEN_SECONDS = 3600;
 /** A pending sign-in (the engine's interaction). */
 export const INTERACTION_SECONDS = 600;
-/** A sign-in session (the browser's, at the authorization server). */
+/** A sign-in session (the browser's, at the authorization server), by default. */
 export const SESSION_SECONDS = 86_400;
 
 /** A configurable lifetime: its bounds and its default. */
@@ -40,6 +42,8 @@ export const NAMED_USER_ACCESS_TOKEN: LifetimeBounds = { min: 300, max: 3600, de
 export const MANAGEMENT_ACCESS_TOKEN: LifetimeBounds = { min: 60, max: 3600, default: 300 };
 /** `grantIdleSeconds`: never under a refresh token's lifetime. */
 export const GRANT_IDLE: LifetimeBounds = { min: REFRESH_TOKEN_SECONDS, max: 366 * 86_400, default: REFRESH_TOKEN_SECONDS + SESSION_SECONDS };
+/** `sessionTtl`: how long a browser stays signed in at the authorization server without signing out. */
+export const SESSION: LifetimeBounds = { min: 300, max: 30 * 86_400, default: SESSION_SECONDS };
 /** `refreshTokenReuseWindowSeconds`. */
 export const REFRESH_TOKEN_REUSE_WINDOW: LifetimeBounds = { min: 0, max: 300, default: 60 };
 

@@ -11,6 +11,9 @@ import { ValidationError } from './errors.js';
  *   exactly, string for string (no port latitude for loopback, no normalisation): what is
  *   compared is what was registered (RFC 9700 §2.1).
  * - Every authorization request names its `redirect_uri`, even for an app with one.
+ * - Post-logout redirect URIs (where a sign-out may send the browser back) follow the same rules
+ *   and the same exact match; a back-channel logout URI (a server endpoint we post a logout token
+ *   to) must be https, or http on a loopback host.
  */
 
 /** Why a redirect URI was refused: the rule, in words. */
@@ -107,9 +110,12 @@ export function checkRedirectUri(uri: unknown): RedirectUriVerdict {
   return refuse('plain http is allowed only for localhost and 127.0.0.1; use https');
 }
 
-/** Registration time: every URI must pass; the error names the URI and the rule it broke. */
-export function validateRedirectUris(uris: readonly unknown[], field = 'redirectUris'): string[] {
-  if (uris.length === 0) throw new ValidationError(field, 'at least one redirect URI is required');
+/**
+ * Registration time: every URI must pass; the error names the URI and the rule it broke.
+ * `allowNone`: an empty list is accepted (post-logout redirect URIs are optional).
+ */
+export function validateRedirectUris(uris: readonly unknown[], field = 'redirectUris', allowNone = false): string[] {
+  if (uris.length === 0 && !allowNone) throw new ValidationError(field, 'at least one redirect URI is required');
   uris.forEach((uri, index) => {
     const verdict = checkRedirectUri(uri);
     if (!verdict.ok) throw new ValidationError(`${field}.${index}`, `"${String(uri)}" ${verdict.rule}`);
@@ -128,4 +134,15 @@ export function allHttps(uris: readonly string[]): boolean {
  */
 export function redirectUriMatches(registered: readonly string[], presented: unknown): boolean {
   return typeof presented === 'string' && registered.includes(presented);
+}
+
+/**
+ * Registration time: a back-channel logout URI is an endpoint of the app's server: an https URI
+ * (or http on a loopback host), by the same rules as a redirect URI, never a deep link.
+ */
+export function validateBackchannelLogoutUri(uri: unknown, field = 'backchannelLogoutUri'): string {
+  const verdict = checkRedirectUri(uri);
+  if (!verdict.ok) throw new ValidationError(field, `"${String(uri)}" ${verdict.rule}`);
+  if (verdict.kind === 'deep-link') throw new ValidationError(field, `"${String(uri)}" must be an https URI (or http on localhost): it is called by our server`);
+  return uri as string;
 }

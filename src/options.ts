@@ -10,6 +10,7 @@ import { OIDC_SCOPES } from '../policies/scopes.js';
 import {
   GRANT_IDLE,
   MANAGEMENT_ACCESS_TOKEN,
+  SESSION,
   NAMED_USER_ACCESS_TOKEN,
   REFRESH_TOKEN_REUSE_WINDOW,
   type LifetimeBounds,
@@ -155,6 +156,7 @@ export const optionsSchema = z
     managementAccessTokenTtl: seconds(MANAGEMENT_ACCESS_TOKEN),
     refreshTokenReuseWindowSeconds: seconds(REFRESH_TOKEN_REUSE_WINDOW),
     grantIdleSeconds: seconds(GRANT_IDLE),
+    sessionTtl: seconds(SESSION),
     cookieKeys: z.array(z.string().min(32, 'cookie keys need at least 32 characters')).min(1).optional(),
     limits: z
       .object({
@@ -254,6 +256,12 @@ export interface AuthServerOptions {
    * refresh token lifetime plus the sign-in session lifetime).
    */
   grantIdleSeconds?: number;
+  /**
+   * How long a browser stays signed in here (the sign-in session) unless the user signs out,
+   * 300 s..30 days; default 86,400 (a day). Apps ask for the password sooner with `prompt=login`
+   * or `max_age`. Signing out ends the session on every instance at once.
+   */
+  sessionTtl?: number;
   /** Keys that sign the sign-in cookies (newest first); generated per process when absent. */
   cookieKeys?: string[];
   /** Request body limits in bytes (1 KiB..1 MiB); larger bodies get 413. */

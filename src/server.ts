@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import Koa from 'koa';
 import mount from 'koa-mount';
-import Provider from 'oidc-provider';
+import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 import type { Registry } from 'prom-client';
 import { createMemoryStore } from '../adapters/memory.js';
 import { createRedisStore } from '../adapters/redis/index.js';
@@ -23,7 +23,13 @@ import { publicJwks, resolveSigningKeys, type SigningAlgorithm } from './engine/
 import { ClientConfigurations } from './records/client-configurations.js';
 import { metadataAliasHandler, publicDocuments } from './http/discovery.js';
 import { oauthErrors } from './http/oauth-errors.js';
-import { tokenEndpointCors, tokenEndpointGuard } from './http/token-endpoint.js';
+import { publicAppCors, tokenEndpointGuard } from './http/token-endpoint.js';
+import { revocationHandler } from './http/revocation.js';
+import { introspectionHandler } from './http/introspection.js';
+import { userinfoHandler } from './http/userinfo.js';
+import { LiveTokens } from './engine/live-tokens.js';
+import { replaceSelfPostingPage } from './engine/sign-out.js';
+import { answerPostWithGet } from './http/post-as-get.js';
 import { engineRouteKey } from './http/engine-path.js';
 import { failedClientAuthLimit } from './http/client-auth-limit.js';
 import { clientAddress } from './http/client-address.js';
@@ -50,32 +56,42 @@ function cookieKeysOf(options: ResolvedOptions, logger: Logger): string[] {
 }
 
 /**
- * The token endpoint's own middleware, in front of the engine: CORS, the failed-authentication
- * rate limit, then the request guard; the code confirmed or the grant extended after an answer
- * with tokens. Straight on to the engine: nothing between the router and it concerns a token request.
+ * What the endpoints that take client credentials share (token, revocation, introspection, and
+ * userinfo for CORS): CORS for the browser apps' origins, and the failed-authentication limit.
  */
-function tokenEndpoint(
-  engine: Koa.Middleware,
+function clientEndpoints(
   options: ResolvedOptions,
   store: Store,
   apps: AppRegistrations,
   addressOf: (ctx: Koa.Context) => string,
   logger: Logger,
   metrics: Metrics | undefined,
-): RouteHandler {
-  const guard = tokenEndpointGuard(options.limits.tokenRequestBytes);
+) {
   const limits = options.rateLimits.failedClientAuth;
   const limiter = limits
     ? failedClientAuthLimit(store.counters, limits, addressOf, logger, () => metrics?.rateLimited.inc({ limit: 'client_auth' }))
     : undefined;
-  const cors = tokenEndpointCors(() => apps.publicWebOrigins());
-  const guarded: Koa.Middleware = (ctx, next) => guard(ctx, async () => {
+  const cors = publicAppCors(() => apps.publicWebOrigins());
+  return {
+    /** The failed-authentication limit around a handler. */
+    limited: (handler: RouteHandler): RouteHandler => (limiter ? (ctx, params, next) => limiter(ctx, () => handler(ctx, params, next)) : handler),
+    /** CORS around a handler: public apps call it from their pages. */
+    cors: (handler: RouteHandler): RouteHandler => (ctx, params, next) => cors(ctx, () => handler(ctx, params, next)),
+  };
+}
+
+/**
+ * The token endpoint's own middleware, in front of the engine: the request guard, then the engine;
+ * the code confirmed or the grant extended after an answer with tokens. Straight on to the engine:
+ * nothing between the router and it concerns a token request.
+ */
+function tokenEndpoint(engine: Koa.Middleware, options: ResolvedOptions, store: Store): RouteHandler {
+  const guard = tokenEndpointGuard(options.limits.tokenRequestBytes);
+  return (ctx, _params, next) => guard(ctx, async () => {
     await engine(ctx, next);
     // A code confirmed, a refreshed grant extended (engine/single-use.ts).
     if (ctx.status === 200) await completeTokenRequest(ctx, store, options.grantIdleSeconds);
   });
-  const limited: Koa.Middleware = limiter ? (ctx, next) => limiter(ctx, () => guarded(ctx, next)) : guarded;
-  return (ctx, _params, next) => cors(ctx, () => limited(ctx, next));
 }
 
 /** What a host may do with consents: list a user's, revoke one (same rules as the consent API). */
@@ -192,12 +208,16 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       await provider.Client.validate(appRegistrationMetadata(app) as never);
     } catch (error) {
       const description = (error as { error_description?: string }).error_description ?? 'invalid app registration';
-      const field = description.startsWith('redirect_uris')
-        ? 'redirectUris'
-        : description.startsWith('id_token_signed_response_alg') ? 'idTokenSigningAlg' : 'appRegistration';
+      const fields: Array<[string, string]> = [
+        ['redirect_uris', 'redirectUris'],
+        ['post_logout_redirect_uris', 'postLogoutRedirectUris'],
+        ['backchannel_logout_uri', 'backchannelLogoutUri'],
+        ['id_token_signed_response_alg', 'idTokenSigningAlg'],
+      ];
+      const field = fields.find(([engine]) => description.startsWith(engine))?.[1] ?? 'appRegistration';
       throw new ValidationError(field, description);
     }
-  });
+  }, (clientId) => consents.endAllOf(clientId));
 
   // Only the error's class: engine and socket errors can quote request data.
   provider.on('server_error', (_ctx: unknown, error: Error) => logger.error('engine error', { error: error.name }));
@@ -215,8 +235,20 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   });
   const isFirstParty = async (clientId: string) => (await appRegistrations.get(clientId))?.firstParty === true;
   const engine = mount(oauthPath, provider);
+  const findClient = (clientId: string) => provider.Client.find(clientId);
+  const liveTokens = new LiveTokens(ownTokens, store, findClient);
+  const clientEndpoint = clientEndpoints(options, store, appRegistrations, addressOf, logger, metrics);
+  const formLimit = options.limits.tokenRequestBytes;
   const router = new Router(routeTable(options.pathPrefix), {
-    token: tokenEndpoint(engine, options, store, appRegistrations, addressOf, logger, metrics),
+    token: clientEndpoint.cors(clientEndpoint.limited(tokenEndpoint(engine, options, store))),
+    revocation: clientEndpoint.cors(clientEndpoint.limited(revocationHandler({ provider, store, liveTokens, findClient, bodyLimit: formLimit }))),
+    introspection: clientEndpoint.limited(introspectionHandler({ liveTokens, findClient, bodyLimit: formLimit })),
+    userinfo: clientEndpoint.cors(userinfoHandler({ liveTokens, accounts: options.accounts, realm: ownTokens.realm, bodyLimit: formLimit })),
+    endSession: async (ctx, _params, next) => {
+      if (ctx.method === 'POST') return answerPostWithGet(ctx, options.limits.authorizeQueryBytes);
+      await next();
+      replaceSelfPostingPage(ctx as KoaContextWithOIDC);
+    },
     authorize: authorizeGuard(
       { queryBytes: options.limits.authorizeQueryBytes, perAddress: options.rateLimits.authorize },
       store.counters,
@@ -284,7 +316,14 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   }));
   app.use(router.dispatch());
   const publicDocumentRoutes: ReadonlySet<string> = new Set(['jwks', 'openidConfiguration']);
-  app.use(publicDocuments(oauthPath, new URL(options.baseUrl).origin, (ctx) => publicDocumentRoutes.has(router.routeOf(ctx)?.route.name ?? '')));
+  app.use(publicDocuments(oauthPath, new URL(options.baseUrl).origin, (ctx) => publicDocumentRoutes.has(router.routeOf(ctx)?.route.name ?? ''), {
+    // The endpoints that are ours, not the engine's, in the discovery document too.
+    userinfo_endpoint: `${options.issuer}/userinfo`,
+    introspection_endpoint: `${options.issuer}/introspect`,
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic'],
+    revocation_endpoint: `${options.issuer}/revoke`,
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'none'],
+  }));
   app.use(engine);
 
   return {

@@ -21,6 +21,8 @@ const OPTIONS = {
   constraint: { type: 'string', multiple: true },
   // apps
   'redirect-uri': { type: 'string', multiple: true },
+  'post-logout-redirect-uri': { type: 'string', multiple: true },
+  'backchannel-logout-uri': { type: 'string' },
   type: { type: 'string' },
   'no-pkce': { type: 'boolean' },
   'first-party': { type: 'boolean' },

@@ -139,7 +139,7 @@ const clientsDelete: Command = {
 };
 
 const appsCreate: Command = {
-  options: ['name', 'description', 'redirect-uri', 'type', 'no-pkce', 'first-party', 'tenant', 'all-tenants'],
+  options: ['name', 'description', 'redirect-uri', 'post-logout-redirect-uri', 'backchannel-logout-uri', 'type', 'no-pkce', 'first-party', 'tenant', 'all-tenants'],
   operands: [],
   async run(context) {
     const { values } = context.args;
@@ -149,6 +149,8 @@ const appsCreate: Command = {
       name: required(values.name, 'name', command),
       ...(values.description !== undefined ? { description: values.description } : {}),
       redirectUris: values['redirect-uri'] ?? [],
+      ...(values['post-logout-redirect-uri']?.length ? { postLogoutRedirectUris: values['post-logout-redirect-uri'] } : {}),
+      ...(values['backchannel-logout-uri'] !== undefined ? { backchannelLogoutUri: values['backchannel-logout-uri'] } : {}),
       clientType: required(values.type, 'type', command) as ClientType,
       ...(values['no-pkce'] ? { pkceEnabled: false } : {}),
       ...(values['first-party'] ? { firstParty: true } : {}),
@@ -164,6 +166,8 @@ const appsCreate: Command = {
       `  client_id:     ${created.clientId}`,
       ...(created.clientSecret ? [`  client_secret: ${created.clientSecret}`] : []),
       `  redirect_uris: ${safe(created.redirectUris.join(' '))}`,
+      ...(created.postLogoutRedirectUris.length ? [`  post_logout_redirect_uris: ${safe(created.postLogoutRedirectUris.join(' '))}`] : []),
+      ...(created.backchannelLogoutUri ? [`  backchannel_logout_uri: ${safe(created.backchannelLogoutUri)}`] : []),
       `  pkce_enabled:  ${created.pkceEnabled}`,
       ...(created.firstParty ? ['  first_party:   true'] : []),
       ...(created.tenant ? [`  tenant:        ${safe(created.tenant)}${created.openToAllTenants ? ' (open to all tenants)' : ' (its users only)'}`] : []),

@@ -73,6 +73,7 @@ Run talent-auth clients <command> --help for details.
   apps: `Usage: talent-auth apps <command> [options]
 
   create --name <n> --redirect-uri <uri> [...] --type public|confidential [--no-pkce] [--first-party] [--tenant <id> [--all-tenants]]
+         [--post-logout-redirect-uri <uri> ...] [--backchannel-logout-uri <uri>]
   list
   rotate-secret <clientId>
   delete <clientId>
@@ -158,7 +159,8 @@ ${EXIT_CODES}
 `,
   'apps create': `Usage: talent-auth apps create --name <name> --redirect-uri <uri> [--redirect-uri ...]
          --type public|confidential [--description <text>] [--no-pkce] [--first-party]
-         [--tenant <id> [--all-tenants]]
+         [--tenant <id> [--all-tenants]] [--post-logout-redirect-uri <uri> ...]
+         [--backchannel-logout-uri <uri>]
 
 Registers an app for named-user sign-in and prints its client_id (and, for a confidential app, its
 client_secret, shown only this once).
@@ -175,6 +177,12 @@ client_secret, shown only this once).
   --tenant <id>             the tenant that owns the app: only its users may authorize it
                             (without it: an operator's app, open to every tenant)
   --all-tenants             with --tenant: users of every tenant may authorize it all the same
+  --post-logout-redirect-uri <uri>
+                            where a sign-out the app starts may send the browser back (exact
+                            match, the redirect-URI rules); repeat for several
+  --backchannel-logout-uri <uri>
+                            https (or http://localhost) endpoint of the app's server that gets a
+                            signed logout token when one of its users signs out
 
 ${STORE_OPTIONS}
 

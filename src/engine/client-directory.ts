@@ -43,6 +43,8 @@ export function appRegistrationMetadata(app: StoredAppRegistration): EnginePaylo
     grant_types: confidential ? ['authorization_code', 'refresh_token'] : ['authorization_code'],
     response_types: ['code'],
     redirect_uris: app.redirectUris,
+    post_logout_redirect_uris: app.postLogoutRedirectUris ?? [],
+    ...(app.backchannelLogoutUri ? { backchannel_logout_uri: app.backchannelLogoutUri } : {}),
     token_endpoint_auth_method: confidential ? 'client_secret_basic' : 'none',
     // The engine refuses custom schemes for web clients; our policy has already vetted each URI.
     application_type: app.redirectUris.every((uri) => /^https?:/i.test(uri)) ? 'web' : 'native',

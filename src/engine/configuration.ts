@@ -9,14 +9,13 @@ import {
   ID_TOKEN_SECONDS,
   INTERACTION_SECONDS,
   REFRESH_TOKEN_SECONDS,
-  SESSION_SECONDS,
 } from '../../policies/lifetimes.js';
 import { MANAGEMENT_SCOPE } from '../../policies/management.js';
 import { checkCodeChallenge, pkceRequired } from '../../policies/pkce.js';
 import { validateAuthorizationScopes } from '../../policies/scopes.js';
 import { tenantPolicy } from '../../policies/tenant-policy.js';
 import { CLIENT_CREDENTIALS_TOKEN_SECONDS, clientCredentialsClaims, clientCredentialsScopes } from '../grants/client-credentials.js';
-import { IDENTITY_CLAIMS, namedUserClaims, namedUserResource } from '../grants/named-user.js';
+import { IDENTITY_CLAIMS, namedUserClaims, namedUserResource, namedUserTokenScope } from '../grants/named-user.js';
 import { issuesRefreshTokens } from '../grants/refresh-token.js';
 import type { ResolvedOptions } from '../options.js';
 import type { Consents } from '../records/consents.js';
@@ -28,6 +27,7 @@ import { renderErrorPage } from './error-page.js';
 import { engineErrors } from './errors.js';
 import { signingKid, type PrivateJwks, type SigningAlgorithm } from './keys.js';
 import { engineKeys } from './signing-keys.js';
+import { logoutSource, postLogoutSuccessSource } from './sign-out.js';
 
 /** The longest `state` or `nonce` an authorization request may carry (they are stored until it ends). */
 const MAX_STATE_OR_NONCE = 1024;
@@ -52,6 +52,18 @@ export interface EngineSetup {
   consents: Consents;
 }
 
+const TOKEN_SCOPE = Symbol('the scope of the named-user access token this request issued');
+
+/**
+ * The token response's `scope` made the access token's own (RFC 6749 §5.1): a named-user token's
+ * scope also names the OIDC scopes it may use at userinfo, which the engine's answer leaves out.
+ */
+export function alignTokenResponseScope(ctx: { state: Record<PropertyKey, unknown>; status: number; body: unknown }): void {
+  const scope = ctx.state[TOKEN_SCOPE];
+  const body = ctx.body as { scope?: unknown } | undefined;
+  if (ctx.status === 200 && typeof scope === 'string' && body && typeof body === 'object') body.scope = scope;
+}
+
 /** The node-oidc-provider configuration: every engine decision of ours is in this one place. */
 export function engineConfiguration(setup: EngineSetup): Configuration {
   const { options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents } = setup;
@@ -67,7 +79,7 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     scopes: ['openid', 'offline_access', 'profile', 'email', MANAGEMENT_SCOPE, ...catalog.scopes],
     responseTypes: ['code'],
     claims: IDENTITY_CLAIMS as Configuration['claims'],
-    // ID tokens carry the identity claims their scopes allow (there is no usable userinfo).
+    // ID tokens carry the identity claims their scopes allow (userinfo answers them too).
     conformIdTokenClaims: false,
     // redirect_uri is always required and must match a registered one exactly (policies/redirect-uris.ts).
     allowOmittingSingleRegisteredRedirectUri: false,
@@ -127,7 +139,11 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       clientCredentials: { enabled: true },
       dPoP: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
-      rpInitiatedLogout: { enabled: false },
+      // Sign-out: the engine's end_session endpoint with our pages (src/engine/sign-out.ts).
+      rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
+      backchannelLogout: { enabled: true },
+      // Ours instead (src/http/userinfo.ts, introspection.ts, revocation.ts): the engine's serve
+      // only tokens it stores (ours are JWTs it does not keep) and refuse any with an audience.
       introspection: { enabled: false },
       revocation: { enabled: false },
       userinfo: { enabled: false },
@@ -163,6 +179,23 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       if (!client?.tenant) return undefined;
       return clientCredentialsClaims(catalog, { tenant: client.tenant, constraints: client.constraints }, token.scope?.split(' ') ?? []);
     },
+    formats: {
+      customizers: {
+        // A named-user access token's scope names the OIDC scopes its request was allowed too
+        // (src/grants/named-user.ts): what userinfo answers for it.
+        jwt(ctx, token, jwt) {
+          if (!('accountId' in token) || !token.accountId) return;
+          const entities = ctx.oidc.entities as { AuthorizationCode?: { scope?: string }; RefreshToken?: { scope?: string }; Grant?: { getOIDCScope(): string } };
+          const requested = ctx.oidc.params?.scope ?? entities.AuthorizationCode?.scope ?? entities.RefreshToken?.scope ?? '';
+          const allowed = entities.Grant?.getOIDCScope() ?? '';
+          const payload = jwt.payload as { scope?: string };
+          const scope = namedUserTokenScope(payload.scope?.split(' ') ?? [], new Set(String(requested).split(' ')), new Set(allowed.split(' ')));
+          payload.scope = scope.join(' ') || undefined;
+          // The answer's `scope` is the token's (RFC 6749 §5.1): alignTokenResponseScope uses this.
+          (ctx.state as Record<symbol, unknown>)[TOKEN_SCOPE] = payload.scope;
+        },
+      },
+    },
     enabledJWA: {
       clientAuthSigningAlgValues: ['ES256', 'RS256', 'PS256', 'EdDSA'],
       idTokenSigningAlgValues: ['RS256', 'PS256', 'ES256', 'EdDSA'],
@@ -187,7 +220,7 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       RefreshToken: REFRESH_TOKEN_SECONDS,
       IdToken: ID_TOKEN_SECONDS,
       Interaction: INTERACTION_SECONDS,
-      Session: SESSION_SECONDS,
+      Session: options.sessionTtl,
       // A grant nobody used for this long ends (each refresh extends it: engine/single-use.ts).
       Grant: options.grantIdleSeconds,
     },

@@ -14,8 +14,9 @@ import type { Consumable, SingleUse } from './single-use.js';
  *
  * 1. `Client.prototype.compareClientSecret`: we store a digest of each secret, never the secret;
  *    the presented secret is compared with it in constant time (src/records/secrets.ts).
- * 2. `Client.prototype.redirectUriAllowed`: a redirect URI must equal a registered one exactly;
- *    the engine would let a native app's loopback URI differ in port (RFC 8252 §7.3).
+ * 2. `Client.prototype.redirectUriAllowed` and `postLogoutRedirectUriAllowed`: a (post-logout)
+ *    redirect URI must equal a registered one exactly; the engine would let a native app's
+ *    loopback URI differ in port (RFC 8252 §7.3).
  * 3. `Client.prototype.responseModeAllowed`: code and state come back in the query only; another
  *    mode asked for explicitly is invalid_request, and that error itself goes back in the query
  *    (the requested mode is forgotten before the engine answers with it).
@@ -24,8 +25,23 @@ import type { Consumable, SingleUse } from './single-use.js';
  *    `AuthorizationCode.find`, `AuthorizationCode.prototype.consume`: single use with safe retries
  *    and derived successors (src/engine/single-use.ts).
  * 6. `Provider.ctx`: read (not changed) to know the request the engine is serving.
+ * 7. `AccessToken.prototype.generateTokenId`: a named-user access token's `jti` starts with its
+ *    grant's id (`<grantId>.<random>`). The engine does not store JWT access tokens, and a JWT has
+ *    no grant claim: this is how userinfo and introspection tell that the token's grant has ended
+ *    (src/engine/live-tokens.ts).
  * Errors of ours thrown inside them reach the engine as its own (src/engine/errors.ts).
  */
+
+/** The `jti` of a named-user access token: its grant's id, a dot, a random id (engine ids have no dot). */
+export function grantBoundTokenId(grantId: string, id: string): string {
+  return `${grantId}.${id}`;
+}
+
+/** The grant id a `jti` of ours names, if it names one. */
+export function grantIdOfTokenId(jti: string): string | undefined {
+  const dot = jti.indexOf('.');
+  return dot > 0 ? jti.slice(0, dot) : undefined;
+}
 
 /** The request the engine is serving now, as our patches read it. */
 export interface EngineRequest {
@@ -80,6 +96,9 @@ export function patchEngine(provider: Provider, { clients, singleUse }: EnginePa
   Client.prototype.redirectUriAllowed = function redirectUriAllowed(value: string) {
     return redirectUriMatches(this.redirectUris ?? [], value);
   };
+  Client.prototype.postLogoutRedirectUriAllowed = function postLogoutRedirectUriAllowed(value: string) {
+    return redirectUriMatches(this.postLogoutRedirectUris ?? [], value);
+  };
   Client.prototype.responseModeAllowed = function responseModeAllowed(mode: string) {
     const params = engineRequest()?.oidc?.params;
     // A mode the request did not name is the response type's default: the response type's own
@@ -87,6 +106,12 @@ export function patchEngine(provider: Provider, { clients, singleUse }: EnginePa
     if (mode === 'query' || params?.response_mode === undefined) return true;
     params.response_mode = undefined;
     return false;
+  };
+  const AccessToken = provider.AccessToken as unknown as { prototype: { grantId?: string; generateTokenId(): string } };
+  const generateAccessTokenId = AccessToken.prototype.generateTokenId;
+  AccessToken.prototype.generateTokenId = function generateTokenId(this: { grantId?: string; generateTokenId(): string }) {
+    const id = generateAccessTokenId.call(this);
+    return this.grantId ? grantBoundTokenId(this.grantId, id) : id;
   };
   Client.find = clients.cached(Client.find.bind(Client) as (id: string) => Promise<EngineClient | undefined>) as typeof Client.find;
 

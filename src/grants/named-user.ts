@@ -20,6 +20,10 @@ import type { TenantPolicy } from '../../policies/tenant-policy.js';
  *   `managementAccessTokenTtl` when the token carries the management right (policies/lifetimes.ts).
  * - Claims: `sub` is the user, `client_id` the app, `tenant` the user's tenant; the ID token carries
  *   the identity claims its OIDC scopes allow (IDENTITY_CLAIMS).
+ * - The access token's `scope` lists its API scopes and, first, the OIDC scopes of the request that
+ *   the user allowed (`openid`, `profile`, `email`): what userinfo may answer with this token. The
+ *   grant is the user's consent to the app, shared by her sign-ins; a token reads what its own
+ *   request asked for, not everything she ever allowed.
  */
 
 /** Identity claims per OIDC scope, as the ID token carries them. */
@@ -69,6 +73,19 @@ export function namedUserResource(
     scopes: namedUserResourceScopes(catalog, user, policy, app.firstParty),
     lifetime: namedUserAccessTokenSeconds(policy.accessTokenTtl, serverLifetime),
   };
+}
+
+/** The OIDC scopes an access token may carry: those userinfo answers for. */
+const USERINFO_SCOPES: readonly string[] = ['openid', 'profile', 'email'];
+
+/**
+ * The `scope` of a named-user access token: the OIDC scopes both requested (`requested`: the code's
+ * or refresh token's scopes, or the narrower `scope` of a refresh) and allowed (`allowedOidc`: the
+ * grant's), then its API scopes.
+ */
+export function namedUserTokenScope(resourceScopes: readonly string[], requested: ReadonlySet<string>, allowedOidc: ReadonlySet<string>): string[] {
+  const oidc = USERINFO_SCOPES.filter((scope) => requested.has(scope) && allowedOidc.has(scope));
+  return [...oidc, ...resourceScopes.filter((scope) => !oidc.includes(scope))];
 }
 
 /** The claims a named-user access token carries besides the standard ones. */

@@ -3,6 +3,7 @@ import type { Counters } from '../../adapters/types.js';
 import type { Logger } from '../logger.js';
 import { RefusalLog } from '../observability/refusal-log.js';
 import { errorPage, oauthErrorPage, sendPage } from '../pages/html.js';
+import { answerPostWithGet } from './post-as-get.js';
 
 /** The limits of authorization requests (options `limits.authorizeQueryBytes`, `rateLimits.authorize`). */
 export interface AuthorizeLimits {
@@ -14,6 +15,7 @@ export interface AuthorizeLimits {
  * In front of the engine's authorization endpoint, which anyone can call without credentials and
  * which stores a pending sign-in (an interaction record) for each request:
  *
+ * - a POST is answered with a 303 to the same request as a GET (src/http/post-as-get.ts);
  * - a request larger than `queryBytes` (query string, or form body of a POST) is refused at once
  *   with an error page (400), before anything is parsed or stored: no redirect, since nothing of
  *   it is read;
@@ -39,6 +41,8 @@ export function authorizeGuard(
       sendPage(ctx, oauthErrorPage('invalid_request', `the authorization request is larger than ${limits.queryBytes} bytes`), 400);
       return;
     }
+    // A POST is the GET with its parameters in the body: it becomes that GET (counted then).
+    if (ctx.method === 'POST') return answerPostWithGet(ctx, limits.queryBytes);
     if (limits.perAddress) {
       const address = addressOf(ctx);
       const key = `authz:${address}`;

@@ -24,11 +24,17 @@ export const PUBLIC_DOCUMENT_MAX_AGE = 300;
  *   so that a request with another `Host` (or, behind a proxy, other forwarded headers) gets our
  *   own URLs, never one that would send secrets and codes elsewhere.
  * - Discovery lists only the `query` response mode, the only one we answer in (the others are
- *   refused at /authorize).
+ *   refused at /authorize), and the endpoints we serve beside the engine (`ownEndpoints`:
+ *   userinfo, introspection, revocation).
  * - Discovery and JWKS no longer depend on the request, so shared caches may keep them for
  *   PUBLIC_DOCUMENT_MAX_AGE seconds (the key-rotation waits allow for it).
  */
-export function publicDocuments(oauthPath: string, publicOrigin: string, isPublicDocument: (ctx: Context) => boolean) {
+export function publicDocuments(
+  oauthPath: string,
+  publicOrigin: string,
+  isPublicDocument: (ctx: Context) => boolean,
+  ownEndpoints: Readonly<Record<string, unknown>>,
+) {
   const prefix = engineRouteKey(oauthPath);
   return async function pinAndCache(ctx: Context, next: Next): Promise<void> {
     const key = engineRouteKey(ctx.path);
@@ -42,7 +48,10 @@ export function publicDocuments(oauthPath: string, publicOrigin: string, isPubli
     await next();
     if (!isPublicDocument(ctx) || ctx.status !== 200) return;
     ctx.set('Cache-Control', `public, max-age=${PUBLIC_DOCUMENT_MAX_AGE}`);
-    const body = ctx.body as { response_modes_supported?: unknown } | undefined;
-    if (body && typeof body === 'object' && 'response_modes_supported' in body) body.response_modes_supported = ['query'];
+    const body = ctx.body as Record<string, unknown> | undefined;
+    if (body && typeof body === 'object' && 'response_modes_supported' in body) {
+      body.response_modes_supported = ['query'];
+      Object.assign(body, ownEndpoints);
+    }
   };
 }

@@ -159,52 +159,128 @@ function tokenOperation(): Json {
   };
 }
 
+/** The parameters of an authorization request: in the query (GET) or the form body (POST). */
+const AUTHORIZE_PARAMETERS: ReadonlyArray<[name: string, required: boolean, schema: Json, description: string]> = [
+  ['response_type', true, { type: 'string', const: 'code' }, 'Anything else: `unsupported_response_type` back to the app.'],
+  ['client_id', true, uuid, 'The app registration\'s client ID.'],
+  ['redirect_uri', true, { type: 'string' }, 'Exactly one of the registered redirect URIs.'],
+  ['scope', true, { type: 'string' }, 'Space-separated: API scopes of the catalog and `openid`, `profile`, `email`, `offline_access`.'],
+  ['state', true, { type: 'string', minLength: 1, maxLength: 1024 }, 'Returned unchanged.'],
+  ['code_challenge', false, { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' }, 'PKCE S256 challenge: required for public and PKCE-enabled apps.'],
+  ['code_challenge_method', false, { type: 'string', const: 'S256' }, '`plain` is refused.'],
+  ['nonce', false, { type: 'string', maxLength: 1024 }, 'Echoed in the ID token.'],
+  ['response_mode', false, { type: 'string', const: 'query' }, 'Only `query` (the default); another is `invalid_request` back to the app.'],
+  ['prompt', false, { type: 'string' }, 'OpenID Connect `prompt`: `none` (no page: `login_required` or `consent_required` back to the app), `login` (the password again), `consent`.'],
+  ['max_age', false, { type: 'integer', minimum: 0 }, 'Seconds since the user last entered her password; older asks again. The ID token then carries `auth_time`.'],
+];
+
 function authorizeOperation(): Json {
-  const query = (name: string, required: boolean, schema: Json, description: string) => ({
-    name,
-    in: 'query',
-    required,
-    schema,
-    description,
-  });
+  const common = {
+    tags: ['oauth2'],
+    summary: 'Starts a user sign-in (browser redirect)',
+    description:
+      'Authorization code flow with PKCE. The browser is sent to the login and consent pages (browser pages, '
+      + 'not described here) and then back to the app. Errors before the client and `redirect_uri` are '
+      + 'verified give an HTML error page and never a redirect; every later error goes back to the app with '
+      + '`error`, `error_description`, the unchanged `state` and `iss` (`access_denied` when the user denies or the '
+      + 'user\'s tenant policy does not allow the app). GET and POST take the same parameters (OpenID Connect Core §3.1.2.1).',
+    security: [],
+    responses: {
+      303: {
+        description:
+          'To the login or consent page (`{pathPrefix}/oauth2/interaction/{uid}`), or back to the app\'s '
+          + 'redirect URI with `code`, `state`, `iss` or with `error`, `error_description`, `state`, `iss`.',
+        headers: { Location: { required: true, schema: { type: 'string' } } },
+      },
+      400: {
+        description: 'An unknown client, a missing or unregistered `redirect_uri`, a request over 4 KiB: an HTML error page, no redirect.',
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+      429: { description: 'Too many authorization requests from one address: an HTML page, with `Retry-After`.', content: { 'text/html': { schema: { type: 'string' } } } },
+    },
+  };
+  const form = {
+    type: 'object',
+    required: AUTHORIZE_PARAMETERS.filter(([, required]) => required).map(([name]) => name),
+    properties: Object.fromEntries(AUTHORIZE_PARAMETERS.map(([name, , schema, description]) => [name, { ...schema, description }])),
+  };
   return {
     get: {
+      ...common,
       operationId: 'authorize',
-      tags: ['oauth2'],
-      summary: 'Starts a user sign-in (browser redirect)',
-      description:
-        'Authorization code flow with PKCE. The browser is sent to the login and consent pages (browser pages, '
-        + 'not described here) and then back to the app. Errors before the client and `redirect_uri` are '
-        + 'verified give an HTML error page and never a redirect; every later error goes back to the app with '
-        + '`error`, `error_description`, the unchanged `state` and `iss` (`access_denied` when the user denies or the '
-        + 'user\'s tenant policy does not allow the app).',
-      security: [],
-      parameters: [
-        query('response_type', true, { type: 'string', const: 'code' }, 'Anything else: `unsupported_response_type` back to the app.'),
-        query('client_id', true, uuid, 'The app registration\'s client ID.'),
-        query('redirect_uri', true, { type: 'string' }, 'Exactly one of the registered redirect URIs.'),
-        query('scope', true, { type: 'string' }, 'Space-separated: API scopes of the catalog and `openid`, `profile`, `email`, `offline_access`.'),
-        query('state', true, { type: 'string', minLength: 1 }, 'Returned unchanged.'),
-        query('code_challenge', false, { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' }, 'PKCE S256 challenge: required for public and PKCE-enabled apps.'),
-        query('code_challenge_method', false, { type: 'string', const: 'S256' }, '`plain` is refused.'),
-        query('nonce', false, { type: 'string' }, 'Echoed in the ID token.'),
-        query('response_mode', false, { type: 'string', enum: ['query', 'fragment', 'form_post'] }, 'Default `query`.'),
-        query('prompt', false, { type: 'string' }, 'OpenID Connect `prompt` (`none`, `login`, `consent`).'),
-      ],
-      responses: {
-        200: {
-          description: 'With `response_mode=form_post`: a page that posts the answer to the redirect URI.',
-          content: { 'text/html': { schema: { type: 'string' } } },
+      parameters: AUTHORIZE_PARAMETERS.map(([name, required, schema, description]) => ({ name, in: 'query', required, schema, description })),
+    },
+    post: {
+      ...common,
+      operationId: 'authorizeWithPost',
+      requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: form } } },
+    },
+  };
+}
+
+/** Userinfo, introspection and revocation: ours beside the engine's endpoints. */
+function lifecycleOperations(): Record<'userinfo' | 'introspection' | 'revocation', Json> {
+  const bearer401 = { $ref: '#/components/responses/BearerUnauthorized' };
+  const userinfo = (method: 'get' | 'post') => ({
+    operationId: method === 'get' ? 'userinfo' : 'userinfoWithPost',
+    tags: ['oauth2'],
+    summary: 'The signed-in user\'s claims (OpenID Connect Core §5.3)',
+    description:
+      'For a live named-user access token of this server (Bearer header only; a token in the query or the body is '
+      + '400) whose user allowed `openid`: `sub` (the ID token\'s) and the claims of the consented `profile` and '
+      + '`email` scopes. A machine token is 403 `insufficient_scope`; an expired, revoked or foreign one, or one whose '
+      + 'grant ended, is 401.',
+    security: [{ bearerAuth: [] }],
+    responses: {
+      200: { description: 'The claims.', headers: NO_STORE, content: json(ref('Userinfo')) },
+      400: response('BearerBadRequest'),
+      401: bearer401,
+      403: response('BearerForbidden'),
+      500: response('ServerError'),
+    },
+  });
+  const clientAuthFailed = errorResponse('Client authentication failed.', ['invalid_client'], {
+    ...NO_STORE,
+    'WWW-Authenticate': { description: '`Basic realm="{issuer}", error="invalid_client"`', schema: { type: 'string', pattern: '^Basic realm=' } },
+  });
+  const form = (schema: string) => ({ required: true, content: { 'application/x-www-form-urlencoded': { schema: ref(schema) } } });
+  return {
+    userinfo: { get: userinfo('get'), post: userinfo('post') },
+    introspection: {
+      post: {
+        operationId: 'introspect',
+        tags: ['oauth2'],
+        summary: 'Whether an access token is still live (RFC 7662)',
+        description:
+          'For resource servers. The caller authenticates with HTTP Basic as a client configuration or a confidential '
+          + 'app. `active: true` for a live access token of the caller\'s tenant (an app of the operator sees every '
+          + 'tenant); `{ "active": false }` and nothing more for anything else.',
+        security: [{ basicAuth: [] }],
+        requestBody: form('IntrospectionRequest'),
+        responses: {
+          200: { description: 'The token\'s state.', headers: NO_STORE, content: json(ref('IntrospectionResponse')) },
+          400: errorResponse('No `token`, a parameter sent twice, another content type.', ['invalid_request']),
+          401: clientAuthFailed,
+          500: response('ServerError'),
         },
-        303: {
-          description:
-            'To the login or consent page (`{pathPrefix}/oauth2/interaction/{uid}`), or back to the app\'s '
-            + 'redirect URI with `code`, `state`, `iss` or with `error`, `error_description`, `state`, `iss`.',
-          headers: { Location: { required: true, schema: { type: 'string' } } },
-        },
-        400: {
-          description: 'An unknown client, a missing or unregistered `redirect_uri`: an HTML error page, no redirect.',
-          content: { 'text/html': { schema: { type: 'string' } } },
+      },
+    },
+    revocation: {
+      post: {
+        operationId: 'revoke',
+        tags: ['oauth2'],
+        summary: 'Revokes a refresh or access token (RFC 7009)',
+        description:
+          'HTTP Basic, or `client_id` alone for a public app. A refresh token ends its grant (its access tokens are no '
+          + 'longer live, unused codes die); an access token stops being live for userinfo and introspection. An '
+          + 'unknown, expired or other client\'s token is answered 200 as well, with nothing done.',
+        security: [{ basicAuth: [] }, {}],
+        requestBody: form('RevocationRequest'),
+        responses: {
+          200: { description: 'Revoked, or nothing to revoke.', headers: NO_STORE },
+          400: errorResponse('No `token`, a parameter sent twice, another content type.', ['invalid_request']),
+          401: clientAuthFailed,
+          500: response('ServerError'),
         },
       },
     },
@@ -414,6 +490,7 @@ export function openApiDocument({ issuer, baseUrl, pathPrefix, apiBodyLimit = 64
     openidConfiguration: discoveryOperation('openidConfiguration', 'OpenID Connect discovery'),
     metadataAlias: discoveryOperation('authorizationServerMetadata', 'RFC 8414 form of the same document'),
     authorize: authorizeOperation(),
+    ...lifecycleOperations(),
     consents: consents.list as Json,
     consent: consents.one as Json,
     clientConfigurations: clients.collection,

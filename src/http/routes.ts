@@ -3,6 +3,7 @@ import type { RouteGroup } from '../observability/metrics.js';
 /** The name of a route of the table (handlers are attached by name). */
 export type RouteName =
   | 'token' | 'authorize' | 'authorizeResume' | 'jwks' | 'openidConfiguration' | 'metadataAlias' | 'engine'
+  | 'userinfo' | 'introspection' | 'revocation' | 'endSession' | 'endSessionConfirm' | 'endSessionSuccess'
   | 'interaction' | 'interactionStep'
   | 'consents' | 'consent'
   | 'clientConfigurations' | 'clientConfiguration' | 'clientConfigurationSecret'
@@ -62,12 +63,20 @@ export function routeTable(pathPrefix: string): RouteDefinition[] {
   };
   return [
     row({ name: 'token', path: `${oauth}/token`, methods: ['POST'], group: 'token', store: true, match: 'engine', preflight: true, documented: ['POST'] }),
-    row({ name: 'authorize', path: `${oauth}/authorize`, methods: ['GET'], group: 'authorize', store: true, ...engine, documented: ['GET'] }),
+    // OpenID Connect Core §3.1.2.1: the authorization endpoint takes GET and POST alike.
+    row({ name: 'authorize', path: `${oauth}/authorize`, methods: ['GET', 'POST'], group: 'authorize', store: true, ...engine, documented: ['GET', 'POST'] }),
     row({ name: 'authorizeResume', path: `${oauth}/authorize/{uid}`, methods: ['GET'], group: 'authorize', store: true, ...engine }),
     row({ name: 'jwks', path: `${oauth}/jwks`, methods: GET, group: 'jwks', store: false, ...engine, documented: ['GET'] }),
     row({ name: 'openidConfiguration', path: `${oauth}/.well-known/openid-configuration`, methods: GET, group: 'discovery', store: false, ...engine, documented: ['GET'] }),
     // RFC 8414 §3: the metadata of issuer `{base}{path}` is also at `/.well-known/oauth-authorization-server{path}`.
     row({ name: 'metadataAlias', path: `/.well-known/oauth-authorization-server${oauth}`, methods: GET, group: 'discovery', store: false, refuse: 'engine', documented: ['GET'] }),
+    row({ name: 'userinfo', path: `${oauth}/userinfo`, methods: ['GET', 'POST'], group: 'userinfo', store: true, match: 'engine', preflight: true, documented: ['GET', 'POST'] }),
+    row({ name: 'introspection', path: `${oauth}/introspect`, methods: ['POST'], group: 'introspection', store: true, match: 'engine', documented: ['POST'] }),
+    row({ name: 'revocation', path: `${oauth}/revoke`, methods: ['POST'], group: 'revocation', store: true, match: 'engine', preflight: true, documented: ['POST'] }),
+    // Sign-out: the engine's end_session endpoint and its steps (browser pages, not in the document).
+    row({ name: 'endSession', path: `${oauth}/session/end`, methods: ['GET', 'POST'], group: 'sign_out', store: true, ...engine }),
+    row({ name: 'endSessionConfirm', path: `${oauth}/session/end/confirm`, methods: ['POST'], group: 'sign_out', store: true, ...engine }),
+    row({ name: 'endSessionSuccess', path: `${oauth}/session/end/success`, methods: GET, group: 'sign_out', store: false, ...engine }),
     row({ name: 'interaction', path: `${oauth}/interaction/{uid}`, methods: GET, group: 'interaction', store: true, refuse: 'page' }),
     row({ name: 'interactionStep', path: `${oauth}/interaction/{uid}/{step}`, methods: ['POST'], group: 'interaction', store: true, refuse: 'page' }),
     row({ name: 'engine', path: `${oauth}/{rest*}`, methods: [], group: 'other', store: true, ...engine }),

@@ -2,6 +2,7 @@ import type { Context, Next } from 'koa';
 import { parseBasicAuthorization, type BasicCredentials } from '../../policies/client-authentication.js';
 import { InvalidRequest } from '../../policies/errors.js';
 import { checkTokenRequest } from '../grants/index.js';
+import { alignTokenResponseScope } from '../engine/configuration.js';
 import { translateTokenAnswer } from '../engine/errors.js';
 import { encodeForm, parseMultipart, parseUrlEncoded, readBody, type FormParams } from './request-body.js';
 
@@ -31,13 +32,19 @@ export function basicCredentialsOf(ctx: Context): BasicCredentials | undefined {
   return read.credentials;
 }
 
-interface ReadForm {
+/** A form body read strictly (no repeated parameter, empty ones dropped). */
+export interface ReadForm {
   params: FormParams;
   /** The urlencoded bytes the engine is to read; undefined when they must be re-encoded. */
   raw: Buffer | undefined;
 }
 
-async function readForm(ctx: Context, limit: number): Promise<ReadForm> {
+/**
+ * The form body of a token, revocation or introspection request: urlencoded (or multipart with
+ * text fields), within `limit` bytes, each parameter once.
+ * @throws InvalidRequest, PayloadTooLarge, RequestTimeout.
+ */
+export async function readForm(ctx: Context, limit: number): Promise<ReadForm> {
   // RFC 9110 §8.3.1: media types are case-insensitive (Koa leaves them as sent).
   const type = ctx.request.type.toLowerCase();
   if (type === 'application/x-www-form-urlencoded') {
@@ -48,7 +55,7 @@ async function readForm(ctx: Context, limit: number): Promise<ReadForm> {
   if (type === 'multipart/form-data') {
     return { params: await parseMultipart(await readBody(ctx, limit), ctx.get('content-type')), raw: undefined };
   }
-  throw new InvalidRequest('the token request body must be application/x-www-form-urlencoded');
+  throw new InvalidRequest('the request body must be application/x-www-form-urlencoded');
 }
 
 /** How many name=value pairs a urlencoded body holds (to tell whether parsing dropped any). */
@@ -90,12 +97,14 @@ export function tokenEndpointGuard(limit: number) {
     ctx.req.headers.accept = 'application/json';
     await next();
     translateTokenAnswer(ctx as Parameters<typeof translateTokenAnswer>[0], grantType);
+    alignTokenResponseScope(ctx);
   };
 }
 
 /**
- * CORS at the token endpoint: only a browser on the origin of a public app's redirect URI (an SPA
- * exchanging its code) may call it; nobody else gets a CORS header.
+ * CORS at the token, revocation and userinfo endpoints: only a browser on the origin of a public
+ * app's redirect URI (an SPA exchanging its code, revoking, asking who its user is) may call
+ * them; nobody else gets a CORS header.
  *
  * - A preflight is answered here: with the CORS headers when its origin is such an origin, without
  *   them otherwise (the browser then stops). Which app calls is unknown at preflight time; the
@@ -105,7 +114,7 @@ export function tokenEndpointGuard(limit: number) {
  * - Every answer carries `Pragma: no-cache` beside the engine's `Cache-Control: no-store`, for
  *   HTTP/1.0 caches (RFC 6749 §5.1).
  */
-export function tokenEndpointCors(publicOrigins: () => Promise<ReadonlySet<string>>) {
+export function publicAppCors(publicOrigins: () => Promise<ReadonlySet<string>>) {
   return async function tokenCors(ctx: Context, next: Next): Promise<void> {
     const origin = ctx.get('origin');
     ctx.vary('Origin');

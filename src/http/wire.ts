@@ -101,6 +101,14 @@ const appFields = {
     description: 'Always true for public apps. A confidential app may turn PKCE off only when every redirect URI is https. Default true.',
   }),
   id_token_signed_response_alg: APP_REGISTRATION_FIELDS.idTokenSigningAlg.meta({ description: 'Default RS256.' }),
+  post_logout_redirect_uris: APP_REGISTRATION_FIELDS.postLogoutRedirectUris.optional().meta({
+    description: 'Where a sign-out the app starts may send the browser back (RP-Initiated Logout): the redirect-URI rules, '
+      + 'matched exactly. Default none.',
+  }),
+  backchannel_logout_uri: APP_REGISTRATION_FIELDS.backchannelLogoutUri.optional().meta({
+    description: 'The app\'s back-channel logout endpoint (https, or http on localhost): it receives a signed logout token '
+      + 'when its user signs out. `""` in a patch removes it.',
+  }),
 };
 
 /** Wire field → library field, for the fields the API takes. */
@@ -111,6 +119,8 @@ const APP_FIELD_NAMES = {
   client_type: 'clientType',
   pkce_enabled: 'pkceEnabled',
   id_token_signed_response_alg: 'idTokenSigningAlg',
+  post_logout_redirect_uris: 'postLogoutRedirectUris',
+  backchannel_logout_uri: 'backchannelLogoutUri',
 } as const satisfies Record<keyof typeof appFields, keyof AppRegistrationInput>;
 
 /** Fields of an app that only the operator sets (through the library or the CLI), never a tenant. */
@@ -137,6 +147,8 @@ export const AppRegistrationBody = named('AppRegistration', z.strictObject({
   first_party: z.boolean().meta({ description: "A platform-owned app: its users' tokens may list and revoke all of their consents." }),
   tenant: z.string().optional().meta({ description: 'The tenant that registered the app (apps registered through this API): only its users may authorize it.' }),
   open_to_all_tenants: z.boolean().meta({ description: "Set by the platform operator only: users of every tenant may authorize this tenant's app." }),
+  post_logout_redirect_uris: z.array(z.string()),
+  backchannel_logout_uri: z.string().optional(),
   created_at: timestamp,
   updated_at: timestamp,
   client_secret: ClientSecret.optional().meta({
@@ -226,6 +238,49 @@ export const TokenResponse = named('TokenResponse', z.object({
   }),
   id_token: z.string().optional().meta({ description: 'When `openid` was granted (named users only).' }),
 }), 'RFC 6749 §5.1. `access_token` is an RFC 9068 JWT (`typ: at+jwt`) signed with a key of the JWKS.');
+
+// --- Userinfo, introspection, revocation ------------------------------------------------------
+
+export const Userinfo = named('Userinfo', z.looseObject({
+  sub: z.string(),
+  name: z.string().optional(),
+  given_name: z.string().optional(),
+  family_name: z.string().optional(),
+  preferred_username: z.string().optional(),
+  email: z.string().optional(),
+  email_verified: z.boolean().optional(),
+}), 'The user\'s claims: `sub`, and those of the `profile` and `email` scopes she consented to that her account has.');
+
+const tokenTypeHint = z.enum(['access_token', 'refresh_token']).optional().meta({ description: 'Optional; not needed (the token\'s form tells).' });
+
+export const IntrospectionRequest = named('IntrospectionRequest', z.object({
+  token: z.string(),
+  token_type_hint: tokenTypeHint,
+}));
+
+export const IntrospectionResponse = named('IntrospectionResponse', z.union([
+  z.strictObject({
+    active: z.literal(true),
+    iss: z.string(),
+    sub: z.string().meta({ description: 'The user (named-user token) or the client (machine token).' }),
+    client_id: z.string(),
+    scope: z.string(),
+    exp: z.int(),
+    iat: z.int(),
+    aud: z.union([z.string(), z.array(z.string())]),
+    token_type: z.literal('Bearer'),
+    tenant: z.string().optional(),
+    constraints: z.record(z.string(), z.record(z.string(), z.array(z.string()))).optional()
+      .meta({ description: 'A machine token\'s data filters, per API: `{ [apiId]: { [dimension]: values } }`.' }),
+  }),
+  z.strictObject({ active: z.literal(false) }),
+]), 'RFC 7662 §2.2. An inactive token is `{ "active": false }` and nothing more, whatever the reason.');
+
+export const RevocationRequest = named('RevocationRequest', z.object({
+  token: z.string(),
+  token_type_hint: tokenTypeHint,
+  client_id: z.string().optional().meta({ description: 'A public app\'s, without an Authorization header.' }),
+}));
 
 // --- Keys and metadata -----------------------------------------------------------------------
 
@@ -356,6 +411,8 @@ export function appWire(app: AppRegistration & { clientSecret?: string }): Wire<
     first_party: app.firstParty,
     ...(app.tenant ? { tenant: app.tenant } : {}),
     open_to_all_tenants: app.openToAllTenants,
+    post_logout_redirect_uris: app.postLogoutRedirectUris,
+    ...(app.backchannelLogoutUri ? { backchannel_logout_uri: app.backchannelLogoutUri } : {}),
     created_at: app.createdAt,
     updated_at: app.updatedAt,
     ...(app.clientSecret ? { client_secret: app.clientSecret } : {}),

@@ -3,7 +3,7 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client
 /** Route groups: a bounded label set (paths hold IDs, which would make unbounded series). */
 export type RouteGroup =
   | 'token' | 'authorize' | 'interaction' | 'jwks' | 'discovery' | 'consent_api' | 'management_api'
-  | 'health' | 'metrics' | 'other';
+  | 'userinfo' | 'introspection' | 'revocation' | 'sign_out' | 'health' | 'metrics' | 'other';
 
 /** The server's Prometheus metrics, in a registry of its own (several servers in one process stay apart). */
 export class Metrics {

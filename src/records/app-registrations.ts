@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { RecordStore } from '../../adapters/types.js';
-import { validateRedirectUris } from '../../policies/redirect-uris.js';
+import { validateBackchannelLogoutUri, validateRedirectUris } from '../../policies/redirect-uris.js';
 import { pkceAtRegistration } from '../../policies/pkce.js';
 import { ValidationError } from '../../policies/errors.js';
 import { changeRecord } from './change.js';
@@ -40,11 +40,17 @@ export interface AppRegistration {
   tenant?: string;
   /** Set by the operator only (library, CLI): a tenant's app that users of every tenant may authorize. */
   openToAllTenants: boolean;
+  /** Where a sign-out the app starts may send the browser back (exact match); empty: nowhere. */
+  postLogoutRedirectUris: string[];
+  /** The app's back-channel logout endpoint: told by a signed logout token when its user signs out. */
+  backchannelLogoutUri?: string;
   createdAt: string;
   updatedAt: string;
 }
 
-export interface StoredAppRegistration extends AppRegistration {
+/** An app registration as stored: with its secret's digest; records older than a field may lack it. */
+export interface StoredAppRegistration extends Omit<AppRegistration, 'postLogoutRedirectUris'> {
+  postLogoutRedirectUris?: string[];
   /** Only confidential apps have one. */
   secretDigest?: string;
 }
@@ -65,6 +71,10 @@ export interface AppRegistrationInput {
   tenant?: string;
   /** Operator only: lets users of every tenant authorize a tenant's app. */
   openToAllTenants?: boolean;
+  /** Where a sign-out may send the browser back; the redirect-URI policy applies. */
+  postLogoutRedirectUris?: string[];
+  /** https (or loopback http) endpoint for back-channel logout tokens; `''` in an update removes it. */
+  backchannelLogoutUri?: string;
 }
 
 /** What `appRegistrations.update()` takes: any field but the tenant; absent fields stay as they are. */
@@ -84,8 +94,15 @@ export const APP_REGISTRATION_FIELDS = {
   idTokenSigningAlg: z.enum(['RS256', 'PS256', 'ES256', 'EdDSA']).optional(),
   firstParty: z.boolean().optional(),
   openToAllTenants: z.boolean().optional(),
+  postLogoutRedirectUris: z.array(z.string()).max(20),
+  backchannelLogoutUri: z.string().trim().max(2000),
 };
-const createSchema = z.object({ ...APP_REGISTRATION_FIELDS, tenant: text.optional() }).strict();
+const createSchema = z.object({
+  ...APP_REGISTRATION_FIELDS,
+  postLogoutRedirectUris: APP_REGISTRATION_FIELDS.postLogoutRedirectUris.optional(),
+  backchannelLogoutUri: APP_REGISTRATION_FIELDS.backchannelLogoutUri.optional(),
+  tenant: text.optional(),
+}).strict();
 const patchSchema = z.object(APP_REGISTRATION_FIELDS).partial().strict();
 
 /** The web origin of a redirect URI (https or loopback http), or undefined for a deep link. */
@@ -105,6 +122,8 @@ export class AppRegistrations {
   constructor(
     private readonly records: RecordStore,
     private readonly engineCheck: EngineCheck,
+    /** Ends every grant and consent of an app (when it is deleted or changes client type). */
+    private readonly endGrantsOf: (clientId: string) => Promise<unknown> = async () => undefined,
   ) {
     records.watch((change) => {
       if (change.kind === undefined || change.kind === APP_REGISTRATION) this.origins = undefined;
@@ -151,6 +170,8 @@ export class AppRegistrations {
       firstParty: parsed.firstParty ?? false,
       ...(parsed.tenant ? { tenant: parsed.tenant } : {}),
       openToAllTenants: parsed.openToAllTenants ?? false,
+      postLogoutRedirectUris: validateRedirectUris(parsed.postLogoutRedirectUris ?? [], 'postLogoutRedirectUris', true),
+      ...(parsed.backchannelLogoutUri ? { backchannelLogoutUri: validateBackchannelLogoutUri(parsed.backchannelLogoutUri) } : {}),
       createdAt: now,
       updatedAt: now,
       ...(clientSecret ? { secretDigest: digestSecret(clientSecret) } : {}),
@@ -174,16 +195,21 @@ export class AppRegistrations {
 
   /**
    * Changes an app. Public → confidential generates a secret (returned here, once);
-   * confidential → public deletes the secret.
+   * confidential → public deletes the secret. A change of client type ends every grant and consent
+   * of the app (its users allow it again at their next sign-in); a secret rotation ends none.
    */
   async update(clientId: string, patch: AppRegistrationPatch): Promise<AppRegistration & { clientSecret?: string }> {
     const parsed = parseInput(patchSchema, patch, 'patch');
     const newUris = parsed.redirectUris ? validateRedirectUris(parsed.redirectUris) : undefined;
+    const logoutUris = parsed.postLogoutRedirectUris ? validateRedirectUris(parsed.postLogoutRedirectUris, 'postLogoutRedirectUris', true) : undefined;
+    const backchannel = parsed.backchannelLogoutUri ? validateBackchannelLogoutUri(parsed.backchannelLogoutUri) : parsed.backchannelLogoutUri;
     let clientSecret: string | undefined;
+    let typeChanged = false;
     const next = await changeRecord<StoredAppRegistration>(this.records, APP_REGISTRATION, clientId, 'app registration', async (stored) => {
       const clientType = parsed.clientType ?? stored.clientType;
       const redirectUris = newUris ?? stored.redirectUris;
       const becomesConfidential = clientType === 'confidential' && stored.clientType === 'public';
+      typeChanged = clientType !== stored.clientType;
       // A type change starts from the type's default: public apps always use PKCE.
       const pkce = parsed.pkceEnabled ?? (clientType !== stored.clientType ? true : stored.pkceEnabled);
       clientSecret = becomesConfidential ? generateSecret() : undefined;
@@ -194,6 +220,7 @@ export class AppRegistrations {
         ...(parsed.idTokenSigningAlg !== undefined ? { idTokenSigningAlg: parsed.idTokenSigningAlg } : {}),
         ...(parsed.firstParty !== undefined ? { firstParty: parsed.firstParty } : {}),
         ...(parsed.openToAllTenants !== undefined ? { openToAllTenants: parsed.openToAllTenants } : {}),
+        ...(logoutUris ? { postLogoutRedirectUris: logoutUris } : {}),
         redirectUris,
         clientType,
         pkceEnabled: pkceAtRegistration(clientType, pkce, redirectUris),
@@ -206,9 +233,17 @@ export class AppRegistrations {
         if (parsed.description) changed.description = parsed.description;
         else delete changed.description;
       }
+      if (backchannel !== undefined) {
+        if (backchannel) changed.backchannelLogoutUri = backchannel;
+        else delete changed.backchannelLogoutUri;
+      }
       await this.engineCheck(changed);
       return changed;
     });
+    // A grant made for one client type must not outlive it: a public app's tokens never get a
+    // secret's protection afterwards, and a confidential → public → confidential round trip must
+    // not bring old refresh tokens back.
+    if (typeChanged) await this.endGrantsOf(clientId);
     return { ...toPublic(next), ...(clientSecret ? { clientSecret } : {}) };
   }
 
@@ -224,13 +259,18 @@ export class AppRegistrations {
     return { clientSecret };
   }
 
-  /** Deletes the app; false when there was none. */
+  /**
+   * Deletes the app, and ends every grant and consent of it at once (its refresh tokens stop, its
+   * access tokens are no longer live); false when there was none.
+   */
   async delete(clientId: string): Promise<boolean> {
-    return this.records.delete(APP_REGISTRATION, clientId);
+    const deleted = await this.records.delete(APP_REGISTRATION, clientId);
+    await this.endGrantsOf(clientId);
+    return deleted;
   }
 }
 
 function toPublic({ secretDigest: _digest, ...record }: StoredAppRegistration): AppRegistration {
-  // Records stored before the field existed are not open to all tenants.
-  return { ...record, openToAllTenants: record.openToAllTenants === true };
+  // Records stored before the fields existed: not open to all tenants, no post-logout URIs.
+  return { ...record, openToAllTenants: record.openToAllTenants === true, postLogoutRedirectUris: record.postLogoutRedirectUris ?? [] };
 }

@@ -5,6 +5,8 @@ import { scopeWords } from '../pages/scope-words.js';
 import { APP_REGISTRATION, type StoredAppRegistration } from './app-registrations.js';
 
 export const CONSENT = 'consent';
+/** The index of an app's consents (group: the app), so that they can all end with the app. */
+export const CONSENT_OF_APP = 'consent-of-app';
 
 /** What we keep: one record per (tenant, user, app), pointing at the engine's grant. */
 export interface ConsentRecord {
@@ -66,6 +68,7 @@ export class Consents {
       updatedAt: now,
     };
     await this.records.put(CONSENT, idOf(key), groupOf(key), record);
+    await this.records.put<ConsentKey>(CONSENT_OF_APP, idOf(key), part(key.clientId), { tenant: key.tenant, sub: key.sub });
     // One grant per consent: a grant made meanwhile elsewhere (two first consents at once) goes.
     if (existing && existing.grantId !== key.grantId) await endGrant(this.store, existing.grantId);
   }
@@ -86,8 +89,19 @@ export class Consents {
     const record = await this.find(key);
     if (!record) return false;
     await this.records.delete(CONSENT, idOf(key));
+    await this.records.delete(CONSENT_OF_APP, idOf(key));
     await endGrant(this.store, record.grantId);
     return true;
+  }
+
+  /**
+   * Ends every consent given to an app, each with its grant (refresh tokens, unused codes, the
+   * access tokens' liveness): when the app is deleted or changes client type. Returns how many.
+   */
+  async endAllOf(clientId: string): Promise<number> {
+    const users = await this.records.list<ConsentKey>(CONSENT_OF_APP, part(clientId));
+    const ended = await Promise.all(users.map((user) => this.revoke({ tenant: user.tenant, sub: user.sub, clientId })));
+    return ended.filter(Boolean).length;
   }
 
 

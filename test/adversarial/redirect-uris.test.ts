@@ -227,7 +227,7 @@ describe.each(STORE_KINDS)('adversarial redirect URIs (%s store)', (kind) => {
       await expectErrorPage(await authorize({ client_id: machine.clientId, redirect_uri: EVIL }), 'invalid_redirect_uri', before);
     });
 
-    it('POST /authorize is not served (404): a form cannot redirect or start a sign-in either', async () => {
+    it('POST /authorize is answered as its GET (303 to it): the same error page, no redirect, no sign-in stored', async () => {
       const before = await storedSignIns();
       const response = await fetch(`${server.oauthUrl}/authorize`, {
         method: 'POST',
@@ -238,9 +238,14 @@ describe.each(STORE_KINDS)('adversarial redirect URIs (%s store)', (kind) => {
           code_challenge: pkcePair().challenge, code_challenge_method: 'S256', redirect_uri: EVIL,
         }).toString(),
       });
-      expect({ status: response.status, location: response.headers.get('location') }).toEqual({ status: 404, location: null });
+      expect(response.status).toBe(303);
+      const location = response.headers.get('location')!;
+      expect(new URL(location, server.baseUrl).origin).toBe(server.baseUrl);
+      expect(new URL(location, server.baseUrl).pathname).toBe(new URL(`${server.oauthUrl}/authorize`).pathname);
       expect(response.headers.getSetCookie()).toEqual([]);
-      expect(await response.text()).not.toContain(EVIL);
+      const followed = await fetch(new URL(location, server.baseUrl), { redirect: 'manual', headers: { accept: 'text/html' } });
+      expect({ status: followed.status, location: followed.headers.get('location') }).toEqual({ status: 400, location: null });
+      expect(await followed.text()).not.toContain(EVIL);
       expect(await storedSignIns()).toBe(before);
     });
 

@@ -234,7 +234,7 @@ describe('named-user flow in headless Chromium', () => {
     expect(response.body).toMatchObject({ token_type: 'Bearer' });
     expect(response.body).not.toHaveProperty('refresh_token');
     expect(await accessTokenClaims(response.body.access_token as string)).toMatchObject({
-      sub: 'alice', tenant: 'acme', client_id: spa.clientId, scope: 'scim.read',
+      sub: 'alice', tenant: 'acme', client_id: spa.clientId, scope: 'openid profile scim.read',
     });
 
     // The code was spent.
@@ -266,10 +266,10 @@ describe('named-user flow in headless Chromium', () => {
     );
     expect(first.status).toBe(200);
     // The response's scope is the access token's (resource scopes); openid gave an ID token.
-    expect(first.body.scope).toBe('user.read');
+    expect(first.body.scope).toBe('openid user.read');
     expect(first.body.id_token).toEqual(expect.any(String));
     expect(await accessTokenClaims(first.body.access_token as string)).toMatchObject({
-      sub: 'alice', tenant: 'acme', client_id: web.clientId, scope: 'user.read',
+      sub: 'alice', tenant: 'acme', client_id: web.clientId, scope: 'openid user.read',
     });
     const refreshToken = first.body.refresh_token;
     expect(refreshToken).toEqual(expect.any(String));
@@ -280,7 +280,7 @@ describe('named-user flow in headless Chromium', () => {
     expect(refreshed.body.refresh_token).not.toBe(refreshToken);
     expect(refreshed.body.access_token).not.toBe(first.body.access_token);
     expect(await accessTokenClaims(refreshed.body.access_token as string)).toMatchObject({
-      sub: 'alice', tenant: 'acme', client_id: web.clientId, scope: 'user.read',
+      sub: 'alice', tenant: 'acme', client_id: web.clientId, scope: 'openid user.read',
     });
   }, TEST_TIMEOUT);
 
@@ -329,7 +329,7 @@ describe('named-user flow in headless Chromium', () => {
       expect(back.searchParams.get('code')).toEqual(expect.any(String));
       const token = await exchange(back, next.verifier);
       expect(token.status).toBe(200);
-      expect(await accessTokenClaims(token.body.access_token as string)).toMatchObject({ sub: 'alice', scope: 'scim.read' });
+      expect(await accessTokenClaims(token.body.access_token as string)).toMatchObject({ sub: 'alice', scope });
     }
     expect(interactionPages).toEqual([]);
 
@@ -343,7 +343,7 @@ describe('named-user flow in headless Chromium', () => {
     expect(back.searchParams.get('state')).toBe(wider.state);
     const token = await exchange(back, wider.verifier);
     expect(token.status).toBe(200);
-    expect(scopesOf((await accessTokenClaims(token.body.access_token as string)).scope)).toEqual(['scim.read', 'user.read']);
+    expect(scopesOf((await accessTokenClaims(token.body.access_token as string)).scope)).toEqual(['openid', 'profile', 'scim.read', 'user.read']);
   }, TEST_TIMEOUT);
 
   it('the login and consent pages load nothing from elsewhere, send a Content-Security-Policy, and it blocks nothing of theirs', async () => {

@@ -221,13 +221,13 @@ describe('developer portal (example server) in headless Chromium', () => {
     await page.goto(portalUrl());
     const appForm = page.getByRole('form', { name: 'Create an app registration' });
     await appForm.getByLabel('Name').fill('HR reports');
-    await appForm.getByLabel('Redirect URI').fill('http://reports.example/callback');
+    await appForm.getByLabel('Redirect URI', { exact: true }).fill('http://reports.example/callback');
     await appForm.getByRole('button', { name: 'Create app registration' }).click();
     await expect(appForm.getByRole('alert').textContent()).resolves.toMatch(/^Not created: .*redirect_uris/);
     await expect(appForm.getByLabel('Name').inputValue()).resolves.toBe('HR reports');
 
     // Create a confidential app registration: its secret, once.
-    await appForm.getByLabel('Redirect URI').fill('https://reports.example/callback');
+    await appForm.getByLabel('Redirect URI', { exact: true }).fill('https://reports.example/callback');
     await appForm.getByLabel('Type').selectOption('confidential');
     const app = await shownSecret(await clickTo(appForm.getByRole('button', { name: 'Create app registration' }), '/portal/secret'));
     await page.goto(portalUrl());

@@ -133,7 +133,7 @@ describe.each(STORE_KINDS)('POST /oauth2/token, authorization_code and refresh_t
     expect(wider.body.error).toBe('invalid_scope');
     const ok = await postToken(server.oauthUrl, { grant_type: 'refresh_token', refresh_token: rt }, { authorization: basic(web.clientId, web.secret) });
     expect(ok.status).toBe(200);
-    expect(ok.body.scope).toBe('scim.read');
+    expect(ok.body.scope).toBe('openid scim.read');
   });
 
   if (kind === 'redis') {

@@ -161,7 +161,7 @@ describe.each(STORE_KINDS)('management API (%s store)', (kind) => {
 
   it('the management right is a scope of its own: a first-party token without manage.integrations is refused', async () => {
     const ordinary = await portalToken(admin, 'openid scim.read');
-    expect(ordinary.body.scope).toBe('scim.read');
+    expect(ordinary.body.scope).toBe('openid scim.read');
     const refused = await fetch(`${server.baseUrl}/auth2/api/oauth2/client-configurations`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ordinary.body.access_token as string}`, 'content-type': 'application/json' },
@@ -175,11 +175,11 @@ describe.each(STORE_KINDS)('management API (%s store)', (kind) => {
 
   it('only a user holding the permission gets it, and only when asking for it; the token is short-lived', async () => {
     const withRight = await portalToken(admin, 'openid manage.integrations');
-    expect(withRight.body.scope).toBe('manage.integrations');
+    expect(withRight.body.scope).toBe('openid manage.integrations');
     expect(withRight.body.expires_in).toBe(300);
     const without = await portalToken(plain, 'openid manage.integrations');
     expect(without.status).toBe(200);
-    expect(without.body.scope).toBe('');
+    expect(without.body.scope).toBe('openid');
     const refused = await fetch(`${server.baseUrl}/auth2/api/oauth2/client-configurations`, { headers: { authorization: `Bearer ${without.body.access_token as string}` } });
     expect(refused.status).toBe(403);
   });
@@ -217,7 +217,7 @@ describe('the management right: configuration', () => {
       const management = await token('openid manage.integrations');
       expect(management.expires_in).toBe(300);
       const refreshed = await postToken(server.oauthUrl, { grant_type: 'refresh_token', refresh_token: management.refresh_token as string }, { authorization: basic(app.clientId, app.clientSecret!) });
-      expect(refreshed.body).toMatchObject({ expires_in: 300, scope: 'manage.integrations' });
+      expect(refreshed.body).toMatchObject({ expires_in: 300, scope: 'openid manage.integrations' });
     } finally {
       await server.stop();
     }

@@ -62,7 +62,7 @@ describe.each(STORE_KINDS)('named-user flow over HTTP (%s store)', (kind) => {
     expect(response.body).toMatchObject({ token_type: 'Bearer', expires_in: 300 });
     expect(response.body).not.toHaveProperty('refresh_token');
     const { payload } = await jwtVerify(response.body.access_token as string, createLocalJWKSet(jwks), { typ: 'at+jwt' });
-    expect(payload).toMatchObject({ sub: 'alice', tenant: 'acme', client_id: spa.clientId, scope: 'scim.read' });
+    expect(payload).toMatchObject({ sub: 'alice', tenant: 'acme', client_id: spa.clientId, scope: 'openid profile scim.read' });
     const idToken = response.body.id_token as string;
     expect(decodeProtectedHeader(idToken).alg).toBe('RS256');
     const { payload: identity } = await jwtVerify(idToken, createLocalJWKSet(jwks), { audience: spa.clientId });

@@ -14,8 +14,9 @@ type Json = Record<string, unknown>;
 /**
  * Every (method, path) we serve, read off the route code:
  * - src/server.ts mounts the engine at `{prefix}/oauth2`; src/engine/configuration.ts routes
- *   `/authorize`, `/token`, `/jwks` (userinfo, introspection, revocation, PAR, logout are off) and
- *   the engine's discovery document; src/http/token-endpoint.ts accepts POST only;
+ *   `/authorize` (GET and POST), `/token`, `/jwks`, the engine's discovery document and its
+ *   sign-out pages (browser pages, left out); the engine's userinfo, introspection, revocation and
+ *   PAR are off, ours are `/userinfo` (GET, POST), `/introspect` and `/revoke` (POST);
  * - src/http/discovery.ts: the RFC 8414 alias at `/.well-known/oauth-authorization-server{prefix}/oauth2`;
  * - src/http/consent-api.ts: GET `{base}`, DELETE `{base}/{clientId}`;
  * - src/http/management-api.ts: the `routes` table (two collections × five operations).
@@ -27,6 +28,11 @@ const served = (prefix: string): Array<[string, string]> => [
   ['get', `${prefix}/oauth2/.well-known/openid-configuration`],
   ['get', `/.well-known/oauth-authorization-server${prefix}/oauth2`],
   ['get', `${prefix}/oauth2/authorize`],
+  ['post', `${prefix}/oauth2/authorize`],
+  ['get', `${prefix}/oauth2/userinfo`],
+  ['post', `${prefix}/oauth2/userinfo`],
+  ['post', `${prefix}/oauth2/introspect`],
+  ['post', `${prefix}/oauth2/revoke`],
   ['get', `${prefix}/api/oauth2/consents`],
   ['delete', `${prefix}/api/oauth2/consents/{clientId}`],
   ['get', `${prefix}/api/oauth2/openapi.json`],
@@ -121,7 +127,7 @@ describe('OpenAPI document', () => {
 
   it('carries the path prefix in every path but the RFC 8414 alias, which carries it at the end', () => {
     const paths = Object.keys(documentFor('/auth2').paths as Json);
-    expect(paths).toHaveLength(14);
+    expect(paths).toHaveLength(17);
     for (const path of paths) {
       if (path.startsWith('/.well-known/')) expect(path).toBe('/.well-known/oauth-authorization-server/auth2/oauth2');
       else expect(path.startsWith('/auth2/')).toBe(true);
@@ -214,7 +220,8 @@ describe('OpenAPI document against the running server', () => {
       expect([key([method, path]), response.status]).not.toEqual([key([method, path]), 404]);
       await response.arrayBuffer();
     }
-    for (const [method, path] of [['GET', '/auth2/oauth2/userinfo'], ['POST', '/auth2/oauth2/token/introspection'], ['POST', '/auth2/oauth2/token/revocation'], ['POST', '/auth2/oauth2/authorize'], ['POST', '/auth2/oauth2/reg'], ['GET', '/auth2/oauth2/session/end']] as const) {
+    // The engine's own forms of what we serve elsewhere, and what we turned off.
+    for (const [method, path] of [['GET', '/auth2/oauth2/me'], ['POST', '/auth2/oauth2/token/introspection'], ['POST', '/auth2/oauth2/token/revocation'], ['POST', '/auth2/oauth2/reg'], ['POST', '/auth2/oauth2/request']] as const) {
       const response = await fetch(`${server.baseUrl}${path}`, { method, redirect: 'manual' });
       expect([method, path, response.status]).toEqual([method, path, 404]);
     }

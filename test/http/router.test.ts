@@ -18,7 +18,12 @@ describe('the route table (src/http/routes.ts)', () => {
     ['/.well-known/oauth-authorization-server/auth2/oauth2', 'metadataAlias', {}],
     ['/auth2/oauth2/interaction/Ab_-9', 'interaction', { uid: 'Ab_-9' }],
     ['/auth2/oauth2/interaction/Ab9/login', 'interactionStep', { uid: 'Ab9', step: 'login' }],
-    ['/auth2/oauth2/session/end', 'engine', { rest: 'session/end' }],
+    ['/auth2/oauth2/session/end', 'endSession', {}],
+    ['/auth2/oauth2/session/end/confirm', 'endSessionConfirm', {}],
+    ['/auth2/oauth2/userinfo', 'userinfo', {}],
+    ['/auth2/oauth2/introspect', 'introspection', {}],
+    ['/auth2/oauth2/revoke', 'revocation', {}],
+    ['/auth2/oauth2/certs', 'engine', { rest: 'certs' }],
     ['/auth2/api/oauth2/consents', 'consents', {}],
     ['/auth2/api/oauth2/consents/a%20b', 'consent', { clientId: 'a b' }],
     ['/auth2/api/oauth2/client-configurations', 'clientConfigurations', {}],
@@ -49,12 +54,15 @@ describe('the route table (src/http/routes.ts)', () => {
 
   it.each(table.map((route) => [route.name, route] as const))('%s: its documented methods are methods it answers, its groups are labels', (_name, route) => {
     for (const method of route.documented) expect(route.methods).toContain(method);
-    expect(['token', 'authorize', 'interaction', 'jwks', 'discovery', 'consent_api', 'management_api', 'health', 'metrics', 'other']).toContain(route.group);
+    expect([
+      'token', 'authorize', 'interaction', 'jwks', 'discovery', 'consent_api', 'management_api',
+      'userinfo', 'introspection', 'revocation', 'sign_out', 'health', 'metrics', 'other',
+    ]).toContain(route.group);
   });
 
   it('the store is needed everywhere but the documents answered from memory and the health routes', () => {
     const storeFree = table.filter((route) => !route.store).map((route) => route.name).sort();
-    expect(storeFree).toEqual(['healthz', 'jwks', 'metadataAlias', 'metrics', 'openapi', 'openidConfiguration', 'readyz']);
+    expect(storeFree).toEqual(['endSessionSuccess', 'healthz', 'jwks', 'metadataAlias', 'metrics', 'openapi', 'openidConfiguration', 'readyz']);
   });
 });
 
@@ -100,6 +108,7 @@ describe('the router (src/http/router.ts)', () => {
     ['HEAD', '/oauth2/interaction/abc', 200, null, 'HEAD interaction {"uid":"abc"}'],
     // The engine decides for its rows, and rows without a handler are not ours to answer.
     ['PUT', '/oauth2/authorize', 418, null, undefined],
+    ['POST', '/oauth2/authorize', 418, null, undefined],
     ['GET', '/oauth2/jwks', 418, null, undefined],
     ['DELETE', '/healthz', 418, null, undefined],
     ['GET', '/elsewhere', 418, null, undefined],

@@ -40,10 +40,10 @@ describe('per-tenant policies', () => {
     const tokens = await exchange(appA, amy, 'openid scim.read user.read');
     expect(tokens.status).toBe(200);
     expect(tokens.body.expires_in).toBe(900);
-    expect(decodeJwt(tokens.body.access_token as string).scope).toBe('scim.read');
+    expect(decodeJwt(tokens.body.access_token as string).scope).toBe('openid scim.read');
     const other = await exchange(appB, gus, 'openid scim.read user.read');
     expect(other.body.expires_in).toBe(300);
-    expect(decodeJwt(other.body.access_token as string).scope).toBe('scim.read user.read');
+    expect(decodeJwt(other.body.access_token as string).scope).toBe('openid scim.read user.read');
   });
 
   it("keeps the tenant's lifetime on refreshed tokens", async () => {

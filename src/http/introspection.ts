@@ -1,0 +1,60 @@
+import { InvalidRequest, TokenError } from '../../policies/errors.js';
+import type { EngineClient } from '../engine/client-cache.js';
+import type { LiveTokens } from '../engine/live-tokens.js';
+import { callingClient, tenantOfClient } from './calling-client.js';
+import type { RouteHandler } from './router.js';
+import { readForm } from './token-endpoint.js';
+
+/**
+ * TOKEN INTROSPECTION (RFC 7662), `POST {issuer}/introspect`, for resource servers that must see a
+ * revocation within seconds rather than at a token's `exp`.
+ *
+ * - The caller authenticates with HTTP Basic as a client configuration or a confidential app (a
+ *   public app has no secret to prove who it is); a failure is 401 invalid_client.
+ * - `{ "active": true, ... }` with `sub`, `client_id`, `scope`, `exp`, `iat`, `iss`, `aud`,
+ *   `token_type`, `tenant` and (machine tokens) `constraints`, for a live access token of ours
+ *   (src/engine/live-tokens.ts) of the caller's tenant. An app of the operator (no tenant) may
+ *   introspect tokens of every tenant.
+ * - `{ "active": false }` and nothing more for anything else: expired, unknown, malformed, revoked,
+ *   another tenant's, a refresh or ID token, or a named-user token whose grant has ended (§2.2:
+ *   nothing about why).
+ */
+export function introspectionHandler(setup: {
+  liveTokens: LiveTokens;
+  findClient: (clientId: string) => Promise<EngineClient | undefined>;
+  bodyLimit: number;
+}): RouteHandler {
+  const { liveTokens, findClient, bodyLimit } = setup;
+  const inactive = { active: false };
+  return async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    const { params } = await readForm(ctx, bodyLimit);
+    const caller = await callingClient(ctx, params, 'basic', findClient);
+    const token = params.get('token');
+    if (token === undefined) throw new InvalidRequest('missing required parameter "token"');
+    const verified = await liveTokens.verify(token).catch((error: unknown) => {
+      if (error instanceof TokenError) return undefined;
+      throw error;
+    });
+    const callerTenant = tenantOfClient(caller);
+    const live = verified && (callerTenant === undefined || verified.tenant === callerTenant) ? await liveTokens.live(verified) : undefined;
+    if (!live) {
+      ctx.body = inactive;
+      return;
+    }
+    const { claims } = live;
+    ctx.body = {
+      active: true,
+      iss: claims.iss,
+      sub: live.sub,
+      client_id: live.clientId,
+      scope: [...live.scopes].join(' '),
+      exp: live.exp,
+      iat: live.iat,
+      aud: claims.aud,
+      token_type: 'Bearer',
+      ...(live.tenant !== undefined ? { tenant: live.tenant } : {}),
+      ...(Object.keys(live.constraints).length ? { constraints: live.constraints } : {}),
+    };
+  };
+}
