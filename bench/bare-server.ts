@@ -4,12 +4,19 @@
  * tokens for one resource signed with <alg>, RS256 ID tokens, the same keys as ours, and the
  * engine's own memory adapter. That adapter's store is an LRU of 1,000 entries, which would evict
  * the supply of codes minted before a measured run: here the same LRU holds 1,000,000.
+ *
+ * Userinfo and introspection: the engine's own (`features.userinfo`, on by default, at `/me`;
+ * `features.introspection` at `/token/introspection`, client_secret_basic), which serve only tokens
+ * the engine stores, and its userinfo only tokens without audience. So the codes minted for them
+ * (purpose `lifecycle`) name no resource and their grant holds the identity scopes alone: their
+ * exchange gives an opaque access token, scope `openid profile email`, without audience. Both
+ * features add routes only: the token endpoint's work is the same with them on.
  */
 import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
 import LRU from 'oidc-provider/lib/helpers/lru.js';
 import { listenOnFreePort } from './listen.js';
-import { BENCH_USERS, mintCodes, NAMED_USER_RESOURCE_SCOPE, NAMED_USER_SCOPE } from './mint-codes.js';
+import { BENCH_USERS, mintCodes, namedUserCodeRequest } from './mint-codes.js';
 import { parseAlgorithm, type Algorithm, type ServerTarget } from './protocol.js';
 import { serveUntilParentLeaves, type BenchServer } from './server-child.js';
 import { sharedKeys } from './shared-keys.js';
@@ -68,6 +75,7 @@ function configuration(alg: Algorithm, audience: string): Configuration {
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
+      introspection: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => audience,
@@ -92,16 +100,15 @@ async function start(): Promise<BenchServer> {
   const audience = `${issuer}/api`;
   const provider = new Provider(issuer, configuration(alg, audience));
   serve(provider.callback());
-  const target: ServerTarget = { tokenUrl: `${issuer}/token`, service: SERVICE, app: APP };
-  const codeRequest = {
-    clientId: APP.clientId,
-    redirectUri: APP.redirectUri,
-    audience,
-    scope: NAMED_USER_SCOPE,
-    resourceScope: NAMED_USER_RESOURCE_SCOPE,
-    accountIds: BENCH_USERS,
+  const target: ServerTarget = {
+    tokenUrl: `${issuer}/token`,
+    userinfoUrl: `${issuer}/me`,
+    introspectionUrl: `${issuer}/token/introspection`,
+    service: SERVICE,
+    app: APP,
   };
-  return { target, mint: (count) => mintCodes(provider, codeRequest, count) };
+  const codeRequests = { exchange: namedUserCodeRequest(APP, audience), lifecycle: namedUserCodeRequest(APP) };
+  return { target, mint: (count, purpose) => mintCodes(provider, codeRequests[purpose], count) };
 }
 
 await serveUntilParentLeaves(start);

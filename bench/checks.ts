@@ -4,7 +4,15 @@
  */
 import type { Algorithm, ServerTarget } from './protocol.js';
 import type { ServerProcess } from './server-process.js';
-import { basicHeaders, CLIENT_CREDENTIALS_BODY, codeExchangeBody, refreshBody } from './workloads.js';
+import {
+  answers,
+  basicHeaders,
+  bearerHeaders,
+  CLIENT_CREDENTIALS_BODY,
+  codeExchangeBody,
+  introspectionBody,
+  refreshBody,
+} from './workloads.js';
 
 type TokenResponse = Record<string, unknown>;
 
@@ -17,19 +25,28 @@ function jwtHeaderAlg(token: unknown): unknown {
   }
 }
 
-async function tokenRequest(target: ServerTarget, credentials: ServerTarget['service'], body: string): Promise<TokenResponse> {
-  const response = await fetch(target.tokenUrl, { method: 'POST', headers: basicHeaders(credentials), body });
+/** One request that must answer 200 with a body `expected` accepts (else it throws, quoting the body). */
+async function expectAnswer(url: string, init: RequestInit, expected: (body: string) => boolean): Promise<string> {
+  const response = await fetch(url, init);
   const text = await response.text();
-  let parsed: TokenResponse = {};
+  if (response.status !== 200 || !expected(text)) {
+    throw new Error(`${init.method ?? 'GET'} ${url} answered ${response.status}: ${text.slice(0, 500)}`);
+  }
+  return text;
+}
+
+const hasAccessToken = (text: string) => {
   try {
-    parsed = JSON.parse(text) as TokenResponse;
+    return typeof (JSON.parse(text) as TokenResponse).access_token === 'string';
   } catch {
-    // reported below with the raw text
+    return false;
   }
-  if (response.status !== 200 || typeof parsed.access_token !== 'string') {
-    throw new Error(`token request to ${target.tokenUrl} answered ${response.status}: ${text.slice(0, 500)}`);
-  }
-  return parsed;
+};
+
+/** A token request that must answer 200 with an access token. */
+export async function tokenRequest(target: ServerTarget, credentials: ServerTarget['service'], body: string): Promise<TokenResponse> {
+  const text = await expectAnswer(target.tokenUrl, { method: 'POST', headers: basicHeaders(credentials), body }, hasAccessToken);
+  return JSON.parse(text) as TokenResponse;
 }
 
 function expectAlg(what: string, token: unknown, alg: Algorithm, url: string): void {
@@ -56,4 +73,14 @@ export async function checkNamedUser(server: ServerProcess): Promise<void> {
   if (typeof refreshed.refresh_token !== 'string' || refreshed.refresh_token === exchanged.refresh_token) {
     throw new Error(`the refresh token was not rotated at ${target.tokenUrl}`);
   }
+}
+
+/** An access token of the userinfo and introspection workloads: 200 and a `sub` at userinfo, active at introspection. */
+export async function checkLifecycle(server: ServerProcess): Promise<void> {
+  const { target } = server;
+  const [code] = await server.mint(1, 'lifecycle');
+  if (!code) throw new Error('the server minted no code');
+  const { access_token: token } = await tokenRequest(target, target.app, codeExchangeBody(target, code));
+  await expectAnswer(target.userinfoUrl, { headers: bearerHeaders(String(token)) }, answers.userinfo);
+  await expectAnswer(target.introspectionUrl, { method: 'POST', headers: basicHeaders(target.app), body: introspectionBody(String(token)) }, answers.introspection);
 }

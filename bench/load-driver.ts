@@ -8,18 +8,24 @@ import type { Workload } from './workloads.js';
 export type LoadRequest =
   | { type: 'init'; target: ServerTarget; connections: number }
   | { type: 'set-codes'; codes: MintedCode[] }
+  | { type: 'set-access-tokens'; tokens: string[] }
   | { type: 'run'; workload: Workload; seconds: number };
 
-/** `raw` is autocannon's un-aggregated result (histograms encoded), merged by the parent. */
+/**
+ * `raw` is autocannon's un-aggregated result (histograms encoded), merged by the parent;
+ * `unexpected`, its 2xx answers that did not say what the workload expects (bench/workloads.ts).
+ */
 export type LoadReply =
   | { type: 'ok' }
-  | { type: 'ran'; raw: autocannon.Result; codesLeft: number; refreshTokensLeft: number }
+  | { type: 'ran'; raw: autocannon.Result; unexpected: number; codesLeft: number; refreshTokensLeft: number }
   | { type: 'failed'; error: string };
 
 export interface LoadDriver {
   pid: number;
   /** Replaces the pool of codes (left-overs of an earlier run may be near their expiry). */
   setCodes(codes: MintedCode[]): Promise<void>;
+  /** Replaces the pool of live access tokens (userinfo, introspection), taken in turn. */
+  setAccessTokens(tokens: string[]): Promise<void>;
   run(workload: Workload, seconds: number): Promise<Extract<LoadReply, { type: 'ran' }>>;
   stop(): void;
 }
@@ -63,6 +69,9 @@ export async function startLoadDriver(target: ServerTarget, connections: number)
     pid: child.pid!,
     async setCodes(codes) {
       await ask({ type: 'set-codes', codes });
+    },
+    async setAccessTokens(tokens) {
+      await ask({ type: 'set-access-tokens', tokens });
     },
     async run(workload, seconds) {
       const reply = await ask({ type: 'run', workload, seconds }, (seconds + RUN_GRACE_SECONDS) * 1000);

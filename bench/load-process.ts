@@ -1,16 +1,17 @@
 /**
  * Child process: the load generator (autocannon) for one server process, in a process of its own
  * so that it neither shares the parent's event loop nor the other targets' generators. It keeps
- * the pools of codes and refresh tokens of its target between runs. Driven by bench/load-driver.ts.
+ * the pools of codes, refresh tokens and access tokens of its target between runs. Driven by
+ * bench/load-driver.ts.
  */
 import autocannon from 'autocannon';
 import type { LoadReply, LoadRequest } from './load-driver.js';
 import type { ServerTarget } from './protocol.js';
-import { loadOptions, Pool, type Pools } from './workloads.js';
+import { loadOptions, Pool, RoundRobin, type Pools } from './workloads.js';
 
 let target: ServerTarget | undefined;
 let connections = 1;
-const pools: Pools = { codes: new Pool(), refreshTokens: new Pool() };
+const pools: Pools = { codes: new Pool(), refreshTokens: new Pool(), accessTokens: new RoundRobin(), unexpected: 0 };
 
 async function answer(request: LoadRequest): Promise<LoadReply> {
   switch (request.type) {
@@ -22,10 +23,14 @@ async function answer(request: LoadRequest): Promise<LoadReply> {
       pools.codes = new Pool();
       pools.codes.pushAll(request.codes);
       return { type: 'ok' };
+    case 'set-access-tokens':
+      pools.accessTokens = new RoundRobin(request.tokens);
+      return { type: 'ok' };
     case 'run': {
       if (!target) throw new Error('run before init');
+      pools.unexpected = 0;
       const raw = await autocannon(loadOptions(request.workload, target, pools, { connections, seconds: request.seconds }));
-      return { type: 'ran', raw, codesLeft: pools.codes.size, refreshTokensLeft: pools.refreshTokens.size };
+      return { type: 'ran', raw, unexpected: pools.unexpected, codesLeft: pools.codes.size, refreshTokensLeft: pools.refreshTokens.size };
     }
   }
 }

@@ -21,7 +21,7 @@ export interface LoadResult {
   /** Latency of 2xx responses, ms. */
   p50: number;
   p99: number;
-  /** Non-2xx responses plus socket errors and timeouts. */
+  /** Non-2xx responses, 200s with a wrong answer (userinfo, introspection), socket errors and timeouts. */
   errors: number;
   errorDetail: Record<string, number>;
   /** CPU time of the serving processes (all their threads) per token, µs: steadier than tokens/s. */
@@ -46,6 +46,9 @@ function errorDetail(result: autocannon.Result): Record<string, number> {
   if (result.timeouts) detail.timeouts = result.timeouts;
   return detail;
 }
+
+/** The results of the workloads measured one after the other on the same servers. */
+export type Measured = Array<{ workload: Workload; result: LoadResult }>;
 
 export interface Lane {
   driver: LoadDriver;
@@ -92,6 +95,8 @@ export async function measureLanes(
   const merged = aggregateResult(raws, { url: lanes[0]!.url, connections: settings.connections * lanes.length });
   const tokens = raws.reduce((sum, raw) => sum + raw['2xx'], 0);
   const detail = errorDetail(merged);
+  const unexpected = runs.reduce((sum, run) => sum + run.unexpected, 0);
+  if (unexpected) detail['HTTP 200 with a wrong answer'] = unexpected;
   const perToken = (seconds: number) => (tokens ? (seconds * 1e6) / tokens : 0);
   return {
     tokensPerSecond: raws.reduce((sum, raw) => sum + raw['2xx'] / raw.duration, 0),

@@ -3,7 +3,7 @@
  * each server (not measured), then code exchange is measured; the refresh tokens it returned then
  * feed the refresh-token rotation measurement.
  */
-import { measureLanes, type LoadResult, type RunSettings } from './measure.js';
+import { measureLanes, type Measured, type RunSettings } from './measure.js';
 import { lanesOf, servingPids, type Side } from './sides.js';
 
 /**
@@ -29,12 +29,7 @@ export class CodeSupply {
   }
 }
 
-export interface NamedUserResults {
-  exchange: LoadResult;
-  refresh: LoadResult;
-}
-
-export async function measureNamedUser(side: Side, processes: number, settings: RunSettings, supply: CodeSupply): Promise<NamedUserResults> {
+export async function measureNamedUser(side: Side, processes: number, settings: RunSettings, supply: CodeSupply): Promise<Measured> {
   const count = supply.count(settings);
   const started = performance.now();
   await Promise.all(
@@ -46,5 +41,8 @@ export async function measureNamedUser(side: Side, processes: number, settings: 
   const exchange = await measureLanes(lanes, 'code-exchange', settings, pids);
   supply.observe(exchange.tokensPerSecond / processes);
   const refresh = await measureLanes(lanes, 'refresh', settings, pids);
-  return { exchange, refresh };
+  return [
+    { workload: 'code-exchange', result: exchange },
+    { workload: 'refresh', result: refresh },
+  ];
 }

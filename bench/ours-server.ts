@@ -6,7 +6,7 @@
 import { demoApis } from '../examples/demo-data.js';
 import { createAuthServer, type Account, type AccountStore, type Logger } from '../src/index.js';
 import { listenOnFreePort } from './listen.js';
-import { BENCH_USERS, mintCodes, NAMED_USER_RESOURCE_SCOPE, NAMED_USER_SCOPE } from './mint-codes.js';
+import { BENCH_USERS, mintCodes, namedUserCodeRequest } from './mint-codes.js';
 import { parseAlgorithm, type AppClient, type ClientCredentials } from './protocol.js';
 import { serveUntilParentLeaves, type BenchServer } from './server-child.js';
 import { sharedKeys } from './shared-keys.js';
@@ -70,16 +70,11 @@ async function start(): Promise<BenchServer> {
     };
   }
   serve(auth.app.callback());
-  const codeRequest = {
-    clientId: clients.app.clientId,
-    redirectUri: REDIRECT_URI,
-    audience: auth.audience,
-    scope: NAMED_USER_SCOPE,
-    resourceScope: NAMED_USER_RESOURCE_SCOPE,
-    accountIds: BENCH_USERS,
-  };
+  // One kind of code for every workload: its JWT access token (audience the API, scope with
+  // `openid`) is also the one our userinfo and introspection take.
+  const codeRequest = namedUserCodeRequest(clients.app, auth.audience);
   return {
-    target: { tokenUrl: `${auth.issuer}/token`, ...clients },
+    target: { tokenUrl: `${auth.issuer}/token`, userinfoUrl: `${auth.issuer}/userinfo`, introspectionUrl: `${auth.issuer}/introspect`, ...clients },
     mint: (count) => mintCodes(auth.provider, codeRequest, count),
   };
 }

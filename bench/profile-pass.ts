@@ -6,10 +6,11 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RedisProcess } from '../devtools/redis-server.js';
+import { fillAccessTokens, LIFECYCLE_WORKLOADS } from './lifecycle.js';
 import { measureLanes } from './measure.js';
 import { CodeSupply } from './named-user.js';
 import { formatProfileSummary, type CpuProfile } from './profile-summary.js';
-import { measuresClientCredentials, measuresNamedUser, type Settings } from './settings.js';
+import { measuresClientCredentials, measuresLifecycle, measuresNamedUser, type Settings } from './settings.js';
 import { lanesOf, servingPids, SIDES, startSide, stopSide } from './sides.js';
 import type { Workload } from './workloads.js';
 
@@ -19,17 +20,20 @@ const TOP_FUNCTIONS = 15;
 export async function runProfiles(settings: Settings, dir: string, redis: RedisProcess, env: Record<string, string>): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const namedUser = measuresNamedUser(settings);
+  const lifecycle = measuresLifecycle(settings);
   const workloads: Workload[] = [
     ...(measuresClientCredentials(settings) ? (['client-credentials'] as const) : []),
     ...(namedUser ? (['code-exchange', 'refresh'] as const) : []),
+    ...(lifecycle ? LIFECYCLE_WORKLOADS : []),
   ];
   console.log(`CPU profiles (sampling every ${SAMPLING_INTERVAL_MICROS} µs, measured run only), one process per side, in ${resolve(dir)}\n`);
   for (const name of SIDES) {
-    const side = await startSide(name, { alg: 'ES256', processes: 1, connections: settings.connections, redis, env, namedUser });
+    const side = await startSide(name, { alg: 'ES256', processes: 1, connections: settings.connections, redis, env, namedUser, lifecycle });
     try {
       const server = side.servers[0]!;
       for (const workload of workloads) {
         if (workload === 'code-exchange') await side.drivers[0]!.setCodes(await server.mint(new CodeSupply().count(settings)));
+        if (workload === LIFECYCLE_WORKLOADS[0]) await fillAccessTokens(side, 1);
         const file = resolve(dir, `${name}-${workload}.cpuprofile`);
         const result = await measureLanes(lanesOf(side, 1), workload, settings, servingPids(side, 1), {
           before: () => server.startProfile(SAMPLING_INTERVAL_MICROS),

@@ -22,6 +22,9 @@ export interface AppClient extends ClientCredentials {
 /** Where and as whom to ask one server process for tokens. */
 export interface ServerTarget {
   tokenUrl: string;
+  /** Userinfo and introspection: ours's, or the bare engine's own (`/me`, `/token/introspection`). */
+  userinfoUrl: string;
+  introspectionUrl: string;
   /** The client_credentials client (a service). */
   service: ClientCredentials;
   app: AppClient;
@@ -33,9 +36,17 @@ export interface MintedCode {
   verifier: string;
 }
 
+/**
+ * What minted codes are for: `exchange`, the code exchange and refresh workloads; `lifecycle`, the
+ * access tokens of the userinfo and introspection workloads (the bare engine must then issue an
+ * opaque token without audience, the only kind its userinfo answers; ours mints the same codes).
+ */
+export const MINT_PURPOSES = ['exchange', 'lifecycle'] as const;
+export type MintPurpose = (typeof MINT_PURPOSES)[number];
+
 /** Parent → server child. */
 export type ServerRequest =
-  | { type: 'mint'; count: number }
+  | { type: 'mint'; count: number; purpose: MintPurpose }
   | { type: 'profile-start'; intervalMicros: number }
   | { type: 'profile-stop'; file: string };
 
@@ -51,7 +62,7 @@ const strings = (value: unknown, fields: string[]) => isObject(value) && fields.
 
 function isServerTarget(value: unknown): value is ServerTarget {
   return (
-    strings(value, ['tokenUrl'])
+    strings(value, ['tokenUrl', 'userinfoUrl', 'introspectionUrl'])
     && strings((value as Record<string, unknown>).service, ['clientId', 'clientSecret'])
     && strings((value as Record<string, unknown>).app, ['clientId', 'clientSecret', 'redirectUri'])
   );
@@ -77,7 +88,7 @@ export function isServerRequest(value: unknown): value is ServerRequest {
   if (!isObject(value)) return false;
   switch (value.type) {
     case 'mint':
-      return Number.isInteger(value.count) && (value.count as number) > 0;
+      return Number.isInteger(value.count) && (value.count as number) > 0 && MINT_PURPOSES.some((purpose) => purpose === value.purpose);
     case 'profile-start':
       return typeof value.intervalMicros === 'number';
     case 'profile-stop':

@@ -1,8 +1,9 @@
 /** What the bench prints: the header (method, machine), the results table, the signing limits. */
 import { cpus, platform, release, totalmem } from 'node:os';
 import { redisVersion } from '../devtools/redis-server.js';
+import { ACCESS_TOKEN_POOL } from './lifecycle.js';
 import { ALGORITHMS, type Algorithm } from './protocol.js';
-import { measuresClientCredentials, measuresNamedUser, type Settings } from './settings.js';
+import { measuresClientCredentials, measuresLifecycle, measuresNamedUser, type Settings } from './settings.js';
 import type { SideName } from './sides.js';
 import { signaturesPerSecond } from './signing.js';
 import type { LoadResult } from './measure.js';
@@ -24,7 +25,12 @@ const LABELS: Record<Workload, string> = {
   'client-credentials': 'client_credentials',
   'code-exchange': 'code exchange',
   refresh: 'refresh',
+  userinfo: 'userinfo',
+  introspection: 'introspection',
 };
+
+/** Workloads whose answer is not a token: their "tokens/s" counts answers (requests/s). */
+const ANSWERS: readonly Workload[] = ['userinfo', 'introspection'];
 
 export function printHeader(settings: Settings): void {
   const cpu = cpus();
@@ -48,6 +54,13 @@ export function printHeader(settings: Settings): void {
     console.log(
       `named user: code exchange (PKCE S256) and refresh-token rotation, access token ES256 + ID token RS256; ` +
         `processes ${settings.namedUserProcesses.join(', ')}; codes minted through the engine's models before each run`,
+    );
+  }
+  if (measuresLifecycle(settings)) {
+    console.log(
+      `userinfo (GET, Bearer) and introspection (POST token=, Basic as the app): ${ACCESS_TOKEN_POOL} live access tokens of named ` +
+        `users per process, taken in turn; ours: its JWT access tokens at /userinfo and /introspect; bare: opaque access tokens ` +
+        `without audience at the engine's own /me and /token/introspection; processes ${settings.namedUserProcesses.join(', ')}`,
     );
   }
   console.log(`${settings.rounds} rounds, alternating which side goes first; figures are the median round`);
@@ -110,6 +123,9 @@ export function printResults(rows: readonly Row[], settings: Settings): void {
     'ours/bare, p99 o/b (p99 ours / p99 bare) and scaling (tokens/s(N) / (N × tokens/s(1))) are taken round by round: ' +
       'median (range over rounds)',
   );
+  if (rows.some((row) => ANSWERS.includes(row.workload))) {
+    console.log(`${ANSWERS.join(', ')}: tokens/s and CPU µs/token count answers (requests/s, CPU µs per request)`);
+  }
   console.log(
     'CPU µs/token: server processes, all threads (ours: and its redis-server, also shown apart); ' +
       'load CPU µs: the autocannon processes, per token',

@@ -1,6 +1,7 @@
 /**
- * Token-endpoint throughput and latency: our server against bare node-oidc-provider, side by side
- * in one run, with the same number of server processes on both sides.
+ * Token-endpoint (and userinfo, introspection) throughput and latency: our server against bare
+ * node-oidc-provider, side by side in one run, with the same number of server processes on both
+ * sides.
  *
  * Sides. "ours": N processes of createAuthServer() sharing one real redis-server (a client
  * configuration with tenant, scope scim.read and a group constraint; a confidential app
@@ -15,44 +16,60 @@
  * AuthorizationCode models, on both sides alike (bench/mint-codes.ts); the refresh tokens the code
  * exchange returned feed the refresh run.
  *
+ * Lifecycle (bench/lifecycle.ts), at each BENCH_NAMED_USER_PROCESSES count: userinfo (GET, Bearer)
+ * and introspection (POST token=..., Basic as the confidential app) on a pool of 2,000 live access
+ * tokens of named users per process (scope openid profile email scim.read), got before each
+ * measurement by exchanging minted codes and sent in turn. Ours: its own /userinfo and /introspect
+ * on its ES256 JWT access tokens (audience the API). Bare: the engine serves only tokens it stores,
+ * and its userinfo only tokens without audience, so the same means its features.userinfo (/me)
+ * and features.introspection (/token/introspection, client_secret_basic) on opaque access tokens
+ * without audience: their codes name no resource and their grant holds openid profile email alone.
+ * A 200 that does not say what it should (no sub; active false) counts as an error.
+ *
  * Load. One autocannon process per server process (bench/load-process.ts), BENCH_CONNECTIONS
  * connections each; a discarded warm-up of every generator, then the measured runs start together.
  * Every request of a workload must first succeed once with the expected algorithms (bench/checks.ts).
  * Rounds alternate which side goes first; the table gives the median round and the range.
  *
- * Run: npm run bench   Knobs (environment): BENCH_MODE=all|client-credentials|named-user|soak
- * (soak: bench/soak.ts, what Redis keeps after BENCH_SOAK_FLOWS flows on one grant),
+ * Run: npm run bench   Knobs (environment):
+ * BENCH_MODE=all|client-credentials|named-user|lifecycle|soak (lifecycle: userinfo and
+ * introspection; soak: bench/soak.ts, what Redis keeps after BENCH_SOAK_FLOWS flows on one grant),
  * BENCH_PROCESSES=1,2  BENCH_NAMED_USER_PROCESSES=1  BENCH_ALGS=ES256[,RS256]  BENCH_CONNECTIONS=32
  * BENCH_WARMUP_SECONDS=2  BENCH_SECONDS=6  BENCH_ROUNDS=3  BENCH_CPU_PROF=dir (CPU profiles of one
  * process per side instead of the measurements, summarised by bench/profile-summary.ts).
  */
 import { startRedis, type RedisProcess } from '../devtools/redis-server.js';
-import { measureLanes, type LoadResult } from './measure.js';
+import { measureLifecycle } from './lifecycle.js';
+import { measureLanes, type LoadResult, type Measured } from './measure.js';
 import { CodeSupply, measureNamedUser } from './named-user.js';
 import { runProfiles } from './profile-pass.js';
 import { ALGORITHMS, type Algorithm } from './protocol.js';
 import { printHeader, printResults, printSigningLimits, type Row } from './report.js';
-import { measuresClientCredentials, measuresNamedUser, readSettings, type Settings } from './settings.js';
+import { measuresClientCredentials, measuresLifecycle, measuresNamedUser, readSettings, type Settings } from './settings.js';
 import { sharedKeysEnvironment } from './shared-keys.js';
 import { lanesOf, servingPids, SIDES, startSide, stopSide, type Side, type SideName } from './sides.js';
 import { runSoak } from './soak.js';
 import { summarise } from './summary.js';
-import { WORKLOADS, type Workload } from './workloads.js';
+import { WORKLOADS } from './workloads.js';
 
 /** The servers started together: one access-token algorithm, the process counts measured on them. */
 interface ServerSet {
   alg: Algorithm;
   clientCredentials: number[];
   namedUser: number[];
+  /** Userinfo and introspection. */
+  lifecycle: number[];
 }
 
 function serverSets(settings: Settings): ServerSet[] {
   const ccAlgs = measuresClientCredentials(settings) ? settings.algorithms : [];
-  const nuAlgs: Algorithm[] = measuresNamedUser(settings) ? ['ES256'] : [];
+  // Named-user access tokens are ES256.
+  const nuAlgs: Algorithm[] = measuresNamedUser(settings) || measuresLifecycle(settings) ? ['ES256'] : [];
   return [...new Set<Algorithm>([...nuAlgs, ...ccAlgs])].map((alg) => ({
     alg,
     clientCredentials: ccAlgs.includes(alg) ? settings.processes : [],
-    namedUser: nuAlgs.includes(alg) ? settings.namedUserProcesses : [],
+    namedUser: nuAlgs.includes(alg) && measuresNamedUser(settings) ? settings.namedUserProcesses : [],
+    lifecycle: nuAlgs.includes(alg) && measuresLifecycle(settings) ? settings.namedUserProcesses : [],
   }));
 }
 
@@ -87,28 +104,41 @@ class Results {
 }
 
 async function measureSet(set: ServerSet, redis: RedisProcess, env: Record<string, string>, settings: Settings, results: Results): Promise<void> {
-  const processes = Math.max(...set.clientCredentials, ...set.namedUser);
-  const setup = { alg: set.alg, processes, connections: settings.connections, redis, env, namedUser: set.namedUser.length > 0 };
+  const processes = Math.max(...set.clientCredentials, ...set.namedUser, ...set.lifecycle);
+  const setup = {
+    alg: set.alg,
+    processes,
+    connections: settings.connections,
+    redis,
+    env,
+    namedUser: set.namedUser.length > 0,
+    lifecycle: set.lifecycle.length > 0,
+  };
   const sides = new Map<SideName, Side>();
   try {
     for (const name of SIDES) sides.set(name, await startSide(name, setup));
     const supplies = new Map(SIDES.map((name) => [name, new CodeSupply()]));
+    // In each round, in this order: each group at each of its process counts, one side after the other.
+    const groups: Array<{ counts: number[]; measure: (side: Side, count: number) => Promise<Measured> }> = [
+      {
+        counts: set.clientCredentials,
+        measure: async (side, count) => [
+          { workload: 'client-credentials', result: await measureLanes(lanesOf(side, count), 'client-credentials', settings, servingPids(side, count)) },
+        ],
+      },
+      { counts: set.namedUser, measure: (side, count) => measureNamedUser(side, count, settings, supplies.get(side.name)!) },
+      { counts: set.lifecycle, measure: (side, count) => measureLifecycle(side, count, settings) },
+    ];
     for (let round = 0; round < settings.rounds; round += 1) {
       console.log(`${set.alg} round ${round + 1}/${settings.rounds}`);
       const order = round % 2 === 0 ? SIDES : [...SIDES].reverse();
-      for (const count of set.clientCredentials) {
-        for (const name of order) {
-          const side = sides.get(name)!;
-          const result = await measureLanes(lanesOf(side, count), 'client-credentials', settings, servingPids(side, count));
-          results.add({ workload: 'client-credentials', alg: set.alg, processes: count, side: name }, result);
-        }
-      }
-      for (const count of set.namedUser) {
-        for (const name of order) {
-          const { exchange, refresh } = await measureNamedUser(sides.get(name)!, count, settings, supplies.get(name)!);
-          const row = { alg: set.alg, processes: count, side: name };
-          results.add({ ...row, workload: 'code-exchange' satisfies Workload }, exchange);
-          results.add({ ...row, workload: 'refresh' satisfies Workload }, refresh);
+      for (const { counts, measure } of groups) {
+        for (const count of counts) {
+          for (const name of order) {
+            for (const { workload, result } of await measure(sides.get(name)!, count)) {
+              results.add({ workload, alg: set.alg, processes: count, side: name }, result);
+            }
+          }
         }
       }
     }

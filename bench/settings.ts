@@ -1,14 +1,14 @@
 /** The bench's knobs, from the environment (see the header of bench/run.ts). */
 import { ALGORITHMS, parseAlgorithm, type Algorithm } from './protocol.js';
 
-export const MODES = ['all', 'client-credentials', 'named-user', 'soak'] as const;
+export const MODES = ['all', 'client-credentials', 'named-user', 'lifecycle', 'soak'] as const;
 export type Mode = (typeof MODES)[number];
 
 export interface Settings {
   mode: Mode;
   /** client_credentials access-token algorithms. */
   algorithms: Algorithm[];
-  /** Server process counts for client_credentials, and for the named-user flows. */
+  /** Server process counts for client_credentials, and for the named-user flows and lifecycle endpoints. */
   processes: number[];
   namedUserProcesses: number[];
   /** Connections per server process. */
@@ -66,5 +66,8 @@ export function readSettings(): Settings {
   };
 }
 
-export const measuresClientCredentials = (settings: Settings) => settings.mode !== 'named-user';
-export const measuresNamedUser = (settings: Settings) => settings.mode !== 'client-credentials';
+const measures = (mode: Mode) => (settings: Settings) => settings.mode === 'all' || settings.mode === mode;
+export const measuresClientCredentials = measures('client-credentials');
+export const measuresNamedUser = measures('named-user');
+/** Userinfo and introspection. */
+export const measuresLifecycle = measures('lifecycle');

@@ -3,7 +3,7 @@
  * engine (N independent engines with their own memory), each with its own load generator process.
  */
 import type { RedisProcess } from '../devtools/redis-server.js';
-import { checkClientCredentials, checkNamedUser } from './checks.js';
+import { checkClientCredentials, checkLifecycle, checkNamedUser } from './checks.js';
 import { startLoadDriver, type LoadDriver } from './load-driver.js';
 import type { Lane, ServingPids } from './measure.js';
 import type { Algorithm } from './protocol.js';
@@ -28,6 +28,8 @@ export interface SideSetup {
   /** Environment of the server children (the shared signing keys). */
   env: Record<string, string>;
   namedUser: boolean;
+  /** Userinfo and introspection. */
+  lifecycle: boolean;
 }
 
 async function startServers(name: SideName, setup: SideSetup): Promise<ServerProcess[]> {
@@ -51,6 +53,7 @@ export async function startSide(name: SideName, setup: SideSetup): Promise<Side>
     for (const server of servers) {
       await checkClientCredentials(server.target, setup.alg);
       if (setup.namedUser) await checkNamedUser(server);
+      if (setup.lifecycle) await checkLifecycle(server);
       drivers.push(await startLoadDriver(server.target, setup.connections));
     }
     return side;

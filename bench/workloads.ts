@@ -1,12 +1,14 @@
 /**
- * The token requests of each workload, as autocannon options. Codes are single-use and refresh
- * tokens rotate, so those two workloads draw a fresh value per request from a pool; a rotated
- * refresh token goes back into the pool for a later request.
+ * The requests of each workload, as autocannon options. Codes are single-use and refresh tokens
+ * rotate, so those two workloads draw a fresh value per request from a pool; a rotated refresh
+ * token goes back into the pool for a later request. Userinfo and introspection take live access
+ * tokens in turn from a pool filled before the run, and check each 200's answer (introspection
+ * answers 200 `{"active":false}` for a token it does not honour).
  */
 import type autocannon from 'autocannon';
 import type { ClientCredentials, MintedCode, ServerTarget } from './protocol.js';
 
-export const WORKLOADS = ['client-credentials', 'code-exchange', 'refresh'] as const;
+export const WORKLOADS = ['client-credentials', 'code-exchange', 'refresh', 'userinfo', 'introspection'] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
 /** FIFO with an index instead of Array#shift (which copies long arrays). */
@@ -38,9 +40,29 @@ export class Pool<T> {
   }
 }
 
+/** Hands out its values in turn, again and again (an access token is not spent by use). */
+export class RoundRobin<T> {
+  private next = 0;
+
+  constructor(private readonly values: readonly T[] = []) {}
+
+  get size(): number {
+    return this.values.length;
+  }
+
+  take(): T | undefined {
+    const value = this.values[this.next];
+    this.next = (this.next + 1) % Math.max(1, this.values.length);
+    return value;
+  }
+}
+
 export interface Pools {
   codes: Pool<MintedCode>;
   refreshTokens: Pool<string>;
+  accessTokens: RoundRobin<string>;
+  /** 2xx answers of the current run that did not say what they should (see `answers`). */
+  unexpected: number;
 }
 
 export const CLIENT_CREDENTIALS_BODY = 'grant_type=client_credentials&scope=scim.read';
@@ -63,7 +85,38 @@ export function refreshBody(refreshToken: string): string {
   return `grant_type=refresh_token&refresh_token=${encodeURIComponent(refreshToken)}`;
 }
 
-/** A value no server knows: sent only if a pool ran dry, it is answered 400 and counted as an error. */
+export function introspectionBody(accessToken: string): string {
+  return `token=${encodeURIComponent(accessToken)}`;
+}
+
+export const bearerHeaders = (accessToken: string): Record<string, string> => ({ authorization: `Bearer ${accessToken}` });
+
+function parsedObject(body: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** What a 200 of userinfo and of introspection must say: the user's `sub`; an active token of hers. */
+export const answers = {
+  userinfo: (body: string) => typeof parsedObject(body).sub === 'string',
+  introspection: (body: string) => {
+    const parsed = parsedObject(body);
+    return parsed.active === true && typeof parsed.sub === 'string';
+  },
+} satisfies Partial<Record<Workload, (body: string) => boolean>>;
+
+/** Counts the 200s whose body is not what `expected` wants. */
+function check(pools: Pools, expected: (body: string) => boolean) {
+  return (status: number, body: string) => {
+    if (status === 200 && !expected(body)) pools.unexpected += 1;
+  };
+}
+
+/** A value no server knows: sent only if a pool ran dry, it is refused and counted as an error. */
 const SPENT = 'pool-ran-dry';
 
 /** Keeps the refresh token of a successful code exchange or rotation for a later refresh request. */
@@ -87,47 +140,54 @@ export function loadOptions(
   settings: { connections: number; seconds: number },
 ): autocannon.Options {
   const common = {
-    url: target.tokenUrl,
     connections: settings.connections,
     duration: settings.seconds,
     // Latency percentiles of 2xx responses only; histograms are merged by the parent.
     excludeErrorStats: true,
     skipAggregateResult: true,
   };
-  const path = new URL(target.tokenUrl).pathname;
+  /** The workload's one request to `url`, built anew for every send. */
+  const each = (url: string, request: autocannon.Request): autocannon.Options => ({
+    ...common,
+    url,
+    requests: [{ ...request, path: new URL(url).pathname }],
+  });
   switch (workload) {
     case 'client-credentials':
-      return { ...common, method: 'POST', headers: basicHeaders(target.service), body: CLIENT_CREDENTIALS_BODY };
+      return { ...common, url: target.tokenUrl, method: 'POST', headers: basicHeaders(target.service), body: CLIENT_CREDENTIALS_BODY };
     case 'code-exchange':
       return {
-        ...common,
+        ...each(target.tokenUrl, {
+          method: 'POST',
+          headers: basicHeaders(target.app),
+          setupRequest: (request) => {
+            const code = pools.codes.take() ?? { code: SPENT, verifier: SPENT };
+            return { ...request, body: codeExchangeBody(target, code) };
+          },
+          onResponse: harvest(pools),
+        }),
         // The run ends early, rather than sending spent codes, if the supply runs out.
         maxOverallRequests: poolBudget(pools.codes.size, settings.connections),
-        requests: [
-          {
-            method: 'POST',
-            path,
-            headers: basicHeaders(target.app),
-            setupRequest: (request) => {
-              const code = pools.codes.take() ?? { code: SPENT, verifier: SPENT };
-              return { ...request, body: codeExchangeBody(target, code) };
-            },
-            onResponse: harvest(pools),
-          },
-        ],
       };
     case 'refresh':
-      return {
-        ...common,
-        requests: [
-          {
-            method: 'POST',
-            path,
-            headers: basicHeaders(target.app),
-            setupRequest: (request) => ({ ...request, body: refreshBody(pools.refreshTokens.take() ?? SPENT) }),
-            onResponse: harvest(pools),
-          },
-        ],
-      };
+      return each(target.tokenUrl, {
+        method: 'POST',
+        headers: basicHeaders(target.app),
+        setupRequest: (request) => ({ ...request, body: refreshBody(pools.refreshTokens.take() ?? SPENT) }),
+        onResponse: harvest(pools),
+      });
+    case 'userinfo':
+      return each(target.userinfoUrl, {
+        method: 'GET',
+        setupRequest: (request) => ({ ...request, headers: bearerHeaders(pools.accessTokens.take() ?? SPENT) }),
+        onResponse: check(pools, answers.userinfo),
+      });
+    case 'introspection':
+      return each(target.introspectionUrl, {
+        method: 'POST',
+        headers: basicHeaders(target.app),
+        setupRequest: (request) => ({ ...request, body: introspectionBody(pools.accessTokens.take() ?? SPENT) }),
+        onResponse: check(pools, answers.introspection),
+      });
   }
 }

@@ -117,6 +117,13 @@ export function demoAppRoutes(apps: DemoApp[], oauthUrl: string) {
     return (await response.json()) as Record<string, unknown>;
   }
 
+  /** Where the app sends the browser to sign out: the end-session endpoint, back to the demo page. */
+  function signOutUrl(app: DemoApp, idToken: unknown): string {
+    // The demo page, registered as the apps' post-logout redirect URI: `{baseUrl}/demo`.
+    const demoPage = app.redirectUri.replace(/\/callback\/(public|confidential)$/, '');
+    return `${oauthUrl}/session/end?${new URLSearchParams({ ...(typeof idToken === 'string' ? { id_token_hint: idToken } : {}), post_logout_redirect_uri: demoPage })}`;
+  }
+
   function claims(jwt: unknown): string {
     if (typeof jwt !== 'string') return '';
     const payload = jwt.split('.')[1] ?? '';
@@ -142,6 +149,7 @@ export function demoAppRoutes(apps: DemoApp[], oauthUrl: string) {
 <h2>Access token claims</h2><pre id="access-token-claims">${escapeHtml(claims(tokens.access_token))}</pre>
 <h2>ID token claims</h2><pre id="id-token-claims">${escapeHtml(claims(tokens.id_token))}</pre>
 ${refresh}
+<p><a href="${escapeHtml(signOutUrl(app, tokens.id_token))}">Sign out</a> (RP-initiated: the sign-in service asks you to confirm, then sends you back here)</p>
 <p><a href="/demo">Back to the demo</a></p>`,
     );
   }

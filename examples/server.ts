@@ -98,13 +98,15 @@ async function seedDemoApps(auth: AuthServer): Promise<DemoApp[]> {
     const redirectUri = `${baseUrl}/demo/callback/${kind}`;
     const found = existing.find((app) => app.name === demoApps[kind].name);
     if (found) {
-      await auth.appRegistrations.update(found.clientId, { redirectUris: [redirectUri] });
+      await auth.appRegistrations.update(found.clientId, { redirectUris: [redirectUri], postLogoutRedirectUris: [`${baseUrl}/demo`] });
       const secret = kind === 'confidential' ? (await auth.appRegistrations.rotateSecret(found.clientId)).clientSecret : undefined;
       apps.push({ kind, clientId: found.clientId, redirectUri, ...(secret ? { clientSecret: secret } : {}) });
       continue;
     }
     // The demo apps stand for the platform's own UI: first-party, so they may manage all consents.
-    const created = await auth.appRegistrations.create({ ...demoApps[kind], redirectUris: [redirectUri], clientType: kind, firstParty: true });
+    const created = await auth.appRegistrations.create({
+      ...demoApps[kind], redirectUris: [redirectUri], postLogoutRedirectUris: [`${baseUrl}/demo`], clientType: kind, firstParty: true,
+    });
     apps.push({ kind, clientId: created.clientId, redirectUri, ...(created.clientSecret ? { clientSecret: created.clientSecret } : {}) });
   }
   return apps;

@@ -249,6 +249,13 @@ export class KeysUnavailable extends TokenError {
   }
 }
 
+/** 503 `temporarily_unavailable`: the resource-server kit could not ask the authorization server whether a token is live. */
+export class TokenStatusUnavailable extends TokenError {
+  constructor(realm: string) {
+    super('temporarily_unavailable', 503, 'the authorization server could not tell whether the token is still valid', realm);
+  }
+}
+
 /** A row of the error table: a class, an example of it, and when it is answered. */
 export interface ErrorRow {
   example: OAuthError;
@@ -282,6 +289,7 @@ export const ERRORS: readonly ErrorRow[] = [
   { example: new TenantMoved('realm'), when: "a named-user token whose user's account has moved to another tenant" },
   { example: new InvalidBearerRequest('realm'), when: 'an Authorization header that is not `Bearer <token>`' },
   { example: new KeysUnavailable('realm'), when: 'the resource-server kit could not fetch the signing keys' },
+  { example: new TokenStatusUnavailable('realm'), when: 'the resource-server kit, in introspect mode, could not ask the authorization server (it never lets a token through unchecked)' },
 ];
 
 /** The error table as Markdown, for docs/errors.md (generated from ERRORS; a test keeps them equal). */

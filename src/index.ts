@@ -30,6 +30,7 @@ export {
   InvalidClient,
   InvalidGrant,
   UnauthorizedClient,
+  AccessDenied,
   UnsupportedGrantType,
   InvalidScope,
   InvalidTarget,
@@ -50,6 +51,7 @@ export {
   TenantMoved,
   InvalidBearerRequest,
   KeysUnavailable,
+  TokenStatusUnavailable,
   type ErrorHeaders,
 } from '../policies/errors.js';
 export * from './resource-server/index.js';

@@ -358,11 +358,23 @@ export function clientPatch(body: Record<string, unknown>): Partial<ClientConfig
   return parseWire(ClientConfigurationPatch, body, 'patch');
 }
 
-/** An app's wire body without the fields only the operator sets (they are refused, saying so). */
+/**
+ * An app's wire body without the fields only the operator sets (they are refused, saying so). A
+ * tenant's back-channel logout URI must be https to a host name: our server posts to it, and a
+ * tenant must not make it post to a loopback or internal address (the operator may, through the
+ * library or the CLI, e.g. for a local app).
+ */
 function tenantAppBody(body: Record<string, unknown>): Record<string, unknown> {
   for (const field of Object.keys(body)) {
     // Own keys only: `constructor` or `__proto__` must not find Object's.
     if (Object.hasOwn(OPERATOR_ONLY, field)) throw new ValidationError(field, OPERATOR_ONLY[field]!);
+  }
+  const backchannel = body.backchannel_logout_uri;
+  if (typeof backchannel === 'string' && backchannel !== '') {
+    const host = URL.parse(backchannel)?.hostname ?? '';
+    if (!backchannel.startsWith('https://') || host === 'localhost' || /^[\d.]+$|^\[/.test(host) || !host.includes('.')) {
+      throw new ValidationError('backchannel_logout_uri', 'must be an https URI with a public host name (no IP address, no localhost)');
+    }
   }
   return body;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
@@ -7,7 +8,7 @@ import {
   type JWTPayload,
 } from 'jose';
 import type { Constraints } from '../../policies/constraints.js';
-import { InsufficientScope, InvalidBearerRequest, InvalidToken, KeysUnavailable, TokenError } from '../../policies/errors.js';
+import { InsufficientScope, InvalidBearerRequest, InvalidToken, KeysUnavailable, TokenError, TokenStatusUnavailable } from '../../policies/errors.js';
 
 export { TokenError };
 
@@ -42,6 +43,62 @@ export interface TokenVerifierOptions {
   jwksCacheMaxAgeSeconds?: number;
   /** The realm of WWW-Authenticate challenges; default the audience. */
   realm?: string;
+  /**
+   * Introspect mode: after the local checks, ask the authorization server whether the token is
+   * still live (RFC 7662), so that a revoked token, an ended consent or a deleted app is refused
+   * within `cacheSeconds` rather than at the token's `exp`. The API authenticates as one of its
+   * tenant's client configurations (or a confidential app). Off by default: local verification
+   * needs no call per request.
+   */
+  introspection?: IntrospectionOptions;
+}
+
+/** How the kit asks the authorization server about a token (introspect mode). */
+export interface IntrospectionOptions {
+  /** The introspection endpoint; default `{issuer}/introspect`. */
+  url?: URL;
+  clientId: string;
+  clientSecret: string;
+  /** How long an answer is reused for the same token, 0..60 s; default 5. */
+  cacheSeconds?: number;
+  /** How long to wait for an answer; default 3000 ms. Past it the request is refused (503). */
+  timeoutMs?: number;
+}
+
+const MAX_CACHED_ANSWERS = 10_000;
+
+/**
+ * Asks the introspection endpoint whether tokens are live, answers kept `cacheSeconds` by SHA-256
+ * of the token. Fails closed: a token it cannot ask about is refused with 503.
+ */
+function introspector(options: IntrospectionOptions, issuer: string, realm: string): (token: string) => Promise<boolean> {
+  const url = options.url ?? new URL(`${issuer}/introspect`);
+  const cacheMs = Math.min(60, Math.max(0, options.cacheSeconds ?? 5)) * 1000;
+  const authorization = `Basic ${Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64')}`;
+  const answers = new Map<string, { active: boolean; until: number }>();
+  return async (token) => {
+    const key = createHash('sha256').update(token).digest('base64url');
+    const cached = answers.get(key);
+    if (cached && cached.until > Date.now()) return cached.active;
+    let active: boolean;
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
+        signal: AbortSignal.timeout(options.timeoutMs ?? 3000),
+      });
+      if (response.status !== 200) throw new Error(`introspection answered ${response.status}`);
+      active = ((await response.json()) as { active?: unknown }).active === true;
+    } catch {
+      throw new TokenStatusUnavailable(realm);
+    }
+    if (cacheMs > 0) {
+      if (answers.size >= MAX_CACHED_ANSWERS) answers.delete(answers.keys().next().value as string);
+      answers.set(key, { active, until: Date.now() + cacheMs });
+    }
+    return active;
+  };
 }
 
 /** Verifies our access tokens; made by `createTokenVerifier()`. */
@@ -81,6 +138,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     })
     : createLocalJWKSet(options.jwks);
   const refuse = (description: string) => new InvalidToken(description, realm);
+  const isLive = options.introspection ? introspector(options.introspection, options.issuer, realm) : undefined;
 
   async function verify(token: string): Promise<AccessTokenContext> {
     let payload: JWTPayload;
@@ -102,6 +160,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     }
     const constraints = readConstraints(payload.constraints);
     if (typeof payload.client_id !== 'string' || !constraints) throw refuse('the access token is not valid');
+    if (isLive && !(await isLive(token))) throw refuse('the access token is no longer valid');
     return {
       sub: payload.sub!,
       clientId: payload.client_id,

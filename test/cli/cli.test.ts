@@ -200,6 +200,18 @@ describe('talent-auth CLI (built, as a subprocess, on a real redis-server)', () 
       expect(human.code).toBe(0);
       expect(human.stdout).toMatch(/client_secret:\s+[A-Za-z0-9_-]{43}\n/);
 
+      const signOut = await cli([
+        'apps', 'create', '--name', 'Sign-out', '--redirect-uri', 'https://s.example/cb', '--type', 'confidential',
+        '--post-logout-redirect-uri', 'https://s.example/out', '--post-logout-redirect-uri', 'https://s.example/bye',
+        '--backchannel-logout-uri', 'http://127.0.0.1:4000/backchannel',
+      ]);
+      expect(signOut.code).toBe(0);
+      expect(signOut.stdout).toContain('post_logout_redirect_uris: https://s.example/out https://s.example/bye');
+      expect(signOut.stdout).toContain('backchannel_logout_uri: http://127.0.0.1:4000/backchannel');
+      const badSignOut = await cli(['apps', 'create', '--name', 'Bad', '--redirect-uri', 'https://s.example/cb', '--type', 'public', '--post-logout-redirect-uri', 'javascript:alert(1)']);
+      expect(badSignOut.code).toBe(1);
+      expect(badSignOut.stderr).toContain('postLogoutRedirectUris.0');
+
       const listed = await cli(['apps', 'list', '--json']);
       expect(listed.code).toBe(0);
       const ids = listed.json.apps.map((app: { client_id: string }) => app.client_id);

@@ -318,7 +318,7 @@ describe('OpenID Connect conformance (Basic OP, RP-Initiated Logout)', () => {
       const { agent, idToken } = await signedIn();
       const { done } = await logout(agent, { id_token_hint: idToken });
       expect(done?.location).toBeUndefined();
-      expect(done?.html).toContain('Conformance RP');
+      expect(done?.html).toContain('You are signed out');
       expect(await stillSignedIn(agent)).toBe(false);
     });
 

@@ -1,12 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from 'jose';
 import { type Browser, type BrowserContext, type Page, type Request, type Response } from 'playwright-core';
 import { alice, bob, testAccounts } from '../support/accounts.js';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
 import { pkcePair } from '../support/user-agent.js';
 import { launchChromium } from '../support/chromium.js';
+import { accessibilityViolations } from '../support/axe.js';
 
 /**
  * The named-user flow in a real browser: Debian's headless Chromium driven by playwright-core.
@@ -26,11 +27,25 @@ async function startCallbackServer(): Promise<{
   callback: string;
   /** The Referer header of every request to /callback (undefined when none was sent). */
   referers: Array<string | undefined>;
+  /** The bodies posted to `/backchannel` (back-channel logout tokens, form-encoded). */
+  backchannel: string[];
   stop(): Promise<void>;
 }> {
   const referers: Array<string | undefined> = [];
+  const backchannel: string[] = [];
   const http: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname === '/backchannel' && req.method === 'POST') {
+      let body = '';
+      req.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      req.on('end', () => {
+        backchannel.push(body);
+        res.writeHead(200).end();
+      });
+      return;
+    }
     if (url.pathname === '/callback') referers.push(req.headers.referer);
     if (url.pathname !== '/callback') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
@@ -49,6 +64,7 @@ async function startCallbackServer(): Promise<{
     origin,
     callback: `${origin}/callback`,
     referers,
+    backchannel,
     async stop() {
       http.closeAllConnections();
       await new Promise((resolve) => http.close(resolve));
@@ -395,5 +411,58 @@ describe('named-user flow in headless Chromium', () => {
     expect(consoleErrors).toEqual([]);
     // The sign-in pages' URLs (they carry the interaction id) are not passed on to the app.
     expect(app!.referers.slice(callbacksBefore)).toEqual([undefined]);
+  }, TEST_TIMEOUT);
+
+  it('sign-out: an accessible confirmation, Enter signs out, back at the app with state; the app is told by back channel; the next sign-in asks for the password', async () => {
+    // An app of its own: the other tests' consents must not skip the consent page here.
+    const created = await server!.auth.appRegistrations.create({
+      name: 'Sign-out app', redirectUris: [app!.callback], clientType: 'confidential',
+      postLogoutRedirectUris: [app!.callback], backchannelLogoutUri: `${app!.origin}/backchannel`,
+    });
+    const web = { clientId: created.clientId, clientSecret: created.clientSecret! };
+    const { params, verifier } = authorizeParams(web.clientId, 'openid profile user.read');
+    await page.goto(authorizeUrl(params));
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await signIn('alice', alice.password);
+    await expectConsentPage('Sign-out app');
+    expect(await accessibilityViolations(page)).toEqual([]);
+    const back = await decide('Allow');
+    const tokens = await postToken(server!.oauthUrl, {
+      grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: app!.callback, code_verifier: verifier,
+    }, { authorization: basic(web.clientId, web.clientSecret) });
+    const idToken = tokens.body.id_token as string;
+
+    const confirmation = await page.goto(`${server!.oauthUrl}/session/end?${new URLSearchParams({ id_token_hint: idToken, post_logout_redirect_uri: app!.callback, state: 'bye' })}`);
+    expect(confirmation!.status()).toBe(200);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Sign out');
+    expect(confirmation!.headers()['content-security-policy']).toContain(`form-action 'self' ${app!.origin}`);
+    expect(await page.locator('script').count()).toBe(0);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    // Keyboard only: the button has the focus; Enter submits.
+    await expect(page.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string } } }).document.activeElement.textContent)).resolves.toBe('Sign out');
+    const backchannelBefore = app!.backchannel.length;
+    await page.keyboard.press('Enter');
+    const afterSignOut = await landedOnCallback();
+    expect(afterSignOut.searchParams.get('state')).toBe('bye');
+
+    // OpenID Connect Back-Channel Logout 1.0: a logout token signed like the ID token, for this app.
+    expect(app!.backchannel.length).toBe(backchannelBefore + 1);
+    const logoutToken = new URLSearchParams(app!.backchannel.at(-1)!).get('logout_token')!;
+    const { payload } = await jwtVerify(logoutToken, createLocalJWKSet(jwks), { issuer: server!.auth.issuer, audience: web.clientId, typ: 'logout+jwt' });
+    expect(payload.events).toEqual({ 'http://schemas.openid.net/event/backchannel-logout': {} });
+    expect(payload.sid ?? payload.sub).toBeDefined();
+    expect(payload).not.toHaveProperty('nonce');
+    expect(decodeJwt(idToken).sid).toBe(payload.sid);
+
+    // Signed out: the next sign-in asks for the password again.
+    await page.goto(authorizeUrl(authorizeParams(web.clientId, 'openid profile user.read').params));
+    await expectLoginPage('Sign-out app');
+
+    // Asked again with no session left: a page with a button, accessible too.
+    await page.goto(`${server!.oauthUrl}/session/end?${new URLSearchParams({ id_token_hint: idToken, post_logout_redirect_uri: app!.callback, state: 'again' })}`);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('You are not signed in');
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    expect((await landedOnCallback()).searchParams.get('state')).toBe('again');
   }, TEST_TIMEOUT);
 });

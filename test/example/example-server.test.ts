@@ -130,6 +130,13 @@ describe('example server (npm start)', () => {
         } else {
           expect(tokens.html).toContain('No refresh token');
         }
+        // Sign out: the confirmation, then back at the demo page; the next sign-in asks again.
+        const signOutLink = /<a href="([^"]+)">Sign out<\/a>/.exec(tokens.html)![1]!.replace(/&amp;/g, '&');
+        const confirmation = await agent.request(signOutLink);
+        expect(confirmation.html).toContain('Sign out');
+        const back = await agent.submit(confirmation, {});
+        expect(back.url).toBe(`${origin}/demo`);
+        expect((await agent.request(`${origin}/demo/start/${kind}`)).html).toContain('name="password"');
       }
       expect(example.output).toContain('users: ada / ada-demo-password');
     } finally {

@@ -134,6 +134,20 @@ describe('logs of the named-user, API, rate-limit and store-fault failure paths'
         await fetch(`${server.baseUrl}/api/oauth2/client-configurations`, { headers: { authorization: `Bearer ${bearer}` } });
       }
 
+      // Userinfo, introspection, revocation and sign-out, with good and wrong tokens and secrets.
+      const form = (fields: Record<string, string>) => ({ method: 'POST', headers: { ...webAuth, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+      for (const bearer of [refreshed.body.access_token as string, idToken!, refreshToken!, `${accessToken!}x`]) {
+        await fetch(`${server.oauthUrl}/userinfo`, { headers: { authorization: `Bearer ${bearer}` } });
+        await fetch(`${server.oauthUrl}/userinfo?access_token=${bearer}`);
+        await fetch(`${server.oauthUrl}/introspect`, form({ token: bearer }));
+      }
+      await fetch(`${server.oauthUrl}/introspect`, { ...form({ token: accessToken! }), headers: { authorization: basic(web.clientId, `${web.clientSecret!}x`), 'content-type': 'application/x-www-form-urlencoded' } });
+      await fetch(`${server.oauthUrl}/revoke`, form({ token: refreshed.body.refresh_token as string }));
+      await fetch(`${server.oauthUrl}/revoke`, form({ token: refreshed.body.access_token as string }));
+      await first.agent.request(`${server.oauthUrl}/session/end?${new URLSearchParams({ id_token_hint: idToken!, post_logout_redirect_uri: 'https://evil.example/' })}`);
+      const signOut = await first.agent.request(`${server.oauthUrl}/session/end?${new URLSearchParams({ id_token_hint: idToken! })}`);
+      await first.agent.submit(signOut, {});
+
       // The rate limit.
       for (let attempt = 0; attempt < 5; attempt += 1) {
         const guess = `guess-${attempt}-${web.clientSecret!}`;

@@ -327,6 +327,29 @@ describe('OpenAPI document against the running server', () => {
     expect((await call('delete', '/auth2/api/oauth2/consents/{clientId}', app.clientId)).status).toBe(204);
   });
 
+  it('userinfo, introspection and revocation answer as documented', async () => {
+    const app = await server.auth.appRegistrations.create({ name: 'Doc RP', redirectUris: [PORTAL], clientType: 'confidential' });
+    const { code, verifier } = await signInForCode(server, { clientId: app.clientId, redirectUri: PORTAL }, admin, 'openid profile email scim.read', new UserAgent(server.baseUrl));
+    const tokens = await postToken(server.oauthUrl, { grant_type: 'authorization_code', code, redirect_uri: PORTAL, code_verifier: verifier }, { authorization: basic(app.clientId, app.clientSecret!) });
+    const accessToken = tokens.body.access_token as string;
+    const userinfo = await fetch(`${server.oauthUrl}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
+    expect(userinfo.status).toBe(200);
+    checker.check(checker.schemaOf('get', '/auth2/oauth2/userinfo', 200), await userinfo.json(), 'userinfo');
+    const refused = await fetch(`${server.oauthUrl}/userinfo`);
+    checker.check(checker.schemaOf('get', '/auth2/oauth2/userinfo', 401), await refused.json(), 'userinfo 401');
+    const form = (token: string) => ({ method: 'POST', headers: { authorization: basic(app.clientId, app.clientSecret!), 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${token}` });
+    for (const token of [accessToken, 'unknown']) {
+      const introspection = await fetch(`${server.oauthUrl}/introspect`, form(token));
+      expect(introspection.status).toBe(200);
+      checker.check(checker.schemaOf('post', '/auth2/oauth2/introspect', 200), await introspection.json(), `introspection of ${token === accessToken ? 'a live' : 'an unknown'} token`);
+    }
+    const badCaller = await fetch(`${server.oauthUrl}/introspect`, { ...form(accessToken), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    checker.check(checker.schemaOf('post', '/auth2/oauth2/introspect', 401), await badCaller.json(), 'introspection 401');
+    const revoked = await fetch(`${server.oauthUrl}/revoke`, form(tokens.body.refresh_token as string));
+    expect(revoked.status).toBe(200);
+    expect(await revoked.text()).toBe('');
+  });
+
   it('serves the document at {pathPrefix}/api/oauth2/openapi.json', async () => {
     const response = await fetch(`${server.baseUrl}/auth2/api/oauth2/openapi.json`);
     expect(response.status).toBe(200);

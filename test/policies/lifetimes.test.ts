@@ -7,6 +7,7 @@ import {
   namedUserAccessTokenSeconds,
   REFRESH_TOKEN_REUSE_WINDOW,
   REFRESH_TOKEN_SECONDS,
+  SESSION,
 } from '../../policies/lifetimes.js';
 import { MANAGEMENT_SCOPE } from '../../policies/management.js';
 import { resolveOptions } from '../../src/options.js';
@@ -20,6 +21,7 @@ describe('lifetimes (policies/lifetimes.ts)', () => {
     ['managementAccessTokenTtl', MANAGEMENT_ACCESS_TOKEN, 300, 60, 3600],
     ['refreshTokenReuseWindowSeconds', REFRESH_TOKEN_REUSE_WINDOW, 60, 0, 300],
     ['grantIdleSeconds', GRANT_IDLE, 90_000, 3600, 366 * 86_400],
+    ['sessionTtl', SESSION, 86_400, 300, 30 * 86_400],
   ] as const)('option %s: default %j, the options read its bounds', (option, bounds, byDefault, min, max) => {
     expect(bounds).toEqual({ default: byDefault, min, max });
     expect(resolveOptions(base)[option]).toBe(byDefault);

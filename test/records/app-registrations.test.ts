@@ -32,6 +32,11 @@ describe('app registrations (src/records/app-registrations.ts)', () => {
     ['a public app without PKCE', { clientType: 'public', pkceEnabled: false }, 'pkceEnabled'],
     ['PKCE off with an http redirect URI', { redirectUris: [LOOPBACK], pkceEnabled: false }, 'pkceEnabled'],
     ['an unknown field', { secret: 'x' }, 'appRegistration'],
+    ['a post-logout redirect URI with a fragment', { postLogoutRedirectUris: ['https://app.example.com/out#x'] }, 'postLogoutRedirectUris.0'],
+    ['a post-logout redirect URI over plain http', { postLogoutRedirectUris: ['http://app.example.com/out'] }, 'postLogoutRedirectUris.0'],
+    ['21 post-logout redirect URIs', { postLogoutRedirectUris: Array.from({ length: 21 }, (_, i) => `https://app.example.com/${i}`) }, 'postLogoutRedirectUris'],
+    ['a back-channel logout URI that is a deep link', { backchannelLogoutUri: 'myapp://logout' }, 'backchannelLogoutUri'],
+    ['a back-channel logout URI with a fragment', { backchannelLogoutUri: 'https://app.example.com/bc#x' }, 'backchannelLogoutUri'],
   ])('refuses %s, naming the field', async (_name, change, field) => {
     const error = await apps.create({ ...valid, ...change } as AppRegistrationInput).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ValidationError);
@@ -45,6 +50,8 @@ describe('app registrations (src/records/app-registrations.ts)', () => {
     ['a public app: no secret, PKCE on', { ...valid, clientType: 'public' as const }, { clientType: 'public', pkceEnabled: true }, false],
     ['a legacy confidential app: PKCE off over https', { ...valid, pkceEnabled: false }, { pkceEnabled: false }, true],
     ["a tenant's app", { ...valid, tenant: 'acme' }, { tenant: 'acme', openToAllTenants: false }, true],
+    ['an app with sign-out URIs', { ...valid, postLogoutRedirectUris: ['https://app.example.com/out'], backchannelLogoutUri: 'http://127.0.0.1:4000/bc' },
+      { postLogoutRedirectUris: ['https://app.example.com/out'], backchannelLogoutUri: 'http://127.0.0.1:4000/bc' }, true],
   ])('creates %s; the secret is shown once and stored as a digest', async (_name, input, expected, hasSecret) => {
     const created = await apps.create(input);
     expect(created).toEqual(expect.objectContaining(expected));

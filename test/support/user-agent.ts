@@ -20,6 +20,8 @@ export interface Step {
  */
 export class UserAgent {
   private readonly cookies = new Map<string, string>();
+  /** Every Set-Cookie header received, as sent (attributes included). */
+  readonly setCookieHeaders: string[] = [];
 
   /** `headers` go with every request (e.g. an X-Forwarded-For behind a trusted proxy). */
   constructor(
@@ -29,6 +31,7 @@ export class UserAgent {
 
   private remember(response: Response): void {
     for (const header of response.headers.getSetCookie()) {
+      this.setCookieHeaders.push(header);
       const [pair] = header.split(';');
       const eq = pair!.indexOf('=');
       const name = pair!.slice(0, eq).trim();
