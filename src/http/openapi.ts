@@ -522,14 +522,14 @@ export function openApiDocument({ issuer, baseUrl, pathPrefix, apiBodyLimit = 64
           + '`/oauth2/jwks`.',
         'Not described here: the login and consent pages that `GET /oauth2/authorize` sends the browser to '
           + '(`/oauth2/interaction/{uid}`, `/oauth2/interaction/{uid}/login`, `/oauth2/interaction/{uid}/confirm`, '
-          + 'and the engine\'s resume step `/oauth2/authorize/{uid}`): they are browser pages with CSRF-protected forms, '
+          + 'the engine\'s resume step `/oauth2/authorize/{uid}`, and the sign-out pages `/oauth2/session/end`, '
+          + '`/oauth2/session/end/confirm`, `/oauth2/session/end/success`): they are browser pages with CSRF-protected forms, '
           + 'not an API.',
         'Errors are RFC 6749 §5.2 JSON `{ "error", "error_description" }` with `Cache-Control: no-store`; match on '
           + '`error`, the description is for humans. The consent and management APIs take a named-user access token '
           + 'of this server (Bearer) and answer RFC 6750 challenges; the management API also requires the user\'s '
           + '"Create and update integration setup" permission, checked on every call.',
-        'On the token endpoint, the consent API and the management API, a method that a path does not list gets 405 '
-          + '`invalid_request` with an `Allow` header.',
+        'A method that a path does not list gets 405 `invalid_request` with an `Allow` header.',
       ].join('\n\n'),
       license: { name: 'MIT', identifier: 'MIT' },
     },
