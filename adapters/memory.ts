@@ -1,6 +1,9 @@
 import {
   AlreadyConsumed,
   windowMillis,
+  type AuditLog,
+  type AuditPage,
+  type AuditRetention,
   type Consumption,
   type Counters,
   type EngineAdapter,
@@ -8,6 +11,7 @@ import {
   type RecordChange,
   type RecordStore,
   type Store,
+  type StoredAuditEvent,
   type WindowCount,
 } from './types.js';
 
@@ -235,6 +239,60 @@ class MemoryCounters implements Counters {
   }
 }
 
+/** One tenant's events as the memory store keeps them: oldest first, each with its position. */
+interface MemoryAuditEntry {
+  /** Position in the log, `<epoch ms>-<sequence>` like a Redis stream ID. */
+  position: string;
+  at: number;
+  event: StoredAuditEvent;
+}
+
+/** The audit log in memory: the contract of the Redis streams (per tenant, by age and count, newest first). */
+class MemoryAuditLog implements AuditLog {
+  private readonly logs = new Map<string, MemoryAuditEntry[]>();
+  private sequence = 0;
+
+  private static keyOf(tenant: string | undefined): string {
+    return tenant === undefined ? '' : `t:${tenant}`;
+  }
+
+  async append(event: StoredAuditEvent, retention: AuditRetention, now: number): Promise<void> {
+    const key = MemoryAuditLog.keyOf(event.tenant);
+    const log = this.logs.get(key) ?? [];
+    this.sequence += 1;
+    log.push({ position: `${now}-${this.sequence}`, at: now, event: structuredClone(event) });
+    const oldest = now - retention.maxAgeMs;
+    let drop = 0;
+    while (drop < log.length && (log[drop]!.at < oldest || log.length - drop > retention.maxEvents)) drop += 1;
+    this.logs.set(key, log.slice(drop));
+  }
+
+  async list(query: { tenant: string | undefined; type?: string; since?: number; until?: number; limit: number; cursor?: string }): Promise<AuditPage> {
+    const log = this.logs.get(MemoryAuditLog.keyOf(query.tenant)) ?? [];
+    const events: StoredAuditEvent[] = [];
+    let last: string | undefined;
+    for (let index = log.length - 1; index >= 0; index -= 1) {
+      const entry = log[index]!;
+      // A cursor is the position of the last event of the page before: start strictly after it.
+      if (query.cursor !== undefined && comparePositions(entry.position, query.cursor) >= 0) continue;
+      if (query.until !== undefined && entry.at > query.until) continue;
+      if (query.since !== undefined && entry.at < query.since) break;
+      if (query.type !== undefined && entry.event.type !== query.type) continue;
+      if (events.length === query.limit) return { events, next: last! };
+      events.push(structuredClone(entry.event));
+      last = entry.position;
+    }
+    return { events };
+  }
+}
+
+/** Orders `<ms>-<sequence>` positions as numbers. */
+function comparePositions(a: string, b: string): number {
+  const [aMs = 0, aSeq = 0] = a.split('-').map(Number);
+  const [bMs = 0, bSeq = 0] = b.split('-').map(Number);
+  return aMs - bMs || aSeq - bSeq;
+}
+
 const secondsLeft = (expiresAt: number, now: number): number => Math.max(1, Math.ceil((expiresAt - now) / 1000));
 
 /** The zero-setup store: everything in this process, gone when it stops. */
@@ -251,6 +309,7 @@ export function createMemoryStore(): Store {
     },
     records: new MemoryRecords(data),
     counters: new MemoryCounters(data),
+    audit: new MemoryAuditLog(),
     get available() {
       return !closed;
     },

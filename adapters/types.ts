@@ -107,11 +107,49 @@ export interface Counters {
   peek(keys: readonly string[]): Promise<WindowCount[]>;
 }
 
+/** An audit event as stored: its own fields are the audit trail's (src/audit), the store keeps JSON. */
+export interface StoredAuditEvent {
+  id: string;
+  /** ISO 8601. */
+  time: string;
+  type: string;
+  /** Absent: an event of no tenant (the platform's). */
+  tenant?: string;
+  [field: string]: unknown;
+}
+
+/** How long an event log keeps events: by age, and at most so many per tenant (the oldest go first). */
+export interface AuditRetention {
+  maxAgeMs: number;
+  maxEvents: number;
+}
+
+/** A page of events, newest first; `next` continues after the last one. */
+export interface AuditPage {
+  events: StoredAuditEvent[];
+  next?: string;
+}
+
+/**
+ * The audit trail's storage: an append-only log per tenant (one more for events of no tenant),
+ * kept by age and count. Reads are per tenant only: no read spans tenants.
+ */
+export interface AuditLog {
+  /** Appends an event to its tenant's log (`now` in epoch ms), trimming what retention lets go. Rejects when it could not be written. */
+  append(event: StoredAuditEvent, retention: AuditRetention, now: number): Promise<void>;
+  /**
+   * One tenant's events (`tenant` undefined: the platform's), newest first, of `type` when given,
+   * from `since` to `until` (epoch ms, inclusive), at most `limit`, after `cursor` (a page's `next`).
+   */
+  list(query: { tenant: string | undefined; type?: string; since?: number; until?: number; limit: number; cursor?: string }): Promise<AuditPage>;
+}
+
 export interface Store {
   readonly type: 'memory' | 'redis';
   engine(model: string): EngineAdapter;
   readonly records: RecordStore;
   readonly counters: Counters;
+  readonly audit: AuditLog;
   /**
    * False while the store cannot be relied on (Redis: connection or change subscription down, or
    * the store closed); answered from memory, without a round trip, so that a server can refuse

@@ -102,6 +102,14 @@ interface AppRegistrationWire {
   created_at: string;
 }
 
+interface AuditEventWire {
+  time: string;
+  type: string;
+  actor: { type: string; id?: string };
+  target?: { type: string; id: string };
+  address?: string;
+}
+
 interface ConsentWire {
   client_id: string;
   app_name: string | null;
@@ -413,6 +421,26 @@ ${content}
 </section>`;
   }
 
+  /** The organisation's Activity: its latest audit events (who did what to which integration). */
+  function activitySection(events: AuditEventWire[]): string {
+    const rows = events
+      .map((event) => {
+        const who = event.actor.type === 'user' ? `user ${event.actor.id ?? ''}` : event.actor.type === 'client' ? `client ${event.actor.id ?? ''}` : event.actor.type;
+        return `<tr><td>${escapeHtml(when(event.time))}</td><td><code>${escapeHtml(event.type)}</code></td><td>${escapeHtml(who)}</td>`
+          + `<td>${event.target ? `<code>${escapeHtml(event.target.id)}</code>` : ''}</td><td>${escapeHtml(event.address ?? '')}</td></tr>`;
+      })
+      .join('\n');
+    return `<section aria-labelledby="activity-heading">
+<h2 id="activity-heading">Activity</h2>
+<p class="muted">The latest changes and refusals in your organisation: who did what, to which integration, from where.</p>
+${events.length
+    ? `<table aria-labelledby="activity-heading"><thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Who</th><th scope="col">Target</th><th scope="col">From</th></tr></thead><tbody>
+${rows}
+</tbody></table>`
+    : '<p class="muted">Nothing yet.</p>'}
+</section>`;
+  }
+
   // ---- OAuth client: sign-in, tokens ----------------------------------------------------------
 
   async function tokenRequest(body: Record<string, string>): Promise<Record<string, unknown>> {
@@ -567,10 +595,11 @@ ${content}
     const { session } = current;
     const notice = session.notice;
     delete session.notice;
-    const [clients, appsAnswer, consents] = await Promise.all([
+    const [clients, appsAnswer, consents, activity] = await Promise.all([
       callApi(session, 'GET', 'client-configurations'),
       callApi(session, 'GET', 'app-registrations'),
       callApi(session, 'GET', 'consents'),
+      callApi(session, 'GET', 'audit-events?limit=20'),
     ]);
     let setup: string;
     if (clients.status === 403 || appsAnswer.status === 403) {
@@ -582,7 +611,8 @@ ${content}
       setup = `<p class="error" role="alert">The integration setup could not be loaded: ${escapeHtml(describe(clients.status !== 200 ? clients : appsAnswer))}.</p>`;
     } else {
       setup = clientsSection(session, (clients.body.client_configurations ?? []) as ClientConfigurationWire[], forms.client)
-        + '\n' + appsSection(session, (appsAnswer.body.app_registrations ?? []) as AppRegistrationWire[], forms.app);
+        + '\n' + appsSection(session, (appsAnswer.body.app_registrations ?? []) as AppRegistrationWire[], forms.app)
+        + (activity.status === 200 ? `\n${activitySection((activity.body.events ?? []) as AuditEventWire[])}` : '');
     }
     const user = session.user!;
     send(

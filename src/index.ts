@@ -56,4 +56,14 @@ export {
 } from '../policies/errors.js';
 export * from './resource-server/index.js';
 export type { TenantPolicy, TenantPolicyFunction } from '../policies/tenant-policy.js';
+export {
+  AUDIT_EVENT_TYPES,
+  type AuditActor,
+  type AuditEvent,
+  type AuditEventPage,
+  type AuditEventType,
+  type AuditHook,
+  type AuditQuery,
+  type AuditTarget,
+} from './audit/trail.js';
 export { createLogger, fromPino, REDACTED_FIELDS } from './logger.js';

@@ -4,6 +4,7 @@ import type { ApiDefinition } from '../policies/catalog.js';
 import type { Logger } from './logger.js';
 import type { PrivateJwks, SigningAlgorithm } from './engine/keys.js';
 import type { TenantPolicyFunction } from '../policies/tenant-policy.js';
+import { DEFAULT_AUDIT_SETTINGS, type AuditHook } from './audit/trail.js';
 import type { RedisConnectionOptions } from '../adapters/redis/index.js';
 import { MANAGEMENT_SCOPE } from '../policies/management.js';
 import { OIDC_SCOPES } from '../policies/scopes.js';
@@ -204,6 +205,14 @@ export const optionsSchema = z
     trustedProxyHops: z.number().int().min(1).max(10).default(1),
     tenantPolicy: functionOf<TenantPolicyFunction>('a function of the tenant').optional(),
     tenantDisplayName: functionOf<TenantDisplayName>('a function of the tenant').optional(),
+    audit: z
+      .object({
+        retentionDays: z.number().int().min(1).max(3650).default(DEFAULT_AUDIT_SETTINGS.retentionDays),
+        maxEventsPerTenant: z.number().int().min(100).max(10_000_000).default(DEFAULT_AUDIT_SETTINGS.maxEventsPerTenant),
+      })
+      .strict()
+      .prefault({}),
+    onAuditEvent: functionOf<AuditHook>('a function of the event').optional(),
     logger: z
       .custom<Logger>(
         (value) =>
@@ -317,13 +326,24 @@ export interface AuthServerOptions {
    * undefined or absent: the tenant ID is shown).
    */
   tenantDisplayName?: TenantDisplayName;
+  /**
+   * The audit trail's retention: events older than `retentionDays` (1..3650, default 400) go, and
+   * beyond `maxEventsPerTenant` (100..10,000,000, default 1,000,000) the oldest of a tenant go.
+   */
+  audit?: { retentionDays?: number; maxEventsPerTenant?: number };
+  /**
+   * Called with every audit event written (for a SIEM, a webhook); may be async. What it throws
+   * or rejects with is logged and ignored: it never breaks the action.
+   */
+  onAuditEvent?: AuditHook;
   logger?: Logger;
 }
 
 /** A tenant's display name (`tenantDisplayName` option). */
 export type TenantDisplayName = (tenant: string) => string | undefined | Promise<string | undefined>;
 
-export type ResolvedOptions = Omit<z.output<typeof optionsSchema>, 'keys' | 'apis' | 'accounts' | 'tenantPolicy' | 'tenantDisplayName' | 'store'> & {
+export type ResolvedOptions = Omit<z.output<typeof optionsSchema>, 'keys' | 'apis' | 'accounts' | 'tenantPolicy' | 'tenantDisplayName' | 'store' | 'onAuditEvent'> & {
+  onAuditEvent?: AuditHook;
   store: { type: 'memory' } | RedisStoreOption;
   apis: ApiDefinition[];
   tenantPolicy?: TenantPolicyFunction;
@@ -352,6 +372,7 @@ export function resolveOptions(input: AuthServerOptions): ResolvedOptions {
     accounts: options.accounts,
     tenantPolicy: options.tenantPolicy,
     tenantDisplayName: options.tenantDisplayName,
+    onAuditEvent: options.onAuditEvent,
     audience: options.audience ?? `${options.baseUrl}/api`,
     issuer: `${options.baseUrl}${options.pathPrefix}/oauth2`,
   };

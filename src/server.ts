@@ -12,7 +12,7 @@ import { createLogger, type Logger } from './logger.js';
 import { Metrics } from './observability/metrics.js';
 import { resolveOptions, type AuthServerOptions, type ResolvedOptions } from './options.js';
 import { ClientLookups } from './engine/client-cache.js';
-import { patchEngine } from './engine/patches.js';
+import { engineRequest, patchEngine } from './engine/patches.js';
 import { appRegistrationMetadata, ClientDirectory } from './engine/client-directory.js';
 import { completeTokenRequest, SingleUse } from './engine/single-use.js';
 import { AppRegistrations } from './records/app-registrations.js';
@@ -30,6 +30,8 @@ import { userinfoHandler } from './http/userinfo.js';
 import { LiveTokens } from './engine/live-tokens.js';
 import { replaceSelfPostingPage } from './engine/sign-out.js';
 import { answerPostWithGet } from './http/post-as-get.js';
+import { tenantOfClient } from './http/calling-client.js';
+import { AuditTrail, type AuditEventPage, type AuditQuery } from './audit/trail.js';
 import { engineRouteKey } from './http/engine-path.js';
 import { failedClientAuthLimit } from './http/client-auth-limit.js';
 import { clientAddress } from './http/client-address.js';
@@ -66,10 +68,14 @@ function clientEndpoints(
   addressOf: (ctx: Koa.Context) => string,
   logger: Logger,
   metrics: Metrics | undefined,
+  clientRateLimited: (clientId: string | undefined, address: string) => Promise<void>,
 ) {
   const limits = options.rateLimits.failedClientAuth;
   const limiter = limits
-    ? failedClientAuthLimit(store.counters, limits, addressOf, logger, () => metrics?.rateLimited.inc({ limit: 'client_auth' }))
+    ? failedClientAuthLimit(store.counters, limits, addressOf, logger, ({ clientId, address, firstInWindow }) => {
+      metrics?.rateLimited.inc({ limit: 'client_auth' });
+      if (firstInWindow) void clientRateLimited(clientId, address);
+    })
     : undefined;
   const cors = publicAppCors(() => apps.publicWebOrigins());
   return {
@@ -127,6 +133,8 @@ export interface AuthServer {
   readonly clientConfigurations: ClientConfigurations;
   readonly appRegistrations: AppRegistrations;
   readonly consents: ConsentsApi;
+  /** The audit trail: one tenant's events (`tenant: null`: the platform's), newest first. */
+  readonly audit: { list(query: AuditQuery): Promise<AuditEventPage> };
   /**
    * The Prometheus registry when `observability.metrics` is on (also served at `{pathPrefix}/metrics`):
    * a host may serve it elsewhere, e.g. on an internal port.
@@ -183,7 +191,8 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   const jwks = await resolveSigningKeys(options.keys?.jwks, algorithms, logger);
   const store = await openStore(options, logger, metrics);
   const clients = new ClientDirectory(store.records);
-  const consents = new Consents(store, catalog);
+  const audit = new AuditTrail(store.audit, options.audit, logger, options.onAuditEvent);
+  const consents = new Consents(store, catalog, audit);
   const cookieKeys = cookieKeysOf(options, logger);
   const oauthPath = `${options.pathPrefix}/oauth2`;
   const interactionPath = `${oauthPath}/interaction`;
@@ -197,12 +206,28 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   patchEngine(provider, {
     clients: knownClients,
     singleUse: new SingleUse(store, {
+      // A refresh token reused: its grant ends (the engine, or single use), and it is recorded.
+      onReuse: (token) => {
+        const request = engineRequest() as unknown as Koa.Context | undefined;
+        const reuseAddress = request ? addressOf(request) : undefined;
+        void (async () => {
+          const account = token.accountId && options.accounts ? await options.accounts.findAccount(token.accountId).catch(() => undefined) : undefined;
+          audit.recordLater({
+            type: 'refresh_token.reuse_detected',
+            ...(account ? { tenant: account.tenant } : {}),
+            actor: { type: 'client', ...(token.clientId ? { id: token.clientId } : {}) },
+            ...(token.clientId ? { target: { type: 'app_registration', id: token.clientId } } : {}),
+            ...(reuseAddress ? { address: reuseAddress } : {}),
+            details: { user: token.accountId, grant_ended: true },
+          });
+        })();
+      },
       reuseWindowSeconds: options.refreshTokenReuseWindowSeconds,
       successorKey: createHmac('sha256', cookieKeys[0]!).update('talent-auth refresh token successors').digest(),
     }),
   });
 
-  const clientConfigurations = new ClientConfigurations(store.records, catalog);
+  const clientConfigurations = new ClientConfigurations(store.records, catalog, audit);
   const appRegistrations = new AppRegistrations(store.records, async (app) => {
     try {
       await provider.Client.validate(appRegistrationMetadata(app) as never);
@@ -217,10 +242,25 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       const field = fields.find(([engine]) => description.startsWith(engine))?.[1] ?? 'appRegistration';
       throw new ValidationError(field, description);
     }
-  }, (clientId) => consents.endAllOf(clientId));
+  }, (clientId, by, reason) => consents.endAllOf(clientId, by, reason), audit);
 
   // Only the error's class: engine and socket errors can quote request data.
   provider.on('server_error', (_ctx: unknown, error: Error) => logger.error('engine error', { error: error.name }));
+  // A sign-out: the session ended (src/engine/sign-out.ts). Recorded with its user and tenant.
+  provider.on('end_session.success', (ctx: KoaContextWithOIDC) => {
+    const accountId = ctx.oidc.session?.accountId;
+    const clientId = ctx.oidc.client?.clientId;
+    void (async () => {
+      const account = accountId && options.accounts ? await options.accounts.findAccount(accountId).catch(() => undefined) : undefined;
+      audit.recordLater({
+        type: 'session.ended',
+        ...(account ? { tenant: account.tenant } : {}),
+        actor: accountId ? { type: 'user', id: accountId } : { type: 'anonymous' },
+        ...(clientId ? { target: { type: 'app_registration', id: clientId } } : {}),
+        address: addressOf(ctx),
+      });
+    })();
+  });
   if (metrics) {
     provider.on('grant.success', (ctx: { oidc?: { params?: { grant_type?: unknown } } }) => {
       metrics.tokensIssued.inc({ grant_type: String(ctx.oidc?.params?.grant_type ?? 'unknown') });
@@ -237,7 +277,20 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   const engine = mount(oauthPath, provider);
   const findClient = (clientId: string) => provider.Client.find(clientId);
   const liveTokens = new LiveTokens(ownTokens, store, findClient);
-  const clientEndpoint = clientEndpoints(options, store, appRegistrations, addressOf, logger, metrics);
+  /** Failed client authentications past their limit: recorded in the tenant of the client they name, if any. */
+  const clientRateLimited = async (clientId: string | undefined, address: string): Promise<void> => {
+    const client = clientId ? await findClient(clientId).catch(() => undefined) : undefined;
+    const tenant = client ? tenantOfClient(client) : undefined;
+    const machine = client?.grantTypes?.includes('client_credentials') === true;
+    audit.recordLater({
+      type: 'client_auth.rate_limited',
+      ...(tenant ? { tenant } : {}),
+      actor: client ? { type: 'client', id: client.clientId } : { type: 'anonymous' },
+      ...(client ? { target: { type: machine ? 'client_configuration' : 'app_registration', id: client.clientId } } : {}),
+      address,
+    });
+  };
+  const clientEndpoint = clientEndpoints(options, store, appRegistrations, addressOf, logger, metrics, clientRateLimited);
   const formLimit = options.limits.tokenRequestBytes;
   const router = new Router(routeTable(options.pathPrefix), {
     token: clientEndpoint.cors(clientEndpoint.limited(tokenEndpoint(engine, options, store))),
@@ -271,13 +324,16 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       logger,
       formLimit: options.limits.formRequestBytes,
       addressOf,
+      audit,
       throttle: new SignInThrottle(store.counters, options.rateLimits.failedSignIn, cookieKeys, logger, {
         failed: () => metrics?.signInFailures.inc(),
         refused: () => metrics?.rateLimited.inc({ limit: 'sign_in' }),
       }),
     }),
-    ...consentHandlers(ownTokens, consents, options.accounts, isFirstParty),
+    ...consentHandlers(ownTokens, consents, options.accounts, isFirstParty, addressOf),
     ...managementHandlers({
+      audit,
+      addressOf,
       bodyLimit: options.limits.apiRequestBytes,
       verifier: ownTokens,
       accounts: options.accounts,
@@ -338,6 +394,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       list: (key) => consents.list(key),
       revoke: (key) => consents.revoke(key),
     },
+    audit: { list: (query) => audit.list(query) },
     metrics: metrics?.registry,
     close: () => store.close(),
   };

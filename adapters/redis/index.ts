@@ -18,6 +18,7 @@ import {
   type RedisStoreOptions,
 } from './connection.js';
 import { RedisCounters } from './counters.js';
+import { RedisAuditLog } from './audit.js';
 import { RedisEngineAdapter } from './engine-adapter.js';
 import { RedisRecords } from './records.js';
 
@@ -132,6 +133,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
     },
     records,
     counters,
+    audit: new RedisAuditLog(io, prefix),
     get available() {
       return !closed && connection.ready() && records.watching;
     },

@@ -33,6 +33,12 @@ const OPTIONS = {
   force: { type: 'boolean' },
   file: { type: 'string' },
   kid: { type: 'string' },
+  // audit
+  platform: { type: 'boolean' },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
 } as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTIONS;

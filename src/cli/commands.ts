@@ -19,6 +19,9 @@ import {
   type KeySummary,
 } from './keys.js';
 import { appWire, clientWire, json, resourcesInWords, safe, SECRET_NOTE, table, type CliIo } from './output.js';
+import { AuditTrail, DEFAULT_AUDIT_SETTINGS, OPERATOR, type AuditEventType } from '../audit/trail.js';
+import { Consents } from '../records/consents.js';
+import type { Logger } from '../logger.js';
 
 export interface CommandContext {
   args: ParsedArgs;
@@ -45,15 +48,30 @@ export interface Command {
  */
 const ownPoliciesOnly: EngineCheck = async () => {};
 
+/** The CLI writes the log lines of its events nowhere: it prints what it did, and the event is stored. */
+const QUIET: Logger = { info() {}, warn() {}, error() {} };
+
+/**
+ * The audit trail on the store, with the default retention (the server's own settings trim a
+ * tenant's events at its next write). Every change the CLI makes is the operator's.
+ */
+async function auditTrail(context: CommandContext): Promise<AuditTrail> {
+  return new AuditTrail((await context.store()).audit, DEFAULT_AUDIT_SETTINGS, QUIET, undefined);
+}
+
 /** ClientConfigurations needs the catalog only to validate resources: create (and update) read it. */
 async function clientConfigurations(context: CommandContext, needsCatalog: boolean): Promise<ClientConfigurations> {
   const { args, io } = context;
   const catalog = needsCatalog ? loadApiCatalog(args.values.apis ?? io.env.TALENT_AUTH_APIS, io.cwd) : new ApiCatalog([]);
-  return new ClientConfigurations((await context.store()).records, catalog);
+  return new ClientConfigurations((await context.store()).records, catalog, await auditTrail(context));
 }
 
 async function appRegistrations(context: CommandContext): Promise<AppRegistrations> {
-  return new AppRegistrations((await context.store()).records, ownPoliciesOnly);
+  const store = await context.store();
+  const audit = await auditTrail(context);
+  // Deleting an app, or changing its type, ends its grants and consents here as on the server.
+  const consents = new Consents(store, new ApiCatalog([]), audit);
+  return new AppRegistrations(store.records, ownPoliciesOnly, (clientId, by, reason) => consents.endAllOf(clientId, by, reason), audit);
 }
 
 function out(context: CommandContext, machine: unknown, human: string): void {
@@ -271,6 +289,19 @@ function keyLine(key: KeySummary): string {
   return `  ${safe(key.alg ?? '-').padEnd(6)} kid ${safe(key.kid)}  ${key.state}\n`;
 }
 
+/**
+ * Records a key change in the audit trail when a store is configured (`--redis` or REDIS_URL):
+ * keys live in a file, not in the store, so without one there is nowhere to record it, and the
+ * command says so.
+ */
+async function keyEvent(context: CommandContext, type: 'signing_key.added' | 'signing_key.promoted' | 'signing_key.retired', kid: string, alg: string | undefined): Promise<void> {
+  if (!(context.args.values.redis ?? context.io.env.REDIS_URL)) {
+    context.io.stderr(`talent-auth: note: not recorded in the audit trail (${type}): give --redis or REDIS_URL to record key changes\n`);
+    return;
+  }
+  await (await auditTrail(context)).record({ type, actor: OPERATOR.actor, target: { type: 'signing_key', id: kid }, ...(alg ? { details: { alg } } : {}) });
+}
+
 const keysList: Command = {
   options: ['file'],
   operands: [],
@@ -294,6 +325,7 @@ const keysAdd: Command = {
     const algorithms = parseAlgorithms(context.args.values.alg);
     const file = await keyFile(context, command);
     const added = await Promise.all(algorithms.map(generateSigningKey));
+    for (const key of added) await keyEvent(context, 'signing_key.added', String(key.kid), key.alg);
     const jwks = { ...file.jwks, keys: [...file.jwks.keys, ...added] };
     const next = await readAs(file.path, jwks);
     writeJwksFile(file.path, jwks, true, '--file');
@@ -337,6 +369,7 @@ const keysPromote: Command = {
     const current = file.states.find((state) => state.alg === status.alg && state.state === 'signing')!;
     let next = file;
     if (current.index !== status.index) {
+      await keyEvent(context, 'signing_key.promoted', kid, status.alg);
       // Move the key just before the current signing key of its algorithm: it becomes the first.
       const keys = file.jwks.keys.filter((_key, index) => index !== status.index);
       keys.splice(current.index, 0, jwk);
@@ -375,6 +408,7 @@ const keysRetire: Command = {
         '--kid',
       );
     }
+    await keyEvent(context, 'signing_key.retired', kid, status.alg);
     const jwks = { ...file.jwks, keys: file.jwks.keys.filter((_key, index) => index !== status.index) };
     const next = await readAs(file.path, jwks);
     writeJwksFile(file.path, jwks, true, '--file');
@@ -386,6 +420,34 @@ const keysRetire: Command = {
         + 'Deploy the file to every instance and restart them all: they stop publishing it. This is safe\n'
         + 'once the tokens it signed have expired: wait at least the longest token lifetime plus clock skew\n'
         + 'after the last instance stopped signing with it (talent-auth keys promote --help).\n',
+    );
+  },
+};
+
+const auditList: Command = {
+  options: ['tenant', 'platform', 'type', 'since', 'until', 'limit', 'cursor'],
+  operands: [],
+  async run(context) {
+    const { values } = context.args;
+    if ((values.tenant === undefined) === (values.platform !== true)) {
+      throw new UsageError('audit list: give --tenant <id> (a tenant\'s events) or --platform (events of no tenant)', '--tenant');
+    }
+    if (values.limit !== undefined && !/^\d+$/.test(values.limit)) throw new UsageError('audit list: --limit must be a number (1..200)', '--limit');
+    const page = await (await auditTrail(context)).list({
+      tenant: values.tenant ?? null,
+      ...(values.type !== undefined ? { type: values.type as AuditEventType } : {}),
+      ...(values.since !== undefined ? { since: values.since } : {}),
+      ...(values.until !== undefined ? { until: values.until } : {}),
+      ...(values.limit !== undefined ? { limit: Number(values.limit) } : {}),
+      ...(values.cursor !== undefined ? { cursor: values.cursor } : {}),
+    });
+    const who = (event: (typeof page.events)[number]) => `${event.actor.type}${event.actor.id ? `:${event.actor.id}` : ''}`;
+    out(
+      context,
+      { events: page.events, ...(page.next ? { next: page.next } : {}) },
+      table(['TIME', 'TYPE', 'ACTOR', 'TARGET', 'ADDRESS'], page.events.map((event) => [
+        event.time, event.type, safe(who(event)), safe(event.target ? `${event.target.type}:${event.target.id}` : '-'), safe(event.address ?? '-'),
+      ])) + (page.next ? `More: talent-auth audit list ${values.tenant !== undefined ? `--tenant ${safe(values.tenant)}` : '--platform'} --cursor ${page.next}\n` : ''),
     );
   },
 };
@@ -404,4 +466,5 @@ export const COMMANDS: Record<string, Command> = {
   'keys add': keysAdd,
   'keys promote': keysPromote,
   'keys retire': keysRetire,
+  'audit list': auditList,
 };

@@ -50,6 +50,7 @@ Usage: talent-auth <group> <command> [options]
   keys add               key rotation 1: add a key that is published but does not sign yet
   keys promote           key rotation 2: make a published key the signing key of its algorithm
   keys retire            key rotation 3: remove a key that no longer signs
+  audit list             the audit trail of a tenant (or of the platform), newest first
 
 Run talent-auth <group> <command> --help for the options of a command.
 
@@ -91,6 +92,18 @@ Run talent-auth apps <command> --help for details.
 ${ROTATION}
 
 Run talent-auth keys <command> --help for details.
+
+With --redis (or REDIS_URL), add, promote and retire are recorded in the audit trail
+(signing_key.added, .promoted, .retired); without it they say they were not recorded.
+`,
+  audit: `Usage: talent-auth audit <command> [options]
+
+  list (--tenant <id> | --platform) [--type <type>] [--since <time>] [--until <time>] [--limit <n>] [--cursor <c>]
+
+Run talent-auth audit list --help for details.
+${OUTPUT_OPTIONS}
+
+${EXIT_CODES}
 `,
 };
 
@@ -306,5 +319,24 @@ ${FILE_OPTION}
 ${OUTPUT_OPTIONS}
 
 ${KEY_EXIT_CODES}
+`,
+  'audit list': `Usage: talent-auth audit list (--tenant <id> | --platform) [--type <type>] [--since <time>]
+         [--until <time>] [--limit <n>] [--cursor <cursor>]
+
+The audit trail: who did what to which client, app, consent, session or key, newest first.
+
+  --tenant <id>       the events of this tenant
+  --platform          the events of no tenant (the operator's apps, keys, failed sign-ins)
+  --type <type>       only this type, e.g. client_configuration.secret_rotated, consent.revoked
+  --since <time>      from this time on (ISO 8601, e.g. 2026-11-01T00:00:00Z)
+  --until <time>      up to this time (ISO 8601)
+  --limit <n>         at most n events (1..200, default 50)
+  --cursor <cursor>   the next page (printed under a full page)
+
+${STORE_OPTIONS}
+
+${OUTPUT_OPTIONS}
+
+${EXIT_CODES}
 `,
 };

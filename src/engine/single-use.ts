@@ -42,6 +42,8 @@ const RACE_SECONDS = 1;
 /** A code or refresh token of the engine, as these rules read it. */
 export interface Consumable {
   jti: string;
+  clientId?: string;
+  accountId?: string;
   grantId?: string;
   consumed?: unknown;
   /** The resource indicators the code or refresh token was granted for. */
@@ -134,6 +136,8 @@ export interface SingleUseOptions {
   reuseWindowSeconds: number;
   /** A secret all instances share: successors are derived with it. */
   successorKey: Buffer;
+  /** Told of a refresh token presented again past what a retry may be: its grant ends (the audit trail). */
+  onReuse?: (token: { clientId?: string; accountId?: string; grantId?: string }) => void;
 }
 
 /**
@@ -174,7 +178,10 @@ export class SingleUse {
    * the engine as unused when it may be retried (the engine would otherwise end the grant at once).
    */
   async refreshTokenFound(token: Consumable | undefined): Promise<void> {
-    if (token?.consumed && grantTypeNow() === 'refresh_token' && (await this.#rotationRetry(token.jti))) token.consumed = undefined;
+    if (!token?.consumed || grantTypeNow() !== 'refresh_token') return;
+    if (await this.#rotationRetry(token.jti)) token.consumed = undefined;
+    // Left consumed: the engine ends the grant and refuses it, a reuse.
+    else this.#options.onReuse?.(token);
   }
 
   /** A refresh token's use: consumed once; a race lost is a retry if its successor allows, else the grant ends. */
@@ -187,6 +194,7 @@ export class SingleUse {
     } catch (error) {
       if (!(error instanceof AlreadyConsumed)) throw error;
       if (!(await this.#rotationRetry(token.jti))) {
+        this.#options.onReuse?.(token);
         if (token.grantId) await endGrant(this.#store, token.grantId);
         throw new InvalidGrant('refresh token already used');
       }

@@ -56,15 +56,20 @@ export function failedClientAuthLimit(
   limits: FailedClientAuthLimits,
   addressOf: (ctx: Context) => string,
   logger: Logger,
-  onRefused: () => void = () => {},
+  /**
+   * Told of each refusal: the client ID claimed, if ours, the address, and whether it is the first
+   * refusal of its key in its window (the one that is logged, and audited: a flood of guesses
+   * must not become a flood of audit events).
+   */
+  onRefused: (refused: { clientId: string | undefined; address: string; firstInWindow: boolean }) => void = () => {},
 ) {
   // At most one line per key and window: the limit bounds the failures, this the refusals' lines.
   const refusals = new RefusalLog(logger, 'client authentication refused: too many failures');
 
   function refuse(ctx: Context, key: string, retryAfter: number, fields: Record<string, unknown>): never {
     ctx.remove('WWW-Authenticate');
-    refusals.refused(key, retryAfter, fields);
-    onRefused();
+    const firstInWindow = refusals.refused(key, retryAfter, fields);
+    onRefused({ clientId: claimedClientIdOf(ctx), address: addressOf(ctx), firstInWindow });
     throw new TooManyRequests(Math.max(1, retryAfter));
   }
 

@@ -18,6 +18,7 @@ export function consentHandlers(
   consents: Consents,
   accounts: AccountStore | undefined,
   isFirstParty: (clientId: string) => Promise<boolean>,
+  addressOf: (ctx: Context) => string,
 ): Partial<Record<RouteName, RouteHandler>> {
   const caller = async (ctx: Context) => (await namedUserCaller(ctx, verifier, accounts)).auth;
   return {
@@ -35,7 +36,8 @@ export function consentHandlers(
       if (clientId !== auth.clientId && !(await isFirstParty(auth.clientId))) {
         throw new InsufficientScope("only the platform's own apps may revoke another app's consent", verifier.realm);
       }
-      if (!(await consents.revoke({ tenant: auth.tenant, sub: auth.sub, clientId: clientId! }))) {
+      const by = { actor: { type: 'user' as const, id: auth.sub }, address: addressOf(ctx) };
+      if (!(await consents.revoke({ tenant: auth.tenant, sub: auth.sub, clientId: clientId! }, by))) {
         throw new NotFound('consent for this application');
       }
       ctx.status = 204;

@@ -14,6 +14,7 @@ import { grantScopes } from '../engine/consent-grants.js';
 import type { AppRegistrations } from '../records/app-registrations.js';
 import type { Consents } from '../records/consents.js';
 import { parseUrlEncoded, readBody } from './request-body.js';
+import type { AuditTrail } from '../audit/trail.js';
 import type { RouteHandler } from './router.js';
 import type { RouteName } from './routes.js';
 import { waitInWords, type SignInThrottle } from './sign-in-throttle.js';
@@ -44,6 +45,8 @@ interface InteractionSetup {
   throttle: SignInThrottle;
   /** The source address of a request, as the rate limits count it. */
   addressOf: (ctx: Context) => string;
+  /** Sign-ins and consents are recorded there. */
+  audit?: AuditTrail;
 }
 
 /** Koa's http-errors carry `status`, the engine's and the store's `statusCode`. */
@@ -160,6 +163,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const hint = throttle.hint(username);
     const wait = await throttle.wait(hint, address, ctx.cookies.get(DEVICE_COOKIE, { signed: true }) === hint);
     if (wait !== undefined) {
+      setup.audit?.recordLater({ type: 'sign_in.failed', actor: { type: 'anonymous' }, target: { type: 'app_registration', id: clientId }, address, details: { reason: 'throttled' } });
       ctx.set('Retry-After', String(wait));
       await loginAgain(ctx, uid, clientId, username, `Too many failed sign-ins. For your security, try again in ${waitInWords(wait)}.`, 429);
       return;
@@ -168,6 +172,8 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       ? await accounts.authenticate({ username, password: form.get('password') ?? '' })
       : undefined;
     if (!account) {
+      // Never the username: one typed by mistake may be a password, or name nobody.
+      setup.audit?.recordLater({ type: 'sign_in.failed', actor: { type: 'anonymous' }, target: { type: 'app_registration', id: clientId }, address, details: { reason: 'wrong_credentials' } });
       await throttle.failed(hint, address, clientId);
       await loginAgain(ctx, uid, clientId, username, 'Wrong username or password.', 401);
       return;
@@ -175,6 +181,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     // This browser may sign in as this user again even while someone else's guesses hold the
     // username (sign-in-throttle.ts).
     ctx.cookies.set(DEVICE_COOKIE, hint, { signed: true, httpOnly: true, sameSite: 'lax', path, maxAge: DEVICE_COOKIE_DAYS * 86_400_000, overwrite: true });
+    setup.audit?.recordLater({ type: 'sign_in.succeeded', tenant: account.tenant, actor: { type: 'user', id: account.sub }, target: { type: 'app_registration', id: clientId }, address });
     await finish(ctx, { login: { accountId: account.sub } }, false);
   }
 
@@ -206,7 +213,10 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const account = accounts && session ? await accounts.findAccount(session.accountId) : undefined;
     if (!account) throw new PageError(400, 'Your session has ended. Go back to the application and sign in again.');
     const clientId = String(params.client_id);
-    await consents.record({ tenant: account.tenant, sub: account.sub, clientId, grantId: savedId, scopes: grantScopes(grant, audience) });
+    await consents.record(
+      { tenant: account.tenant, sub: account.sub, clientId, grantId: savedId, scopes: grantScopes(grant, audience) },
+      { actor: { type: 'user', id: account.sub }, address: setup.addressOf(ctx) },
+    );
     await finish(ctx, { consent: { grantId: savedId } }, true);
   }
 

@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
 import type { AccountStore } from '../accounts.js';
 import { holdsIntegrationSetup, MANAGEMENT_SCOPE } from '../../policies/management.js';
-import { InsufficientScope, NotFound, ValidationError } from '../../policies/errors.js';
+import { InsufficientScope, InvalidRequest, NotFound, TokenError, ValidationError } from '../../policies/errors.js';
+import type { AuditContext, AuditEventType, AuditQuery, AuditTrail } from '../audit/trail.js';
 import type { AppRegistrations } from '../records/app-registrations.js';
 import type { ClientConfigurations } from '../records/client-configurations.js';
 import { checkScopes, type TokenVerifier } from '../resource-server/verifier.js';
@@ -9,7 +10,29 @@ import { readJsonObject } from './json-body.js';
 import { namedUserCaller } from './named-user-caller.js';
 import type { RouteHandler } from './router.js';
 import type { RouteName } from './routes.js';
-import { appInput, appPatch, appWire, clientInput, clientPatch, clientWire, wireField } from './wire.js';
+import { appInput, appPatch, appWire, auditEventWire, clientInput, clientPatch, clientWire, wireField } from './wire.js';
+
+/** The query of `GET audit-events`: each parameter once, as text (the trail checks the values). */
+function auditQuery(query: Record<string, string | string[] | undefined>): Omit<AuditQuery, 'tenant'> {
+  const one = (name: string): string | undefined => {
+    const value = query[name];
+    if (Array.isArray(value)) throw new InvalidRequest(`parameter "${name}" must be sent once`);
+    return value === '' ? undefined : value;
+  };
+  for (const name of Object.keys(query)) {
+    if (!['type', 'since', 'until', 'limit', 'cursor'].includes(name)) throw new InvalidRequest(`unknown parameter "${name}"`);
+  }
+  const limit = one('limit');
+  if (limit !== undefined && !/^\d{1,4}$/.test(limit)) throw new InvalidRequest('limit must be an integer between 1 and 200');
+  const [type, since, until, cursor] = [one('type'), one('since'), one('until'), one('cursor')];
+  return {
+    ...(type !== undefined ? { type: type as AuditEventType } : {}),
+    ...(since !== undefined ? { since } : {}),
+    ...(until !== undefined ? { until } : {}),
+    ...(limit !== undefined ? { limit: Number(limit) } : {}),
+    ...(cursor !== undefined ? { cursor } : {}),
+  };
+}
 
 interface ManagementSetup {
   /** Largest JSON body accepted, in bytes. */
@@ -20,9 +43,19 @@ interface ManagementSetup {
   apps: AppRegistrations;
   /** Only the platform's own apps may act on a tenant's setup with their users' tokens. */
   isFirstParty: (clientId: string) => Promise<boolean>;
+  /** Changes are recorded there (by the records), and refusals here; the Activity list reads it. */
+  audit: AuditTrail;
+  /** The source address of a request, for the audit trail. */
+  addressOf: (ctx: Context) => string;
 }
 
-type Handler = (ctx: Context, tenant: string, id: string | undefined) => Promise<void>;
+/** Who calls: the tenant whose setup it is, and who acts, for the audit trail. */
+interface Caller {
+  tenant: string;
+  by: AuditContext;
+}
+
+type Handler = (ctx: Context, caller: Caller, id: string | undefined) => Promise<void>;
 
 /**
  * The management API: client configurations and app registrations of the caller's tenant, for
@@ -31,30 +64,49 @@ type Handler = (ctx: Context, tenant: string, id: string | undefined) => Promise
  * with an access token that carries the management right (`manage.integrations`) issued to a
  * first-party app.
  */
-export function managementHandlers({ bodyLimit, verifier, accounts, clients, apps, isFirstParty }: ManagementSetup): Partial<Record<RouteName, RouteHandler>> {
-  async function callerTenant(ctx: Context): Promise<string> {
-    const { auth, account } = await namedUserCaller(ctx, verifier, accounts);
-    // The management right is a scope of its own (policies/management.ts): a token the user got
-    // for anything else is not an admin credential.
-    checkScopes(auth, [MANAGEMENT_SCOPE], verifier.realm);
-    // A third-party app the user signed in to must not manage her tenant's integrations.
-    if (!(await isFirstParty(auth.clientId))) {
-      throw new InsufficientScope("only the platform's own apps may use the management API", verifier.realm);
+export function managementHandlers(setup: ManagementSetup): Partial<Record<RouteName, RouteHandler>> {
+  const { bodyLimit, verifier, accounts, clients, apps, isFirstParty, audit, addressOf } = setup;
+
+  /** The caller, or a 401/403, which is recorded (`management.denied`) with whoever we know it is. */
+  async function callerOf(ctx: Context, route: RouteName): Promise<Caller> {
+    let known: { sub: string; tenant: string } | undefined;
+    try {
+      const { auth, account } = await namedUserCaller(ctx, verifier, accounts);
+      known = { sub: account.sub, tenant: account.tenant };
+      // The management right is a scope of its own (policies/management.ts): a token the user got
+      // for anything else is not an admin credential.
+      checkScopes(auth, [MANAGEMENT_SCOPE], verifier.realm);
+      // A third-party app the user signed in to must not manage her tenant's integrations.
+      if (!(await isFirstParty(auth.clientId))) {
+        throw new InsufficientScope("only the platform's own apps may use the management API", verifier.realm);
+      }
+      if (!holdsIntegrationSetup(account.permissions)) {
+        throw new InsufficientScope('the permission "Create and update integration setup" is required', verifier.realm);
+      }
+      return { tenant: account.tenant, by: { actor: { type: 'user', id: account.sub }, address: addressOf(ctx) } };
+    } catch (error) {
+      if (error instanceof TokenError) {
+        audit.recordLater({
+          type: 'management.denied',
+          ...(known ? { tenant: known.tenant } : {}),
+          actor: known ? { type: 'user', id: known.sub } : { type: 'anonymous' },
+          target: { type: 'management_api', id: route },
+          address: addressOf(ctx),
+          details: { method: ctx.method, status: error.status, error: error.error },
+        });
+      }
+      throw error;
     }
-    if (!holdsIntegrationSetup(account.permissions)) {
-      throw new InsufficientScope('the permission "Create and update integration setup" is required', verifier.realm);
-    }
-    return account.tenant;
   }
 
   /** One tenant-scoped collection's routes: list, create, read, update, delete, new secret. */
-  function collectionHandlers<R extends { tenant?: string }>(what: string, listKey: string, collection: {
+  function collectionHandlers<R extends { tenant?: string }>(what: string, listKey: string, routes: { list: RouteName; one: RouteName; secret: RouteName }, collection: {
     list(tenant: string): Promise<R[]>;
     get(id: string): Promise<R | undefined>;
-    create(body: Record<string, unknown>, tenant: string): Promise<R>;
-    update(id: string, body: Record<string, unknown>): Promise<R>;
-    delete(id: string): Promise<unknown>;
-    rotateSecret(id: string): Promise<{ clientSecret: string }>;
+    create(body: Record<string, unknown>, tenant: string, by: AuditContext): Promise<R>;
+    update(id: string, body: Record<string, unknown>, by: AuditContext): Promise<R>;
+    delete(id: string, by: AuditContext): Promise<unknown>;
+    rotateSecret(id: string, by: AuditContext): Promise<{ clientSecret: string }>;
     wire(record: R): unknown;
   }): { list: RouteHandler; one: RouteHandler; secret: RouteHandler } {
     async function own(id: string, tenant: string): Promise<R> {
@@ -64,45 +116,46 @@ export function managementHandlers({ bodyLimit, verifier, accounts, clients, app
       return record;
     }
     return {
-      list: handler({
-        GET: async (ctx, tenant) => {
+      list: handler(routes.list, {
+        GET: async (ctx, { tenant }) => {
           ctx.body = { [listKey]: (await collection.list(tenant)).map(collection.wire) };
         },
-        POST: async (ctx, tenant) => {
+        POST: async (ctx, { tenant, by }) => {
+          const body = await readJsonObject(ctx, bodyLimit);
           ctx.status = 201;
-          ctx.body = collection.wire(await collection.create(await readJsonObject(ctx, bodyLimit), tenant));
+          ctx.body = collection.wire(await collection.create(body, tenant, by));
         },
       }),
-      one: handler({
-        GET: async (ctx, tenant, id) => {
+      one: handler(routes.one, {
+        GET: async (ctx, { tenant }, id) => {
           ctx.body = collection.wire(await own(id!, tenant));
         },
-        PATCH: async (ctx, tenant, id) => {
+        PATCH: async (ctx, { tenant, by }, id) => {
           await own(id!, tenant);
-          ctx.body = collection.wire(await collection.update(id!, await readJsonObject(ctx, bodyLimit)));
+          ctx.body = collection.wire(await collection.update(id!, await readJsonObject(ctx, bodyLimit), by));
         },
-        DELETE: async (ctx, tenant, id) => {
+        DELETE: async (ctx, { tenant, by }, id) => {
           await own(id!, tenant);
-          await collection.delete(id!);
+          await collection.delete(id!, by);
           ctx.status = 204;
         },
       }),
-      secret: handler({
-        POST: async (ctx, tenant, id) => {
+      secret: handler(routes.secret, {
+        POST: async (ctx, { tenant, by }, id) => {
           await own(id!, tenant);
-          ctx.body = { client_id: id, client_secret: (await collection.rotateSecret(id!)).clientSecret };
+          ctx.body = { client_id: id, client_secret: (await collection.rotateSecret(id!, by)).clientSecret };
         },
       }),
     };
   }
 
   /** A route's methods, each run for the caller's tenant; input errors name the wire field. */
-  function handler(methods: Record<string, Handler>): RouteHandler {
+  function handler(route: RouteName, methods: Record<string, Handler>): RouteHandler {
     return async (ctx, params) => {
       ctx.set('Cache-Control', 'no-store');
       try {
         // The router answers other methods with 405 (src/http/routes.ts lists these).
-        await methods[ctx.method]!(ctx, await callerTenant(ctx), params.clientId);
+        await methods[ctx.method]!(ctx, await callerOf(ctx, route), params.clientId);
       } catch (error) {
         if (error instanceof ValidationError) {
           const field = wireField(error.field);
@@ -116,21 +169,25 @@ export function managementHandlers({ bodyLimit, verifier, accounts, clients, app
   }
 
   const clientRoutes = collectionHandlers('client configuration', 'client_configurations', {
+    list: 'clientConfigurations', one: 'clientConfiguration', secret: 'clientConfigurationSecret',
+  }, {
     list: (tenant) => clients.list(tenant),
     get: (id) => clients.get(id),
-    create: (body, tenant) => clients.create(clientInput(body, tenant)),
-    update: (id, body) => clients.update(id, clientPatch(body)),
-    delete: (id) => clients.delete(id),
-    rotateSecret: (id) => clients.rotateSecret(id),
+    create: (body, tenant, by) => clients.create(clientInput(body, tenant), by),
+    update: (id, body, by) => clients.update(id, clientPatch(body), by),
+    delete: (id, by) => clients.delete(id, by),
+    rotateSecret: (id, by) => clients.rotateSecret(id, by),
     wire: clientWire,
   });
   const appRoutes = collectionHandlers('app registration', 'app_registrations', {
+    list: 'appRegistrations', one: 'appRegistration', secret: 'appRegistrationSecret',
+  }, {
     list: async (tenant) => (await apps.list()).filter((app) => app.tenant === tenant),
     get: (id) => apps.get(id),
-    create: (body, tenant) => apps.create(appInput(body, tenant)),
-    update: (id, body) => apps.update(id, appPatch(body)),
-    delete: (id) => apps.delete(id),
-    rotateSecret: (id) => apps.rotateSecret(id),
+    create: (body, tenant, by) => apps.create(appInput(body, tenant), by),
+    update: (id, body, by) => apps.update(id, appPatch(body), by),
+    delete: (id, by) => apps.delete(id, by),
+    rotateSecret: (id, by) => apps.rotateSecret(id, by),
     wire: appWire,
   });
   return {
@@ -140,5 +197,13 @@ export function managementHandlers({ bodyLimit, verifier, accounts, clients, app
     appRegistrations: appRoutes.list,
     appRegistration: appRoutes.one,
     appRegistrationSecret: appRoutes.secret,
+    // The tenant's Activity: its audit events, newest first, a page at a time.
+    auditEvents: handler('auditEvents', {
+      GET: async (ctx, { tenant }) => {
+        const query = auditQuery(ctx.query);
+        const page = await audit.list({ tenant, ...query });
+        ctx.body = { events: page.events.map(auditEventWire), ...(page.next ? { next: page.next } : {}) };
+      },
+    }),
   };
 }

@@ -218,6 +218,35 @@ function authorizeOperation(): Json {
   };
 }
 
+/** The Activity of the caller's tenant: its audit events. */
+function auditEventsOperation(): Json {
+  const query = (name: string, schema: Json, description: string) => ({ name, in: 'query', required: false, schema, description });
+  return {
+    get: {
+      operationId: 'listAuditEvents',
+      tags: ['audit'],
+      summary: "The audit trail of the caller's tenant, newest first",
+      description:
+        'Who did what to which client configuration, app, consent or session in the caller\'s tenant (never another '
+        + 'tenant\'s: there is no parameter to choose one). The same rights as the rest of the management API. A page '
+        + 'with `next` may have more: pass it as `cursor`. An unknown parameter, or one sent twice, is 400.',
+      security: [{ bearerAuth: [] }],
+      parameters: [
+        query('type', { type: 'string' }, 'Only events of this type, e.g. `client_configuration.secret_rotated`.'),
+        query('since', { type: 'string', format: 'date-time' }, 'Events at or after this time.'),
+        query('until', { type: 'string', format: 'date-time' }, 'Events at or before this time.'),
+        query('limit', { type: 'integer', minimum: 1, maximum: 200 }, 'At most this many; default 50.'),
+        query('cursor', { type: 'string' }, 'The `next` of the page before.'),
+      ],
+      responses: {
+        200: { description: 'A page of events.', headers: NO_STORE, content: json(ref('AuditEventList')) },
+        400: response('ManagementBadRequest'),
+        ...authFailures,
+      },
+    },
+  };
+}
+
 /** Userinfo, introspection and revocation: ours beside the engine's endpoints. */
 function lifecycleOperations(): Record<'userinfo' | 'introspection' | 'revocation', Json> {
   const bearer401 = { $ref: '#/components/responses/BearerUnauthorized' };
@@ -499,6 +528,7 @@ export function openApiDocument({ issuer, baseUrl, pathPrefix, apiBodyLimit = 64
     appRegistrations: apps.collection,
     appRegistration: apps.item,
     appRegistrationSecret: apps.secret,
+    auditEvents: auditEventsOperation(),
     openapi: {
       get: {
         operationId: 'openApiDocument',
@@ -540,6 +570,7 @@ export function openApiDocument({ issuer, baseUrl, pathPrefix, apiBodyLimit = 64
       { name: 'consents', description: 'The caller\'s consents (named-user tokens).' },
       { name: 'client-configurations', description: 'Machine-to-machine clients of the caller\'s tenant.' },
       { name: 'app-registrations', description: 'Named-user applications of the caller\'s tenant.' },
+      { name: 'audit', description: 'The audit trail of the caller\'s tenant.' },
     ],
     paths: documentedPaths(pathPrefix, operations),
     components: {

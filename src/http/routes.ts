@@ -7,7 +7,7 @@ export type RouteName =
   | 'interaction' | 'interactionStep'
   | 'consents' | 'consent'
   | 'clientConfigurations' | 'clientConfiguration' | 'clientConfigurationSecret'
-  | 'appRegistrations' | 'appRegistration' | 'appRegistrationSecret'
+  | 'appRegistrations' | 'appRegistration' | 'appRegistrationSecret' | 'auditEvents'
   | 'openapi' | 'healthz' | 'readyz' | 'metrics';
 
 /** A row of the route table. */
@@ -84,6 +84,7 @@ export function routeTable(pathPrefix: string): RouteDefinition[] {
     row({ name: 'consent', path: `${api}/consents/{clientId}`, methods: ['DELETE'], group: 'consent_api', store: true, documented: ['DELETE'] }),
     ...management('client', 'client-configurations'),
     ...management('app', 'app-registrations'),
+    row({ name: 'auditEvents', path: `${api}/audit-events`, methods: ['GET'], group: 'management_api', store: true, documented: ['GET'] }),
     row({ name: 'openapi', path: `${api}/openapi.json`, methods: ['GET'], group: 'management_api', store: false, refuse: 'engine', documented: ['GET'] }),
     row({ name: 'healthz', path: `${pathPrefix}/healthz`, methods: GET, group: 'health', store: false }),
     row({ name: 'readyz', path: `${pathPrefix}/readyz`, methods: GET, group: 'health', store: false }),

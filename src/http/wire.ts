@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ValidationError } from '../../policies/errors.js';
 import { CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS, NAMED_USER_ACCESS_TOKEN } from '../../policies/lifetimes.js';
 import { MANAGEMENT_SCOPE } from '../../policies/management.js';
+import { AUDIT_EVENT_TYPES, type AuditEvent } from '../audit/trail.js';
 import { GRANTS } from '../grants/index.js';
 import type { AppRegistration, AppRegistrationInput } from '../records/app-registrations.js';
 import { APP_REGISTRATION_FIELDS } from '../records/app-registrations.js';
@@ -238,6 +239,37 @@ export const TokenResponse = named('TokenResponse', z.object({
   }),
   id_token: z.string().optional().meta({ description: 'When `openid` was granted (named users only).' }),
 }), 'RFC 6749 §5.1. `access_token` is an RFC 9068 JWT (`typ: at+jwt`) signed with a key of the JWKS.');
+
+// --- The audit trail --------------------------------------------------------------------------
+
+export const AuditEventBody = named('AuditEvent', z.strictObject({
+  id: z.uuid(),
+  time: timestamp,
+  type: z.enum(AUDIT_EVENT_TYPES),
+  tenant: z.string().optional().meta({ description: 'Absent for events of no tenant (the platform\'s).' }),
+  actor: z.strictObject({
+    type: z.enum(['user', 'operator', 'client', 'anonymous']),
+    id: z.string().optional().meta({ description: 'The user\'s `sub`, or the client ID; absent for the operator and for anonymous callers.' }),
+  }),
+  target: z.strictObject({
+    type: z.enum(['client_configuration', 'app_registration', 'signing_key', 'management_api']),
+    id: z.string(),
+  }).optional(),
+  address: z.string().optional().meta({ description: 'The source address of the request, when there was one.' }),
+  details: z.record(z.string(), z.unknown()).optional().meta({
+    description: 'What changed: field names of an update, the scopes of a consent, the reason of a refusal. Never a secret, token, code or password.',
+  }),
+}), 'One security-relevant action: who did what to which client, consent or session.');
+
+export const AuditEventList = named('AuditEventList', z.strictObject({
+  events: z.array(AuditEventBody).meta({ description: 'Newest first.' }),
+  next: z.string().optional().meta({ description: 'Present when there may be more: pass it as `cursor` for the next page.' }),
+}));
+
+/** An audit event on the wire (it is stored in its wire form already). */
+export function auditEventWire(event: AuditEvent): Wire<typeof AuditEventBody> {
+  return event;
+}
 
 // --- Userinfo, introspection, revocation ------------------------------------------------------
 

@@ -25,18 +25,19 @@ export class RefusalLog {
     private readonly maxKeys = 10_000,
   ) {}
 
-  /** A refusal of `key`, whose window ends in `resetsIn` seconds. */
-  refused(key: string, resetsIn: number, fields: Record<string, unknown>): void {
+  /** A refusal of `key`, whose window ends in `resetsIn` seconds; true when it wrote the window's line. */
+  refused(key: string, resetsIn: number, fields: Record<string, unknown>): boolean {
     const now = Date.now();
     const window = this.windows.get(key);
     if (window && window.until > now) {
       window.unlogged += 1;
-      return;
+      return false;
     }
     const unloggedBefore = window?.unlogged ?? 0;
     this.windows.delete(key);
     if (this.windows.size >= this.maxKeys) this.windows.delete(this.windows.keys().next().value as string);
     this.windows.set(key, { until: now + Math.max(1, resetsIn) * 1000, unlogged: 0 });
     this.logger.warn(this.message, { ...fields, retry_after: resetsIn, ...(unloggedBefore ? { refused_unlogged_before: unloggedBefore } : {}) });
+    return true;
   }
 }

@@ -7,6 +7,7 @@ import { ValidationError } from '../../policies/errors.js';
 import { changeRecord } from './change.js';
 import { digestSecret, generateSecret } from './secrets.js';
 import { parseInput } from './validation.js';
+import { OPERATOR, type AuditContext, type AuditEventType, type AuditTrail } from '../audit/trail.js';
 
 export const APP_REGISTRATION = 'app';
 /** App registrations are not tenant-bound: users of any tenant may authorize an app. */
@@ -123,7 +124,9 @@ export class AppRegistrations {
     private readonly records: RecordStore,
     private readonly engineCheck: EngineCheck,
     /** Ends every grant and consent of an app (when it is deleted or changes client type). */
-    private readonly endGrantsOf: (clientId: string) => Promise<unknown> = async () => undefined,
+    private readonly endGrantsOf: (clientId: string, by: AuditContext, reason: string) => Promise<unknown> = async () => undefined,
+    /** Where each change is recorded before it is made (src/audit/trail.ts). */
+    private readonly audit?: AuditTrail,
   ) {
     records.watch((change) => {
       if (change.kind === undefined || change.kind === APP_REGISTRATION) this.origins = undefined;
@@ -154,7 +157,7 @@ export class AppRegistrations {
    * @throws ValidationError naming the field; a refused redirect URI is `redirectUris.<index>` with
    *   the URI and the rule it broke.
    */
-  async create(input: AppRegistrationInput): Promise<AppRegistration & { clientSecret?: string }> {
+  async create(input: AppRegistrationInput, by: AuditContext = OPERATOR): Promise<AppRegistration & { clientSecret?: string }> {
     const parsed = parseInput(createSchema, input, 'appRegistration');
     const redirectUris = validateRedirectUris(parsed.redirectUris);
     const now = new Date().toISOString();
@@ -177,6 +180,7 @@ export class AppRegistrations {
       ...(clientSecret ? { secretDigest: digestSecret(clientSecret) } : {}),
     };
     await this.engineCheck(stored);
+    await this.audited('app_registration.created', by, stored, { name: stored.name, client_type: stored.clientType, redirect_uris: stored.redirectUris });
     await this.records.put(APP_REGISTRATION, stored.clientId, ALL_APPS, stored);
     return { ...toPublic(stored), ...(clientSecret ? { clientSecret } : {}) };
   }
@@ -198,13 +202,14 @@ export class AppRegistrations {
    * confidential → public deletes the secret. A change of client type ends every grant and consent
    * of the app (its users allow it again at their next sign-in); a secret rotation ends none.
    */
-  async update(clientId: string, patch: AppRegistrationPatch): Promise<AppRegistration & { clientSecret?: string }> {
+  async update(clientId: string, patch: AppRegistrationPatch, by: AuditContext = OPERATOR): Promise<AppRegistration & { clientSecret?: string }> {
     const parsed = parseInput(patchSchema, patch, 'patch');
     const newUris = parsed.redirectUris ? validateRedirectUris(parsed.redirectUris) : undefined;
     const logoutUris = parsed.postLogoutRedirectUris ? validateRedirectUris(parsed.postLogoutRedirectUris, 'postLogoutRedirectUris', true) : undefined;
     const backchannel = parsed.backchannelLogoutUri ? validateBackchannelLogoutUri(parsed.backchannelLogoutUri) : parsed.backchannelLogoutUri;
     let clientSecret: string | undefined;
     let typeChanged = false;
+    let audited = false;
     const next = await changeRecord<StoredAppRegistration>(this.records, APP_REGISTRATION, clientId, 'app registration', async (stored) => {
       const clientType = parsed.clientType ?? stored.clientType;
       const redirectUris = newUris ?? stored.redirectUris;
@@ -238,22 +243,27 @@ export class AppRegistrations {
         else delete changed.backchannelLogoutUri;
       }
       await this.engineCheck(changed);
+      if (!audited) await this.audited('app_registration.updated', by, stored, { fields: Object.keys(parsed) });
+      audited = true;
       return changed;
     });
     // A grant made for one client type must not outlive it: a public app's tokens never get a
     // secret's protection afterwards, and a confidential → public → confidential round trip must
     // not bring old refresh tokens back.
-    if (typeChanged) await this.endGrantsOf(clientId);
+    if (typeChanged) await this.endGrantsOf(clientId, by, 'app_client_type_changed');
     return { ...toPublic(next), ...(clientSecret ? { clientSecret } : {}) };
   }
 
   /** A new secret for a confidential app; the previous one stops working at once. */
-  async rotateSecret(clientId: string): Promise<{ clientSecret: string }> {
+  async rotateSecret(clientId: string, by: AuditContext = OPERATOR): Promise<{ clientSecret: string }> {
     const clientSecret = generateSecret();
-    await changeRecord<StoredAppRegistration>(this.records, APP_REGISTRATION, clientId, 'app registration', (stored) => {
+    let audited = false;
+    await changeRecord<StoredAppRegistration>(this.records, APP_REGISTRATION, clientId, 'app registration', async (stored) => {
       if (stored.clientType !== 'confidential') {
         throw new ValidationError('clientType', 'public apps have no secret; change the client type to confidential first');
       }
+      if (!audited) await this.audited('app_registration.secret_rotated', by, stored);
+      audited = true;
       return { ...stored, secretDigest: digestSecret(clientSecret), updatedAt: new Date().toISOString() };
     });
     return { clientSecret };
@@ -263,10 +273,24 @@ export class AppRegistrations {
    * Deletes the app, and ends every grant and consent of it at once (its refresh tokens stop, its
    * access tokens are no longer live); false when there was none.
    */
-  async delete(clientId: string): Promise<boolean> {
+  async delete(clientId: string, by: AuditContext = OPERATOR): Promise<boolean> {
+    const stored = await this.records.get<StoredAppRegistration>(APP_REGISTRATION, clientId);
+    if (stored) await this.audited('app_registration.deleted', by, stored, { name: stored.name });
     const deleted = await this.records.delete(APP_REGISTRATION, clientId);
-    await this.endGrantsOf(clientId);
+    await this.endGrantsOf(clientId, by, 'app_deleted');
     return deleted;
+  }
+
+  /** Records a change of an app (before it is made: see the audit trail). */
+  private async audited(type: AuditEventType, by: AuditContext, app: { clientId: string; tenant?: string | undefined }, details?: Record<string, unknown>): Promise<void> {
+    await this.audit?.record({
+      type,
+      ...(app.tenant !== undefined ? { tenant: app.tenant } : {}),
+      actor: by.actor,
+      target: { type: 'app_registration', id: app.clientId },
+      ...(by.address ? { address: by.address } : {}),
+      ...(details ? { details } : {}),
+    });
   }
 }
 

@@ -8,6 +8,7 @@ import { ValidationError } from '../../policies/errors.js';
 import { changeRecord } from './change.js';
 import { digestSecret, generateSecret } from './secrets.js';
 import { parseInput } from './validation.js';
+import { OPERATOR, type AuditContext, type AuditEventType, type AuditTrail } from '../audit/trail.js';
 
 export const CLIENT_CONFIGURATION = 'client';
 
@@ -75,13 +76,27 @@ export class ClientConfigurations {
   constructor(
     private readonly records: RecordStore,
     private readonly catalog: ApiCatalog,
+    /** Where each change is recorded before it is made (src/audit/trail.ts). */
+    private readonly audit?: AuditTrail,
   ) {}
+
+  /** Records a change of a client configuration (before it is made: see the audit trail). */
+  private async audited(type: AuditEventType, by: AuditContext, client: { clientId: string; tenant: string }, details?: Record<string, unknown>): Promise<void> {
+    await this.audit?.record({
+      type,
+      tenant: client.tenant,
+      actor: by.actor,
+      target: { type: 'client_configuration', id: client.clientId },
+      ...(by.address ? { address: by.address } : {}),
+      ...(details ? { details } : {}),
+    });
+  }
 
   /**
    * Creates a client configuration with a new client ID (UUID) and secret; the secret is returned
    * here only. @throws ValidationError naming the field (`resources.scim.scopes`, ...).
    */
-  async create(input: ClientConfigurationInput): Promise<ClientConfiguration & { clientSecret: string }> {
+  async create(input: ClientConfigurationInput, by: AuditContext = OPERATOR): Promise<ClientConfiguration & { clientSecret: string }> {
     const parsed = parseInput(createSchema, input, 'clientConfiguration');
     const clientSecret = generateSecret();
     const now = new Date().toISOString();
@@ -96,6 +111,7 @@ export class ClientConfigurations {
       updatedAt: now,
       secretDigest: digestSecret(clientSecret),
     };
+    await this.audited('client_configuration.created', by, stored, { name: stored.name, category: stored.category, apis: Object.keys(stored.resources) });
     await this.records.put(CLIENT_CONFIGURATION, stored.clientId, stored.tenant, stored);
     return { ...toPublic(stored), clientSecret };
   }
@@ -117,10 +133,11 @@ export class ClientConfigurations {
    * @throws ValidationError naming the field; NotFound for an unknown ID; OAuthError 409 when it
    *   keeps losing a race with other changes.
    */
-  async update(clientId: string, patch: ClientConfigurationPatch): Promise<ClientConfiguration> {
+  async update(clientId: string, patch: ClientConfigurationPatch, by: AuditContext = OPERATOR): Promise<ClientConfiguration> {
     const parsed = parseInput(patchSchema, patch, 'patch');
     const resources = parsed.resources !== undefined ? this.validateResources(parsed.resources) : undefined;
-    const next = await changeRecord<StoredClientConfiguration>(this.records, CLIENT_CONFIGURATION, clientId, 'client configuration', (stored) => {
+    let audited = false;
+    const next = await changeRecord<StoredClientConfiguration>(this.records, CLIENT_CONFIGURATION, clientId, 'client configuration', async (stored) => {
       const changed: StoredClientConfiguration = {
         ...stored,
         ...(parsed.name !== undefined ? { name: parsed.name } : {}),
@@ -132,24 +149,30 @@ export class ClientConfigurations {
         if (parsed.description) changed.description = parsed.description;
         else delete changed.description;
       }
+      if (!audited) await this.audited('client_configuration.updated', by, stored, { fields: Object.keys(parsed) });
+      audited = true;
       return changed;
     });
     return toPublic(next);
   }
 
   /** A new secret; the previous one stops working at once (every request reads the stored digest). */
-  async rotateSecret(clientId: string): Promise<{ clientSecret: string }> {
+  async rotateSecret(clientId: string, by: AuditContext = OPERATOR): Promise<{ clientSecret: string }> {
     const clientSecret = generateSecret();
-    await changeRecord<StoredClientConfiguration>(this.records, CLIENT_CONFIGURATION, clientId, 'client configuration', (stored) => ({
-      ...stored,
-      secretDigest: digestSecret(clientSecret),
-      updatedAt: new Date().toISOString(),
-    }));
+    let audited = false;
+    await changeRecord<StoredClientConfiguration>(this.records, CLIENT_CONFIGURATION, clientId, 'client configuration', async (stored) => {
+      if (!audited) await this.audited('client_configuration.secret_rotated', by, stored);
+      audited = true;
+      return { ...stored, secretDigest: digestSecret(clientSecret), updatedAt: new Date().toISOString() };
+    });
     return { clientSecret };
   }
 
   /** Deletes it (its secret stops working at once); false when there was none. */
-  async delete(clientId: string): Promise<boolean> {
+  async delete(clientId: string, by: AuditContext = OPERATOR): Promise<boolean> {
+    const stored = await this.records.get<StoredClientConfiguration>(CLIENT_CONFIGURATION, clientId);
+    if (!stored) return false;
+    await this.audited('client_configuration.deleted', by, stored, { name: stored.name });
     return this.records.delete(CLIENT_CONFIGURATION, clientId);
   }
 

@@ -3,6 +3,7 @@ import { endGrant } from '../engine/end-grant.js';
 import type { ApiCatalog } from '../../policies/catalog.js';
 import { scopeWords } from '../pages/scope-words.js';
 import { APP_REGISTRATION, type StoredAppRegistration } from './app-registrations.js';
+import { OPERATOR, type AuditContext, type AuditTrail } from '../audit/trail.js';
 
 export const CONSENT = 'consent';
 /** The index of an app's consents (group: the app), so that they can all end with the app. */
@@ -50,13 +51,31 @@ export class Consents {
   constructor(
     private readonly store: Store,
     private readonly catalog: ApiCatalog,
+    /** Where each consent granted or revoked is recorded before it is (src/audit/trail.ts). */
+    private readonly audit?: AuditTrail,
   ) {
     this.records = store.records;
   }
 
-  /** Records (or updates) the consent of a user for an app after the consent page. */
-  async record(key: ConsentKey & { clientId: string; grantId: string; scopes: string[] }): Promise<void> {
+  private async audited(type: 'consent.granted' | 'consent.revoked', by: AuditContext, key: ConsentKey & { clientId: string }, details: Record<string, unknown>): Promise<void> {
+    await this.audit?.record({
+      type,
+      tenant: key.tenant,
+      actor: by.actor,
+      target: { type: 'app_registration', id: key.clientId },
+      ...(by.address ? { address: by.address } : {}),
+      details: { user: key.sub, ...details },
+    });
+  }
+
+  /**
+   * Records (or updates) the consent of a user for an app after the consent page. `by`: who gave it,
+   * for the audit trail (`consent.granted`); none when a grant is only remade for a consent given
+   * before (nobody decided anything).
+   */
+  async record(key: ConsentKey & { clientId: string; grantId: string; scopes: string[] }, by?: AuditContext): Promise<void> {
     const existing = await this.find(key);
+    if (by) await this.audited('consent.granted', by, key, { scopes: [...new Set(key.scopes)] });
     const now = new Date().toISOString();
     const record: ConsentRecord = {
       tenant: key.tenant,
@@ -85,9 +104,10 @@ export class Consents {
   }
 
   /** Revokes a consent; false when there was none for that user, tenant and app. */
-  async revoke(key: ConsentKey & { clientId: string }): Promise<boolean> {
+  async revoke(key: ConsentKey & { clientId: string }, by: AuditContext = OPERATOR, reason?: string): Promise<boolean> {
     const record = await this.find(key);
     if (!record) return false;
+    await this.audited('consent.revoked', by, key, { scopes: record.scopes, ...(reason ? { reason } : {}) });
     await this.records.delete(CONSENT, idOf(key));
     await this.records.delete(CONSENT_OF_APP, idOf(key));
     await endGrant(this.store, record.grantId);
@@ -98,9 +118,9 @@ export class Consents {
    * Ends every consent given to an app, each with its grant (refresh tokens, unused codes, the
    * access tokens' liveness): when the app is deleted or changes client type. Returns how many.
    */
-  async endAllOf(clientId: string): Promise<number> {
+  async endAllOf(clientId: string, by: AuditContext = OPERATOR, reason = 'app_deleted'): Promise<number> {
     const users = await this.records.list<ConsentKey>(CONSENT_OF_APP, part(clientId));
-    const ended = await Promise.all(users.map((user) => this.revoke({ tenant: user.tenant, sub: user.sub, clientId })));
+    const ended = await Promise.all(users.map((user) => this.revoke({ tenant: user.tenant, sub: user.sub, clientId }, by, reason)));
     return ended.filter(Boolean).length;
   }
 

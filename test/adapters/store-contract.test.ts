@@ -173,6 +173,63 @@ describe.each(ADAPTER_STORE_KINDS)('store contract: %s', (kind) => {
     });
   });
 
+  describe('audit log', () => {
+    const retention = { maxAgeMs: 86_400_000, maxEvents: 1000 };
+    const event = (n: number, tenant: string | undefined, type = 'consent.granted') => ({
+      id: `e${n}`, time: new Date().toISOString(), type, ...(tenant !== undefined ? { tenant } : {}), actor: { type: 'operator' },
+    });
+
+    it('keeps events per tenant, newest first; no read spans tenants', async () => {
+      const now = Date.now();
+      for (let n = 1; n <= 3; n += 1) await store.audit.append(event(n, 'acme'), retention, now);
+      await store.audit.append(event(4, 'globex'), retention, now);
+      await store.audit.append(event(5, undefined), retention, now);
+      expect((await store.audit.list({ tenant: 'acme', limit: 10 })).events.map((e) => e.id)).toEqual(['e3', 'e2', 'e1']);
+      expect((await store.audit.list({ tenant: 'globex', limit: 10 })).events.map((e) => e.id)).toEqual(['e4']);
+      expect((await store.audit.list({ tenant: undefined, limit: 10 })).events.map((e) => e.id)).toEqual(['e5']);
+      expect((await store.audit.list({ tenant: 'nobody', limit: 10 })).events).toEqual([]);
+    });
+
+    it('pages with a cursor, filters by type and by time', async () => {
+      const now = Date.now();
+      for (let n = 1; n <= 7; n += 1) await store.audit.append(event(n, 'acme', n % 2 ? 'consent.granted' : 'consent.revoked'), retention, now);
+      const first = await store.audit.list({ tenant: 'acme', limit: 3 });
+      expect(first.events.map((e) => e.id)).toEqual(['e7', 'e6', 'e5']);
+      const second = await store.audit.list({ tenant: 'acme', limit: 3, cursor: first.next! });
+      expect(second.events.map((e) => e.id)).toEqual(['e4', 'e3', 'e2']);
+      const third = await store.audit.list({ tenant: 'acme', limit: 3, cursor: second.next! });
+      expect(third).toEqual({ events: [expect.objectContaining({ id: 'e1' })] });
+      const revoked = await store.audit.list({ tenant: 'acme', limit: 2, type: 'consent.revoked' });
+      expect(revoked.events.map((e) => e.id)).toEqual(['e6', 'e4']);
+      expect((await store.audit.list({ tenant: 'acme', limit: 5, type: 'consent.revoked', cursor: revoked.next! })).events.map((e) => e.id)).toEqual(['e2']);
+      expect((await store.audit.list({ tenant: 'acme', limit: 10, since: Date.now() + 60_000 })).events).toEqual([]);
+      expect((await store.audit.list({ tenant: 'acme', limit: 10, until: Date.now() - 60_000 })).events).toEqual([]);
+      expect((await store.audit.list({ tenant: 'acme', limit: 10, since: now - 60_000, until: Date.now() + 60_000 })).events).toHaveLength(7);
+    });
+
+    it('keeps at most maxEvents per tenant, the newest', async () => {
+      for (let n = 1; n <= 5; n += 1) await store.audit.append(event(n, 'acme'), { ...retention, maxEvents: 3 }, Date.now());
+      await store.audit.append(event(9, 'globex'), { ...retention, maxEvents: 3 }, Date.now());
+      expect((await store.audit.list({ tenant: 'acme', limit: 10 })).events.map((e) => e.id)).toEqual(['e5', 'e4', 'e3']);
+      expect((await store.audit.list({ tenant: 'globex', limit: 10 })).events.map((e) => e.id)).toEqual(['e9']);
+    });
+
+    it('lets events older than maxAge go at the next write', async () => {
+      await store.audit.append(event(1, 'acme'), retention, Date.now());
+      await sleep(20);
+      // A write whose clock is a retention later: the first event is past its age.
+      await store.audit.append(event(2, 'acme'), { ...retention, maxAgeMs: 10 }, Date.now());
+      expect((await store.audit.list({ tenant: 'acme', limit: 10 })).events.map((e) => e.id)).toEqual(['e2']);
+    });
+
+    it('returns copies, not the stored events', async () => {
+      await store.audit.append(event(1, 'acme'), retention, Date.now());
+      const [first] = (await store.audit.list({ tenant: 'acme', limit: 1 })).events;
+      (first as { type: string }).type = 'changed';
+      expect((await store.audit.list({ tenant: 'acme', limit: 1 })).events[0]!.type).toBe('consent.granted');
+    });
+  });
+
   describe('record changes', () => {
     it('are told to watchers: puts and deletes, with kind and id', async () => {
       const changes: unknown[] = [];

@@ -363,6 +363,57 @@ describe('talent-auth CLI (built, as a subprocess, on a real redis-server)', () 
     });
   });
 
+  describe('audit', () => {
+    it('records what the CLI changes as the operator, and lists a tenant\'s or the platform\'s events', async () => {
+      const created = await cli([...payroll, '--tenant', 'audited', '--json']);
+      expect(created.code).toBe(0);
+      const id = created.json.client_id as string;
+      expect((await cli(['clients', 'rotate-secret', id])).code).toBe(0);
+      expect((await cli(['clients', 'delete', id])).code).toBe(0);
+      const listed = await cli(['audit', 'list', '--tenant', 'audited', '--json']);
+      expect(listed.code).toBe(0);
+      expect(listed.json.events.map((event: { type: string }) => event.type)).toEqual([
+        'client_configuration.deleted', 'client_configuration.secret_rotated', 'client_configuration.created',
+      ]);
+      expect(listed.json.events[0]).toMatchObject({ tenant: 'audited', actor: { type: 'operator' }, target: { type: 'client_configuration', id } });
+      expect(listed.stdout).not.toContain(created.json.client_secret);
+      const table = await cli(['audit', 'list', '--tenant', 'audited', '--type', 'client_configuration.created']);
+      expect(table.stdout).toMatch(/^TIME\s+TYPE\s+ACTOR\s+TARGET\s+ADDRESS/);
+      expect(table.stdout).toContain(`client_configuration:${id}`);
+      const paged = await cli(['audit', 'list', '--tenant', 'audited', '--limit', '1']);
+      expect(paged.stdout).toMatch(/More: talent-auth audit list --tenant audited --cursor \d+-\d+/);
+      expect((await cli(['audit', 'list', '--tenant', 'nobody-here', '--json'])).json).toEqual({ events: [] });
+    });
+
+    it('records key changes when a store is given', async () => {
+      const file = join(dir, 'audit-jwks.json');
+      expect((await cli(['keys', 'generate', '--out', file])).code).toBe(0);
+      const added = await cli(['keys', 'add', '--file', file, '--alg', 'ES256', '--json']);
+      expect(added.stderr).toBe('');
+      const kid = added.json.added[0].kid as string;
+      expect((await cli(['keys', 'promote', '--file', file, '--kid', kid])).code).toBe(0);
+      const platform = await cli(['audit', 'list', '--platform', '--json']);
+      expect(platform.json.events.slice(0, 2)).toEqual([
+        expect.objectContaining({ type: 'signing_key.promoted', actor: { type: 'operator' }, target: { type: 'signing_key', id: kid }, details: { alg: 'ES256' } }),
+        expect.objectContaining({ type: 'signing_key.added', target: { type: 'signing_key', id: kid } }),
+      ]);
+    });
+
+    it('refuses a list without a tenant, or with a bad query', async () => {
+      for (const [args, message] of [
+        [['audit', 'list'], /--tenant <id>/],
+        [['audit', 'list', '--tenant', 'a', '--platform'], /--tenant <id>/],
+        [['audit', 'list', '--tenant', 'a', '--limit', 'x'], /--limit must be a number/],
+        [['audit', 'list', '--tenant', 'a', '--type', 'nope'], /type must be one of/],
+        [['audit', 'list', '--tenant', 'a', '--since', 'yesterday'], /since must be an ISO 8601 time/],
+      ] as const) {
+        const run = await cli([...args]);
+        expect(run.code).toBe(1);
+        expect(run.stderr).toMatch(message);
+      }
+    });
+  });
+
   describe('interoperability with the server', () => {
     it('a client made by the CLI gets a token from a server on the same store; rotation and deletion reach the server at once', async () => {
       const jwksFile = join(dir, 'server-jwks.json');

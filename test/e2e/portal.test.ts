@@ -236,6 +236,14 @@ describe('developer portal (example server) in headless Chromium', () => {
     await expect(appRow.getByText('https://reports.example/callback').count()).resolves.toBe(1);
     expect(await page.content()).not.toContain(app.secret);
 
+    // Activity: what ada just did, newest first, by her.
+    const activity = page.getByRole('table', { name: 'Activity' });
+    const firstRow = activity.getByRole('row').nth(1);
+    await expect(firstRow.textContent()).resolves.toContain('app_registration.created');
+    await expect(firstRow.textContent()).resolves.toContain('user ada');
+    await expect(activity.getByRole('row', { name: /client_configuration\.secret_rotated/ }).count()).resolves.toBe(1);
+    expect(await page.content()).not.toContain(regenerated.secret);
+
     // My consents: sign in to the demo SPA too (same browser: no password, consent only).
     await page.goto(`${example!.origin}/demo/start/public`);
     await page.getByRole('button', { name: 'Allow' }).click();

@@ -119,7 +119,9 @@ describe.each(STORE_KINDS)('failed client authentication rate limit (%s store)',
       // 40 refusals: one line for the client ID's limit and one for the address's (this suite's
       // per-address limit is reached too), not one per request.
       expect(written.filter((line) => line.includes('too many failures')).length).toBeLessThanOrEqual(2);
-      expect(written.length).toBeLessThanOrEqual(5);
+      // The audit trail follows the log: one client_auth.rate_limited event per key and window.
+      expect(written.filter((line) => line.includes('client_auth.rate_limited')).length).toBeLessThanOrEqual(2);
+      expect(written.length).toBeLessThanOrEqual(7);
     });
   });
 

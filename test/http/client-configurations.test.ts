@@ -49,7 +49,14 @@ describe.each(STORE_KINDS)('client configurations (%s store)', (kind) => {
       const keys = await redis.keys('*');
       for (const key of keys) {
         const type = await redis.type(key);
-        const dump = type === 'hash' ? JSON.stringify(await redis.hgetall(key)) : type === 'set' ? (await redis.smembers(key)).join() : String(await redis.get(key));
+        const dump =
+          type === 'hash'
+            ? JSON.stringify(await redis.hgetall(key))
+            : type === 'set'
+              ? (await redis.smembers(key)).join()
+              : type === 'stream'
+                ? JSON.stringify(await redis.xrange(key, '-', '+'))
+                : String(await redis.get(key));
         expect(dump).not.toContain(created.clientSecret);
       }
     });

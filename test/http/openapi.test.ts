@@ -36,6 +36,7 @@ const served = (prefix: string): Array<[string, string]> => [
   ['get', `${prefix}/api/oauth2/consents`],
   ['delete', `${prefix}/api/oauth2/consents/{clientId}`],
   ['get', `${prefix}/api/oauth2/openapi.json`],
+  ['get', `${prefix}/api/oauth2/audit-events`],
   ...['client-configurations', 'app-registrations'].flatMap((collection): Array<[string, string]> => [
     ['get', `${prefix}/api/oauth2/${collection}`],
     ['post', `${prefix}/api/oauth2/${collection}`],
@@ -127,7 +128,7 @@ describe('OpenAPI document', () => {
 
   it('carries the path prefix in every path but the RFC 8414 alias, which carries it at the end', () => {
     const paths = Object.keys(documentFor('/auth2').paths as Json);
-    expect(paths).toHaveLength(17);
+    expect(paths).toHaveLength(18);
     for (const path of paths) {
       if (path.startsWith('/.well-known/')) expect(path).toBe('/.well-known/oauth-authorization-server/auth2/oauth2');
       else expect(path.startsWith('/auth2/')).toBe(true);
@@ -321,6 +322,8 @@ describe('OpenAPI document against the running server', () => {
     expect((await call('post', `${apps}/{clientId}/secret`, spaId)).status).toBe(200);
     expect((await call('delete', `${apps}/{clientId}`, spaId)).status).toBe(204);
 
+    const activity = await call('get', '/auth2/api/oauth2/audit-events', undefined);
+    expect((activity.body.events as unknown[]).length).toBeGreaterThan(0);
     const consents = await call('get', '/auth2/api/oauth2/consents', undefined);
     expect((consents.body.consents as unknown[]).length).toBe(1);
     expect((await call('delete', '/auth2/api/oauth2/consents/{clientId}', spaId)).status).toBe(404);
