@@ -17,7 +17,6 @@ import { demoAccountStore } from './demo-accounts.js';
 import { demoAppRoutes, type DemoApp } from './demo-apps.js';
 import { demoApis, demoApps, demoClient, demoUsers, DEMO_TENANT } from './demo-data.js';
 import { demoScimApi } from './demo-scim.js';
-import { portalRoutes } from './portal.js';
 
 /** A start-up failure: its message is the one line the operator sees. */
 class StartError extends Error {}
@@ -112,6 +111,12 @@ async function seedDemoApps(auth: AuthServer): Promise<DemoApp[]> {
   return apps;
 }
 
+/** The address this server reaches itself at: the host it listens on, or loopback for a wildcard. */
+function loopbackOf(listening: string): string {
+  if (listening === '0.0.0.0' || listening === '::' || listening === '') return '127.0.0.1';
+  return listening.includes(':') ? `[${listening}]` : listening;
+}
+
 async function main(): Promise<void> {
   port = portOf(process.env.PORT);
   baseUrl = (process.env.BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
@@ -129,14 +134,13 @@ async function main(): Promise<void> {
     proxy: process.env.TRUST_PROXY === '1',
     observability: { metrics: process.env.METRICS === '1' },
     logger: createLogger({ level: process.env.LOG_LEVEL ?? 'info' }),
+    // The administration portal at {pathPrefix}/portal, reaching its own APIs on the loopback address.
+    portal: { enabled: true, internalUrl: `http://${loopbackOf(host)}:${port}` },
   });
   const { clientId, clientSecret } = await seedDemoClient(auth);
   let apps: DemoApp[] = [];
   try {
     apps = await seedDemoApps(auth);
-    // The developer portal (examples/portal.ts) signs in as the confidential demo app, on its own callback.
-    const portalApp = apps.find((app) => app.kind === 'confidential');
-    if (portalApp) await auth.appRegistrations.update(portalApp.clientId, { redirectUris: [portalApp.redirectUri, `${baseUrl}/portal/callback`] });
   } catch (error) {
     process.stderr.write(`demo apps not registered (${error instanceof Error ? error.message : String(error)}): use an https BASE_URL or localhost\n`);
   }
@@ -144,7 +148,6 @@ async function main(): Promise<void> {
   // A host application embedding the authorization server, as a platform would.
   const hostApp = new Koa();
   hostApp.use(demoAppRoutes(apps, auth.issuer));
-  hostApp.use(portalRoutes({ app: apps.find((app) => app.kind === 'confidential'), baseUrl, oauthUrl: auth.issuer, apiUrl: `${baseUrl}${pathPrefix}/api/oauth2`, apis: demoApis }));
   // The platform's user-provisioning API, verifying our tokens with the published keys.
   hostApp.use(demoScimApi(createTokenVerifier({ issuer: auth.issuer, audience: auth.audience, jwks: new URL(`${auth.issuer}/jwks`) })));
   hostApp.use(mount(auth.app));
@@ -181,7 +184,7 @@ async function main(): Promise<void> {
           `Sign in as a user: open ${baseUrl}/demo`,
           `  users: ${demoUsers.map((user) => `${user.sub} / ${user.password}`).join(', ')}`,
           ...apps.map((app) => `  ${app.kind} app client_id: ${app.clientId}`),
-          `Developer portal (client configurations, app registrations, consents; sign in as ada): open ${baseUrl}/portal`,
+          `Developer portal (client configurations, app registrations, consents, activity; sign in as ada): open ${baseUrl}${pathPrefix}/portal`,
           '',
         ]
         : []),

@@ -9,8 +9,10 @@
 export interface ApiDefinition {
   id: string;
   name: string;
-  /** scope name → what it allows, in words (shown on the consent page) */
+  /** scope name → what it allows, in words (shown on the consent page), in English */
   scopes: Record<string, string>;
+  /** scope name → language tag → what it allows in that language (the consent page's language). */
+  scopeTranslations?: Record<string, Record<string, string>>;
   /** data-filter dimensions the API supports, e.g. `group`, `department` */
   constraints: string[];
 }
@@ -32,6 +34,23 @@ export class ApiCatalog {
 
   apiOfScope(scope: string): ApiDefinition | undefined {
     return this.byScope.get(scope);
+  }
+
+  /**
+   * What a scope of an API allows, in words, in the language `lang` (`de-CH` finds `de`), else in
+   * English; undefined for a scope of no API.
+   */
+  scopeWords(scope: string, lang = 'en'): string | undefined {
+    const api = this.byScope.get(scope);
+    if (!api) return undefined;
+    const translations = api.scopeTranslations?.[scope];
+    if (translations) {
+      const lower = lang.toLowerCase();
+      for (const [tag, words] of Object.entries(translations)) if (tag.toLowerCase() === lower) return words;
+      const primary = lower.split('-')[0];
+      for (const [tag, words] of Object.entries(translations)) if (tag.toLowerCase() === primary) return words;
+    }
+    return api.scopes[scope];
   }
 
   get apis(): ApiDefinition[] {

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import type { AccountStore } from './accounts.js';
 import type { ApiDefinition } from '../policies/catalog.js';
+import { en, type Messages } from './i18n/messages/en.js';
+import type { I18nOptions } from './i18n/localizer.js';
+import { BUILT_IN_MESSAGES } from './i18n/localizer.js';
+import { brandingProblems, type Branding, type BrandingOption } from './pages/branding.js';
 import type { Logger } from './logger.js';
 import type { PrivateJwks, SigningAlgorithm } from './engine/keys.js';
 import type { TenantPolicyFunction } from '../policies/tenant-policy.js';
@@ -35,12 +39,23 @@ const MAX_SCOPE_NAME_LENGTH = 64;
 /** The scope claim of the largest token: every scope of the catalog, and ours (docs: "Limits"). */
 const MAX_SCOPE_CLAIM_BYTES = 2048;
 
+/** A BCP 47 language tag in its common shape (`de`, `pt-BR`). */
+const languageTag = z.string().regex(/^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/, 'must be a language tag like de or pt-BR');
+
+/** What a scope allows: English words, or words per language (English required). */
+const scopeWordsSchema = z.union([
+  z.string(),
+  z
+    .record(languageTag, z.string().min(1))
+    .refine((words) => typeof words.en === 'string', 'needs English words (en) besides the other languages'),
+]);
+
 const apiSchema = z
   .object({
     id: identifier,
     name: z.string().min(1),
     scopes: z
-      .record(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'scope names are RFC 6749 scope tokens'), z.string())
+      .record(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'scope names are RFC 6749 scope tokens'), scopeWordsSchema)
       .refine((scopes) => Object.keys(scopes).length > 0, 'an API needs at least one scope'),
     constraints: z.array(identifier).max(8, 'at most 8 constraint dimensions').default([]),
   })
@@ -107,6 +122,43 @@ const algorithms = ['ES256', 'RS256', 'PS256', 'EdDSA'] as const satisfies reado
 
 const functionOf = <T>(what: string) =>
   z.custom<T>((value) => typeof value === 'function', { message: `must be ${what}` });
+
+/** A host's texts for one language: only names of ours, each a text or a function like ours. */
+const hostMessages = z.record(z.string(), z.unknown()).superRefine((given, ctx) => {
+  for (const [key, value] of Object.entries(given)) {
+    if (!Object.hasOwn(en, key)) {
+      ctx.addIssue({ code: 'custom', path: [key], message: 'is not a text of the pages (see Messages)' });
+      continue;
+    }
+    const kind = typeof en[key as keyof Messages];
+    if (value !== undefined && typeof value !== kind) ctx.addIssue({ code: 'custom', path: [key], message: `must be a ${kind === 'function' ? 'function' : 'string'}` });
+  }
+});
+
+const i18nSchema = z
+  .object({
+    messages: z.record(languageTag, hostMessages).optional(),
+    defaultLocale: languageTag.optional(),
+  })
+  .strict()
+  .superRefine((i18n, ctx) => {
+    if (i18n.defaultLocale === undefined) return;
+    const tags = [...Object.keys(BUILT_IN_MESSAGES), ...Object.keys(i18n.messages ?? {})].map((tag) => tag.toLowerCase());
+    if (!tags.includes(i18n.defaultLocale.toLowerCase())) {
+      ctx.addIssue({ code: 'custom', path: ['defaultLocale'], message: `"${i18n.defaultLocale}" has no texts: use en, de, fr or a language of i18n.messages` });
+    }
+  });
+
+/** A static branding is checked here; a function's answers when a page is rendered (pages/branding.ts). */
+const brandingSchema = z.union([
+  functionOf<Exclude<BrandingOption, Branding>>('a function of the tenant'),
+  z
+    .object({ productName: z.string().optional(), logoUrl: z.string().optional(), accentColor: z.string().optional() })
+    .strict()
+    .superRefine((branding, ctx) => {
+      for (const { field, message } of brandingProblems(branding)) ctx.addIssue({ code: 'custom', path: [field], message });
+    }),
+]);
 
 export const optionsSchema = z
   .object({
@@ -213,6 +265,16 @@ export const optionsSchema = z
       .strict()
       .prefault({}),
     onAuditEvent: functionOf<AuditHook>('a function of the event').optional(),
+    portal: z
+      .object({
+        enabled: z.boolean().default(false),
+        path: z.string().regex(/^(\/[a-z0-9-]+)+$/, "must be like '/portal': lower-case letters, digits and '-' in each segment").max(64).default('/portal'),
+        internalUrl: urlWithoutTrailingSlash.optional(),
+      })
+      .strict()
+      .prefault({}),
+    i18n: i18nSchema.optional(),
+    branding: brandingSchema.optional(),
     logger: z
       .custom<Logger>(
         (value) =>
@@ -238,7 +300,7 @@ export interface AuthServerOptions {
    * `cluster: { nodes }` (Redis Cluster) or `sentinel: { sentinels, name }` (Sentinel-managed master).
    */
   store?: { type: 'memory' } | RedisStoreOption;
-  apis: Array<Omit<ApiDefinition, 'constraints'> & { constraints?: string[] }>;
+  apis: ApiDefinitionInput[];
   accounts?: AccountStore;
   keys?: { jwks: PrivateJwks };
   /** The `aud` of every access token; default `{baseUrl}/api`. */
@@ -336,13 +398,45 @@ export interface AuthServerOptions {
    * or rejects with is logged and ignored: it never breaks the action.
    */
   onAuditEvent?: AuditHook;
+  /**
+   * The administration portal (off by default): served at `{pathPrefix}{path}` (`path` default
+   * `/portal`). It signs users in through our own authorization endpoint as a first-party app of
+   * its own and calls the management and consent APIs with their tokens, at `internalUrl` when
+   * given (e.g. `http://127.0.0.1:3000`, when the public base URL is not reachable from the server
+   * itself), else at `baseUrl`.
+   */
+  portal?: { enabled?: boolean; path?: string; internalUrl?: string };
+  /**
+   * The pages' languages: English, German and French are built in; `messages` adds a language
+   * (missing texts in English) or overrides texts of one; `defaultLocale` is served when neither
+   * the request's `ui_locales` nor the browser's `Accept-Language` names one we have (default `en`).
+   */
+  i18n?: I18nOptions;
+  /**
+   * The look of the sign-in, consent and sign-out pages of an app: one branding, or a function of
+   * the app's tenant (`undefined` for the platform's own apps). The accent colour must keep a
+   * contrast of 4.5:1 with white (a static one is refused here; a function's bad answer falls back
+   * to the default, with a warning); the logo is https (http only on localhost) or a path here.
+   */
+  branding?: BrandingOption;
   logger?: Logger;
 }
+
+/**
+ * An API of the catalog as the `apis` option takes it: each scope's words in English, or per
+ * language (`{ en: 'Read users', de: 'Benutzer lesen' }`, English required).
+ */
+export type ApiDefinitionInput = Omit<ApiDefinition, 'constraints' | 'scopes' | 'scopeTranslations'> & {
+  scopes: Record<string, string | ({ en: string } & Record<string, string>)>;
+  constraints?: string[];
+};
 
 /** A tenant's display name (`tenantDisplayName` option). */
 export type TenantDisplayName = (tenant: string) => string | undefined | Promise<string | undefined>;
 
-export type ResolvedOptions = Omit<z.output<typeof optionsSchema>, 'keys' | 'apis' | 'accounts' | 'tenantPolicy' | 'tenantDisplayName' | 'store' | 'onAuditEvent'> & {
+export type ResolvedOptions = Omit<z.output<typeof optionsSchema>, 'keys' | 'apis' | 'accounts' | 'tenantPolicy' | 'tenantDisplayName' | 'store' | 'onAuditEvent' | 'i18n' | 'branding'> & {
+  i18n?: I18nOptions;
+  branding?: BrandingOption;
   onAuditEvent?: AuditHook;
   store: { type: 'memory' } | RedisStoreOption;
   apis: ApiDefinition[];
@@ -353,6 +447,21 @@ export type ResolvedOptions = Omit<z.output<typeof optionsSchema>, 'keys' | 'api
   audience: string;
   issuer: string;
 };
+
+/** An API as the catalog keeps it: English words per scope, and the other languages' aside. */
+export function catalogApi(api: z.output<typeof apiSchema>): ApiDefinition {
+  const scopes: Record<string, string> = {};
+  const scopeTranslations: Record<string, Record<string, string>> = {};
+  for (const [scope, words] of Object.entries(api.scopes)) {
+    if (typeof words === 'string') {
+      scopes[scope] = words;
+    } else {
+      scopes[scope] = words.en!;
+      scopeTranslations[scope] = words;
+    }
+  }
+  return { ...api, scopes, ...(Object.keys(scopeTranslations).length ? { scopeTranslations } : {}) };
+}
 
 /** Validates the options once; a wrong option throws an error that names the field. */
 export function resolveOptions(input: AuthServerOptions): ResolvedOptions {
@@ -366,13 +475,15 @@ export function resolveOptions(input: AuthServerOptions): ResolvedOptions {
   const options = result.data;
   return {
     ...options,
-    apis: options.apis,
+    apis: options.apis.map(catalogApi),
     keys: options.keys as { jwks: PrivateJwks } | undefined,
     store: options.store as ResolvedOptions['store'],
     accounts: options.accounts,
     tenantPolicy: options.tenantPolicy,
     tenantDisplayName: options.tenantDisplayName,
     onAuditEvent: options.onAuditEvent,
+    i18n: options.i18n as I18nOptions | undefined,
+    branding: options.branding as BrandingOption | undefined,
     audience: options.audience ?? `${options.baseUrl}/api`,
     issuer: `${options.baseUrl}${options.pathPrefix}/oauth2`,
   };

@@ -27,8 +27,10 @@ import { publicAppCors, tokenEndpointGuard } from './http/token-endpoint.js';
 import { revocationHandler } from './http/revocation.js';
 import { introspectionHandler } from './http/introspection.js';
 import { userinfoHandler } from './http/userinfo.js';
-import { LiveTokens } from './engine/live-tokens.js';
+import { liveOnly, LiveTokens } from './engine/live-tokens.js';
 import { replaceSelfPostingPage } from './engine/sign-out.js';
+import { Localizer, provideLocalizer } from './i18n/localizer.js';
+import { Brands } from './pages/branding.js';
 import { answerPostWithGet } from './http/post-as-get.js';
 import { tenantOfClient } from './http/calling-client.js';
 import { AuditTrail, type AuditEventPage, type AuditQuery } from './audit/trail.js';
@@ -44,6 +46,11 @@ import { Router, type RouteHandler } from './http/router.js';
 import { routeTable } from './http/routes.js';
 import { createTokenVerifier } from './resource-server/verifier.js';
 import { connectMiddleware, embeddingChecks, ownPaths, type ConnectMiddleware } from './http/embedding.js';
+import { portalMiddleware, registerPortalApp } from './portal/index.js';
+import { PortalSessions } from './portal/sessions.js';
+
+/** How long a portal session lasts without use (its tokens are refreshed within it). */
+const PORTAL_SESSION_SECONDS = 30 * 60;
 import { cutStalledBodies } from './http/body-timeout.js';
 import { authorizeGuard } from './http/authorize-guard.js';
 import { SignInThrottle } from './http/sign-in-throttle.js';
@@ -196,10 +203,14 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   const cookieKeys = cookieKeysOf(options, logger);
   const oauthPath = `${options.pathPrefix}/oauth2`;
   const interactionPath = `${oauthPath}/interaction`;
+  // The pages' languages and the tenants' branding (src/i18n/, src/pages/branding.ts).
+  const localizer = new Localizer(options.i18n);
+  const brands = new Brands(options.branding, logger);
+  const look = { localizer, brands };
 
   const provider = new Provider(
     options.issuer,
-    engineConfiguration({ options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents }),
+    engineConfiguration({ options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents, look }),
   );
   provider.proxy = options.proxy;
   const knownClients = new ClientLookups(store.records);
@@ -277,6 +288,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   const engine = mount(oauthPath, provider);
   const findClient = (clientId: string) => provider.Client.find(clientId);
   const liveTokens = new LiveTokens(ownTokens, store, findClient);
+  const ownApis = liveOnly(ownTokens, liveTokens);
   /** Failed client authentications past their limit: recorded in the tenant of the client they name, if any. */
   const clientRateLimited = async (clientId: string | undefined, address: string): Promise<void> => {
     const client = clientId ? await findClient(clientId).catch(() => undefined) : undefined;
@@ -300,7 +312,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     endSession: async (ctx, _params, next) => {
       if (ctx.method === 'POST') return answerPostWithGet(ctx, options.limits.authorizeQueryBytes);
       await next();
-      replaceSelfPostingPage(ctx as KoaContextWithOIDC);
+      await replaceSelfPostingPage(ctx as KoaContextWithOIDC, look);
     },
     authorize: authorizeGuard(
       { queryBytes: options.limits.authorizeQueryBytes, perAddress: options.rateLimits.authorize },
@@ -325,17 +337,18 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       formLimit: options.limits.formRequestBytes,
       addressOf,
       audit,
+      brands,
       throttle: new SignInThrottle(store.counters, options.rateLimits.failedSignIn, cookieKeys, logger, {
         failed: () => metrics?.signInFailures.inc(),
         refused: () => metrics?.rateLimited.inc({ limit: 'sign_in' }),
       }),
     }),
-    ...consentHandlers(ownTokens, consents, options.accounts, isFirstParty, addressOf),
+    ...consentHandlers(ownApis, consents, options.accounts, isFirstParty, addressOf),
     ...managementHandlers({
       audit,
       addressOf,
       bodyLimit: options.limits.apiRequestBytes,
-      verifier: ownTokens,
+      verifier: ownApis,
       accounts: options.accounts,
       clients: clientConfigurations,
       apps: appRegistrations,
@@ -361,15 +374,36 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     if (ctx.app !== app && ctx.path.startsWith(`${oauthPath}/`)) ctx.cookies = app.createContext(ctx.req, ctx.res).cookies;
     return next();
   });
+  // Every page of ours (errors included) speaks the user's language (src/i18n/localizer.ts).
+  app.use(provideLocalizer(localizer));
   if (metrics) app.use(measureRequests(metrics, (ctx) => router.routeOf(ctx)?.route.group ?? 'other'));
   app.use(oauthErrors(options.issuer, logger));
   app.use(embeddingChecks(options.baseUrl, options.pathPrefix, logger));
-  app.use(cutStalledBodies(options.limits.bodyTimeoutMs, ownPaths(options.pathPrefix)));
+  const portalPath = options.portal.enabled ? options.portal.path : undefined;
+  app.use(cutStalledBodies(options.limits.bodyTimeoutMs, ownPaths(options.pathPrefix, portalPath)));
   app.use(refuseWhileStoreDown(store, (ctx) => router.routeOf(ctx)?.route.store === true, logger, {
     isAuthorize: (ctx) => router.routeOf(ctx)?.route.name === 'authorize',
     issuer: options.issuer,
     redirectUris: (clientId) => knownClients.redirectUris(clientId),
   }));
+  if (options.portal.enabled) {
+    const portalUrl = `${options.baseUrl}${options.pathPrefix}${options.portal.path}`;
+    const portalApp = await registerPortalApp(appRegistrations, options.issuer, portalUrl, cookieKeys[0]!);
+    app.use(portalMiddleware({
+      baseUrl: options.baseUrl,
+      pathPrefix: options.pathPrefix,
+      path: options.portal.path,
+      internalBase: `${options.portal.internalUrl ?? options.baseUrl}${options.pathPrefix}`,
+      issuer: options.issuer,
+      apis: options.apis,
+      catalog,
+      brands,
+      localizer,
+      apps: appRegistrations,
+      sessions: new PortalSessions(store.engine('PortalSession'), cookieKeys[0]!, PORTAL_SESSION_SECONDS),
+      logger,
+    }, portalApp));
+  }
   app.use(router.dispatch());
   const publicDocumentRoutes: ReadonlySet<string> = new Set(['jwks', 'openidConfiguration']);
   app.use(publicDocuments(oauthPath, new URL(options.baseUrl).origin, (ctx) => publicDocumentRoutes.has(router.routeOf(ctx)?.route.name ?? ''), {
@@ -384,7 +418,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
 
   return {
     app,
-    middleware: connectMiddleware(app, options.baseUrl, options.pathPrefix),
+    middleware: connectMiddleware(app, options.baseUrl, options.pathPrefix, portalPath),
     provider,
     issuer: options.issuer,
     audience: options.audience,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ApiCatalog } from '../../policies/catalog.js';
-import { optionsSchema } from '../options.js';
+import { catalogApi, optionsSchema } from '../options.js';
 import { UsageError } from './errors.js';
 
 /** The `apis` option of createAuthServer, with the very schema createAuthServer validates it with. */
@@ -36,5 +36,5 @@ export function loadApiCatalog(file: string | undefined, cwd: string): ApiCatalo
     const path = ['apis', ...(issue?.path ?? [])].join('.');
     throw new UsageError(`--apis ${file}: ${path}: ${issue?.message ?? 'invalid'}`, path);
   }
-  return new ApiCatalog(result.data);
+  return new ApiCatalog(result.data.map(catalogApi));
 }

@@ -23,11 +23,12 @@ import { accountOf, engineAccount } from './accounts.js';
 import type { ClientDirectory } from './client-directory.js';
 import { EXTRA_CLIENT_METADATA, engineAppOwner } from './client-directory.js';
 import { consentGrantLoader } from './consent-grants.js';
-import { renderErrorPage } from './error-page.js';
+import { errorPageRenderer } from './error-page.js';
 import { engineErrors } from './errors.js';
 import { signingKid, type PrivateJwks, type SigningAlgorithm } from './keys.js';
 import { engineKeys } from './signing-keys.js';
-import { logoutSource, postLogoutSuccessSource } from './sign-out.js';
+import { signOutSources, type SignOutLook } from './sign-out.js';
+import { Localizer } from '../i18n/localizer.js';
 
 /** The longest `state` or `nonce` an authorization request may carry (they are stored until it ends). */
 const MAX_STATE_OR_NONCE = 1024;
@@ -50,6 +51,8 @@ export interface EngineSetup {
   interactionPath: string;
   cookieKeys: string[];
   consents: Consents;
+  /** The languages and branding of the engine's pages (errors, sign-out); English when absent. */
+  look?: SignOutLook;
 }
 
 const TOKEN_SCOPE = Symbol('the scope of the named-user access token this request issued');
@@ -67,6 +70,7 @@ export function alignTokenResponseScope(ctx: { state: Record<PropertyKey, unknow
 /** The node-oidc-provider configuration: every engine decision of ours is in this one place. */
 export function engineConfiguration(setup: EngineSetup): Configuration {
   const { options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents } = setup;
+  const look = setup.look ?? { localizer: new Localizer(), brands: undefined };
   const { audience, accessTokenAlgorithm, namedUserAccessTokenTtl, managementAccessTokenTtl, accounts, tenantPolicy: policyOf } = options;
   // The access-token key by kid: the first key of the algorithm (the rotation rule, engine/keys.ts).
   const accessTokenKid = signingKid(jwks, accessTokenAlgorithm, algorithms);
@@ -140,7 +144,7 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       dPoP: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
       // Sign-out: the engine's end_session endpoint with our pages (src/engine/sign-out.ts).
-      rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
+      rpInitiatedLogout: { enabled: true, ...signOutSources(look) },
       backchannelLogout: { enabled: true },
       // Ours instead (src/http/userinfo.ts, introspection.ts, revocation.ts): the engine's serve
       // only tokens it stores (ours are JWTs it does not keep) and refuse any with an audience.
@@ -224,6 +228,8 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       // A grant nobody used for this long ends (each refresh extends it: engine/single-use.ts).
       Grant: options.grantIdleSeconds,
     },
-    renderError: renderErrorPage,
+    renderError: errorPageRenderer(look.localizer),
+    // The languages of our pages, for apps that pass ui_locales.
+    discovery: { ui_locales_supported: [...look.localizer.available] },
   };
 }

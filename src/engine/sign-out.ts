@@ -1,5 +1,8 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import type { Localizer, PageLocale } from '../i18n/localizer.js';
+import type { Brands } from '../pages/branding.js';
 import { sendPage } from '../pages/html.js';
+import { engineAppOwner } from './client-directory.js';
 import { notSignedInPage, signedOutPage, signOutPage, type SignOutView } from '../pages/sign-out.js';
 
 /*
@@ -17,6 +20,9 @@ import { notSignedInPage, signedOutPage, signOutPage, type SignOutView } from '.
  *   token (OpenID Connect Back-Channel Logout 1.0; the engine sends it).
  * - Grants and refresh tokens stay: they belong to the user's consent, shared by her devices. An app
  *   ends its own with token revocation (RFC 7009) when its user signs out.
+ * - The pages speak the language of the request's `ui_locales`, else the browser's; the "signed out"
+ *   page follows the browser (the engine's confirmation takes no `ui_locales` and keeps no state
+ *   after a full sign-out). The tenant of the app named by the request brands them.
  */
 
 const RENDERED = Symbol('a sign-out page of ours was rendered');
@@ -26,28 +32,53 @@ interface SignOutState {
   postLogoutRedirectUri?: string;
 }
 
-function viewOf(ctx: KoaContextWithOIDC): SignOutView | undefined {
+/** The language and branding of the sign-out pages (server.ts makes them, for the engine's hooks). */
+export interface SignOutLook {
+  localizer: Localizer;
+  brands: Brands | undefined;
+}
+
+/** The language of a sign-out page: the end-session request's `ui_locales`, else the browser's. */
+function localeOf(ctx: KoaContextWithOIDC, setup: SignOutLook): PageLocale {
+  return setup.localizer.choose({ uiLocales: ctx.oidc?.params?.ui_locales, acceptLanguage: ctx.get('accept-language') });
+}
+
+async function viewOf(ctx: KoaContextWithOIDC, setup: SignOutLook | undefined): Promise<SignOutView | undefined> {
   const state = ctx.oidc.session?.state as SignOutState | undefined;
   if (!state?.secret) return undefined;
+  const { client } = ctx.oidc;
   return {
     action: ctx.oidc.urlFor('end_session_confirm'),
     xsrf: state.secret,
-    appName: ctx.oidc.client?.clientName,
+    appName: client?.clientName,
     returnTo: state.postLogoutRedirectUri,
+    ...(setup ? { locale: localeOf(ctx, setup), branding: await brandingOf(ctx, setup) } : {}),
   };
 }
 
-/** The engine's `logoutSource`: our confirmation page. */
-export async function logoutSource(ctx: KoaContextWithOIDC): Promise<void> {
-  const view = viewOf(ctx);
-  if (!view) return;
-  (ctx.state as Record<symbol, unknown>)[RENDERED] = true;
-  sendPage(ctx, signOutPage(view));
+/** The branding of the app's tenant (or the platform's), when the request names an app. */
+async function brandingOf(ctx: KoaContextWithOIDC, setup: SignOutLook) {
+  const { client } = ctx.oidc;
+  return client && setup.brands ? setup.brands.of(engineAppOwner(client).tenant) : undefined;
 }
 
-/** The engine's `postLogoutSuccessSource`: our "signed out" page. */
-export async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> {
-  sendPage(ctx, signedOutPage(ctx.oidc.client?.clientName));
+/**
+ * The engine's `logoutSource` (our confirmation page) and `postLogoutSuccessSource` (our "signed
+ * out" page), in the language and look `look` gives (English, unbranded without it).
+ */
+export function signOutSources(look?: SignOutLook) {
+  return {
+    async logoutSource(ctx: KoaContextWithOIDC): Promise<void> {
+      const view = await viewOf(ctx, look);
+      if (!view) return;
+      (ctx.state as Record<symbol, unknown>)[RENDERED] = true;
+      sendPage(ctx, signOutPage(view));
+    },
+    async postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> {
+      const pageLook = look ? { locale: localeOf(ctx, look), branding: await brandingOf(ctx, look) } : {};
+      sendPage(ctx, signedOutPage(ctx.oidc.client?.clientName, pageLook));
+    },
+  };
 }
 
 /**
@@ -55,8 +86,8 @@ export async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<
  * itself with an inline script (which our pages' policy would not run). It is replaced by a page
  * with a button doing the same post.
  */
-export function replaceSelfPostingPage(ctx: KoaContextWithOIDC): void {
+export async function replaceSelfPostingPage(ctx: KoaContextWithOIDC, look?: SignOutLook): Promise<void> {
   if ((ctx.state as Record<symbol, unknown>)[RENDERED] || ctx.status !== 200 || !ctx.response.is('html')) return;
-  const view = ctx.oidc ? viewOf(ctx) : undefined;
+  const view = ctx.oidc ? await viewOf(ctx, look) : undefined;
   if (view) sendPage(ctx, notSignedInPage(view));
 }

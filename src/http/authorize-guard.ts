@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import { RefusalLog } from '../observability/refusal-log.js';
 import { errorPage, oauthErrorPage, sendPage } from '../pages/html.js';
 import { answerPostWithGet } from './post-as-get.js';
+import { localeOf } from '../i18n/localizer.js';
 
 /** The limits of authorization requests (options `limits.authorizeQueryBytes`, `rateLimits.authorize`). */
 export interface AuthorizeLimits {
@@ -38,7 +39,9 @@ export function authorizeGuard(
     if (ctx.method !== 'GET' && ctx.method !== 'POST') return next();
     const declared = ctx.method === 'POST' ? ctx.request.length ?? 0 : 0;
     if (ctx.querystring.length > limits.queryBytes || declared > limits.queryBytes) {
-      sendPage(ctx, oauthErrorPage('invalid_request', `the authorization request is larger than ${limits.queryBytes} bytes`), 400);
+      // Nothing of the request is read, its ui_locales neither: the browser's language.
+      const locale = localeOf(ctx, '');
+      sendPage(ctx, oauthErrorPage('invalid_request', locale.t.requestTooLarge(limits.queryBytes), locale, true), 400);
       return;
     }
     // A POST is the GET with its parameters in the body: it becomes that GET (counted then).
@@ -52,7 +55,8 @@ export function authorizeGuard(
         refusals.refused(key, wait, { address, requests: count!.count });
         onRefused();
         ctx.set('Retry-After', String(wait));
-        sendPage(ctx, errorPage(`Too many sign-in attempts from your network. Try again in ${wait} seconds.`, 'Please wait a moment'), 429);
+        const locale = localeOf(ctx);
+        sendPage(ctx, errorPage(locale.t.tooManyRequests(wait), locale.t.waitHeading, locale), 429);
         return;
       }
     }

@@ -78,12 +78,14 @@ export type ConnectMiddleware = (req: IncomingMessage, res: ServerResponse, next
  * Whether a request path is one the app serves: a row of the route table (the engine's rows match
  * case-insensitively), or anything under the API path (ours to answer, if only with 404).
  */
-export function ownPaths(pathPrefix: string): (path: string) => boolean {
+export function ownPaths(pathPrefix: string, portalPath?: string): (path: string) => boolean {
   const router = new Router(routeTable(pathPrefix), {});
   const oauth = engineRouteKey(`${pathPrefix}/oauth2`);
   const api = `${pathPrefix}/api/oauth2`;
+  const portal = portalPath === undefined ? undefined : `${pathPrefix}${portalPath}`;
   return (path) => {
     if (engineRouteKey(path) === oauth || path === api || path.startsWith(`${api}/`)) return true;
+    if (portal !== undefined && (path === portal || path.startsWith(`${portal}/`))) return true;
     try {
       return router.match(path) !== undefined;
     } catch {
@@ -98,9 +100,9 @@ export function ownPaths(pathPrefix: string): (path: string) => boolean {
  * served, the host's go on to `next`. A request under a mount path that our URLs do not have is
  * served too, so that it gets the answer saying what to change instead of the host's 404.
  */
-export function connectMiddleware(app: Koa, baseUrl: string, pathPrefix: string): ConnectMiddleware {
+export function connectMiddleware(app: Koa, baseUrl: string, pathPrefix: string, portalPath?: string): ConnectMiddleware {
   const callback = app.callback();
-  const ours = ownPaths(pathPrefix);
+  const ours = ownPaths(pathPrefix, portalPath);
   const expected = basePathOf(baseUrl);
   return (req, res, next) => {
     const mounted = hostMountPath({ req });

@@ -7,6 +7,9 @@ import type { ApiCatalog } from '../../policies/catalog.js';
 import type { Logger } from '../logger.js';
 import type { TenantDisplayName } from '../options.js';
 import { errorPage, sendPage } from '../pages/html.js';
+import type { Brands } from '../pages/branding.js';
+import { knowsUiLocales, localeOf, rememberUiLocales } from '../i18n/localizer.js';
+import type { Messages } from '../i18n/messages/en.js';
 import { consentPage, loginPage } from '../pages/sign-in.js';
 import { namedUserResourceScopes } from '../../policies/scopes.js';
 import { tenantPolicy, type TenantPolicyFunction } from '../../policies/tenant-policy.js';
@@ -17,7 +20,7 @@ import { parseUrlEncoded, readBody } from './request-body.js';
 import type { AuditTrail } from '../audit/trail.js';
 import type { RouteHandler } from './router.js';
 import type { RouteName } from './routes.js';
-import { waitInWords, type SignInThrottle } from './sign-in-throttle.js';
+import type { SignInThrottle } from './sign-in-throttle.js';
 
 const CSRF_COOKIE = 'talent_auth_csrf';
 /** A browser that signed in as a user before (see SignInThrottle). */
@@ -47,6 +50,8 @@ interface InteractionSetup {
   addressOf: (ctx: Context) => string;
   /** Sign-ins and consents are recorded there. */
   audit?: AuditTrail;
+  /** The tenants' branding of the sign-in and consent pages (none when absent). */
+  brands?: Brands;
 }
 
 /** Koa's http-errors carry `status`, the engine's and the store's `statusCode`. */
@@ -56,12 +61,16 @@ function httpStatusOf(error: unknown): number {
   return typeof statusCode === 'number' ? statusCode : 500;
 }
 
+/** The messages that are whole sentences (no values): what a PageError says. */
+type Sentence = { [K in keyof Messages]: Messages[K] extends string ? K : never }[keyof Messages];
+
+/** An error page in the user's language: the status and the message that says what happened. */
 class PageError extends Error {
   constructor(
     readonly status: number,
-    readonly title: string,
+    readonly text: Sentence,
   ) {
-    super(title);
+    super(text);
   }
 }
 
@@ -77,13 +86,13 @@ function checkCsrf(ctx: Context, form: Map<string, string>, publicOrigin: string
   const origin = ctx.get('origin');
   // "null" is what a browser sends when it hides the origin; its Sec-Fetch-Site still tells.
   const sameSite = origin === 'null' ? ctx.get('sec-fetch-site') === 'same-origin' : origin === publicOrigin;
-  if (origin && !sameSite) throw new PageError(403, 'This form was sent from another site.');
+  if (origin && !sameSite) throw new PageError(403, 'formFromOtherSite');
   const expected = ctx.cookies.get(CSRF_COOKIE, { signed: true });
   const actual = form.get('csrf');
   const ok =
     expected !== undefined && actual !== undefined && expected.length === actual.length
     && timingSafeEqual(Buffer.from(expected), Buffer.from(actual));
-  if (!ok) throw new PageError(403, 'This form has expired. Go back to the application and sign in again.');
+  if (!ok) throw new PageError(403, 'formExpired');
 }
 
 /**
@@ -100,9 +109,12 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
 
   async function details(ctx: Context) {
     try {
-      return await provider.interactionDetails(ctx.req, ctx.res);
+      const interaction = await provider.interactionDetails(ctx.req, ctx.res);
+      // The pages of this sign-in, its error pages too, speak the language the app asked for.
+      rememberUiLocales(ctx, interaction.params.ui_locales);
+      return interaction;
     } catch {
-      throw new PageError(400, 'This sign-in has expired or was already completed. Go back to the application and start again.');
+      throw new PageError(400, 'signInExpired');
     }
   }
 
@@ -114,23 +126,24 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
 
   async function appOf(clientId: unknown) {
     const app = typeof clientId === 'string' ? await apps.get(clientId) : undefined;
-    if (!app) throw new PageError(400, 'This application is no longer registered.');
+    if (!app) throw new PageError(400, 'appNotRegistered');
     return app;
   }
 
   async function show(ctx: Context, uid: string): Promise<void> {
     const interaction = await details(ctx);
-    if (interaction.uid !== uid) throw new PageError(400, 'This sign-in does not belong to this browser.');
+    if (interaction.uid !== uid) throw new PageError(400, 'signInOtherBrowser');
     const app = await appOf(interaction.params.client_id);
     const csrf = issueCsrf(ctx, path);
+    const look = { locale: localeOf(ctx), branding: await setup.brands?.of(app.tenant) };
     if (interaction.prompt.name === 'login') {
-      sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris }));
+      sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, ...look }));
       return;
     }
     const account = accounts && interaction.session?.accountId
       ? await accounts.findAccount(interaction.session.accountId)
       : undefined;
-    if (!account) throw new PageError(400, 'Your session has ended. Go back to the application and sign in again.');
+    if (!account) throw new PageError(400, 'sessionEnded');
     sendPage(
       ctx,
       consentPage({
@@ -138,25 +151,31 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
         csrf,
         appName: app.name,
         ...(app.description ? { appDescription: app.description } : {}),
-        registeredBy: app.tenant === undefined ? 'the platform' : ((await setup.tenantDisplayName?.(app.tenant)) ?? app.tenant),
+        // Absent: "the platform", in the page's language.
+        registeredBy: app.tenant === undefined ? undefined : ((await setup.tenantDisplayName?.(app.tenant)) ?? app.tenant),
         requestedScopes: String(interaction.params.scope ?? '').split(' ').filter(Boolean),
         userScopes: new Set(namedUserResourceScopes(catalog, account, await tenantPolicy(policyOf, account.tenant), app.firstParty)),
         redirectUris: app.redirectUris,
         catalog,
+        ...look,
       }),
     );
   }
 
   /** The login page again, with what went wrong. */
-  async function loginAgain(ctx: Context, uid: string, clientId: unknown, username: string, error: string, status: number): Promise<void> {
+  async function loginAgain(
+    ctx: Context, uid: string, clientId: unknown, username: string, error: (t: Messages) => string, status: number,
+  ): Promise<void> {
     const app = await appOf(clientId);
     const csrf = issueCsrf(ctx, path);
-    sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, username, error }), status);
+    const locale = localeOf(ctx);
+    const branding = await setup.brands?.of(app.tenant);
+    sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, username, error: error(locale.t), locale, branding }), status);
   }
 
   async function login(ctx: Context, uid: string, form: Map<string, string>): Promise<void> {
     const interaction = await details(ctx);
-    if (interaction.uid !== uid || interaction.prompt.name !== 'login') throw new PageError(400, 'This sign-in step is over.');
+    if (interaction.uid !== uid || interaction.prompt.name !== 'login') throw new PageError(400, 'signInStepOver');
     const username = form.get('username') ?? '';
     const clientId = String(interaction.params.client_id);
     const address = setup.addressOf(ctx);
@@ -165,7 +184,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     if (wait !== undefined) {
       setup.audit?.recordLater({ type: 'sign_in.failed', actor: { type: 'anonymous' }, target: { type: 'app_registration', id: clientId }, address, details: { reason: 'throttled' } });
       ctx.set('Retry-After', String(wait));
-      await loginAgain(ctx, uid, clientId, username, `Too many failed sign-ins. For your security, try again in ${waitInWords(wait)}.`, 429);
+      await loginAgain(ctx, uid, clientId, username, (t) => t.tooManyFailedSignIns(wait), 429);
       return;
     }
     const account = accounts && username
@@ -175,7 +194,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       // Never the username: one typed by mistake may be a password, or name nobody.
       setup.audit?.recordLater({ type: 'sign_in.failed', actor: { type: 'anonymous' }, target: { type: 'app_registration', id: clientId }, address, details: { reason: 'wrong_credentials' } });
       await throttle.failed(hint, address, clientId);
-      await loginAgain(ctx, uid, clientId, username, 'Wrong username or password.', 401);
+      await loginAgain(ctx, uid, clientId, username, (t) => t.wrongCredentials, 401);
       return;
     }
     // This browser may sign in as this user again even while someone else's guesses hold the
@@ -187,18 +206,18 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
 
   async function confirm(ctx: Context, uid: string, form: Map<string, string>): Promise<void> {
     const interaction = await details(ctx);
-    if (interaction.uid !== uid || interaction.prompt.name !== 'consent') throw new PageError(400, 'This sign-in step is over.');
+    if (interaction.uid !== uid || interaction.prompt.name !== 'consent') throw new PageError(400, 'signInStepOver');
     const decision = form.get('decision');
     if (decision === 'deny') {
       await finish(ctx, { error: 'access_denied', error_description: 'the user denied the request' }, true);
       return;
     }
-    if (decision !== 'allow') throw new PageError(400, 'Choose Allow or Deny.');
+    if (decision !== 'allow') throw new PageError(400, 'chooseAllowOrDeny');
     const { prompt, params, session, grantId } = interaction;
     const grant = grantId
       ? await provider.Grant.find(grantId)
       : new provider.Grant({ accountId: session!.accountId, clientId: String(params.client_id) });
-    if (!grant) throw new PageError(400, 'This sign-in has expired. Go back to the application and start again.');
+    if (!grant) throw new PageError(400, 'signInExpired');
     const missing = prompt.details as {
       missingOIDCScope?: string[];
       missingOIDCClaims?: string[];
@@ -211,7 +230,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     }
     const savedId = await grant.save();
     const account = accounts && session ? await accounts.findAccount(session.accountId) : undefined;
-    if (!account) throw new PageError(400, 'Your session has ended. Go back to the application and sign in again.');
+    if (!account) throw new PageError(400, 'sessionEnded');
     const clientId = String(params.client_id);
     await consents.record(
       { tenant: account.tenant, sub: account.sub, clientId, grantId: savedId, scopes: grantScopes(grant, audience) },
@@ -226,23 +245,28 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       await answer();
     } catch (error) {
       const status = error instanceof PageError ? error.status : httpStatusOf(error);
-      const title = error instanceof PageError
-        ? error.title
-        : status === 503 ? 'The service is temporarily unavailable. Try again in a moment.' : 'The request could not be completed.';
+      const text: Sentence = error instanceof PageError
+        ? error.text
+        : status === 503 ? 'serviceUnavailable' : status === 413 ? 'formTooLarge' : 'requestFailed';
       if (!(error instanceof PageError) && status >= 500) logger.error('sign-in page failed', { error: (error as Error).name });
-      sendPage(ctx, errorPage(title), status);
+      // A form refused before its sign-in was read (CSRF, encoding): the sign-in's language still.
+      if (error instanceof PageError && status < 500 && !knowsUiLocales(ctx)) {
+        await details(ctx).catch(() => undefined);
+      }
+      const locale = localeOf(ctx);
+      sendPage(ctx, errorPage(locale.t[text], undefined, locale), status);
     }
   }
 
   // The router answers other methods with a 405 page (src/http/routes.ts).
   return {
     interaction: (ctx, { uid }) => page(ctx, async () => {
-      if (!UID.test(uid!)) throw new PageError(404, 'This sign-in page does not exist.');
+      if (!UID.test(uid!)) throw new PageError(404, 'signInPageMissing');
       await show(ctx, uid!);
     }),
     interactionStep: (ctx, { uid, step }) => page(ctx, async () => {
-      if (!UID.test(uid!) || (step !== 'login' && step !== 'confirm')) throw new PageError(404, 'This sign-in page does not exist.');
-      if (ctx.request.type.toLowerCase() !== 'application/x-www-form-urlencoded') throw new PageError(415, 'Unsupported form encoding.');
+      if (!UID.test(uid!) || (step !== 'login' && step !== 'confirm')) throw new PageError(404, 'signInPageMissing');
+      if (ctx.request.type.toLowerCase() !== 'application/x-www-form-urlencoded') throw new PageError(415, 'formEncoding');
       const form = parseUrlEncoded(await readBody(ctx, setup.formLimit));
       checkCsrf(ctx, form, publicOrigin);
       await (step === 'login' ? login(ctx, uid!, form) : confirm(ctx, uid!, form));

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { oauthErrorPage, sendPage } from '../pages/html.js';
+import { localeOf } from '../i18n/localizer.js';
 import { encodeForm, parseUrlEncoded, readBody } from './request-body.js';
 
 /**
@@ -19,7 +20,8 @@ export async function answerPostWithGet(ctx: Context, limit: number): Promise<vo
     if (ctx.request.type.toLowerCase() !== 'application/x-www-form-urlencoded') throw new Error('media type');
     query = encodeForm(parseUrlEncoded(await readBody(ctx, limit)));
   } catch {
-    sendPage(ctx, oauthErrorPage('invalid_request', 'the request must be a form (application/x-www-form-urlencoded) with each parameter once'), 400);
+    const locale = localeOf(ctx, '');
+    sendPage(ctx, oauthErrorPage('invalid_request', locale.t.requestNotAForm, locale, true), 400);
     return;
   }
   ctx.status = 303;

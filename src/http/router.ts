@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import { MethodNotAllowed, NotFound } from '../../policies/errors.js';
 import { errorPage, sendPage } from '../pages/html.js';
+import { localeOf } from '../i18n/localizer.js';
 import type { RouteDefinition, RouteName } from './routes.js';
 
 /** What a route's handler gets: the request, its path parameters (decoded), and the rest of the chain. */
@@ -107,7 +108,8 @@ export class Router {
       if (!allowed && route.refuse !== 'engine') {
         if (route.refuse === 'page') {
           ctx.set('Allow', route.methods.join(', '));
-          sendPage(ctx, errorPage('Method not allowed.'), 405);
+          const locale = localeOf(ctx);
+          sendPage(ctx, errorPage(locale.t.methodNotAllowed, undefined, locale), 405);
           return;
         }
         throw new MethodNotAllowed(route.methods);

@@ -4,6 +4,7 @@ import { redirectUriMatches } from '../../policies/redirect-uris.js';
 import { TemporarilyUnavailable } from '../../policies/errors.js';
 import type { Logger } from '../logger.js';
 import { oauthErrorPage, sendPage } from '../pages/html.js';
+import { localeOf } from '../i18n/localizer.js';
 import { undoConsumptions } from '../engine/single-use.js';
 
 /** Seconds a client is told to wait when the store is down (Retry-After). */
@@ -44,7 +45,8 @@ function answerAuthorize(ctx: Context, setup: AuthorizeWhileDown): boolean {
     ctx.status = 303;
   } else {
     retryLater(ctx);
-    sendPage(ctx, oauthErrorPage('temporarily_unavailable', UNAVAILABLE), 503);
+    const locale = localeOf(ctx);
+    sendPage(ctx, oauthErrorPage('temporarily_unavailable', locale.t.serviceUnavailable, locale, true), 503);
   }
   return true;
 }

@@ -1,8 +1,17 @@
 import type { ApiCatalog } from '../../policies/catalog.js';
-import { cspSource, escapeHtml, page, type Page } from './html.js';
+import { ENGLISH, type PageLocale } from '../i18n/localizer.js';
+import type { CheckedBranding } from './branding.js';
+import { brandedTitle, cspSource, escapeHtml, page, withStrong, type Page } from './html.js';
 import { scopeWords } from './scope-words.js';
 
-export interface LoginView {
+/** What every page of an app has: its language and the tenant's branding. */
+export interface PageLook {
+  /** The page's language (default English). */
+  locale?: PageLocale;
+  branding?: CheckedBranding | undefined;
+}
+
+export interface LoginView extends PageLook {
   action: string;
   csrf: string;
   appName: string;
@@ -12,32 +21,35 @@ export interface LoginView {
   error?: string;
 }
 
-export function loginPage({ action, csrf, appName, redirectUris, username, error }: LoginView): Page {
+export function loginPage({ action, csrf, appName, redirectUris, username, error, locale = ENGLISH, branding }: LoginView): Page {
+  const { t, lang } = locale;
+  const title = branding?.productName ? t.signInToProduct(branding.productName) : t.signInTitle;
   return page(
-    'Sign in',
-    `<h1>Sign in</h1>
-<p>to continue to <strong>${escapeHtml(appName)}</strong></p>
+    title,
+    `<h1>${escapeHtml(title)}</h1>
+<p>${withStrong(t.signInContinueTo, appName)}</p>
 ${error ? `<p role="alert" class="error" id="login-error">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="${escapeHtml(action)}" autocomplete="on">
 <input type="hidden" name="csrf" value="${escapeHtml(csrf)}">
-<label for="username">Username</label>
+<label for="username">${escapeHtml(t.usernameLabel)}</label>
 <input id="username" name="username" type="text" autocomplete="username" required autofocus value="${escapeHtml(username ?? '')}"${error ? ' aria-describedby="login-error"' : ''}>
-<label for="password">Password</label>
+<label for="password">${escapeHtml(t.passwordLabel)}</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit" class="primary">Sign in</button>
+<button type="submit" class="primary">${escapeHtml(t.signInButton)}</button>
 </form>`,
     redirectUris.map(cspSource).filter(Boolean),
+    { lang, branding },
   );
 }
 
 
-export interface ConsentView {
+export interface ConsentView extends PageLook {
   action: string;
   csrf: string;
   appName: string;
   appDescription?: string;
-  /** Who registered the app: a tenant's display name, or "the platform". */
-  registeredBy: string;
+  /** Who registered the app: a tenant's display name; absent: the platform (in the page's language). */
+  registeredBy?: string | undefined;
   requestedScopes: string[];
   /** Resource scopes the user may be given; requested ones outside it are shown as unavailable. */
   userScopes: ReadonlySet<string>;
@@ -47,26 +59,28 @@ export interface ConsentView {
 
 /** The consent page: the app, and what it asks for in words, with Allow and Deny. */
 export function consentPage(view: ConsentView): Page {
+  const { t, lang } = view.locale ?? ENGLISH;
   const items = view.requestedScopes.map((scope) => {
-    const { api, description } = scopeWords(view.catalog, scope);
+    const { api, description } = scopeWords(view.catalog, scope, t, lang);
     if (!api) return `<li>${escapeHtml(description)}</li>`;
     const words = `${escapeHtml(api)}: ${escapeHtml(description)}`;
     return view.userScopes.has(scope)
       ? `<li>${words}</li>`
-      : `<li class="muted">${words} (not available: you do not hold this permission)</li>`;
+      : `<li class="muted">${words} ${escapeHtml(t.consentNotAvailable)}</li>`;
   });
   return page(
-    'Allow access?',
-    `<h1>Allow <strong>${escapeHtml(view.appName)}</strong> to access your account?</h1>
+    brandedTitle(t.consentTitle, view.branding),
+    `<h1>${withStrong(t.consentHeading, view.appName)}</h1>
 ${view.appDescription ? `<p class="muted">${escapeHtml(view.appDescription)}</p>` : ''}
-<p class="muted" id="registered-by">Registered by ${escapeHtml(view.registeredBy)}</p>
-<p id="scopes-heading">This application asks to:</p>
+<p class="muted" id="registered-by">${escapeHtml(t.consentRegisteredBy(view.registeredBy ?? t.consentThePlatform))}</p>
+<p id="scopes-heading">${escapeHtml(t.consentAsks)}</p>
 <ul aria-labelledby="scopes-heading">${items.join('')}</ul>
 <form method="post" action="${escapeHtml(view.action)}">
 <input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">
-<button type="submit" name="decision" value="allow" class="primary">Allow</button>
-<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+<button type="submit" name="decision" value="allow" class="primary">${escapeHtml(t.allowButton)}</button>
+<button type="submit" name="decision" value="deny" class="secondary">${escapeHtml(t.denyButton)}</button>
 </form>`,
     view.redirectUris.map(cspSource).filter(Boolean),
+    { lang, branding: view.branding },
   );
 }

@@ -1,7 +1,9 @@
-import { cspSource, escapeHtml, page, type Page } from './html.js';
+import { ENGLISH } from '../i18n/localizer.js';
+import { brandedTitle, cspSource, escapeHtml, page, withStrong, type Page } from './html.js';
+import type { PageLook } from './sign-in.js';
 
 /** What the sign-out pages show, and where their form goes. */
-export interface SignOutView {
+export interface SignOutView extends PageLook {
   /** The engine's confirmation endpoint (the form posts there). */
   action: string;
   /** The engine's CSRF value for this sign-out, bound to the browser's session. */
@@ -30,33 +32,43 @@ function formTargets(view: SignOutView): string[] {
  * the session of this browser here, for every app; the apps keep what they hold until they revoke it.
  */
 export function signOutPage(view: SignOutView): Page {
+  const { t, lang } = view.locale ?? ENGLISH;
   return page(
-    'Sign out',
-    `<h1>Sign out</h1>
-<p>${view.appName ? `<strong>${escapeHtml(view.appName)}</strong> asks you to sign out.` : 'Do you want to sign out?'}</p>
-<p class="muted">You will be asked for your password the next time an application signs you in.</p>
-${form(view, 'Sign out')}`,
+    brandedTitle(t.signOutTitle, view.branding),
+    `<h1>${escapeHtml(t.signOutHeading)}</h1>
+<p>${view.appName ? withStrong(t.signOutAppAsks, view.appName) : escapeHtml(t.signOutQuestion)}</p>
+<p class="muted">${escapeHtml(t.signOutPasswordNextTime)}</p>
+${form(view, t.signOutButton)}`,
     formTargets(view),
+    { lang, branding: view.branding },
   );
 }
 
 /** A browser that is not signed in asked to sign out: nothing to end here, one click back to the app. */
 export function notSignedInPage(view: SignOutView): Page {
+  const { t, lang } = view.locale ?? ENGLISH;
+  const text = view.returnTo
+    ? view.appName ? withStrong(t.notSignedInBackTo, view.appName) : escapeHtml(t.notSignedInBack)
+    : escapeHtml(t.notSignedInNothingToEnd);
   return page(
-    'Signed out',
-    `<h1>You are not signed in</h1>
-<p>${view.returnTo ? `Continue to go back${view.appName ? ` to <strong>${escapeHtml(view.appName)}</strong>` : ''}.` : 'There is no session to end.'}</p>
-${form(view, 'Continue')}`,
+    brandedTitle(t.notSignedInTitle, view.branding),
+    `<h1>${escapeHtml(t.notSignedInHeading)}</h1>
+<p>${text}</p>
+${form(view, t.continueButton)}`,
     formTargets(view),
+    { lang, branding: view.branding },
   );
 }
 
 /** After the sign-out, when the app gave no (registered) place to go back to. */
-export function signedOutPage(appName: string | undefined): Page {
+export function signedOutPage(appName: string | undefined, look: PageLook = {}): Page {
+  const { t, lang } = look.locale ?? ENGLISH;
   return page(
-    'Signed out',
-    `<h1>You are signed out</h1>
-<p>${appName ? `You signed out of <strong>${escapeHtml(appName)}</strong> and this sign-in service.` : 'You signed out of this sign-in service.'}</p>
-<p class="muted">You can close this window.</p>`,
+    brandedTitle(t.signedOutTitle, look.branding),
+    `<h1>${escapeHtml(t.signedOutHeading)}</h1>
+<p>${appName ? withStrong(t.signedOutOfApp, appName) : escapeHtml(t.signedOutOfService)}</p>
+<p class="muted">${escapeHtml(t.signedOutClose)}</p>`,
+    [],
+    { lang, branding: look.branding },
   );
 }

@@ -162,27 +162,29 @@ export class AppRegistrations {
     const redirectUris = validateRedirectUris(parsed.redirectUris);
     const now = new Date().toISOString();
     const clientSecret = parsed.clientType === 'confidential' ? generateSecret() : undefined;
-    const stored: StoredAppRegistration = {
-      clientId: randomUUID(),
-      name: parsed.name,
-      ...(parsed.description ? { description: parsed.description } : {}),
-      redirectUris,
-      clientType: parsed.clientType,
-      pkceEnabled: pkceAtRegistration(parsed.clientType, parsed.pkceEnabled, redirectUris),
-      idTokenSigningAlg: parsed.idTokenSigningAlg ?? 'RS256',
-      firstParty: parsed.firstParty ?? false,
-      ...(parsed.tenant ? { tenant: parsed.tenant } : {}),
-      openToAllTenants: parsed.openToAllTenants ?? false,
-      postLogoutRedirectUris: validateRedirectUris(parsed.postLogoutRedirectUris ?? [], 'postLogoutRedirectUris', true),
-      ...(parsed.backchannelLogoutUri ? { backchannelLogoutUri: validateBackchannelLogoutUri(parsed.backchannelLogoutUri) } : {}),
-      createdAt: now,
-      updatedAt: now,
-      ...(clientSecret ? { secretDigest: digestSecret(clientSecret) } : {}),
-    };
+    const stored = newRecord(randomUUID(), parsed, redirectUris, now, now, clientSecret ? digestSecret(clientSecret) : undefined);
     await this.engineCheck(stored);
     await this.audited('app_registration.created', by, stored, { name: stored.name, client_type: stored.clientType, redirect_uris: stored.redirectUris });
     await this.records.put(APP_REGISTRATION, stored.clientId, ALL_APPS, stored);
     return { ...toPublic(stored), ...(clientSecret ? { clientSecret } : {}) };
+  }
+
+  /**
+   * The server's own app (the portal), under a fixed client ID and secret that every instance
+   * derives alike: created when missing, brought up to date when its registration or secret
+   * differ, left alone otherwise (so a restart writes nothing). Not part of the public API.
+   * @internal
+   */
+  async ensureBuiltIn(clientId: string, input: AppRegistrationInput, clientSecret: string): Promise<void> {
+    const parsed = parseInput(createSchema, input, 'appRegistration');
+    const now = new Date().toISOString();
+    const existing = await this.records.get<StoredAppRegistration>(APP_REGISTRATION, clientId);
+    const stored = newRecord(clientId, parsed, validateRedirectUris(parsed.redirectUris), existing?.createdAt ?? now, now, digestSecret(clientSecret));
+    // Left alone when it is as it should be (a restart, another instance): nothing written or recorded.
+    if (existing && JSON.stringify({ ...existing, createdAt: '', updatedAt: '' }) === JSON.stringify({ ...stored, createdAt: '', updatedAt: '' })) return;
+    await this.engineCheck(stored);
+    await this.audited(existing ? 'app_registration.updated' : 'app_registration.created', OPERATOR, stored, { name: stored.name, built_in: true });
+    await this.records.put(APP_REGISTRATION, clientId, ALL_APPS, stored);
   }
 
   /** The app registration, or undefined. */
@@ -292,6 +294,27 @@ export class AppRegistrations {
       ...(details ? { details } : {}),
     });
   }
+}
+
+/** A new record of an app from its validated input (`createdAt` kept by a re-registration). */
+function newRecord(clientId: string, parsed: z.output<typeof createSchema>, redirectUris: string[], createdAt: string, now: string, secretDigest: string | undefined): StoredAppRegistration {
+  return {
+    clientId,
+    name: parsed.name,
+    ...(parsed.description ? { description: parsed.description } : {}),
+    redirectUris,
+    clientType: parsed.clientType,
+    pkceEnabled: pkceAtRegistration(parsed.clientType, parsed.pkceEnabled, redirectUris),
+    idTokenSigningAlg: parsed.idTokenSigningAlg ?? 'RS256',
+    firstParty: parsed.firstParty ?? false,
+    ...(parsed.tenant ? { tenant: parsed.tenant } : {}),
+    openToAllTenants: parsed.openToAllTenants ?? false,
+    postLogoutRedirectUris: validateRedirectUris(parsed.postLogoutRedirectUris ?? [], 'postLogoutRedirectUris', true),
+    ...(parsed.backchannelLogoutUri ? { backchannelLogoutUri: validateBackchannelLogoutUri(parsed.backchannelLogoutUri) } : {}),
+    createdAt,
+    updatedAt: now,
+    ...(parsed.clientType === 'confidential' && secretDigest ? { secretDigest } : {}),
+  };
 }
 
 function toPublic({ secretDigest: _digest, ...record }: StoredAppRegistration): AppRegistration {

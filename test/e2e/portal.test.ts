@@ -1,325 +1,422 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
-import { freePort } from '../support/redis.js';
-import { basic, postToken } from '../support/server.js';
+import { tmpdir } from 'node:os';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
+import { accessibilityViolations } from '../support/axe.js';
+import { startRedis, type RedisServer } from '../support/redis.js';
+import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
+import { signInForCode } from '../support/sign-in.js';
+import { testAccounts } from '../support/accounts.js';
 
 /**
- * The developer portal of the example server (examples/portal.ts) in Debian's headless Chromium:
- * the example server runs as a subprocess (as `npm start` does), the browser signs in through the
- * real login and consent pages and uses the portal's forms.
+ * The administration portal of the library (`portal: { enabled: true }`) in Debian's headless
+ * Chromium, on the Redis store: every action of the spec as a user with "Create and update
+ * integration setup" (ada) and one without (ben); axe-core's WCAG 2.0/2.1/2.2 A and AA rules on every
+ * page and state; the create flow with the keyboard alone; a secret never shown twice, never in a
+ * URL, a log line or the browser's history. Screenshots of each page (desktop and a 390 px phone)
+ * go to docs/screenshots/ when UPDATE_SCREENSHOTS=1, else to a temporary folder.
  */
 
-const entry = join(process.cwd(), 'dist/examples/server.js');
 const SLOW = 120_000;
-const TEST_TIMEOUT = 90_000;
+const TEST_TIMEOUT = 120_000;
 const STEP = 20_000;
 const PERMISSION = "You need the permission 'Create and update integration setup'";
-/** A JWT anywhere in a page: tokens must stay on the server. */
 const JWT = /eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+/;
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(process.cwd(), 'docs/screenshots') : join(tmpdir(), `talent-auth-screenshots-${process.pid}`);
 
-interface Example {
-  child: ChildProcess;
-  output: string;
-  origin: string;
-  portalClientId: string;
-  stop(): Promise<void>;
-}
+const accounts = testAccounts([
+  { sub: 'ada', password: 'ada-password', tenant: 'acme', claims: { name: 'Ada Admin', email: 'ada@acme.example' }, permissions: ['integration_setup'] },
+  { sub: 'ben', password: 'ben-password', tenant: 'acme', claims: { name: 'Ben Reader' }, scopes: ['scim.read', 'user.read'] },
+]);
 
-/** Runs the built example server and waits for its printout. */
-async function runExample(): Promise<Example> {
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [entry], {
-    env: { ...process.env, PORT: String(port), BASE_URL: origin },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 15_000;
-  while (!/Developer portal.*\n/.test(output)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`example server did not start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return {
-    child,
-    get output() {
-      return output;
-    },
-    origin,
-    portalClientId: /confidential app client_id:\s+(\S+)/.exec(output)![1]!,
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
-/** Runs in the page (tsconfig has no DOM lib): what the clipboard holds. */
-const readClipboard = (): Promise<string> =>
-  (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText();
-
-describe('developer portal (example server) in headless Chromium', () => {
+describe('administration portal (library, Redis store) in headless Chromium', () => {
   let launching: Promise<Browser> | undefined;
   let browser: Browser | undefined;
-  let example: Example | undefined;
+  let redis: RedisServer;
+  let server: RunningServer;
   let context: BrowserContext | undefined;
   let page: Page;
-  let requests: string[];
   let problems: string[];
+  /** Every URL the browser asked for, in every test: no secret may ever be in one. */
+  const requested: string[] = [];
+  /** Every secret the portal showed. */
+  const secrets: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(entry)) throw new Error('run `npm run build` first (the test command does)');
     launching = launchChromium(SLOW);
-    example = await runExample();
+    mkdirSync(SHOTS, { recursive: true });
+    redis = await startRedis();
+    server = await startServer({
+      store: { type: 'redis', url: redis.url },
+      accounts,
+      cookieKeys: ['a-cookie-key-of-the-portal-tests-0123456789'],
+      portal: { enabled: true },
+      // The organisation's look: its product name and accent colour on its users' portal pages.
+      branding: (tenant) => (tenant === 'acme' ? { productName: 'Acme HR', accentColor: '#6b1f8f' } : undefined),
+    });
     browser = await launching;
   }, SLOW);
 
   afterAll(async () => {
     await (await launching?.catch(() => undefined))?.close();
-    await example?.stop();
+    await server?.stop();
+    await redis?.stop();
+    // Nothing secret anywhere: not in a URL the browser asked for, not in a log line.
+    const written = [...requested, ...server.logLines].join('\n');
+    for (const secret of secrets) expect(written).not.toContain(secret);
+    expect(written).not.toMatch(JWT);
   }, SLOW);
 
   beforeEach(async () => {
-    context = await browser!.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
+    context = await browser!.newContext({ permissions: ['clipboard-read', 'clipboard-write'], viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(STEP);
     context.setDefaultNavigationTimeout(STEP);
     page = await context.newPage();
-    requests = [];
     problems = [];
-    page.on('request', (request) => requests.push(request.url()));
+    page.on('request', (request) => requested.push(request.url()));
     page.on('console', (message) => {
-      // A 4xx page the test asks for is logged as "Failed to load resource": not a problem of the page.
       const text = message.text();
-      if (/Content Security Policy/i.test(text) || (message.type() === 'error' && !text.startsWith('Failed to load resource: the server responded with a status of 4'))) {
-        problems.push(text);
-      }
+      if (/Content Security Policy/i.test(text) || (message.type() === 'error' && !text.startsWith('Failed to load resource: the server responded with a status of 4'))) problems.push(text);
     });
     page.on('pageerror', (error) => problems.push(String(error)));
   }, SLOW);
 
   afterEach(async () => {
-    // Nothing went anywhere but the example server, and nothing was blocked or failed in the pages.
-    const elsewhere = requests.filter((url) => new URL(url).origin !== example!.origin);
+    const elsewhere = requested.filter((url) => new URL(url).origin !== server.baseUrl);
     await context?.close();
     context = undefined;
     expect(elsewhere).toEqual([]);
     expect(problems).toEqual([]);
   }, SLOW);
 
-  const portalUrl = (path = '') => `${example!.origin}/portal${path}`;
-  const isPortalHome = (url: URL) => url.origin === example!.origin && url.pathname === '/portal';
+  const portalUrl = (path = '') => `${server.baseUrl}/portal${path}`;
 
-  /** Waits for the portal's home page of a signed-in user. */
-  async function onDashboard(): Promise<void> {
-    try {
-      await page.waitForURL(isPortalHome, { waitUntil: 'load' });
-      await page.getByRole('button', { name: 'Sign out' }).waitFor({ state: 'visible' });
-    } catch (error) {
-      throw new Error(`not on the portal: ${(error as Error).message}\nat ${page.url()}\n${await page.locator('body').innerText().catch(() => '')}`);
-    }
-    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Developer portal');
+  /** axe-core finds nothing on the page as it is; a screenshot of it (desktop and phone) when named. */
+  async function accessible(shot?: string): Promise<void> {
+    expect(await accessibilityViolations(page)).toEqual([]);
     expect(await page.content()).not.toMatch(JWT);
+    if (!shot) return;
+    await page.screenshot({ path: join(SHOTS, `${shot}.png`), fullPage: true });
+    const size = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: join(SHOTS, `${shot}-phone.png`), fullPage: true });
+    await page.setViewportSize(size);
   }
 
-  /** /portal → Sign in → login page → (consent page → Allow, when asked) → the portal. */
-  async function signIn(username: string, password: string, expectConsent: boolean): Promise<void> {
+  async function heading(): Promise<string> {
+    return (await page.getByRole('heading', { level: 1 }).first().textContent())!.trim();
+  }
+
+  /** Presses Tab until the focused element's text or label matches, then returns (keyboard only). */
+  async function tabTo(name: string | RegExp, limit = 80): Promise<void> {
+    for (let presses = 0; presses < limit; presses += 1) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate(() => {
+        const element = (globalThis as unknown as { document: { activeElement: { textContent: string | null; id: string; labels?: Array<{ textContent: string | null }> } | null } }).document.activeElement;
+        if (!element) return '';
+        const label = element.labels?.[0]?.textContent ?? '';
+        return `${label} ${element.textContent ?? ''}`.trim();
+      });
+      if (typeof name === 'string' ? focused.includes(name) : name.test(focused)) return;
+    }
+    throw new Error(`never focused ${String(name)}`);
+  }
+
+  async function signIn(username: string, password: string): Promise<void> {
     await page.goto(portalUrl());
+    await accessible('portal-signed-out');
     await page.getByRole('link', { name: 'Sign in' }).click();
-    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Sign in');
     await page.getByLabel('Username').fill(username);
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    if (expectConsent) {
-      await page.getByRole('button', { name: 'Allow' }).waitFor({ state: 'visible' });
-      await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Allow Demo portal to access your account?');
-      await page.getByRole('button', { name: 'Allow' }).click();
-    }
-    await onDashboard();
+    const allow = page.getByRole('button', { name: 'Allow' });
+    await Promise.race([allow.waitFor({ state: 'visible' }), page.waitForURL((url) => url.pathname === '/portal')]);
+    if (await allow.isVisible()) await allow.click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    expect(await heading()).toBe('Developer portal');
   }
 
-  /** Waits for the secret page and returns what it shows (checking the page as it goes). */
-  async function shownSecret(response: Response): Promise<{ clientId: string; secret: string }> {
-    await page.waitForURL((url) => url.pathname === '/portal/secret', { waitUntil: 'load' });
-    expect(response.status()).toBe(200);
-    const csp = response.headers()['content-security-policy'] ?? '';
-    // The copy button's script is allowed by a nonce, on this page only; nothing else is.
-    expect(csp).toContain("default-src 'none'");
-    expect(csp).toMatch(/script-src 'nonce-[^']+'$/);
-    await expect(page.getByText('This secret is shown once.').count()).resolves.toBe(1);
+  /** The secret page: what it shows, once (checked as it goes). */
+  async function shownSecret(): Promise<{ clientId: string; secret: string }> {
+    await page.waitForURL((url) => url.pathname === '/portal/secret');
+    await page.getByText('This secret is shown once.').waitFor();
     const secret = await page.getByLabel('Client secret').inputValue();
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(await page.getByLabel('Client secret').getAttribute('readonly')).not.toBeNull();
-    const clientId = (await page.locator('#client-id').textContent())!;
-    await page.getByRole('button', { name: 'Copy secret' }).click();
-    await page.getByRole('status').filter({ hasText: 'Copied.' }).waitFor();
-    await expect(page.evaluate(readClipboard)).resolves.toBe(secret);
-    return { clientId, secret };
-  }
-
-  /** Clicks a button that navigates, and returns the response of the page it ends at. */
-  async function clickTo(button: ReturnType<Page['getByRole']>, path: string): Promise<Response> {
-    const [response] = await Promise.all([
-      page.waitForResponse((r) => r.request().isNavigationRequest() && new URL(r.url()).pathname === path),
-      button.click(),
-    ]);
-    return response;
+    secrets.push(secret);
+    await accessible();
+    return { clientId: (await page.locator('#client-id').textContent())!, secret };
   }
 
   const clientCredentials = (clientId: string, secret: string) =>
-    postToken(`${example!.origin}/oauth2`, 'grant_type=client_credentials', { authorization: basic(clientId, secret) });
+    postToken(`${server.baseUrl}/oauth2`, 'grant_type=client_credentials', { authorization: basic(clientId, secret) });
 
-  it('ada: lists, creates a client configuration (secret once, copy), regenerates it, creates an app registration, revokes consents', async () => {
-    const home = await page.goto(portalUrl());
-    await expect(page.getByRole('link', { name: 'Sign in' }).count()).resolves.toBe(1);
-    expect(home!.headers()['content-security-policy']).not.toContain('script-src');
+  it('ada creates a client configuration with the keyboard alone; its secret is shown once, copied, never again', async () => {
+    await signIn('ada', 'ada-password');
+    await accessible('portal-home-empty');
+    await tabTo('Create a client configuration');
+    await page.keyboard.press('Enter');
+    await page.waitForURL((url) => url.pathname === '/portal/client-configurations/new');
+    await accessible('client-configuration-new');
+    await tabTo('Name');
+    await page.keyboard.type('Payroll sync');
+    await tabTo('Category');
+    await page.keyboard.type('payroll');
+    await tabTo('Description');
+    await page.keyboard.type('Nightly export to the payroll provider');
+    await tabTo('scim.read');
+    await page.keyboard.press('Space');
+    await tabTo('Only group values');
+    await page.keyboard.type('engineering, sales');
+    await tabTo('user.read');
+    await page.keyboard.press('Space');
+    await tabTo('Create a client configuration');
+    await page.keyboard.press('Enter');
+    const created = await shownSecret();
+    await accessible('secret-shown');
+    // The copy button, by keyboard too.
+    await tabTo('Copy secret');
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'Copied.' }).waitFor();
+    expect(await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText())).toBe(created.secret);
+    expect(page.url()).not.toContain(created.secret);
 
-    await signIn('ada', 'ada-demo-password', true);
-    await expect(page.getByText('Signed in as Ada Admin').count()).resolves.toBe(1);
-    const cookie = (await context!.cookies()).find((entry) => entry.name === 'portal_session');
-    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/portal' });
-    // The tenant's lists: the seeded client configuration; no app registration of the tenant yet.
-    await expect(page.getByRole('heading', { name: 'Client configurations', level: 2 }).count()).resolves.toBe(1);
-    await expect(page.getByRole('heading', { name: 'App registrations', level: 2 }).count()).resolves.toBe(1);
-    await expect(page.getByRole('row', { name: /Demo integration/ }).count()).resolves.toBe(1);
-    await expect(page.getByText('No app registrations yet.').count()).resolves.toBe(1);
-    await expect(page.getByText(PERMISSION).count()).resolves.toBe(0);
+    const token = await clientCredentials(created.clientId, created.secret);
+    expect(token.status).toBe(200);
 
-    // Create a client configuration: the secret is shown once, with a copy button, and it works.
-    const clientForm = page.getByRole('form', { name: 'Create a client configuration' });
-    await clientForm.getByLabel('Name').fill('Payroll sync');
-    await clientForm.getByLabel('Category').fill('payroll');
-    await clientForm.getByLabel('API scope').selectOption('scim.read');
-    const created = await shownSecret(await clickTo(clientForm.getByRole('button', { name: 'Create client configuration' }), '/portal/secret'));
-    expect((await clientCredentials(created.clientId, created.secret)).status).toBe(200);
-
-    // Not on the list page afterwards, and not shown a second time.
+    // Back to the list: the new client is there, its secret is not; the browser's Back and a reload do not show it again.
     await page.getByRole('link', { name: 'Back to the portal' }).click();
-    await onDashboard();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
     const row = page.getByRole('row', { name: /Payroll sync/ });
-    await expect(row.count()).resolves.toBe(1);
-    await expect(row.getByText(created.clientId).count()).resolves.toBe(1);
+    await expect(row.textContent()).resolves.toMatch(/scim\.read \(group = engineering, sales\)/);
+    await expect(row.textContent()).resolves.toMatch(/user\.read/);
+    await accessible('portal-home');
+    await page.goBack();
+    await page.waitForLoadState('load');
     expect(await page.content()).not.toContain(created.secret);
     await page.goto(portalUrl('/secret'));
-    await onDashboard();
+    expect(new URL(page.url()).pathname).toBe('/portal');
     expect(await page.content()).not.toContain(created.secret);
+  }, TEST_TIMEOUT);
 
-    // Regenerate: a different secret, shown once; the old one no longer gets a token.
-    const regenerated = await shownSecret(await clickTo(row.getByRole('button', { name: 'Regenerate secret' }), '/portal/secret'));
-    expect(regenerated.clientId).toBe(created.clientId);
+  it('ada edits, regenerates the secret of (after a warning) and deletes (after confirming) a client configuration; the form says what is wrong, at the field', async () => {
+    await signIn('ada', 'ada-password');
+    await page.getByRole('link', { name: 'Create a client configuration' }).click();
+    // Nothing chosen: every problem listed at the top and at its field.
+    await page.getByRole('button', { name: 'Create a client configuration' }).click();
+    const summary = page.getByRole('alert');
+    await expect(summary.textContent()).resolves.toMatch(/There are 3 problems/);
+    expect(await page.getByLabel('Name').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel('Name').getAttribute('aria-describedby')).toContain('client-name-error');
+    await accessible('client-configuration-errors');
+    await page.getByLabel('Name').fill('Reporting');
+    await page.getByLabel('Category').fill('analytics');
+    await page.getByLabel(/^scim\.read/).check();
+    await page.getByRole('button', { name: 'Create a client configuration' }).click();
+    const created = await shownSecret();
+
+    // Edit: name, description, one more API.
+    await page.goto(portalUrl());
+    await page.getByRole('link', { name: 'Edit Reporting' }).click();
+    expect(await heading()).toBe('Edit client configuration: Reporting');
+    await expect(page.getByLabel(/^scim\.read/).isChecked()).resolves.toBe(true);
+    await accessible('client-configuration-edit');
+    await page.getByLabel('Name').fill('Reporting v2');
+    await page.getByLabel('Description (optional)').fill('Weekly reports');
+    await page.getByLabel(/^manage\.subscriptions/).check();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toBe('Client configuration "Reporting v2" saved.');
+    const record = await server.auth.clientConfigurations.get(created.clientId);
+    expect(record).toMatchObject({ name: 'Reporting v2', description: 'Weekly reports', resources: { scim: { scopes: ['scim.read'] }, subscriptions: { scopes: ['manage.subscriptions'] } } });
+
+    // Regenerate: a warning first; the old secret stops at once.
+    await page.getByRole('link', { name: 'Regenerate secret: Reporting v2' }).click();
+    expect(await heading()).toBe('Regenerate the secret of "Reporting v2"?');
+    await expect(page.getByText('The current secret stops working at once').count()).resolves.toBe(1);
+    await accessible('client-configuration-regenerate');
+    await page.getByRole('button', { name: 'Regenerate secret' }).click();
+    const regenerated = await shownSecret();
     expect(regenerated.secret).not.toBe(created.secret);
-    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('New secret: Payroll sync');
+    expect(await heading()).toBe('New secret: Reporting v2');
     expect((await clientCredentials(created.clientId, created.secret)).status).toBe(401);
     expect((await clientCredentials(created.clientId, regenerated.secret)).status).toBe(200);
 
-    // A wrong redirect URI is refused with the API's reason, the form keeps what was typed.
+    // Delete: confirmation, then gone (Cancel changes nothing).
     await page.goto(portalUrl());
-    const appForm = page.getByRole('form', { name: 'Create an app registration' });
-    await appForm.getByLabel('Name').fill('HR reports');
-    await appForm.getByLabel('Redirect URI', { exact: true }).fill('http://reports.example/callback');
-    await appForm.getByRole('button', { name: 'Create app registration' }).click();
-    await expect(appForm.getByRole('alert').textContent()).resolves.toMatch(/^Not created: .*redirect_uris/);
-    await expect(appForm.getByLabel('Name').inputValue()).resolves.toBe('HR reports');
-
-    // Create a confidential app registration: its secret, once.
-    await appForm.getByLabel('Redirect URI', { exact: true }).fill('https://reports.example/callback');
-    await appForm.getByLabel('Type').selectOption('confidential');
-    const app = await shownSecret(await clickTo(appForm.getByRole('button', { name: 'Create app registration' }), '/portal/secret'));
-    await page.goto(portalUrl());
-    const appRow = page.getByRole('row', { name: /HR reports/ });
-    await expect(appRow.getByText(app.clientId).count()).resolves.toBe(1);
-    await expect(appRow.getByText('https://reports.example/callback').count()).resolves.toBe(1);
-    expect(await page.content()).not.toContain(app.secret);
-
-    // Activity: what ada just did, newest first, by her.
-    const activity = page.getByRole('table', { name: 'Activity' });
-    const firstRow = activity.getByRole('row').nth(1);
-    await expect(firstRow.textContent()).resolves.toContain('app_registration.created');
-    await expect(firstRow.textContent()).resolves.toContain('user ada');
-    await expect(activity.getByRole('row', { name: /client_configuration\.secret_rotated/ }).count()).resolves.toBe(1);
-    expect(await page.content()).not.toContain(regenerated.secret);
-
-    // My consents: sign in to the demo SPA too (same browser: no password, consent only).
-    await page.goto(`${example!.origin}/demo/start/public`);
-    await page.getByRole('button', { name: 'Allow' }).click();
-    await page.waitForURL((url) => url.pathname === '/demo/callback/public');
-    await page.goto(portalUrl());
-    await onDashboard();
-    const consents = page.getByRole('table', { name: 'My consents' });
-    await expect(consents.getByRole('row', { name: /Demo portal/ }).count()).resolves.toBe(1);
-    await expect(consents.getByRole('row', { name: /Demo SPA/ }).count()).resolves.toBe(1);
-
-    // Revoke the SPA's consent.
-    await clickTo(consents.getByRole('row', { name: /Demo SPA/ }).getByRole('button', { name: 'Revoke' }), '/portal');
-    await onDashboard();
-    await expect(page.getByRole('status').textContent()).resolves.toMatch(/^Consent of Demo SPA revoked/);
-    await expect(consents.getByRole('row', { name: /Demo SPA/ }).count()).resolves.toBe(0);
-    await expect(consents.getByRole('row', { name: /Demo portal/ }).count()).resolves.toBe(1);
-    // The SPA asks for consent again.
-    await page.goto(`${example!.origin}/demo/start/public`);
-    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Allow Demo SPA to access your account?');
-
-    // Revoking the portal's own consent ends the portal's sign-in.
-    await page.goto(portalUrl());
-    await consents.getByRole('row', { name: /Demo portal/ }).getByRole('button', { name: 'Revoke' }).click();
-    await expect(page.getByRole('status').textContent()).resolves.toMatch(/you are signed out of the portal/);
-    await page.goto(portalUrl());
-    await expect(page.getByRole('link', { name: 'Sign in' }).count()).resolves.toBe(1);
-    await expect(page.getByRole('button', { name: 'Sign out' }).count()).resolves.toBe(0);
+    await page.getByRole('link', { name: 'Delete Reporting v2' }).click();
+    await accessible('client-configuration-delete');
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    expect(await server.auth.clientConfigurations.get(created.clientId)).toBeDefined();
+    await page.getByRole('link', { name: 'Delete Reporting v2' }).click();
+    await page.getByRole('button', { name: 'Delete Reporting v2' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toBe('Client configuration "Reporting v2" deleted.');
+    expect(await server.auth.clientConfigurations.get(created.clientId)).toBeUndefined();
+    expect((await clientCredentials(created.clientId, regenerated.secret)).status).toBe(401);
   }, TEST_TIMEOUT);
 
-  it('ben (no integration_setup): sees the permission message and his consents, no management forms', async () => {
-    await signIn('ben', 'ben-demo-password', true);
-    await expect(page.getByText(PERMISSION).count()).resolves.toBe(1);
-    await expect(page.getByRole('form', { name: 'Create a client configuration' }).count()).resolves.toBe(0);
-    await expect(page.getByRole('form', { name: 'Create an app registration' }).count()).resolves.toBe(0);
-    await expect(page.getByText('Demo integration').count()).resolves.toBe(0);
-    const consents = page.getByRole('table', { name: 'My consents' });
-    await expect(consents.getByRole('row', { name: /Demo portal/ }).count()).resolves.toBe(1);
-
-    // A forged create (right CSRF token) is still refused by the management API.
-    const csrf = (await page.locator('input[name="csrf"]').first().getAttribute('value'))!;
-    const forged = await context!.request.post(portalUrl('/client-configurations'), {
-      form: { csrf, name: 'Sneaky', category: 'x', scope: 'scim.read' },
-      headers: { origin: example!.origin },
+  it('ada registers an app with several redirect URIs (a refused one shown at its field), edits it (PKCE, client type), regenerates and deletes it', async () => {
+    await signIn('ada', 'ada-password');
+    await page.getByRole('link', { name: 'Create an app registration' }).click();
+    await accessible('app-registration-new');
+    await page.getByLabel('Name').fill('HR reports');
+    await page.getByLabel('Redirect URI 1', { exact: true }).fill('https://reports.example/callback');
+    await page.getByRole('button', { name: 'Add another redirect URI' }).click();
+    await page.getByLabel('Redirect URI 2', { exact: true }).fill('http://reports.example/other');
+    await page.getByLabel('Post-logout redirect URI 1', { exact: true }).fill('https://reports.example/signed-out');
+    await page.getByRole('button', { name: 'Create an app registration' }).click();
+    // The second URI is refused, with its rule, at its field; what was typed stays.
+    const second = page.getByLabel('Redirect URI 2', { exact: true });
+    expect(await second.getAttribute('aria-invalid')).toBe('true');
+    await expect(page.locator('#redirect-1-error').textContent()).resolves.toMatch(/^"http:\/\/reports\.example\/other" plain http is allowed only for/);
+    await expect(page.getByLabel('Redirect URI 1', { exact: true }).inputValue()).resolves.toBe('https://reports.example/callback');
+    await accessible('app-registration-errors');
+    await second.fill('https://reports.example/other');
+    // Enter in a field submits the form (its default button), not "Add another redirect URI".
+    await page.getByLabel('Name').press('Enter');
+    const created = await shownSecret();
+    const app = await server.auth.appRegistrations.get(created.clientId);
+    expect(app).toMatchObject({
+      name: 'HR reports', tenant: 'acme', clientType: 'confidential', pkceEnabled: true,
+      redirectUris: ['https://reports.example/callback', 'https://reports.example/other'], postLogoutRedirectUris: ['https://reports.example/signed-out'],
     });
-    expect(forged.status()).toBe(200);
+
+    // Edit: PKCE off (https URIs only), with its warning on the page.
+    await page.goto(portalUrl());
+    await page.getByRole('link', { name: 'Edit HR reports' }).click();
+    await expect(page.getByText('Turn it off only for a legacy confidential app', { exact: false }).count()).resolves.toBe(1);
+    await expect(page.getByText('Changing the type signs every user out of this app', { exact: false }).count()).resolves.toBe(1);
+    await accessible('app-registration-edit');
+    await page.getByLabel('Require PKCE').uncheck();
+    await page.getByLabel('Redirect URI 3', { exact: true }).fill('');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toBe('App registration "HR reports" saved.');
+    expect((await server.auth.appRegistrations.get(created.clientId))!.pkceEnabled).toBe(false);
+
+    // Confidential → public: no secret; public → confidential: a new one, shown once.
+    await page.getByRole('link', { name: 'Edit HR reports' }).click();
+    await page.getByLabel('Public: a single-page or mobile app, without a secret').check();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toBe('App registration "HR reports" saved.');
+    expect((await server.auth.appRegistrations.get(created.clientId))!).toMatchObject({ clientType: 'public', pkceEnabled: true });
+    await page.getByRole('link', { name: 'Edit HR reports' }).click();
+    await page.getByLabel('Confidential: a server-side app that keeps a secret').check();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    const secretAgain = await shownSecret();
+    expect(secretAgain.clientId).toBe(created.clientId);
+
+    // Regenerate, then delete.
+    await page.goto(portalUrl());
+    await page.getByRole('link', { name: 'Regenerate secret: HR reports' }).click();
+    await page.getByRole('button', { name: 'Regenerate secret' }).click();
+    const regenerated = await shownSecret();
+    expect(regenerated.secret).not.toBe(secretAgain.secret);
+    await page.goto(portalUrl());
+    await page.getByRole('link', { name: 'Delete HR reports' }).click();
+    await expect(page.getByText('Its users are signed out of it at once', { exact: false }).count()).resolves.toBe(1);
+    await accessible('app-registration-delete');
+    await page.getByRole('button', { name: 'Delete HR reports' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toBe('App registration "HR reports" deleted.');
+    expect(await server.auth.appRegistrations.get(created.clientId)).toBeUndefined();
+  }, TEST_TIMEOUT);
+
+  it("ada's Activity: her organisation's events, newest first, filtered by type", async () => {
+    await signIn('ada', 'ada-password');
+    const activity = page.getByRole('table', { name: 'Activity' });
+    await expect(activity.getByRole('row').nth(1).textContent()).resolves.toMatch(/sign_in\.succeeded|consent\.granted|app_registration\.deleted/);
+    await page.getByRole('link', { name: 'All activity' }).click();
+    await accessible('activity');
+    await page.getByLabel('Event type').selectOption('client_configuration.created');
+    await page.getByRole('button', { name: 'Show' }).click();
+    const rows = page.getByRole('table', { name: 'Activity' }).getByRole('row');
+    expect(await rows.count()).toBeGreaterThan(1);
+    for (const text of (await rows.allTextContents()).slice(1)) {
+      expect(text).toContain('client_configuration.created');
+      expect(text).toContain('user ada');
+    }
+  }, TEST_TIMEOUT);
+
+  it('ben (without the permission) sees only his consents and revokes one; the APIs refuse what the portal would not show him', async () => {
+    // Ben allowed a third-party app of his organisation (through its own sign-in, over HTTP).
+    const third = await server.auth.appRegistrations.create({ name: 'Timesheets', clientType: 'public', redirectUris: ['http://127.0.0.1:1/cb'], tenant: 'acme' });
+    await signInForCode(server, { clientId: third.clientId, redirectUri: 'http://127.0.0.1:1/cb' }, { sub: 'ben', password: 'ben-password' }, 'openid scim.read');
+    await signIn('ben', 'ben-password');
+    await expect(page.getByText(PERMISSION).count()).resolves.toBe(1);
+    await expect(page.getByRole('link', { name: 'Create a client configuration' }).count()).resolves.toBe(0);
+    await expect(page.getByRole('table', { name: 'Activity' }).count()).resolves.toBe(0);
+    await accessible('portal-home-without-permission');
+    const consents = page.getByRole('table', { name: 'My consents' });
+    await expect(consents.getByRole('row', { name: /Timesheets/ }).count()).resolves.toBe(1);
+    await consents.getByRole('button', { name: 'Revoke the consent of Timesheets' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toMatch(/^Consent of Timesheets revoked/);
+    await expect(consents.getByRole('row', { name: /Timesheets/ }).count()).resolves.toBe(0);
+
+    // Forged forms with his right CSRF token: the management API says no.
+    const csrf = (await page.locator('input[name="csrf"]').first().getAttribute('value'))!;
+    const forged = await context!.request.post(portalUrl('/client-configurations'), { form: { csrf, name: 'Sneaky', category: 'x', scope: 'scim.read' }, headers: { origin: server.baseUrl } });
     expect(new URL(forged.url()).pathname).toBe('/portal');
     expect(await forged.text()).toContain(PERMISSION.replace(/'/g, '&#39;'));
+    expect((await server.auth.clientConfigurations.list('acme')).some((client) => client.name === 'Sneaky')).toBe(false);
+    const activity = await context!.request.get(portalUrl('/activity'));
+    expect(await activity.text()).toContain(PERMISSION.replace(/'/g, '&#39;'));
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect(page.getByRole('status').textContent()).resolves.toBe('You are signed out of the portal.');
   }, TEST_TIMEOUT);
 
-  it('every POST needs the session and its CSRF token; the sign-in callback is bound to the browser', async () => {
-    await signIn('ada', 'ada-demo-password', true);
+  it.each([
+    ['de-DE', 'de', 'Entwicklerportal', 'Anmelden', 'Benutzername', 'Passwort', 'Client-Konfigurationen'],
+    ['fr-FR', 'fr', 'Portail développeurs', 'Se connecter', "Nom d'utilisateur", 'Mot de passe', 'Configurations client'],
+  ])('in the browser\'s language (%s): the portal and its sign-in, accessible, in the organisation\'s look', async (locale, lang, product, signInLink, username, password, clients) => {
+    await context!.close();
+    context = await browser!.newContext({ locale, viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(STEP);
+    page = await context.newPage();
+    page.on('request', (request) => requested.push(request.url()));
+    await page.goto(portalUrl());
+    expect(await page.getAttribute('html', 'lang')).toBe(lang);
+    expect(await heading()).toBe(product);
+    await accessible(`portal-signed-out-${lang}`);
+    await page.getByRole('link', { name: signInLink }).click();
+    // The sign-in page speaks it too (the portal asks with ui_locales).
+    expect(await page.getAttribute('html', 'lang')).toBe(lang);
+    await page.getByLabel(username).fill('ada');
+    await page.getByLabel(password).fill('ada-password');
+    await page.getByRole('button', { name: signInLink }).click();
+    await page.waitForURL((url) => url.pathname === '/portal');
+    expect(await page.getAttribute('html', 'lang')).toBe(lang);
+    await expect(page.getByRole('heading', { name: clients, level: 2 }).count()).resolves.toBe(1);
+    // Acme's look: its name in the title, its accent on the buttons.
+    expect(await page.title()).toContain('Acme HR');
+    const accent = await page.locator('a.button.primary').first().evaluate((element) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(element).backgroundColor);
+    expect(accent).toBe('rgb(107, 31, 143)');
+    await accessible(`portal-home-${lang}`);
+    await page.locator('a.button.primary').first().click();
+    await accessible(`client-configuration-new-${lang}`);
+  }, TEST_TIMEOUT);
+
+  it('every POST needs the session and its CSRF token; a callback is bound to the browser; sessions are sealed in Redis', async () => {
+    await signIn('ada', 'ada-password');
+    const cookie = (await context!.cookies()).find((entry) => entry.name === 'portal_session')!;
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/portal' });
     const csrf = (await page.locator('input[name="csrf"]').first().getAttribute('value'))!;
     const create = (form: Record<string, string>, headers: Record<string, string> = {}) =>
       context!.request.post(portalUrl('/client-configurations'), { form: { name: 'Forged', category: 'x', scope: 'scim.read', ...form }, headers, maxRedirects: 0 });
     expect((await create({})).status()).toBe(403);
     expect((await create({ csrf: 'wrong' })).status()).toBe(403);
-    expect((await create({ csrf: `${csrf}x` })).status()).toBe(403);
     expect((await create({ csrf }, { origin: 'http://evil.example' })).status()).toBe(403);
-    // Without the session cookie (another browser), the right token is not enough.
     const stranger = await fetch(portalUrl('/client-configurations'), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrf, name: 'Forged', category: 'x', scope: 'scim.read' }),
-      redirect: 'manual',
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, name: 'Forged', category: 'x', scope: 'scim.read' }), redirect: 'manual',
     });
     expect(stranger.status).toBe(403);
-    await page.goto(portalUrl());
-    await onDashboard();
-    await expect(page.getByRole('row', { name: /Forged/ }).count()).resolves.toBe(0);
-
-    // A callback URL with a state that this browser did not start is refused.
     const callback = await page.goto(portalUrl('/callback?code=abc&state=not-mine'));
     expect(callback!.status()).toBe(400);
-    await expect(page.getByText('That sign-in is unknown or has expired.', { exact: false }).count()).resolves.toBe(1);
+    await accessible('portal-sign-in-refused');
+    // Redis holds the session under a digest of the cookie, sealed: no token, no session ID.
+    const keys = await redis.client().keys('*PortalSession*');
+    expect(keys.length).toBeGreaterThan(0);
+    const stored = (await Promise.all(keys.map((key) => redis.client().hgetall(key)))).map((hash) => JSON.stringify(hash)).join('\n');
+    expect(stored).not.toContain(cookie.value);
+    expect(stored).not.toMatch(JWT);
+    expect(stored).not.toContain('ada');
   }, TEST_TIMEOUT);
 });

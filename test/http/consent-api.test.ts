@@ -125,9 +125,13 @@ describe.each(STORE_KINDS)('consent API (%s store)', (kind) => {
     expect(code.body.error).toBe('invalid_grant');
     const again = await agent.request(`${server.oauthUrl}/authorize?${authorizeQuery(appB)}`);
     expect(again.html).toContain('value="allow"');
-    expect((await revoke(appB.clientId, access)).status).toBe(404);
-    expect((await revoke('%', access)).status).toBe(404);
-    expect(((await (await revoke('no-such-app', access)).json()) as { error: string }).error).toBe('not_found');
+    // Its access token ended with the grant: our own APIs accept live tokens only.
+    expect((await revoke(appB.clientId, access)).status).toBe(401);
+    expect((await list(access)).status).toBe(401);
+    const other = (await tokensFor(appA, dave)).access;
+    expect((await revoke(appB.clientId, other)).status).toBe(404);
+    expect((await revoke('%', other)).status).toBe(404);
+    expect(((await (await revoke('no-such-app', other)).json()) as { error: string }).error).toBe('not_found');
   });
 
   it('a third-party app sees and revokes only its own consent', async () => {
@@ -202,7 +206,9 @@ describe.each(STORE_KINDS)('consent API (%s store)', (kind) => {
           .sign(await importJWK(jwk, 'ES256'));
       const now = Math.floor(Date.now() / 1000);
       const ours = keys.jwks.keys.find((key) => key.kty === 'EC')!;
-      expect((await list(await sign(ours, now + 300))).status).toBe(200);
+      expect((await list((await tokensFor(appA, carol)).access)).status).toBe(200);
+      // Signed with our key but of no grant (not one we issued): not live.
+      await expectRefused(await list(await sign(ours, now + 300)), 401, 'invalid_token');
       await expectRefused(await list(await sign(ours, now - 60)), 401, 'invalid_token');
       const foreign = (await testJwks(['ES256'])).jwks.keys[0]!;
       await expectRefused(await list(await sign({ ...foreign, kid: ours.kid }, now + 300)), 401, 'invalid_token');

@@ -1,0 +1,164 @@
+import { MANAGEMENT_SCOPE_WORDS } from '../../../policies/management.js';
+
+/**
+ * Every text a person reads on our pages (sign-in, consent, sign-out, error pages), in English.
+ * English is complete by definition: a language the host adds with only some texts gets the rest
+ * from here. Functions take what a sentence names (an app, a number) as plain text; pages escape
+ * the result, so a text can never carry markup.
+ */
+export interface Messages {
+  // --- The sign-in page
+  /** Title and heading of the sign-in page. */
+  signInTitle: string;
+  /** Title and heading of the sign-in page when the host names its product (branding). */
+  signInToProduct: (product: string) => string;
+  /** Under the heading: the app being signed in to. */
+  signInContinueTo: (app: string) => string;
+  usernameLabel: string;
+  passwordLabel: string;
+  signInButton: string;
+  wrongCredentials: string;
+  /** Too many failed sign-ins; `seconds` to wait. */
+  tooManyFailedSignIns: (seconds: number) => string;
+
+  // --- The consent page
+  consentTitle: string;
+  consentHeading: (app: string) => string;
+  /** Who registered the app: a tenant's name or `consentThePlatform`. */
+  consentRegisteredBy: (owner: string) => string;
+  consentThePlatform: string;
+  consentAsks: string;
+  /** After a scope the user does not hold. */
+  consentNotAvailable: string;
+  allowButton: string;
+  denyButton: string;
+
+  // --- What scopes allow (OIDC scopes and the management right; API scopes come from the catalog)
+  scopeOpenid: string;
+  scopeProfile: string;
+  scopeEmail: string;
+  scopeOfflineAccess: string;
+  /** The name the management right is listed under. */
+  scopeManagementApi: string;
+  scopeManagement: string;
+
+  // --- The sign-out pages
+  signOutTitle: string;
+  signOutHeading: string;
+  signOutAppAsks: (app: string) => string;
+  signOutQuestion: string;
+  signOutPasswordNextTime: string;
+  signOutButton: string;
+  notSignedInTitle: string;
+  notSignedInHeading: string;
+  notSignedInBackTo: (app: string) => string;
+  notSignedInBack: string;
+  notSignedInNothingToEnd: string;
+  continueButton: string;
+  signedOutTitle: string;
+  signedOutHeading: string;
+  signedOutOfApp: (app: string) => string;
+  signedOutOfService: string;
+  signedOutClose: string;
+
+  // --- Error pages
+  errorTitle: string;
+  errorHeading: string;
+  /** Under an error the app caused (the error code and its technical description follow). */
+  errorReturnToApp: string;
+  /** Label of the technical details (the error code and description, in English). */
+  errorDetails: string;
+  waitHeading: string;
+  tooManyRequests: (seconds: number) => string;
+  requestTooLarge: (bytes: number) => string;
+  requestNotAForm: string;
+  serviceUnavailable: string;
+  requestFailed: string;
+  methodNotAllowed: string;
+  formFromOtherSite: string;
+  formExpired: string;
+  formTooLarge: string;
+  formEncoding: string;
+  signInExpired: string;
+  signInOtherBrowser: string;
+  signInStepOver: string;
+  signInPageMissing: string;
+  appNotRegistered: string;
+  sessionEnded: string;
+  chooseAllowOrDeny: string;
+}
+
+/** "N seconds" or "N minutes". */
+function wait(seconds: number): string {
+  if (seconds < 90) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  return `${Math.ceil(seconds / 60)} minutes`;
+}
+
+/** The English texts (the default language, and the fallback of every other). */
+export const en: Messages = {
+  signInTitle: 'Sign in',
+  signInToProduct: (product) => `Sign in to ${product}`,
+  signInContinueTo: (app) => `to continue to ${app}`,
+  usernameLabel: 'Username',
+  passwordLabel: 'Password',
+  signInButton: 'Sign in',
+  wrongCredentials: 'Wrong username or password.',
+  tooManyFailedSignIns: (seconds) => `Too many failed sign-ins. For your security, try again in ${wait(seconds)}.`,
+
+  consentTitle: 'Allow access?',
+  consentHeading: (app) => `Allow ${app} to access your account?`,
+  consentRegisteredBy: (owner) => `Registered by ${owner}`,
+  consentThePlatform: 'the platform',
+  consentAsks: 'This application asks to:',
+  consentNotAvailable: '(not available: you do not hold this permission)',
+  allowButton: 'Allow',
+  denyButton: 'Deny',
+
+  scopeOpenid: 'Know who you are (your user ID)',
+  scopeProfile: 'See your name',
+  scopeEmail: 'See your email address',
+  scopeOfflineAccess: 'Stay connected while you are away',
+  scopeManagementApi: 'Integration setup',
+  scopeManagement: MANAGEMENT_SCOPE_WORDS,
+
+  signOutTitle: 'Sign out',
+  signOutHeading: 'Sign out',
+  signOutAppAsks: (app) => `${app} asks you to sign out.`,
+  signOutQuestion: 'Do you want to sign out?',
+  signOutPasswordNextTime: 'You will be asked for your password the next time an application signs you in.',
+  signOutButton: 'Sign out',
+  notSignedInTitle: 'Signed out',
+  notSignedInHeading: 'You are not signed in',
+  notSignedInBackTo: (app) => `Continue to go back to ${app}.`,
+  notSignedInBack: 'Continue to go back.',
+  notSignedInNothingToEnd: 'There is no session to end.',
+  continueButton: 'Continue',
+  signedOutTitle: 'Signed out',
+  signedOutHeading: 'You are signed out',
+  signedOutOfApp: (app) => `You signed out of ${app} and this sign-in service.`,
+  signedOutOfService: 'You signed out of this sign-in service.',
+  signedOutClose: 'You can close this window.',
+
+  errorTitle: 'Sign-in error',
+  errorHeading: 'Sign-in cannot continue',
+  errorReturnToApp: 'Return to the application and try again. If this keeps happening, contact its publisher.',
+  errorDetails: 'Details',
+  waitHeading: 'Please wait a moment',
+  tooManyRequests: (seconds) => `Too many sign-in attempts from your network. Try again in ${seconds} seconds.`,
+  requestTooLarge: (bytes) => `The sign-in request is larger than ${bytes} bytes.`,
+  requestNotAForm: 'The request must be a form (application/x-www-form-urlencoded) with each parameter once.',
+  serviceUnavailable: 'The service is temporarily unavailable. Try again in a moment.',
+  requestFailed: 'The request could not be completed.',
+  methodNotAllowed: 'Method not allowed.',
+  formFromOtherSite: 'This form was sent from another site.',
+  formExpired: 'This form has expired. Go back to the application and sign in again.',
+  formTooLarge: 'The form is too large.',
+  formEncoding: 'Unsupported form encoding.',
+  signInExpired: 'This sign-in has expired or was already completed. Go back to the application and start again.',
+  signInOtherBrowser: 'This sign-in does not belong to this browser.',
+  signInStepOver: 'This sign-in step is over.',
+  signInPageMissing: 'This sign-in page does not exist.',
+  appNotRegistered: 'This application is no longer registered.',
+  sessionEnded: 'Your session has ended. Go back to the application and sign in again.',
+  chooseAllowOrDeny: 'Choose Allow or Deny.',
+};

@@ -1,0 +1,654 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import type { Context, Next } from 'koa';
+import { StoreUnavailable } from '../../adapters/types.js';
+import type { ApiCatalog, ApiDefinition } from '../../policies/catalog.js';
+import { negotiateLocale } from '../i18n/locale.js';
+import type { Localizer } from '../i18n/localizer.js';
+import { scopeWords } from '../pages/scope-words.js';
+import type { Brands, CheckedBranding } from '../pages/branding.js';
+import { AUDIT_EVENT_TYPES } from '../audit/trail.js';
+import type { Logger } from '../logger.js';
+import { page, sendPage } from '../pages/html.js';
+import type { AppRegistrations } from '../records/app-registrations.js';
+import { PortalApiClient, SignedOut, type ApiAnswer } from './api-client.js';
+import { PortalSessions, same, type PortalSession } from './sessions.js';
+import { PORTAL_TEXT, type PortalText } from './text.js';
+import { PORTAL_TEXT_DE } from './text-de.js';
+import { PORTAL_TEXT_FR } from './text-fr.js';
+import {
+  activityPage, appFieldId, appFormPage, clientFieldId, clientFormPage, confirmPage, copyScript, dashboardPage, landingPage,
+  PORTAL_STYLE, secretPageBody,
+  type AppFormValues, type AppRegistrationWire, type AuditEventWire, type ClientConfigurationWire, type ClientFormValues, type ConsentWire,
+  type FieldErrors, type ViewContext,
+} from './views.js';
+
+/*
+ * THE ADMINISTRATION PORTAL (`portal: { enabled: true }`), at `{pathPrefix}/portal`: a first-party
+ * app of the server. It signs users in through our own authorization endpoint (code + PKCE, as its
+ * own confidential app), keeps their tokens in an encrypted server-side session, and calls the
+ * management and consent APIs with them, so a user can do nothing here that the APIs would not let
+ * her do. Users holding "Create and update integration setup" manage their organisation's client
+ * configurations and app registrations and see its Activity; everyone sees and revokes her consents.
+ *
+ * Pages are server-rendered forms that work without JavaScript, under a strict CSP (no script but
+ * the copy button of the secret page, by nonce). A secret is shown once: it travels from the API's
+ * answer into the encrypted session and out of it with the next GET of the secret page, never in a
+ * URL, a log line or a page that can be shown again (no-store).
+ */
+
+/** What the portal needs of the server. */
+export interface PortalSetup {
+  /** `{baseUrl}`: the public origin and base path. */
+  baseUrl: string;
+  pathPrefix: string;
+  /** The portal's path under the prefix, e.g. `/portal`. */
+  path: string;
+  /** Where this server reaches its own token endpoint and APIs (`{internalUrl or baseUrl}{pathPrefix}`). */
+  internalBase: string;
+  issuer: string;
+  apis: readonly ApiDefinition[];
+  /** What a scope allows, in words, per language. */
+  catalog: ApiCatalog;
+  /** The tenants' branding (the `branding` option). */
+  brands: Brands;
+  /** The sign-in pages' texts (OIDC scope words, in the host's words where it gave some). */
+  localizer: Localizer;
+  apps: AppRegistrations;
+  sessions: PortalSessions;
+  logger: Logger;
+}
+
+const SESSION_COOKIE = 'portal_session';
+const SIGN_IN_TTL_MS = 10 * 60_000;
+const FORM_LIMIT = 64 * 1024;
+/** The portal asks for the management right explicitly; users without the permission get tokens without it. */
+const SCOPE = 'openid profile manage.integrations';
+/** Client IDs are UUIDs; anything else never reaches the APIs. */
+const ID = /^[A-Za-z0-9-]{1,64}$/;
+const MAX_URIS = 20;
+
+/** The portal's own client ID: UUID-shaped, derived from the issuer, the same on every instance. */
+export function portalClientId(issuer: string): string {
+  const hex = createHash('sha256').update(`talent-auth portal ${issuer}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** The portal's client secret: derived from the cookie key, the same on every instance, never stored in clear. */
+export function portalClientSecret(cookieKey: string): string {
+  return createHmac('sha256', cookieKey).update('talent-auth portal client secret').digest('base64url');
+}
+
+/** Registers (or brings up to date) the portal's own first-party confidential app. */
+export async function registerPortalApp(apps: AppRegistrations, issuer: string, portalUrl: string, cookieKey: string): Promise<{ clientId: string; clientSecret: string }> {
+  const clientId = portalClientId(issuer);
+  const clientSecret = portalClientSecret(cookieKey);
+  await apps.ensureBuiltIn(clientId, {
+    name: PORTAL_TEXT.product,
+    redirectUris: [`${portalUrl}/callback`],
+    postLogoutRedirectUris: [portalUrl],
+    clientType: 'confidential',
+    firstParty: true,
+  }, clientSecret);
+  return { clientId, clientSecret };
+}
+
+class FormTooLarge extends Error {}
+
+async function readForm(ctx: Context): Promise<URLSearchParams> {
+  if (!ctx.is('application/x-www-form-urlencoded')) return new URLSearchParams();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > FORM_LIMIT) throw new FormTooLarge();
+    chunks.push(chunk);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+function jwtPayload(jwt: unknown): Record<string, unknown> {
+  if (typeof jwt !== 'string') return {};
+  try {
+    return JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+/** The API's `error_description` (and field), or the status. */
+function describe(answer: ApiAnswer): string {
+  const description = typeof answer.body.error_description === 'string' ? answer.body.error_description : undefined;
+  return description ?? (typeof answer.body.error === 'string' ? answer.body.error : `HTTP ${answer.status}`);
+}
+
+/** A validation error's description without the wire field name it starts with (the page shows it at the field). */
+function fieldMessage(answer: ApiAnswer, field: string): string {
+  const description = describe(answer);
+  return field && description.startsWith(`${field}: `) ? description.slice(field.length + 2) : description;
+}
+
+/** The portal's languages: the same three as the sign-in pages. */
+const LANGUAGES: Readonly<Record<string, PortalText>> = { en: PORTAL_TEXT, de: PORTAL_TEXT_DE, fr: PORTAL_TEXT_FR };
+
+/** The language and look of the request being answered (every page of it is rendered within it). */
+interface RequestLook {
+  lang: string;
+  t: PortalText;
+  branding?: CheckedBranding | undefined;
+}
+
+interface Current {
+  id: string;
+  session: PortalSession;
+}
+
+/** The portal's Koa middleware: answers under its path, passes everything else on. */
+export function portalMiddleware(setup: PortalSetup, client: { clientId: string; clientSecret: string }) {
+  const looks = new AsyncLocalStorage<RequestLook>();
+  const look = (): RequestLook => looks.getStore() ?? { lang: 'en', t: PORTAL_TEXT };
+  // The texts of the request's language, read where they are used: requests run concurrently, so
+  // the language cannot be a variable of this closure; it is the request's (AsyncLocalStorage).
+  const t = new Proxy({} as PortalText, { get: (_target, key) => look().t[key as keyof PortalText] });
+  const base = `${setup.pathPrefix}${setup.path}`;
+  const publicUrl = `${setup.baseUrl}${base}`;
+  const redirectUri = `${publicUrl}/callback`;
+  const secure = setup.baseUrl.startsWith('https:');
+  const origin = new URL(setup.baseUrl).origin;
+  const api = new PortalApiClient(setup.internalBase, client.clientId, client.clientSecret);
+  const scopesOf = new Map(setup.apis.flatMap((entry) => Object.keys(entry.scopes).map((scope) => [scope, entry.id] as const)));
+
+  // ---- sessions -------------------------------------------------------------------------------
+
+  function setCookie(ctx: Context, id: string): void {
+    // The ID is a random secret kept server-side (only its digest is a store key): unsigned is enough.
+    ctx.cookies.set(SESSION_COOKIE, id, { httpOnly: true, sameSite: 'lax', signed: false, secure, path: base, maxAge: setup.sessions.ttlSeconds * 1000, overwrite: true });
+  }
+
+  function clearCookie(ctx: Context): void {
+    ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', signed: false, secure, path: base, maxAge: 0, overwrite: true });
+  }
+
+  /** The request's session, read once per request (the look needs it before the page does). */
+  const read = new WeakMap<Context, Promise<Current | undefined>>();
+  function current(ctx: Context): Promise<Current | undefined> {
+    let reading = read.get(ctx);
+    if (!reading) {
+      const id = ctx.cookies.get(SESSION_COOKIE, { signed: false });
+      reading = setup.sessions.get(id).then((session) => (id && session ? { id, session } : undefined));
+      read.set(ctx, reading);
+    }
+    return reading;
+  }
+
+  async function fresh(ctx: Context, carried: Partial<PortalSession> = {}): Promise<Current> {
+    const id = PortalSessions.newId();
+    const session: PortalSession = { ...carried, csrf: randomBytes(32).toString('base64url') };
+    await setup.sessions.save(id, session);
+    setCookie(ctx, id);
+    return { id, session };
+  }
+
+  async function save(ctx: Context, { id, session }: Current): Promise<void> {
+    await setup.sessions.save(id, session);
+    setCookie(ctx, id);
+  }
+
+  async function end(ctx: Context, id: string): Promise<void> {
+    await setup.sessions.delete(id);
+    clearCookie(ctx);
+  }
+
+  // ---- sending --------------------------------------------------------------------------------
+
+  function send(ctx: Context, title: string, body: string, options: { status?: number; script?: string } = {}): void {
+    const nonce = randomBytes(16).toString('base64');
+    const script = options.script ? `\n<script nonce="${nonce}">${options.script}</script>` : '';
+    const { lang, branding } = look();
+    const product = branding?.productName ? `${t.product} – ${branding.productName}` : t.product;
+    // The accent (a checked #rrggbb with AA contrast on white) also on the portal's own buttons and links.
+    const accent = branding?.accentColor
+      ? `a,a.button.secondary,.secondary{color:${branding.accentColor}}a.button,button{border-color:${branding.accentColor}}a.button.primary,.primary{background:${branding.accentColor};color:#fff}`
+        + `a:focus,input:focus,select:focus,textarea:focus,button:focus{outline-color:${branding.accentColor}}`
+      : '';
+    const rendered = page(`${title} · ${product}`, `<style nonce="${nonce}">${PORTAL_STYLE}${accent}</style>\n${body}${script}`, [], { lang, branding });
+    let csp = rendered.csp.replace("style-src 'nonce-", `style-src 'nonce-${nonce}' 'nonce-`);
+    if (options.script) csp += `; script-src 'nonce-${nonce}'`;
+    sendPage(ctx, { html: rendered.html, csp }, options.status ?? 200);
+  }
+
+  function seeOther(ctx: Context, path = ''): void {
+    ctx.status = 303;
+    ctx.redirect(`${base}${path}`);
+  }
+
+  function view(session: PortalSession): ViewContext {
+    const { lang, branding } = look();
+    return {
+      t, base, csrf: session.csrf, apis: setup.apis,
+      scopeWords: (scope) => setup.catalog.scopeWords(scope, lang) ?? scope,
+      consentScopeWords: (scope) => scopeWords(setup.catalog, scope, setup.localizer.messages(lang), lang),
+      productName: branding?.logoUrl ? undefined : branding?.productName,
+    };
+  }
+
+  function landing(ctx: Context, notice = '', status = 200): void {
+    send(ctx, t.product, landingPage({ t, base }, notice), { status });
+  }
+
+  function simple(ctx: Context, status: number, text: string): void {
+    send(ctx, text, `<h1>${t.product}</h1><p class="error" role="alert">${text.replace(/[<>&"]/g, '')}</p><p><a href="${base}">${t.back}</a></p>`, { status });
+  }
+
+  // ---- sign-in ----------------------------------------------------------------------------------
+
+  async function start(ctx: Context): Promise<void> {
+    const found = await current(ctx);
+    const { id, session } = found ?? (await fresh(ctx));
+    const state = randomBytes(24).toString('base64url');
+    const verifier = randomBytes(32).toString('base64url');
+    const nonce = randomBytes(24).toString('base64url');
+    // A few sign-ins may be under way in one browser (tabs); the oldest go first.
+    session.pending = [...(session.pending ?? []).filter((entry) => entry.expires > Date.now()).slice(-2), { state, verifier, nonce, expires: Date.now() + SIGN_IN_TTL_MS }];
+    await save(ctx, { id, session });
+    const query = new URLSearchParams({
+      response_type: 'code', client_id: client.clientId, redirect_uri: redirectUri, scope: SCOPE, state, nonce,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+      // The sign-in pages in the portal's language.
+      ui_locales: look().lang,
+    });
+    ctx.redirect(`${setup.issuer}/authorize?${query}`);
+  }
+
+  async function callback(ctx: Context): Promise<void> {
+    const state = typeof ctx.query.state === 'string' ? ctx.query.state : '';
+    const found = await current(ctx);
+    // State is compared exactly and must belong to this browser's session (no login CSRF).
+    const signIn = found?.session.pending?.find((entry) => same(entry.state, state) && entry.expires > Date.now());
+    if (!found || !signIn) return landing(ctx, t.signInUnknown, 400);
+    found.session.pending = found.session.pending!.filter((entry) => entry !== signIn);
+    await save(ctx, found);
+    if (ctx.query.error) return landing(ctx, ctx.query.error === 'access_denied' ? t.signInDenied : t.signInFailed);
+    const tokens = await api.token({ grant_type: 'authorization_code', code: String(ctx.query.code ?? ''), redirect_uri: redirectUri, code_verifier: signIn.verifier });
+    const idToken = jwtPayload(tokens.id_token);
+    // The tokens came straight from the token endpoint over our own connection; the nonce ties the ID token to this sign-in.
+    if (typeof tokens.access_token !== 'string' || idToken.nonce !== signIn.nonce || typeof idToken.sub !== 'string') {
+      setup.logger.warn('portal sign-in failed', { error: typeof tokens.error === 'string' ? tokens.error : 'unexpected_answer' });
+      return landing(ctx, t.signInFailed, 400);
+    }
+    const access = jwtPayload(tokens.access_token);
+    // Signed in: a new session ID and CSRF token, so an ID planted before gives no access.
+    await setup.sessions.delete(found.id);
+    const next = await fresh(ctx, {
+      user: {
+        sub: idToken.sub,
+        ...(typeof idToken.name === 'string' ? { name: idToken.name } : {}),
+        ...(typeof access.tenant === 'string' ? { tenant: access.tenant } : {}),
+      },
+    });
+    PortalApiClient.keep(next.session, tokens);
+    await save(ctx, next);
+    seeOther(ctx);
+  }
+
+  // ---- pages of a signed-in user ----------------------------------------------------------------
+
+  async function dashboard(ctx: Context, now: Current): Promise<void> {
+    const { session } = now;
+    const notice = session.notice;
+    if (notice) {
+      delete session.notice;
+      await save(ctx, now);
+    }
+    const [clients, apps, consents, activity] = await Promise.all([
+      api.call(session, 'GET', 'client-configurations'),
+      api.call(session, 'GET', 'app-registrations'),
+      api.call(session, 'GET', 'consents'),
+      api.call(session, 'GET', 'audit-events?limit=10'),
+    ]);
+    const setupView = clients.status === 403 || apps.status === 403
+      ? 'forbidden' as const
+      : clients.status !== 200 || apps.status !== 200
+        ? 'failed' as const
+        : {
+          clients: (clients.body.client_configurations ?? []) as ClientConfigurationWire[],
+          apps: (apps.body.app_registrations ?? []) as AppRegistrationWire[],
+          ...(activity.status === 200 ? { events: (activity.body.events ?? []) as AuditEventWire[] } : {}),
+        };
+    await save(ctx, now);
+    send(ctx, t.product, dashboardPage(view(session), session.user!, notice, setupView, consents.status === 200 ? (consents.body.consents ?? []) as ConsentWire[] : undefined));
+  }
+
+  async function activity(ctx: Context, now: Current): Promise<void> {
+    const type = typeof ctx.query.type === 'string' && (AUDIT_EVENT_TYPES as readonly string[]).includes(ctx.query.type) ? ctx.query.type : '';
+    const cursor = typeof ctx.query.cursor === 'string' && /^\d{1,15}-\d{1,20}$/.test(ctx.query.cursor) ? ctx.query.cursor : '';
+    const query = new URLSearchParams({ limit: '50', ...(type ? { type } : {}), ...(cursor ? { cursor } : {}) });
+    const answer = await api.call(now.session, 'GET', `audit-events?${query}`);
+    await save(ctx, now);
+    if (answer.status !== 200) return failed(ctx, now, answer);
+    const events = (answer.body.events ?? []) as AuditEventWire[];
+    send(ctx, t.activity.heading, activityPage(view(now.session), now.session.user!, AUDIT_EVENT_TYPES, type, events, typeof answer.body.next === 'string' ? answer.body.next : undefined));
+  }
+
+  async function secretPage(ctx: Context, now: Current): Promise<void> {
+    const shown = now.session.secret;
+    // Shown once: taken out of the session before the page is sent.
+    delete now.session.secret;
+    await save(ctx, now);
+    if (!shown) return seeOther(ctx);
+    send(ctx, t.secret.title, secretPageBody(view(now.session), shown), { script: copyScript(t) });
+  }
+
+  /** An API answer the portal can do no more with: back to the home page with the reason. */
+  async function failed(ctx: Context, now: Current, answer: ApiAnswer): Promise<void> {
+    now.session.notice = {
+      kind: 'error',
+      text: answer.status === 403 ? t.permission : answer.status === 404 ? t.errors.gone : `${t.errors.failed} (${describe(answer)})`,
+    };
+    await save(ctx, now);
+    seeOther(ctx);
+  }
+
+  // ---- client configurations ------------------------------------------------------------------
+
+  function clientValues(form: URLSearchParams): ClientFormValues {
+    const constraints: Record<string, string> = {};
+    for (const entry of setup.apis) {
+      for (const dimension of entry.constraints ?? []) constraints[`${entry.id}\n${dimension}`] = form.get(`constraint.${entry.id}.${dimension}`) ?? '';
+    }
+    return {
+      name: form.get('name') ?? '',
+      category: form.get('category') ?? '',
+      description: form.get('description') ?? '',
+      scopes: form.getAll('scope').filter((scope) => scopesOf.has(scope)),
+      constraints,
+    };
+  }
+
+  function clientValuesOf(record: ClientConfigurationWire): ClientFormValues {
+    const constraints: Record<string, string> = {};
+    for (const [apiId, resource] of Object.entries(record.resources)) {
+      for (const [dimension, values] of Object.entries(resource.constraints ?? {})) constraints[`${apiId}\n${dimension}`] = values.join(', ');
+    }
+    return {
+      name: record.name,
+      category: record.category,
+      description: record.description ?? '',
+      scopes: Object.values(record.resources).flatMap((resource) => resource.scopes),
+      constraints,
+    };
+  }
+
+  function resourcesOf(values: ClientFormValues): Record<string, { scopes: string[]; constraints?: Record<string, string[]> }> {
+    const resources: Record<string, { scopes: string[]; constraints?: Record<string, string[]> }> = {};
+    for (const scope of values.scopes) {
+      const apiId = scopesOf.get(scope)!;
+      (resources[apiId] ??= { scopes: [] }).scopes.push(scope);
+    }
+    for (const [key, typed] of Object.entries(values.constraints)) {
+      const [apiId, dimension] = key.split('\n') as [string, string];
+      const list = typed.split(/[,\n]/).map((value) => value.trim()).filter(Boolean);
+      if (resources[apiId] && list.length) (resources[apiId].constraints ??= {})[dimension] = list;
+    }
+    return resources;
+  }
+
+  function clientErrors(answer: ApiAnswer): FieldErrors {
+    const field = typeof answer.body.field === 'string' ? answer.body.field : '';
+    return new Map([[clientFieldId(setup.apis, field), fieldMessage(answer, field)]]);
+  }
+
+  async function saveClient(ctx: Context, now: Current, form: URLSearchParams, clientId?: string): Promise<void> {
+    const values = clientValues(form);
+    const errors: FieldErrors = new Map();
+    if (!values.name.trim()) errors.set('client-name', t.required.name);
+    if (!values.category.trim()) errors.set('client-category', t.required.category);
+    if (!values.scopes.length) errors.set('apis', t.required.scopes);
+    const existing = clientId ? { clientId, name: form.get('current_name') ?? values.name } : undefined;
+    if (errors.size) return send(ctx, existing ? t.clients.editHeading(existing.name) : t.clients.create, clientFormPage(view(now.session), values, errors, existing), { status: 400 });
+    const body = { name: values.name, category: values.category, description: values.description, resources: resourcesOf(values) };
+    if (!clientId) {
+      const { description, ...rest } = body;
+      const answer = await api.call(now.session, 'POST', 'client-configurations', description ? body : rest);
+      if (answer.status === 201 && typeof answer.body.client_secret === 'string') {
+        now.session.secret = { what: 'client_configuration', name: String(answer.body.name), clientId: String(answer.body.client_id), clientSecret: answer.body.client_secret, regenerated: false };
+        await save(ctx, now);
+        return seeOther(ctx, '/secret');
+      }
+      if (answer.status === 400) return send(ctx, t.clients.create, clientFormPage(view(now.session), values, clientErrors(answer)), { status: 400 });
+      return failed(ctx, now, answer);
+    }
+    const answer = await api.call(now.session, 'PATCH', `client-configurations/${encodeURIComponent(clientId)}`, body);
+    if (answer.status === 200) {
+      now.session.notice = { kind: 'ok', text: t.clients.saved(String(answer.body.name)) };
+      await save(ctx, now);
+      return seeOther(ctx);
+    }
+    if (answer.status === 400) return send(ctx, t.clients.editHeading(existing!.name), clientFormPage(view(now.session), values, clientErrors(answer), existing), { status: 400 });
+    return failed(ctx, now, answer);
+  }
+
+  // ---- app registrations ------------------------------------------------------------------------
+
+  function appValues(form: URLSearchParams): AppFormValues {
+    const uris = (name: string) => form.getAll(name).slice(0, MAX_URIS);
+    return {
+      name: form.get('name') ?? '',
+      description: form.get('description') ?? '',
+      redirectUris: uris('redirect_uri'),
+      postLogoutRedirectUris: uris('post_logout_redirect_uri'),
+      backchannelLogoutUri: form.get('backchannel_logout_uri') ?? '',
+      clientType: form.get('client_type') === 'public' ? 'public' : 'confidential',
+      pkceEnabled: form.get('pkce_enabled') === 'on',
+    };
+  }
+
+  function appValuesOf(record: AppRegistrationWire): AppFormValues {
+    return {
+      name: record.name,
+      description: record.description ?? '',
+      redirectUris: [...record.redirect_uris, ''],
+      postLogoutRedirectUris: [...record.post_logout_redirect_uris, ''],
+      backchannelLogoutUri: record.backchannel_logout_uri ?? '',
+      clientType: record.client_type,
+      pkceEnabled: record.pkce_enabled,
+    };
+  }
+
+  /** The non-empty URIs of a list, and the input each came from (to show the API's error at it). */
+  function sent(uris: string[]): { values: string[]; inputs: number[] } {
+    const inputs = uris.map((uri, index) => (uri.trim() ? index : -1)).filter((index) => index >= 0);
+    return { values: inputs.map((index) => uris[index]!.trim()), inputs };
+  }
+
+  async function saveApp(ctx: Context, now: Current, form: URLSearchParams, existingApp?: AppRegistrationWire): Promise<void> {
+    const values = appValues(form);
+    const existing = existingApp ? { clientId: existingApp.client_id, name: existingApp.name } : undefined;
+    const title = existing ? t.apps.editHeading(existing.name) : t.apps.create;
+    const more = form.get('more');
+    if (more === 'redirect' || more === 'logout') {
+      // "Add another URI": the same form, one more field, nothing sent (works without JavaScript).
+      const list = more === 'redirect' ? values.redirectUris : values.postLogoutRedirectUris;
+      if (list.length < MAX_URIS) list.push('');
+      return send(ctx, title, appFormPage(view(now.session), values, undefined, existing));
+    }
+    const redirect = sent(values.redirectUris);
+    const logout = sent(values.postLogoutRedirectUris);
+    const errors: FieldErrors = new Map();
+    if (!values.name.trim()) errors.set('app-name', t.required.name);
+    if (!redirect.values.length) errors.set('redirect-0', t.required.redirectUri);
+    if (errors.size) return send(ctx, title, appFormPage(view(now.session), values, errors, existing), { status: 400 });
+    const body: Record<string, unknown> = {
+      name: values.name,
+      redirect_uris: redirect.values,
+      post_logout_redirect_uris: logout.values,
+      client_type: values.clientType,
+      ...(values.clientType === 'confidential' ? { pkce_enabled: values.pkceEnabled } : {}),
+    };
+    if (values.description.trim() || existing) body.description = values.description.trim();
+    if (values.backchannelLogoutUri.trim() || existingApp?.backchannel_logout_uri) body.backchannel_logout_uri = values.backchannelLogoutUri.trim();
+    const answer = existing
+      ? await api.call(now.session, 'PATCH', `app-registrations/${encodeURIComponent(existing.clientId)}`, body)
+      : await api.call(now.session, 'POST', 'app-registrations', body);
+    if (answer.status === 200 || answer.status === 201) {
+      if (typeof answer.body.client_secret === 'string') {
+        now.session.secret = { what: 'app_registration', name: String(answer.body.name), clientId: String(answer.body.client_id), clientSecret: answer.body.client_secret, regenerated: false };
+        await save(ctx, now);
+        return seeOther(ctx, '/secret');
+      }
+      const name = String(answer.body.name);
+      now.session.notice = { kind: 'ok', text: existing ? t.apps.saved(name) : t.apps.createdPublic(name) };
+      await save(ctx, now);
+      return seeOther(ctx);
+    }
+    if (answer.status === 400) {
+      const field = typeof answer.body.field === 'string' ? answer.body.field : '';
+      const id = appFieldId(field, (list, index) => (list === 'redirect' ? redirect : logout).inputs[index] ?? 0);
+      return send(ctx, title, appFormPage(view(now.session), values, new Map([[id, fieldMessage(answer, field)]]), existing), { status: 400 });
+    }
+    return failed(ctx, now, answer);
+  }
+
+  // ---- routing ----------------------------------------------------------------------------------
+
+  async function record(now: Current, collection: 'client-configurations' | 'app-registrations', id: string): Promise<ApiAnswer> {
+    return api.call(now.session, 'GET', `${collection}/${encodeURIComponent(id)}`);
+  }
+
+  async function get(ctx: Context, path: string): Promise<void> {
+    if (path === '/login') return start(ctx);
+    if (path === '/callback') return callback(ctx);
+    const now = await current(ctx);
+    if (!now?.session.user) return path === '' || path === '/' ? landing(ctx) : seeOther(ctx);
+    if (path === '' || path === '/') return dashboard(ctx, now);
+    if (path === '/secret') return secretPage(ctx, now);
+    if (path === '/activity') return activity(ctx, now);
+    const v = view(now.session);
+    if (path === '/client-configurations/new') {
+      await save(ctx, now);
+      return send(ctx, t.clients.create, clientFormPage(v, { name: '', category: '', description: '', scopes: [], constraints: {} }, undefined));
+    }
+    if (path === '/app-registrations/new') {
+      await save(ctx, now);
+      return send(ctx, t.apps.create, appFormPage(v, { name: '', description: '', redirectUris: [''], postLogoutRedirectUris: [''], backchannelLogoutUri: '', clientType: 'confidential', pkceEnabled: true }, undefined));
+    }
+    const match = /^\/(client-configurations|app-registrations)\/([^/]+)(\/delete|\/secret)?$/.exec(path);
+    if (!match || !ID.test(match[2]!)) return simple(ctx, 404, t.errors.notFound);
+    const collection = match[1] as 'client-configurations' | 'app-registrations';
+    const answer = await record(now, collection, match[2]!);
+    await save(ctx, now);
+    if (answer.status !== 200) return failed(ctx, now, answer);
+    const name = String(answer.body.name);
+    const action = `${base}${path}`;
+    if (match[3] === '/delete') {
+      const texts = collection === 'client-configurations' ? t.clients : t.apps;
+      return send(ctx, texts.deleteHeading(name), confirmPage(v, texts.deleteHeading(name), texts.deleteWarning, action, `${t.delete} ${name}`, true));
+    }
+    if (match[3] === '/secret') {
+      return send(ctx, t.secret.regenerateHeading(name), confirmPage(v, t.secret.regenerateHeading(name), t.secret.regenerateWarning, action, t.regenerate, true));
+    }
+    if (collection === 'client-configurations') {
+      const wire = answer.body as unknown as ClientConfigurationWire;
+      return send(ctx, t.clients.editHeading(name), clientFormPage(v, clientValuesOf(wire), undefined, { clientId: wire.client_id, name }));
+    }
+    const wire = answer.body as unknown as AppRegistrationWire;
+    return send(ctx, t.apps.editHeading(name), appFormPage(v, appValuesOf(wire), undefined, { clientId: wire.client_id, name }));
+  }
+
+  async function post(ctx: Context, path: string): Promise<void> {
+    const now = await current(ctx);
+    let form: URLSearchParams;
+    try {
+      form = await readForm(ctx);
+    } catch (error) {
+      if (!(error instanceof FormTooLarge)) throw error;
+      return simple(ctx, 413, t.errors.tooLarge);
+    }
+    // Double-submit: the form's token must be this session's (constant-time); a browser's Origin,
+    // when it sends one, must be ours.
+    const sentOrigin = ctx.get('origin');
+    if (!now?.session.user || (sentOrigin && sentOrigin !== origin) || !same(form.get('csrf') ?? '', now.session.csrf)) {
+      return simple(ctx, 403, t.errors.refused);
+    }
+    if (path === '/logout') {
+      await end(ctx, now.id);
+      return landing(ctx, t.signedOut);
+    }
+    if (path === '/client-configurations') return saveClient(ctx, now, form);
+    if (path === '/app-registrations') return saveApp(ctx, now, form);
+    const consent = /^\/consents\/([^/]+)\/revoke$/.exec(path);
+    if (consent && ID.test(consent[1]!)) return revoke(ctx, now, consent[1]!);
+    const match = /^\/(client-configurations|app-registrations)\/([^/]+)(\/delete|\/secret)?$/.exec(path);
+    if (!match || !ID.test(match[2]!)) return simple(ctx, 404, t.errors.notFound);
+    const collection = match[1] as 'client-configurations' | 'app-registrations';
+    const id = match[2]!;
+    const existing = await record(now, collection, id);
+    if (existing.status !== 200) return failed(ctx, now, existing);
+    const name = String(existing.body.name);
+    const resource = `${collection}/${encodeURIComponent(id)}`;
+    if (match[3] === '/delete') {
+      const answer = await api.call(now.session, 'DELETE', resource);
+      if (answer.status !== 204) return failed(ctx, now, answer);
+      now.session.notice = { kind: 'ok', text: (collection === 'client-configurations' ? t.clients : t.apps).deleted(name) };
+      await save(ctx, now);
+      return seeOther(ctx);
+    }
+    if (match[3] === '/secret') {
+      const answer = await api.call(now.session, 'POST', `${resource}/secret`);
+      if (answer.status !== 200 || typeof answer.body.client_secret !== 'string') return failed(ctx, now, answer);
+      now.session.secret = { what: collection === 'client-configurations' ? 'client_configuration' : 'app_registration', name, clientId: id, clientSecret: answer.body.client_secret, regenerated: true };
+      await save(ctx, now);
+      return seeOther(ctx, '/secret');
+    }
+    if (collection === 'client-configurations') {
+      form.set('current_name', name);
+      return saveClient(ctx, now, form, id);
+    }
+    return saveApp(ctx, now, form, existing.body as unknown as AppRegistrationWire);
+  }
+
+  async function revoke(ctx: Context, now: Current, clientId: string): Promise<void> {
+    const listed = await api.call(now.session, 'GET', 'consents');
+    const consent = ((listed.body.consents ?? []) as ConsentWire[]).find((entry) => entry.client_id === clientId);
+    const answer = await api.call(now.session, 'DELETE', `consents/${encodeURIComponent(clientId)}`);
+    if (answer.status !== 204) return failed(ctx, now, answer);
+    const name = consent?.app_name ?? t.consents.deletedApp;
+    if (clientId === client.clientId) {
+      // The portal's own grant (and refresh token) is gone: so is this sign-in.
+      await end(ctx, now.id);
+      return landing(ctx, t.consents.revokedPortal(name));
+    }
+    now.session.notice = { kind: 'ok', text: t.consents.revoked(name) };
+    await save(ctx, now);
+    seeOther(ctx);
+  }
+
+  return async function portal(ctx: Context, next: Next): Promise<void> {
+    if (ctx.path !== base && !ctx.path.startsWith(`${base}/`)) return next();
+    const lang = negotiateLocale({ acceptLanguage: ctx.get('accept-language'), available: Object.keys(LANGUAGES), defaultLocale: 'en' });
+    // The look of the user's organisation once she is signed in (the platform's before).
+    const tenant = (await current(ctx).catch(() => undefined))?.session.user?.tenant;
+    const branding = await setup.brands.of(tenant);
+    return looks.run({ lang, t: LANGUAGES[lang] ?? PORTAL_TEXT, branding }, () => answer(ctx));
+  };
+
+  async function answer(ctx: Context): Promise<void> {
+    const path = ctx.path.slice(base.length);
+    try {
+      if (ctx.method === 'GET' || ctx.method === 'HEAD') return await get(ctx, path);
+      if (ctx.method === 'POST') return await post(ctx, path);
+      ctx.set('Allow', 'GET, HEAD, POST');
+      return simple(ctx, 405, t.errors.notAllowed);
+    } catch (error) {
+      if (error instanceof SignedOut) {
+        const now = await current(ctx).catch(() => undefined);
+        if (now) await end(ctx, now.id).catch(() => undefined);
+        return landing(ctx, t.signInEnded, 401);
+      }
+      if (error instanceof StoreUnavailable) return simple(ctx, 503, t.errors.unavailable);
+      // Only the error's class: a message could quote request data.
+      setup.logger.error('portal error', { error: error instanceof Error ? error.name : 'unknown' });
+      return simple(ctx, 502, t.errors.failed);
+    }
+  }
+}
