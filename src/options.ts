@@ -3,6 +3,7 @@ import type { AccountStore } from './accounts.js';
 import type { ApiDefinition } from '../policies/catalog.js';
 import { en, type Messages } from './i18n/messages/en.js';
 import type { I18nOptions } from './i18n/localizer.js';
+import { PORTAL_TEXT, type PortalTextOverrides } from './portal/text.js';
 import { BUILT_IN_MESSAGES } from './i18n/localizer.js';
 import { brandingProblems, type Branding, type BrandingOption } from './pages/branding.js';
 import type { Logger } from './logger.js';
@@ -133,6 +134,28 @@ const hostMessages = z.record(z.string(), z.unknown()).superRefine((given, ctx) 
     const kind = typeof en[key as keyof Messages];
     if (value !== undefined && typeof value !== kind) ctx.addIssue({ code: 'custom', path: [key], message: `must be a ${kind === 'function' ? 'function' : 'string'}` });
   }
+});
+
+/**
+ * A host's portal texts for one language: names of ours only, each of the kind ours is (a text, a
+ * function, or a group of them, checked one level down).
+ */
+const portalMessages = z.record(z.string(), z.unknown()).superRefine((given, ctx) => {
+  const check = (ours: Record<string, unknown>, theirs: Record<string, unknown>, path: string[]) => {
+    for (const [key, value] of Object.entries(theirs)) {
+      if (value === undefined) continue;
+      if (!Object.hasOwn(ours, key)) {
+        ctx.addIssue({ code: 'custom', path: [...path, key], message: 'is not a text of the portal (see PortalText)' });
+        continue;
+      }
+      const mine = ours[key];
+      const kind = typeof mine === 'object' && mine !== null ? 'group' : typeof mine;
+      const theirKind = typeof value === 'object' && value !== null && !Array.isArray(value) ? 'group' : typeof value;
+      if (kind !== theirKind) ctx.addIssue({ code: 'custom', path: [...path, key], message: `must be a ${kind === 'group' ? 'group of texts' : kind === 'function' ? 'function' : 'string'}` });
+      else if (kind === 'group' && path.length === 0) check(mine as Record<string, unknown>, value as Record<string, unknown>, [key]);
+    }
+  };
+  check(PORTAL_TEXT as unknown as Record<string, unknown>, given, []);
 });
 
 const i18nSchema = z
@@ -270,6 +293,7 @@ export const optionsSchema = z
         enabled: z.boolean().default(false),
         path: z.string().regex(/^(\/[a-z0-9-]+)+$/, "must be like '/portal': lower-case letters, digits and '-' in each segment").max(64).default('/portal'),
         internalUrl: urlWithoutTrailingSlash.optional(),
+        messages: z.record(languageTag, portalMessages).optional(),
       })
       .strict()
       .prefault({}),
@@ -405,7 +429,17 @@ export interface AuthServerOptions {
    * given (e.g. `http://127.0.0.1:3000`, when the public base URL is not reachable from the server
    * itself), else at `baseUrl`.
    */
-  portal?: { enabled?: boolean; path?: string; internalUrl?: string };
+  portal?: {
+    enabled?: boolean;
+    path?: string;
+    internalUrl?: string;
+    /**
+     * The portal's texts a host adds or overrides, per language tag: a tag of ours (`en`, `de`,
+     * `fr`) has only the texts given replaced; a new tag is a new language, its missing texts in
+     * English. Groups (`clients`, `apps`, ...) are merged one level down.
+     */
+    messages?: Record<string, PortalTextOverrides>;
+  };
   /**
    * The pages' languages: English, German and French are built in; `messages` adds a language
    * (missing texts in English) or overrides texts of one; `defaultLocale` is served when neither

@@ -48,6 +48,7 @@ import { createTokenVerifier } from './resource-server/verifier.js';
 import { connectMiddleware, embeddingChecks, ownPaths, type ConnectMiddleware } from './http/embedding.js';
 import { portalMiddleware, registerPortalApp } from './portal/index.js';
 import { PortalSessions } from './portal/sessions.js';
+import type { PortalTextOverrides } from './portal/text.js';
 
 /** How long a portal session lasts without use (its tokens are refreshed within it). */
 const PORTAL_SESSION_SECONDS = 30 * 60;
@@ -399,6 +400,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       catalog,
       brands,
       localizer,
+      messages: options.portal.messages as Record<string, PortalTextOverrides> | undefined,
       apps: appRegistrations,
       sessions: new PortalSessions(store.engine('PortalSession'), cookieKeys[0]!, PORTAL_SESSION_SECONDS),
       logger,

@@ -13,7 +13,7 @@ import { page, sendPage } from '../pages/html.js';
 import type { AppRegistrations } from '../records/app-registrations.js';
 import { PortalApiClient, SignedOut, type ApiAnswer } from './api-client.js';
 import { PortalSessions, same, type PortalSession } from './sessions.js';
-import { PORTAL_TEXT, type PortalText } from './text.js';
+import { PORTAL_TEXT, withOverrides, type PortalText, type PortalTextOverrides } from './text.js';
 import { PORTAL_TEXT_DE } from './text-de.js';
 import { PORTAL_TEXT_FR } from './text-fr.js';
 import {
@@ -54,6 +54,8 @@ export interface PortalSetup {
   brands: Brands;
   /** The sign-in pages' texts (OIDC scope words, in the host's words where it gave some). */
   localizer: Localizer;
+  /** The host's portal texts (`portal.messages`). */
+  messages?: Record<string, PortalTextOverrides> | undefined;
   apps: AppRegistrations;
   sessions: PortalSessions;
   logger: Logger;
@@ -128,8 +130,18 @@ function fieldMessage(answer: ApiAnswer, field: string): string {
   return field && description.startsWith(`${field}: `) ? description.slice(field.length + 2) : description;
 }
 
-/** The portal's languages: the same three as the sign-in pages. */
-const LANGUAGES: Readonly<Record<string, PortalText>> = { en: PORTAL_TEXT, de: PORTAL_TEXT_DE, fr: PORTAL_TEXT_FR };
+/** The portal's own languages: the same three as the sign-in pages. */
+const BUILT_IN: Readonly<Record<string, PortalText>> = { en: PORTAL_TEXT, de: PORTAL_TEXT_DE, fr: PORTAL_TEXT_FR };
+
+/** Ours and the host's (`portal.messages`): a known tag gets the texts given; a new one is English underneath. */
+function languagesOf(messages: Record<string, PortalTextOverrides> | undefined): Record<string, PortalText> {
+  const languages: Record<string, PortalText> = { ...BUILT_IN };
+  for (const [tag, overrides] of Object.entries(messages ?? {})) {
+    const known = Object.keys(languages).find((existing) => existing.toLowerCase() === tag.toLowerCase());
+    languages[known ?? tag] = withOverrides(languages[known ?? tag] ?? PORTAL_TEXT, overrides);
+  }
+  return languages;
+}
 
 /** The language and look of the request being answered (every page of it is rendered within it). */
 interface RequestLook {
@@ -145,6 +157,7 @@ interface Current {
 
 /** The portal's Koa middleware: answers under its path, passes everything else on. */
 export function portalMiddleware(setup: PortalSetup, client: { clientId: string; clientSecret: string }) {
+  const languages = languagesOf(setup.messages);
   const looks = new AsyncLocalStorage<RequestLook>();
   const look = (): RequestLook => looks.getStore() ?? { lang: 'en', t: PORTAL_TEXT };
   // The texts of the request's language, read where they are used: requests run concurrently, so
@@ -519,7 +532,10 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
     if (path === '/login') return start(ctx);
     if (path === '/callback') return callback(ctx);
     const now = await current(ctx);
-    if (!now?.session.user) return path === '' || path === '/' ? landing(ctx) : seeOther(ctx);
+    if (!now?.session.user) {
+      if (path !== '' && path !== '/') return seeOther(ctx);
+      return landing(ctx, ctx.query.state === 'signed-out' ? t.signedOut : '');
+    }
     if (path === '' || path === '/') return dashboard(ctx, now);
     if (path === '/secret') return secretPage(ctx, now);
     if (path === '/activity') return activity(ctx, now);
@@ -571,8 +587,13 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
       return simple(ctx, 403, t.errors.refused);
     }
     if (path === '/logout') {
+      // The portal's session ends here; the sign-in session (every app's single sign-on) ends at
+      // our end-session endpoint, which asks the user and sends her back to the portal. By client
+      // ID, not by ID token: a token has no place in a URL.
       await end(ctx, now.id);
-      return landing(ctx, t.signedOut);
+      const query = new URLSearchParams({ client_id: client.clientId, post_logout_redirect_uri: publicUrl, state: 'signed-out', ui_locales: look().lang });
+      ctx.status = 303;
+      return ctx.redirect(`${setup.issuer}/session/end?${query}`);
     }
     if (path === '/client-configurations') return saveClient(ctx, now, form);
     if (path === '/app-registrations') return saveApp(ctx, now, form);
@@ -625,11 +646,11 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
 
   return async function portal(ctx: Context, next: Next): Promise<void> {
     if (ctx.path !== base && !ctx.path.startsWith(`${base}/`)) return next();
-    const lang = negotiateLocale({ acceptLanguage: ctx.get('accept-language'), available: Object.keys(LANGUAGES), defaultLocale: 'en' });
+    const lang = negotiateLocale({ acceptLanguage: ctx.get('accept-language'), available: Object.keys(languages), defaultLocale: 'en' });
     // The look of the user's organisation once she is signed in (the platform's before).
     const tenant = (await current(ctx).catch(() => undefined))?.session.user?.tenant;
     const branding = await setup.brands.of(tenant);
-    return looks.run({ lang, t: LANGUAGES[lang] ?? PORTAL_TEXT, branding }, () => answer(ctx));
+    return looks.run({ lang, t: languages[lang] ?? PORTAL_TEXT, branding }, () => answer(ctx));
   };
 
   async function answer(ctx: Context): Promise<void> {

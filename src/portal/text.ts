@@ -147,3 +147,18 @@ export const PORTAL_TEXT = {
 
 /** The shape of the portal's texts. */
 export type PortalText = typeof PORTAL_TEXT;
+
+/** A host's texts of one language: any text, or any text of a group (`portal.messages`). */
+export type PortalTextOverrides = { [K in keyof PortalText]?: PortalText[K] extends (...args: never[]) => unknown ? PortalText[K] : PortalText[K] extends object ? Partial<PortalText[K]> : PortalText[K] };
+
+/** A language's texts: ours, then the host's over them (groups merged one level down). */
+export function withOverrides(base: PortalText, overrides: PortalTextOverrides | undefined): PortalText {
+  if (!overrides) return base;
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(overrides)) {
+    if (value === undefined) continue;
+    const ours = merged[key];
+    merged[key] = typeof ours === 'object' && ours !== null && typeof value === 'object' ? { ...ours, ...value } : value;
+  }
+  return merged as PortalText;
+}

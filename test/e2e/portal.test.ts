@@ -127,12 +127,17 @@ describe('administration portal (library, Redis store) in headless Chromium', ()
     await page.goto(portalUrl());
     await accessible('portal-signed-out');
     await page.getByRole('link', { name: 'Sign in' }).click();
+    await page.getByLabel('Username').waitFor();
+    await accessible('sign-in');
     await page.getByLabel('Username').fill(username);
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     const allow = page.getByRole('button', { name: 'Allow' });
     await Promise.race([allow.waitFor({ state: 'visible' }), page.waitForURL((url) => url.pathname === '/portal')]);
-    if (await allow.isVisible()) await allow.click();
+    if (await allow.isVisible()) {
+      await accessible('consent');
+      await allow.click();
+    }
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
     expect(await heading()).toBe('Developer portal');
   }
@@ -359,8 +364,17 @@ describe('administration portal (library, Redis store) in headless Chromium', ()
     const activity = await context!.request.get(portalUrl('/activity'));
     expect(await activity.text()).toContain(PERMISSION.replace(/'/g, '&#39;'));
 
+    // Sign out: the portal's session, then the sign-in session, after the server's confirmation page.
     await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL((url) => url.pathname === '/oauth2/session/end');
+    await accessible('sign-out-confirm');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL((url) => url.pathname === '/portal');
     await expect(page.getByRole('status').textContent()).resolves.toBe('You are signed out of the portal.');
+    await accessible('portal-signed-out-notice');
+    // Signed out of the server too: the next sign-in asks for the password.
+    await page.getByRole('link', { name: 'Sign in' }).click();
+    await page.getByLabel('Password').waitFor();
   }, TEST_TIMEOUT);
 
   it.each([
@@ -411,6 +425,10 @@ describe('administration portal (library, Redis store) in headless Chromium', ()
     const callback = await page.goto(portalUrl('/callback?code=abc&state=not-mine'));
     expect(callback!.status()).toBe(400);
     await accessible('portal-sign-in-refused');
+    // The server's own error page (an app it does not know), as users see it.
+    const error = await page.goto(`${server.baseUrl}/oauth2/authorize?client_id=not-an-app&response_type=code&scope=openid`);
+    expect(error!.status()).toBe(400);
+    await accessible('error-page');
     // Redis holds the session under a digest of the cookie, sealed: no token, no session ID.
     const keys = await redis.client().keys('*PortalSession*');
     expect(keys.length).toBeGreaterThan(0);

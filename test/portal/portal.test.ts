@@ -51,6 +51,34 @@ describe('the portal option', () => {
     await expect(createAuthServer({ baseUrl: 'http://127.0.0.1:1', apis: demoApis, portal } as never)).rejects.toThrow(new RegExp(field.replace('.', '\\.')));
   });
 
+  it('speaks a language the host adds, in the host\'s words where it gave some, English underneath', async () => {
+    const server = await startServer({
+      accounts: testAccounts([ada]),
+      portal: { enabled: true, messages: { en: { product: 'Integration hub', clients: { heading: 'Integrations' } }, nl: { product: 'Ontwikkelaarsportaal', signIn: 'Aanmelden' } } },
+    });
+    try {
+      const page = async (language: string) => (await fetch(`${server.baseUrl}/portal`, { headers: { 'accept-language': language } })).text();
+      const dutch = await page('nl-NL,nl;q=0.9');
+      expect(dutch).toContain('<html lang="nl">');
+      expect(dutch).toContain('<h1>Ontwikkelaarsportaal</h1>');
+      expect(dutch).toContain('>Aanmelden</a>');
+      expect(dutch).toContain('Manage your organisation&#39;s client configurations');
+      expect(await page('en')).toContain('<h1>Integration hub</h1>');
+      expect(await page('de')).toContain('<h1>Entwicklerportal</h1>');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it.each([
+    ['portal.messages.en.nope', { nope: 'x' }],
+    ['portal.messages.en.clients.heading', { clients: { heading: 3 } }],
+    ['portal.messages.en.clients', { clients: 'x' }],
+    ['portal.messages.en.signedInAs', { signedInAs: 'x' }],
+  ])('refuses portal texts that are not ours: %s', async (field, texts) => {
+    await expect(createAuthServer({ baseUrl: 'http://127.0.0.1:1', apis: demoApis, portal: { enabled: true, messages: { en: texts } } } as never)).rejects.toThrow(field);
+  });
+
   it('serves at {pathPrefix}{path}, with its cookie on that path, behind Express too', async () => {
     const host = await startHost((auth) => {
       const app = express();
