@@ -111,10 +111,13 @@ async function seedDemoApps(auth: AuthServer): Promise<DemoApp[]> {
   return apps;
 }
 
-/** The address this server reaches itself at: the host it listens on, or loopback for a wildcard. */
-function loopbackOf(listening: string): string {
-  if (listening === '0.0.0.0' || listening === '::' || listening === '') return '127.0.0.1';
-  return listening.includes(':') ? `[${listening}]` : listening;
+/**
+ * Where the portal reaches this server from inside: loopback when it listens there (or on every
+ * address); otherwise its public base URL.
+ */
+function internalUrlOf(listening: string, listeningPort: number): string | undefined {
+  if (listening === '0.0.0.0' || listening === '::' || listening === '' || listening === '127.0.0.1' || listening === 'localhost') return `http://127.0.0.1:${listeningPort}`;
+  return listening === '::1' ? `http://[::1]:${listeningPort}` : undefined;
 }
 
 async function main(): Promise<void> {
@@ -135,7 +138,7 @@ async function main(): Promise<void> {
     observability: { metrics: process.env.METRICS === '1' },
     logger: createLogger({ level: process.env.LOG_LEVEL ?? 'info' }),
     // The administration portal at {pathPrefix}/portal, reaching its own APIs on the loopback address.
-    portal: { enabled: true, internalUrl: `http://${loopbackOf(host)}:${port}` },
+    portal: { enabled: true, ...(internalUrlOf(host, port) ? { internalUrl: internalUrlOf(host, port) } : {}) },
   });
   const { clientId, clientSecret } = await seedDemoClient(auth);
   let apps: DemoApp[] = [];

@@ -292,7 +292,11 @@ export const optionsSchema = z
       .object({
         enabled: z.boolean().default(false),
         path: z.string().regex(/^(\/[a-z0-9-]+)+$/, "must be like '/portal': lower-case letters, digits and '-' in each segment").max(64).default('/portal'),
-        internalUrl: urlWithoutTrailingSlash.optional(),
+        internalUrl: urlWithoutTrailingSlash
+          .refine((value) => value.startsWith('https:') || ['localhost', '127.0.0.1', '[::1]'].includes(new URL(value).hostname), {
+            message: 'must be https, or http to a loopback address (the portal sends its secret and users\' tokens there)',
+          })
+          .optional(),
         messages: z.record(languageTag, portalMessages).optional(),
       })
       .strict()

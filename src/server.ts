@@ -48,6 +48,7 @@ import { createTokenVerifier } from './resource-server/verifier.js';
 import { connectMiddleware, embeddingChecks, ownPaths, type ConnectMiddleware } from './http/embedding.js';
 import { portalMiddleware, registerPortalApp } from './portal/index.js';
 import { PortalSessions } from './portal/sessions.js';
+import { ForwardedAddress, PORTAL_ADDRESS_HEADER } from './portal/address.js';
 import type { PortalTextOverrides } from './portal/text.js';
 
 /** How long a portal session lasts without use (its tokens are refreshed within it). */
@@ -279,6 +280,11 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     });
   }
   const addressOf = clientAddress(options.proxy ? options.trustedProxyHops : 0);
+  // The portal tells our APIs the browser's address (signed): theirs for the audit trail.
+  const forwardedAddress = new ForwardedAddress(cookieKeys[cookieKeys.length - 1]!);
+  const apiAddressOf = options.portal.enabled
+    ? (ctx: Koa.Context) => forwardedAddress.verify(ctx.get(PORTAL_ADDRESS_HEADER) || undefined) ?? addressOf(ctx)
+    : addressOf;
   const ownTokens = createTokenVerifier({
     issuer: options.issuer,
     audience: options.audience,
@@ -344,10 +350,10 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
         refused: () => metrics?.rateLimited.inc({ limit: 'sign_in' }),
       }),
     }),
-    ...consentHandlers(ownApis, consents, options.accounts, isFirstParty, addressOf),
+    ...consentHandlers(ownApis, consents, options.accounts, isFirstParty, apiAddressOf),
     ...managementHandlers({
       audit,
-      addressOf,
+      addressOf: apiAddressOf,
       bodyLimit: options.limits.apiRequestBytes,
       verifier: ownApis,
       accounts: options.accounts,
@@ -389,7 +395,9 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   }));
   if (options.portal.enabled) {
     const portalUrl = `${options.baseUrl}${options.pathPrefix}${options.portal.path}`;
-    const portalApp = await registerPortalApp(appRegistrations, options.issuer, portalUrl, cookieKeys[0]!);
+    // The portal's secret comes from the oldest cookie key: a new key is added first, so adding
+    // one (the usual rotation) leaves the secret as every running instance has it.
+    const portalApp = await registerPortalApp(appRegistrations, options.issuer, portalUrl, cookieKeys[cookieKeys.length - 1]!);
     app.use(portalMiddleware({
       baseUrl: options.baseUrl,
       pathPrefix: options.pathPrefix,
@@ -400,9 +408,11 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       catalog,
       brands,
       localizer,
+      addressOf,
+      forwardedAddress,
       messages: options.portal.messages as Record<string, PortalTextOverrides> | undefined,
       apps: appRegistrations,
-      sessions: new PortalSessions(store.engine('PortalSession'), cookieKeys[0]!, PORTAL_SESSION_SECONDS),
+      sessions: new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), cookieKeys, PORTAL_SESSION_SECONDS),
       logger,
     }, portalApp));
   }

@@ -29,6 +29,8 @@ export class PortalApiClient {
     private readonly base: string,
     private readonly clientId: string,
     private readonly clientSecret: string,
+    /** Headers for every API call of the request being answered (the user's address). */
+    private readonly extraHeaders: () => Record<string, string> = () => ({}),
   ) {}
 
   /** A token request with the portal's credentials (HTTP Basic); the answer's JSON. */
@@ -44,6 +46,19 @@ export class PortalApiClient {
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
     return (await response.json().catch(() => ({}))) as Record<string, unknown>;
+  }
+
+  /** Revokes a token of the portal's (RFC 7009): a refresh token ends its grant. */
+  async revoke(token: string): Promise<void> {
+    await fetch(`${this.base}/oauth2/revoke`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${encodeURIComponent(this.clientId)}:${encodeURIComponent(this.clientSecret)}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ token, token_type_hint: 'refresh_token' }).toString(),
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
   }
 
   /** Keeps the tokens of a token response in the session. */
@@ -77,6 +92,7 @@ export class PortalApiClient {
       headers: {
         authorization: `Bearer ${token}`,
         accept: 'application/json',
+        ...this.extraHeaders(),
         ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
       },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),

@@ -9,10 +9,11 @@ import { scopeWords } from '../pages/scope-words.js';
 import type { Brands, CheckedBranding } from '../pages/branding.js';
 import { AUDIT_EVENT_TYPES } from '../audit/trail.js';
 import type { Logger } from '../logger.js';
-import { page, sendPage } from '../pages/html.js';
+import { escapeHtml, page, sendPage } from '../pages/html.js';
 import type { AppRegistrations } from '../records/app-registrations.js';
 import { PortalApiClient, SignedOut, type ApiAnswer } from './api-client.js';
-import { PortalSessions, same, type PortalSession } from './sessions.js';
+import { PORTAL_ADDRESS_HEADER, type ForwardedAddress } from './address.js';
+import { PortalSessions, same, type PendingSignIn, type PortalSession, type ShownSecret } from './sessions.js';
 import { PORTAL_TEXT, withOverrides, type PortalText, type PortalTextOverrides } from './text.js';
 import { PORTAL_TEXT_DE } from './text-de.js';
 import { PORTAL_TEXT_FR } from './text-fr.js';
@@ -50,6 +51,10 @@ export interface PortalSetup {
   apis: readonly ApiDefinition[];
   /** What a scope allows, in words, per language. */
   catalog: ApiCatalog;
+  /** The source address of a request (the server's rule: proxies trusted or not). */
+  addressOf: (ctx: Context) => string;
+  /** Signs the user's address for the APIs (their audit trail). */
+  forwardedAddress: ForwardedAddress;
   /** The tenants' branding (the `branding` option). */
   brands: Brands;
   /** The sign-in pages' texts (OIDC scope words, in the host's words where it gave some). */
@@ -62,6 +67,10 @@ export interface PortalSetup {
 }
 
 const SESSION_COOKIE = 'portal_session';
+/** The sign-ins under way in this browser, sealed (nothing is stored before a user signs in). */
+const SIGN_IN_COOKIE = 'portal_signin';
+/** An unchanged session is written again (its idle lifetime renewed) at most this often. */
+const RENEW_AFTER_MS = 5 * 60_000;
 const SIGN_IN_TTL_MS = 10 * 60_000;
 const FORM_LIMIT = 64 * 1024;
 /** The portal asks for the management right explicitly; users without the permission get tokens without it. */
@@ -148,11 +157,15 @@ interface RequestLook {
   lang: string;
   t: PortalText;
   branding?: CheckedBranding | undefined;
+  /** The browser's address, for the APIs' audit trail. */
+  address?: string;
 }
 
 interface Current {
   id: string;
   session: PortalSession;
+  /** The session as it was read or last written (JSON): unchanged sessions are not written again. */
+  stored?: string;
 }
 
 /** The portal's Koa middleware: answers under its path, passes everything else on. */
@@ -168,7 +181,10 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
   const redirectUri = `${publicUrl}/callback`;
   const secure = setup.baseUrl.startsWith('https:');
   const origin = new URL(setup.baseUrl).origin;
-  const api = new PortalApiClient(setup.internalBase, client.clientId, client.clientSecret);
+  const api = new PortalApiClient(setup.internalBase, client.clientId, client.clientSecret, (): Record<string, string> => {
+    const { address } = look();
+    return address ? { [PORTAL_ADDRESS_HEADER]: setup.forwardedAddress.sign(address) } : {};
+  });
   const scopesOf = new Map(setup.apis.flatMap((entry) => Object.keys(entry.scopes).map((scope) => [scope, entry.id] as const)));
 
   // ---- sessions -------------------------------------------------------------------------------
@@ -188,23 +204,51 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
     let reading = read.get(ctx);
     if (!reading) {
       const id = ctx.cookies.get(SESSION_COOKIE, { signed: false });
-      reading = setup.sessions.get(id).then((session) => (id && session ? { id, session } : undefined));
+      reading = setup.sessions.get(id).then((session) => (id && session ? { id, session, stored: JSON.stringify(session) } : undefined));
       read.set(ctx, reading);
     }
     return reading;
   }
 
-  async function fresh(ctx: Context, carried: Partial<PortalSession> = {}): Promise<Current> {
-    const id = PortalSessions.newId();
-    const session: PortalSession = { ...carried, csrf: randomBytes(32).toString('base64url') };
-    await setup.sessions.save(id, session);
-    setCookie(ctx, id);
-    return { id, session };
+  /** A new session (written by the first `save`). */
+  function fresh(carried: Partial<PortalSession> = {}): Current {
+    return { id: PortalSessions.newId(), session: { ...carried, csrf: randomBytes(32).toString('base64url') } };
   }
 
-  async function save(ctx: Context, { id, session }: Current): Promise<void> {
-    await setup.sessions.save(id, session);
-    setCookie(ctx, id);
+  /**
+   * Writes the session when it changed, or to renew its idle lifetime now and then. Requests of one
+   * browser run concurrently: one that changed nothing must not write back what it read, over a
+   * rotated refresh token that another request stored meanwhile.
+   */
+  async function save(ctx: Context, now: Current): Promise<void> {
+    const { session } = now;
+    const { savedAt, ...rest } = session;
+    const unchanged = now.stored !== undefined && JSON.stringify({ ...JSON.parse(now.stored) as PortalSession, savedAt: undefined }) === JSON.stringify({ ...rest, savedAt: undefined });
+    if (!unchanged || Date.now() - (savedAt ?? 0) > RENEW_AFTER_MS) {
+      session.savedAt = Date.now();
+      await setup.sessions.save(now.id, session);
+      now.stored = JSON.stringify(session);
+    }
+    setCookie(ctx, now.id);
+  }
+
+  /** The sign-ins under way in this browser (at most three: tabs), from their sealed cookie. */
+  function pendingSignIns(ctx: Context): PendingSignIn[] {
+    const list = setup.sessions.open<PendingSignIn[]>(ctx.cookies.get(SIGN_IN_COOKIE, { signed: false }), 'sign-in');
+    return Array.isArray(list) ? list.filter((entry) => entry.expires > Date.now()).slice(-3) : [];
+  }
+
+  function setPendingSignIns(ctx: Context, list: PendingSignIn[]): void {
+    ctx.cookies.set(SIGN_IN_COOKIE, list.length ? setup.sessions.seal(list, 'sign-in') : '', {
+      httpOnly: true, sameSite: 'lax', signed: false, secure, path: base, maxAge: list.length ? SIGN_IN_TTL_MS : 0, overwrite: true,
+    });
+  }
+
+  /** Keeps a secret for the next secret page, then sends the browser there. */
+  async function showSecret(ctx: Context, now: Current, shown: ShownSecret): Promise<void> {
+    await setup.sessions.putSecret(now.id, shown);
+    await save(ctx, now);
+    seeOther(ctx, '/secret');
   }
 
   async function end(ctx: Context, id: string): Promise<void> {
@@ -250,20 +294,18 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
   }
 
   function simple(ctx: Context, status: number, text: string): void {
-    send(ctx, text, `<h1>${t.product}</h1><p class="error" role="alert">${text.replace(/[<>&"]/g, '')}</p><p><a href="${base}">${t.back}</a></p>`, { status });
+    send(ctx, text, `<h1>${escapeHtml(t.product)}</h1><p class="error" role="alert">${escapeHtml(text)}</p><p><a href="${base}">${escapeHtml(t.back)}</a></p>`, { status });
   }
 
   // ---- sign-in ----------------------------------------------------------------------------------
 
   async function start(ctx: Context): Promise<void> {
-    const found = await current(ctx);
-    const { id, session } = found ?? (await fresh(ctx));
     const state = randomBytes(24).toString('base64url');
     const verifier = randomBytes(32).toString('base64url');
     const nonce = randomBytes(24).toString('base64url');
-    // A few sign-ins may be under way in one browser (tabs); the oldest go first.
-    session.pending = [...(session.pending ?? []).filter((entry) => entry.expires > Date.now()).slice(-2), { state, verifier, nonce, expires: Date.now() + SIGN_IN_TTL_MS }];
-    await save(ctx, { id, session });
+    // A few sign-ins may be under way in one browser (tabs); the oldest go first. Sealed in a
+    // cookie of this browser: a stranger's request stores nothing, and the state is bound to it.
+    setPendingSignIns(ctx, [...pendingSignIns(ctx).slice(-2), { state, verifier, nonce, expires: Date.now() + SIGN_IN_TTL_MS }]);
     const query = new URLSearchParams({
       response_type: 'code', client_id: client.clientId, redirect_uri: redirectUri, scope: SCOPE, state, nonce,
       code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
@@ -275,12 +317,11 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
 
   async function callback(ctx: Context): Promise<void> {
     const state = typeof ctx.query.state === 'string' ? ctx.query.state : '';
-    const found = await current(ctx);
-    // State is compared exactly and must belong to this browser's session (no login CSRF).
-    const signIn = found?.session.pending?.find((entry) => same(entry.state, state) && entry.expires > Date.now());
-    if (!found || !signIn) return landing(ctx, t.signInUnknown, 400);
-    found.session.pending = found.session.pending!.filter((entry) => entry !== signIn);
-    await save(ctx, found);
+    // State is compared exactly and must be one this browser started (no login CSRF).
+    const pending = pendingSignIns(ctx);
+    const signIn = pending.find((entry) => same(entry.state, state));
+    if (!signIn) return landing(ctx, t.signInUnknown, 400);
+    setPendingSignIns(ctx, pending.filter((entry) => entry !== signIn));
     if (ctx.query.error) return landing(ctx, ctx.query.error === 'access_denied' ? t.signInDenied : t.signInFailed);
     const tokens = await api.token({ grant_type: 'authorization_code', code: String(ctx.query.code ?? ''), redirect_uri: redirectUri, code_verifier: signIn.verifier });
     const idToken = jwtPayload(tokens.id_token);
@@ -291,8 +332,9 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
     }
     const access = jwtPayload(tokens.access_token);
     // Signed in: a new session ID and CSRF token, so an ID planted before gives no access.
-    await setup.sessions.delete(found.id);
-    const next = await fresh(ctx, {
+    const before = await current(ctx);
+    if (before) await setup.sessions.delete(before.id);
+    const next = fresh({
       user: {
         sub: idToken.sub,
         ...(typeof idToken.name === 'string' ? { name: idToken.name } : {}),
@@ -344,9 +386,14 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
   }
 
   async function secretPage(ctx: Context, now: Current): Promise<void> {
-    const shown = now.session.secret;
-    // Shown once: taken out of the session before the page is sent.
-    delete now.session.secret;
+    // A HEAD or a prefetch (a browser's guess, a link scanner) must not use the one showing up.
+    const purpose = `${ctx.get('sec-purpose')} ${ctx.get('purpose')}`;
+    if (ctx.method === 'HEAD' || /prefetch|prerender/i.test(purpose)) {
+      ctx.status = 204;
+      return;
+    }
+    // Shown once: taken out of the store before the page is sent (of two requests, one gets it).
+    const shown = await setup.sessions.takeSecret(now.id);
     await save(ctx, now);
     if (!shown) return seeOther(ctx);
     send(ctx, t.secret.title, secretPageBody(view(now.session), shown), { script: copyScript(t) });
@@ -424,9 +471,7 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
       const { description, ...rest } = body;
       const answer = await api.call(now.session, 'POST', 'client-configurations', description ? body : rest);
       if (answer.status === 201 && typeof answer.body.client_secret === 'string') {
-        now.session.secret = { what: 'client_configuration', name: String(answer.body.name), clientId: String(answer.body.client_id), clientSecret: answer.body.client_secret, regenerated: false };
-        await save(ctx, now);
-        return seeOther(ctx, '/secret');
+        return showSecret(ctx, now, { what: 'client_configuration', name: String(answer.body.name), clientId: String(answer.body.client_id), clientSecret: answer.body.client_secret, regenerated: false });
       }
       if (answer.status === 400) return send(ctx, t.clients.create, clientFormPage(view(now.session), values, clientErrors(answer)), { status: 400 });
       return failed(ctx, now, answer);
@@ -505,9 +550,7 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
       : await api.call(now.session, 'POST', 'app-registrations', body);
     if (answer.status === 200 || answer.status === 201) {
       if (typeof answer.body.client_secret === 'string') {
-        now.session.secret = { what: 'app_registration', name: String(answer.body.name), clientId: String(answer.body.client_id), clientSecret: answer.body.client_secret, regenerated: false };
-        await save(ctx, now);
-        return seeOther(ctx, '/secret');
+        return showSecret(ctx, now, { what: 'app_registration', name: String(answer.body.name), clientId: String(answer.body.client_id), clientSecret: answer.body.client_secret, regenerated: false });
       }
       const name = String(answer.body.name);
       now.session.notice = { kind: 'ok', text: existing ? t.apps.saved(name) : t.apps.createdPublic(name) };
@@ -587,7 +630,9 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
       return simple(ctx, 403, t.errors.refused);
     }
     if (path === '/logout') {
-      // The portal's session ends here; the sign-in session (every app's single sign-on) ends at
+      // The portal's grant ends with its refresh token (even if she cancels the sign-out below);
+      if (now.session.refreshToken) await api.revoke(now.session.refreshToken).catch(() => undefined);
+      // the portal's session ends here; the sign-in session (every app's single sign-on) ends at
       // our end-session endpoint, which asks the user and sends her back to the portal. By client
       // ID, not by ID token: a token has no place in a URL.
       await end(ctx, now.id);
@@ -617,9 +662,7 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
     if (match[3] === '/secret') {
       const answer = await api.call(now.session, 'POST', `${resource}/secret`);
       if (answer.status !== 200 || typeof answer.body.client_secret !== 'string') return failed(ctx, now, answer);
-      now.session.secret = { what: collection === 'client-configurations' ? 'client_configuration' : 'app_registration', name, clientId: id, clientSecret: answer.body.client_secret, regenerated: true };
-      await save(ctx, now);
-      return seeOther(ctx, '/secret');
+      return showSecret(ctx, now, { what: collection === 'client-configurations' ? 'client_configuration' : 'app_registration', name, clientId: id, clientSecret: answer.body.client_secret, regenerated: true });
     }
     if (collection === 'client-configurations') {
       form.set('current_name', name);
@@ -650,7 +693,7 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
     // The look of the user's organisation once she is signed in (the platform's before).
     const tenant = (await current(ctx).catch(() => undefined))?.session.user?.tenant;
     const branding = await setup.brands.of(tenant);
-    return looks.run({ lang, t: languages[lang] ?? PORTAL_TEXT, branding }, () => answer(ctx));
+    return looks.run({ lang, t: languages[lang] ?? PORTAL_TEXT, branding, address: setup.addressOf(ctx) }, () => answer(ctx));
   };
 
   async function answer(ctx: Context): Promise<void> {

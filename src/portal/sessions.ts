@@ -3,10 +3,11 @@ import type { EngineAdapter } from '../../adapters/types.js';
 
 /*
  * THE PORTAL'S SESSIONS, kept in the store (memory or Redis) so that every instance serves every
- * browser. A session holds the user's access and refresh tokens and, for one page view, a secret
- * just created: the store sees only ciphertext (AES-256-GCM under a key derived from the cookie
- * keys), under the SHA-256 of the session ID (the cookie's value), so that reading the store gives
- * neither a token nor a session to hijack.
+ * browser. A session holds the user's access and refresh tokens; a secret just created waits for
+ * its page apart from it. The store sees only ciphertext (AES-256-GCM under a key derived from the
+ * cookie keys), under the SHA-256 of the session ID (the cookie's value), so that reading the store
+ * gives neither a token nor a session to hijack. Before sign-in nothing is stored: the pending
+ * sign-in (state, PKCE verifier, nonce) travels sealed in a short-lived cookie of its own.
  */
 
 /** A secret shown once, on the next GET of the secret page. */
@@ -39,24 +40,34 @@ export interface PortalSession {
   accessToken?: string;
   accessTokenExpires?: number;
   refreshToken?: string;
-  secret?: ShownSecret;
   notice?: Notice;
-  pending?: PendingSignIn[];
+  /** When the session was last written (epoch ms): an unchanged session is rewritten only now and then. */
+  savedAt?: number;
 }
 
-const MODEL = 'PortalSession';
+/** The store's model of the secret shown once (apart from the session: taken out atomically). */
+const SHOWN_ONCE = 'PortalSecret';
 
-/** Sessions by ID, encrypted at rest. */
+/** How long a secret waits for its page. */
+const SECRET_TTL_SECONDS = 600;
+
+/**
+ * Sessions by ID, sealed at rest, and the portal's other sealed values (the pending sign-ins'
+ * cookie, the secret shown once). A seal is bound to what it is (AES-GCM additional data): a sealed
+ * value copied under another key, or into another cookie, does not open.
+ */
 export class PortalSessions {
-  readonly #key: Buffer;
+  readonly #keys: Buffer[];
 
   constructor(
     private readonly adapter: EngineAdapter,
-    cookieKey: string,
+    private readonly secrets: EngineAdapter,
+    /** The cookie keys, newest first: the first seals, every one opens (so that keys can rotate). */
+    cookieKeys: readonly string[],
     /** Idle lifetime, in seconds. */
     readonly ttlSeconds: number,
   ) {
-    this.#key = createHmac('sha256', cookieKey).update('talent-auth portal sessions').digest();
+    this.#keys = cookieKeys.map((key) => createHmac('sha256', key).update('talent-auth portal sessions').digest());
   }
 
   /** A fresh session ID: 256 random bits, the cookie's value. */
@@ -68,32 +79,71 @@ export class PortalSessions {
     return createHash('sha256').update(id).digest('base64url');
   }
 
-  async get(id: string | undefined): Promise<PortalSession | undefined> {
-    if (!id || !/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined;
-    const payload = await this.adapter.find(this.storageKey(id));
-    const sealed = typeof payload?.sealed === 'string' ? Buffer.from(payload.sealed, 'base64url') : undefined;
-    if (!sealed || sealed.length < 29) return undefined;
-    try {
-      const decipher = createDecipheriv('aes-256-gcm', this.#key, sealed.subarray(0, 12));
-      decipher.setAuthTag(sealed.subarray(sealed.length - 16));
-      const plain = Buffer.concat([decipher.update(sealed.subarray(12, sealed.length - 16)), decipher.final()]);
-      return JSON.parse(plain.toString('utf8')) as PortalSession;
-    } catch {
-      // Sealed under another key (rotated cookie keys): as good as no session.
-      return undefined;
-    }
+  /** `value` as JSON, sealed for `purpose` (AES-256-GCM, base64url: fit for a cookie). */
+  seal(value: unknown, purpose: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.#keys[0]!, iv);
+    cipher.setAAD(Buffer.from(purpose));
+    const body = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
+    return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
   }
 
-  async save(id: string, session: PortalSession): Promise<void> {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
-    const body = Buffer.concat([cipher.update(JSON.stringify(session), 'utf8'), cipher.final()]);
-    const sealed = Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
-    await this.adapter.upsert(this.storageKey(id), { sealed }, this.ttlSeconds);
+  /** What `seal` sealed for `purpose`, or undefined (another purpose, a changed byte, a key no longer known). */
+  open<T>(sealed: unknown, purpose: string): T | undefined {
+    if (typeof sealed !== 'string' || sealed.length > 32_768) return undefined;
+    const bytes = Buffer.from(sealed, 'base64url');
+    if (bytes.length < 29) return undefined;
+    for (const key of this.#keys) {
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12));
+        decipher.setAAD(Buffer.from(purpose));
+        decipher.setAuthTag(bytes.subarray(bytes.length - 16));
+        const plain = Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]);
+        return JSON.parse(plain.toString('utf8')) as T;
+      } catch {
+        // Not this key: the next one.
+      }
+    }
+    return undefined;
+  }
+
+  async get(id: string | undefined): Promise<PortalSession | undefined> {
+    if (!id || !/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined;
+    const key = this.storageKey(id);
+    const payload = await this.adapter.find(key);
+    return this.open<PortalSession>(payload?.sealed, `session ${key}`);
+  }
+
+  async save(id: string, session: PortalSession, ttlSeconds = this.ttlSeconds): Promise<void> {
+    const key = this.storageKey(id);
+    await this.adapter.upsert(key, { sealed: this.seal(session, `session ${key}`) }, ttlSeconds);
   }
 
   async delete(id: string): Promise<void> {
     await this.adapter.destroy(this.storageKey(id));
+  }
+
+  /** Keeps a secret for the session's next secret page (sealed, apart from the session). */
+  async putSecret(id: string, secret: ShownSecret): Promise<void> {
+    const key = this.storageKey(id);
+    await this.secrets.upsert(key, { sealed: this.seal(secret, `secret ${key}`) }, SECRET_TTL_SECONDS);
+  }
+
+  /**
+   * The session's secret, once: of two requests that ask at the same time, one gets it (the
+   * store's single-use mark decides), and it is gone afterwards.
+   */
+  async takeSecret(id: string): Promise<ShownSecret | undefined> {
+    const key = this.storageKey(id);
+    const payload = await this.secrets.find(key);
+    if (!payload) return undefined;
+    try {
+      await this.secrets.consume(key);
+    } catch {
+      return undefined;
+    }
+    await this.secrets.destroy(key);
+    return this.open<ShownSecret>(payload.sealed, `secret ${key}`);
   }
 }
 

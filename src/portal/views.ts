@@ -426,13 +426,21 @@ export function secretPageBody(view: ViewContext, shown: { what: 'client_configu
 <p><a href="${view.base}">${e(t.back)}</a></p>`;
 }
 
+/** A text as a string literal that cannot end its script element. */
+function scriptString(text: string): string {
+  return JSON.stringify(text).replace(/</g, '\\u003c');
+}
+
 /** The copy button of the secret page (allowed by this page's script nonce only). */
 export function copyScript(t: PortalText): string {
   return `
 (function () {
   var status = document.getElementById('copy-status');
-  function said(ok) { status.textContent = ok ? ${JSON.stringify(t.secret.copied)} : ${JSON.stringify(t.secret.copyFailed)}; }
+  function said(ok) { status.textContent = ok ? ${scriptString(t.secret.copied)} : ${scriptString(t.secret.copyFailed)}; }
   function fallback(input) { input.focus(); input.select(); try { said(document.execCommand('copy')); } catch (e) { said(false); } }
+  // Not in the browser's back/forward cache either: the field empties as the page is left.
+  window.addEventListener('pagehide', function () { var field = document.getElementById('secret'); if (field) field.value = ''; });
+  window.addEventListener('pageshow', function (event) { if (event.persisted) window.location.reload(); });
   var buttons = document.querySelectorAll('button[data-copy]');
   for (var i = 0; i < buttons.length; i += 1) {
     buttons[i].addEventListener('click', function (event) {

@@ -2,6 +2,7 @@ import express from 'express';
 import { createAuthServer } from '../../src/index.js';
 import { portalClientId, portalClientSecret } from '../../src/portal/index.js';
 import { PortalSessions } from '../../src/portal/sessions.js';
+import { ForwardedAddress } from '../../src/portal/address.js';
 import { createHash } from 'node:crypto';
 import { createMemoryStore } from '../../adapters/memory.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
@@ -46,6 +47,7 @@ describe('the portal option', () => {
     ['portal.path', { path: '/Portal' }],
     ['portal.path', { path: '/portal/' }],
     ['portal.internalUrl', { internalUrl: 'ftp://127.0.0.1' }],
+    ['portal.internalUrl', { internalUrl: 'http://auth.internal:3000' }],
     ['portal', { enabled: true, colour: 'red' }],
   ])('refuses a wrong %s', async (field, portal) => {
     await expect(createAuthServer({ baseUrl: 'http://127.0.0.1:1', apis: demoApis, portal } as never)).rejects.toThrow(new RegExp(field.replace('.', '\\.')));
@@ -93,6 +95,45 @@ describe('the portal option', () => {
       expect((await fetch(`${host.baseUrl}/portal`)).status).toBe(418);
     } finally {
       await host.stop();
+    }
+  });
+
+  it('records the browser\'s address in the audit trail (signed by the portal; anyone else\'s claim is ignored)', async () => {
+    const server = await startServer({ accounts: testAccounts([ada]), cookieKeys: [COOKIE_KEY], portal: { enabled: true }, proxy: true });
+    try {
+      const agent = new UserAgent(server.baseUrl, { 'x-forwarded-for': '203.0.113.7' });
+      let step = await agent.request('/portal/login');
+      step = await agent.submit(step, { username: 'ada', password: 'ada-password' });
+      if (step.html.includes('value="allow"')) step = await agent.submit(step, { decision: 'allow' });
+      const csrf = /name="csrf" value="([^"]+)"/.exec(step.html)![1]!;
+      await agent.request('/portal/client-configurations', { method: 'POST', body: new URLSearchParams({ csrf, name: 'Addressed', category: 'c', scope: 'scim.read' }).toString() });
+      const [created] = (await server.auth.audit.list({ tenant: 'acme', type: 'client_configuration.created' })).events;
+      expect(created).toMatchObject({ actor: { type: 'user', id: 'ada' }, address: '203.0.113.7' });
+      // A caller of the API who claims an address without the portal's signature: its own address counts.
+      const forged = new ForwardedAddress('not-the-servers-cookie-key-0123456789').sign('198.51.100.9');
+      expect(new ForwardedAddress(COOKIE_KEY).verify(forged)).toBeUndefined();
+      expect(new ForwardedAddress(COOKIE_KEY).verify(new ForwardedAddress(COOKIE_KEY).sign('198.51.100.9', Date.now() - 120_000))).toBeUndefined();
+      expect(new ForwardedAddress(COOKIE_KEY).verify(new ForwardedAddress(COOKIE_KEY).sign('198.51.100.9'))).toBe('198.51.100.9');
+      await fetch(`${server.baseUrl}/api/oauth2/client-configurations`, { headers: { 'x-talent-auth-portal-address': forged } });
+      const [denied] = (await server.auth.audit.list({ tenant: null, type: 'management.denied' })).events;
+      expect(denied!.address).toBe('127.0.0.1');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('stores nothing for a stranger who starts sign-ins (they wait in a sealed cookie of the browser)', async () => {
+    const redis: RedisServer = await startRedis();
+    const server = await startServer({ store: { type: 'redis', url: redis.url }, accounts: testAccounts([ada]), cookieKeys: [COOKIE_KEY], portal: { enabled: true } });
+    try {
+      const before = (await redis.client().keys('*')).length;
+      for (let n = 0; n < 20; n += 1) expect((await fetch(`${server.baseUrl}/portal/login`, { redirect: 'manual' })).status).toBe(302);
+      expect((await redis.client().keys('*')).length).toBe(before);
+      // The sign-in still works, bound to the browser that started it.
+      await signedIn(server);
+    } finally {
+      await server.stop();
+      await redis.stop();
     }
   });
 
@@ -157,6 +198,27 @@ describe('the portal option', () => {
       expect(await server.auth.clientConfigurations.list('acme')).toEqual([]);
     });
 
+    it('a secret is taken by its page only: not by a HEAD, not by a prefetch, and once', async () => {
+      const { agent, csrf } = await signedIn(server);
+      const cookie = agent.setCookieHeaders.filter((header) => header.startsWith('portal_session=')).at(-1)!.split(';')[0]!;
+      const headers = { cookie, origin: server.baseUrl, 'content-type': 'application/x-www-form-urlencoded' };
+      const created = await fetch(`${server.baseUrl}/portal/client-configurations`, {
+        method: 'POST', headers, redirect: 'manual', body: new URLSearchParams({ csrf, name: 'Once', category: 'c', scope: 'scim.read' }).toString(),
+      });
+      expect(created.status).toBe(303);
+      expect(created.headers.get('location')).toBe('/portal/secret');
+      const secretPage = (extra: Record<string, string> = {}, method = 'GET') => fetch(`${server.baseUrl}/portal/secret`, { method, headers: { cookie, ...extra }, redirect: 'manual' });
+      expect((await secretPage({}, 'HEAD')).status).toBe(204);
+      expect((await secretPage({ 'sec-purpose': 'prefetch' })).status).toBe(204);
+      expect((await secretPage({ purpose: 'prefetch' })).status).toBe(204);
+      const shown = await secretPage();
+      expect(shown.status).toBe(200);
+      expect(shown.headers.get('cache-control')).toBe('no-store');
+      const secret = /id="secret" class="secret" value="([A-Za-z0-9_-]{43})"/.exec(await shown.text())![1]!;
+      expect(secret).toBeDefined();
+      expect((await secretPage()).status).toBe(303);
+    });
+
     it('signed out: every page but the first leads to it, every POST is refused', async () => {
       const agent = new UserAgent(server.baseUrl);
       expect((await agent.request('/portal/client-configurations/new')).url).toBe(`${server.baseUrl}/portal`);
@@ -176,26 +238,67 @@ describe('the portal option', () => {
 });
 
 describe('portal sessions (sealed in the store)', () => {
-  it('keep what was saved, under a digest of the ID, sealed; another key or a changed byte reads nothing', async () => {
+  const digest = (id: string) => createHash('sha256').update(id).digest('base64url');
+  const OTHER_KEY = 'another-cookie-key-of-32-characters-at-least';
+
+  it('keep what was saved, under a digest of the ID, sealed; another key, another ID or a changed byte reads nothing', async () => {
     const store = createMemoryStore();
     const adapter = store.engine('PortalSession');
-    const sessions = new PortalSessions(adapter, COOKIE_KEY, 60);
+    const sessions = new PortalSessions(adapter, store.engine('PortalSecret'), [COOKIE_KEY], 60);
     const id = PortalSessions.newId();
     await sessions.save(id, { csrf: 'c', accessToken: 'the-access-token', refreshToken: 'the-refresh-token', user: { sub: 'ada' } });
     expect(await sessions.get(id)).toMatchObject({ accessToken: 'the-access-token', user: { sub: 'ada' } });
     expect(await adapter.find(id)).toBeUndefined();
-    expect(await new PortalSessions(adapter, 'another-cookie-key-of-32-characters-at-least', 60).get(id)).toBeUndefined();
-    const stored = await adapter.find(createHash('sha256').update(id).digest('base64url'));
+    expect(await new PortalSessions(adapter, store.engine('PortalSecret'), [OTHER_KEY], 60).get(id)).toBeUndefined();
+    const stored = await adapter.find(digest(id));
     expect(stored).toEqual({ sealed: expect.stringMatching(/^[A-Za-z0-9_-]+$/) as unknown });
     expect(Buffer.from(String(stored!.sealed), 'base64url').toString('latin1')).not.toContain('the-access-token');
+    // Copied under another session's key (someone who can write to the store): it does not open there.
+    const attacker = PortalSessions.newId();
+    await adapter.upsert(digest(attacker), stored!, 60);
+    expect(await sessions.get(attacker)).toBeUndefined();
     const tampered = Buffer.from(String(stored!.sealed), 'base64url');
     tampered[20] = tampered[20]! ^ 1;
-    await adapter.upsert(createHash('sha256').update(id).digest('base64url'), { sealed: tampered.toString('base64url') }, 60);
+    await adapter.upsert(digest(id), { sealed: tampered.toString('base64url') }, 60);
     expect(await sessions.get(id)).toBeUndefined();
-    await sessions.save(id, { csrf: 'c' });
     expect(await sessions.get('not-a-session-id')).toBeUndefined();
     expect(await sessions.get(undefined)).toBeUndefined();
+    await sessions.save(id, { csrf: 'c' });
     await sessions.delete(id);
     expect(await sessions.get(id)).toBeUndefined();
+  });
+
+  it('open with every cookie key (rotation) and seal with the first', async () => {
+    const store = createMemoryStore();
+    const old = new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), [COOKIE_KEY], 60);
+    const rotated = new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), [OTHER_KEY, COOKIE_KEY], 60);
+    const id = PortalSessions.newId();
+    await old.save(id, { csrf: 'kept' });
+    expect(await rotated.get(id)).toEqual({ csrf: 'kept' });
+    expect(old.open(rotated.seal({ a: 1 }, 'sign-in'), 'sign-in')).toBeUndefined();
+    expect(rotated.open(rotated.seal({ a: 1 }, 'sign-in'), 'sign-in')).toEqual({ a: 1 });
+    // A seal opens for its own purpose only (a session is not a sign-in cookie).
+    expect(rotated.open(rotated.seal({ a: 1 }, 'sign-in'), 'session x')).toBeUndefined();
+  });
+
+  it('give a secret once, to one of two requests that ask at the same time', async () => {
+    const redis = await startRedis();
+    const { createRedisStore } = await import('../../adapters/redis/index.js');
+    const store = await createRedisStore({ url: redis.url });
+    try {
+      const sessions = new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), [COOKIE_KEY], 60);
+      const id = PortalSessions.newId();
+      const secret = { what: 'client_configuration' as const, name: 'n', clientId: 'c', clientSecret: 'the-secret-value', regenerated: false };
+      await sessions.putSecret(id, secret);
+      const raw = await redis.client().keys('*PortalSecret*');
+      expect(raw).toHaveLength(1);
+      expect(JSON.stringify(await redis.client().hgetall(raw[0]!))).not.toContain('the-secret-value');
+      const taken = await Promise.all([sessions.takeSecret(id), sessions.takeSecret(id), sessions.takeSecret(id)]);
+      expect(taken.filter(Boolean)).toEqual([secret]);
+      expect(await sessions.takeSecret(id)).toBeUndefined();
+    } finally {
+      await store.close();
+      await redis.stop();
+    }
   });
 });
