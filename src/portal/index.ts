@@ -7,6 +7,7 @@ import { negotiateLocale } from '../i18n/locale.js';
 import type { Localizer } from '../i18n/localizer.js';
 import { scopeWords } from '../pages/scope-words.js';
 import type { Brands, CheckedBranding } from '../pages/branding.js';
+import { checkRedirectUri } from '../../policies/redirect-uris.js';
 import { AUDIT_EVENT_TYPES } from '../audit/trail.js';
 import type { Logger } from '../logger.js';
 import { escapeHtml, page, sendPage } from '../pages/html.js';
@@ -535,6 +536,13 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
     const errors: FieldErrors = new Map();
     if (!values.name.trim()) errors.set('app-name', t.required.name);
     if (!redirect.values.length) errors.set('redirect-0', t.required.redirectUri);
+    // Every refused URI at its own field at once (the API, which decides, stops at the first).
+    for (const [list, uris] of [['redirect', redirect], ['logout', logout]] as const) {
+      uris.values.forEach((uri, index) => {
+        const verdict = checkRedirectUri(uri);
+        if (!verdict.ok) errors.set(`${list}-${uris.inputs[index]!}`, `"${uri}" ${verdict.rule}`);
+      });
+    }
     if (errors.size) return send(ctx, title, appFormPage(view(now.session), values, errors, existing), { status: 400 });
     const body: Record<string, unknown> = {
       name: values.name,

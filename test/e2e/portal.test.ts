@@ -267,15 +267,20 @@ describe('administration portal (library, Redis store) in headless Chromium', ()
     await page.getByLabel('Redirect URI 1', { exact: true }).fill('https://reports.example/callback');
     await page.getByRole('button', { name: 'Add another redirect URI' }).click();
     await page.getByLabel('Redirect URI 2', { exact: true }).fill('http://reports.example/other');
-    await page.getByLabel('Post-logout redirect URI 1', { exact: true }).fill('https://reports.example/signed-out');
+    await page.getByLabel('Post-logout redirect URI 1', { exact: true }).fill('https://reports.example/signed-out#top');
     await page.getByRole('button', { name: 'Create an app registration' }).click();
-    // The second URI is refused, with its rule, at its field; what was typed stays.
+    // Each refused URI, with its rule, at its field; what was typed stays.
     const second = page.getByLabel('Redirect URI 2', { exact: true });
     expect(await second.getAttribute('aria-invalid')).toBe('true');
     await expect(page.locator('#redirect-1-error').textContent()).resolves.toMatch(/^"http:\/\/reports\.example\/other" plain http is allowed only for/);
+    expect(await page.getByLabel('Post-logout redirect URI 1', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    await expect(page.locator('#logout-0-error').textContent()).resolves.toMatch(/fragment/);
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/There are 2 problems/);
+    expect(await page.getByLabel('Redirect URI 1', { exact: true }).getAttribute('aria-invalid')).toBeNull();
     await expect(page.getByLabel('Redirect URI 1', { exact: true }).inputValue()).resolves.toBe('https://reports.example/callback');
     await accessible('app-registration-errors');
     await second.fill('https://reports.example/other');
+    await page.getByLabel('Post-logout redirect URI 1', { exact: true }).fill('https://reports.example/signed-out');
     // Enter in a field submits the form (its default button), not "Add another redirect URI".
     await page.getByLabel('Name').press('Enter');
     const created = await shownSecret();
@@ -293,9 +298,13 @@ describe('administration portal (library, Redis store) in headless Chromium', ()
     await accessible('app-registration-edit');
     await page.getByLabel('Require PKCE').uncheck();
     await page.getByLabel('Redirect URI 3', { exact: true }).fill('');
+    await page.getByLabel('Back-channel logout URI (optional)').fill('https://reports.example/backchannel');
+    await page.getByLabel('Description (optional)').fill('Monthly HR reports');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await expect(page.getByRole('status').textContent()).resolves.toBe('App registration "HR reports" saved.');
-    expect((await server.auth.appRegistrations.get(created.clientId))!.pkceEnabled).toBe(false);
+    expect(await server.auth.appRegistrations.get(created.clientId)).toMatchObject({
+      pkceEnabled: false, backchannelLogoutUri: 'https://reports.example/backchannel', description: 'Monthly HR reports',
+    });
 
     // Confidential → public: no secret; public → confidential: a new one, shown once.
     await page.getByRole('link', { name: 'Edit HR reports' }).click();
