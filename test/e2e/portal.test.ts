@@ -164,6 +164,13 @@ describe('administration portal (library, Redis store) in headless Chromium', ()
     await page.waitForURL((url) => url.pathname === '/portal/client-configurations/new');
     await accessible('client-configuration-new');
     await tabTo('Name');
+    // Focus is visible: the focused field has an outline of its own.
+    const outline = await page.evaluate(() => {
+      const style = (globalThis as unknown as { getComputedStyle(e: unknown): { outlineStyle: string; outlineWidth: string }; document: { activeElement: unknown } });
+      const computed = style.getComputedStyle(style.document.activeElement);
+      return `${computed.outlineStyle} ${computed.outlineWidth}`;
+    });
+    expect(outline).toBe('solid 3px');
     await page.keyboard.type('Payroll sync');
     await tabTo('Category');
     await page.keyboard.type('payroll');
@@ -434,6 +441,13 @@ describe('administration portal (library, Redis store) in headless Chromium', ()
     const callback = await page.goto(portalUrl('/callback?code=abc&state=not-mine'));
     expect(callback!.status()).toBe(400);
     await accessible('portal-sign-in-refused');
+    // The portal's own error pages: a page that does not exist, an integration that no longer does.
+    expect((await page.goto(portalUrl('/nothing-here')))!.status()).toBe(404);
+    await accessible('portal-not-found');
+    await page.goto(portalUrl('/client-configurations/00000000-0000-4000-8000-000000000000'));
+    expect(new URL(page.url()).pathname).toBe('/portal');
+    await expect(page.getByRole('alert').first().textContent()).resolves.toBe('It no longer exists.');
+    await accessible('portal-gone');
     // The server's own error page (an app it does not know), as users see it.
     const error = await page.goto(`${server.baseUrl}/oauth2/authorize?client_id=not-an-app&response_type=code&scope=openid`);
     expect(error!.status()).toBe(400);
