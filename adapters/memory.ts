@@ -1,7 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import {
   AlreadyConsumed,
+  comparePositions,
   windowMillis,
   type AuditLog,
+  type AuditLogName,
+  type AuditLogQuery,
   type AuditPage,
   type AuditRetention,
   type Consumption,
@@ -247,17 +251,17 @@ interface MemoryAuditEntry {
   event: StoredAuditEvent;
 }
 
-/** The audit log in memory: the contract of the Redis streams (per tenant, by age and count, newest first). */
+/** The audit log in memory: the contract of the Redis streams (per tenant and log, by age and count, newest first). */
 class MemoryAuditLog implements AuditLog {
   private readonly logs = new Map<string, MemoryAuditEntry[]>();
   private sequence = 0;
 
-  private static keyOf(tenant: string | undefined): string {
-    return tenant === undefined ? '' : `t:${tenant}`;
+  private static keyOf(tenant: string | undefined, log: AuditLogName): string {
+    return `${log}:${tenant === undefined ? '' : `t:${tenant}`}`;
   }
 
-  async append(event: StoredAuditEvent, retention: AuditRetention, now: number): Promise<void> {
-    const key = MemoryAuditLog.keyOf(event.tenant);
+  async append(event: StoredAuditEvent, retention: AuditRetention, now: number, logName: AuditLogName): Promise<void> {
+    const key = MemoryAuditLog.keyOf(event.tenant, logName);
     const log = this.logs.get(key) ?? [];
     this.sequence += 1;
     log.push({ position: `${now}-${this.sequence}`, at: now, event: structuredClone(event) });
@@ -267,10 +271,10 @@ class MemoryAuditLog implements AuditLog {
     this.logs.set(key, log.slice(drop));
   }
 
-  async list(query: { tenant: string | undefined; type?: string; since?: number; until?: number; limit: number; cursor?: string }): Promise<AuditPage> {
-    const log = this.logs.get(MemoryAuditLog.keyOf(query.tenant)) ?? [];
+  async list(query: AuditLogQuery): Promise<AuditPage> {
+    const log = this.logs.get(MemoryAuditLog.keyOf(query.tenant, query.log)) ?? [];
     const events: StoredAuditEvent[] = [];
-    let last: string | undefined;
+    const positions: string[] = [];
     for (let index = log.length - 1; index >= 0; index -= 1) {
       const entry = log[index]!;
       // A cursor is the position of the last event of the page before: start strictly after it.
@@ -278,19 +282,12 @@ class MemoryAuditLog implements AuditLog {
       if (query.until !== undefined && entry.at > query.until) continue;
       if (query.since !== undefined && entry.at < query.since) break;
       if (query.type !== undefined && entry.event.type !== query.type) continue;
-      if (events.length === query.limit) return { events, next: last! };
+      if (events.length === query.limit) return { events, positions, next: positions[positions.length - 1]! };
       events.push(structuredClone(entry.event));
-      last = entry.position;
+      positions.push(entry.position);
     }
-    return { events };
+    return { events, positions };
   }
-}
-
-/** Orders `<ms>-<sequence>` positions as numbers. */
-function comparePositions(a: string, b: string): number {
-  const [aMs = 0, aSeq = 0] = a.split('-').map(Number);
-  const [bMs = 0, bSeq = 0] = b.split('-').map(Number);
-  return aMs - bMs || aSeq - bSeq;
 }
 
 const secondsLeft = (expiresAt: number, now: number): number => Math.max(1, Math.ceil((expiresAt - now) / 1000));
@@ -299,6 +296,7 @@ const secondsLeft = (expiresAt: number, now: number): number => Math.max(1, Math
 export function createMemoryStore(): Store {
   const data = new ExpiringMap();
   const adapters = new Map<string, EngineAdapter>();
+  const secrets = new Map<string, Buffer>();
   let closed = false;
   return {
     type: 'memory',
@@ -310,6 +308,11 @@ export function createMemoryStore(): Store {
     records: new MemoryRecords(data),
     counters: new MemoryCounters(data),
     audit: new MemoryAuditLog(),
+    async sharedSecret(name) {
+      let secret = secrets.get(name);
+      if (!secret) secrets.set(name, (secret = randomBytes(32)));
+      return Buffer.from(secret);
+    },
     get available() {
       return !closed;
     },

@@ -118,6 +118,13 @@ export interface StoredAuditEvent {
   [field: string]: unknown;
 }
 
+/** Orders two audit log positions (`<epoch ms>-<sequence>`) as numbers: negative when `a` is older. */
+export function comparePositions(a: string, b: string): number {
+  const [aMs = 0, aSeq = 0] = a.split('-').map(Number);
+  const [bMs = 0, bSeq = 0] = b.split('-').map(Number);
+  return aMs - bMs || aSeq - bSeq;
+}
+
 /** How long an event log keeps events: by age, and at most so many per tenant (the oldest go first). */
 export interface AuditRetention {
   maxAgeMs: number;
@@ -127,21 +134,45 @@ export interface AuditRetention {
 /** A page of events, newest first; `next` continues after the last one. */
 export interface AuditPage {
   events: StoredAuditEvent[];
+  /** The position of each event in its log (`<epoch ms>-<sequence>`), in the order of `events`. */
+  positions: string[];
   next?: string;
 }
+
+/**
+ * The two logs of a tenant: `changes` (what changed its setup: clients, apps, consents, keys) and
+ * `activity` (sign-ins, sign-outs, refusals). Each is trimmed on its own, so that no flood of
+ * activity can push a change out of the trail.
+ */
+export type AuditLogName = 'changes' | 'activity';
 
 /**
  * The audit trail's storage: an append-only log per tenant (one more for events of no tenant),
  * kept by age and count. Reads are per tenant only: no read spans tenants.
  */
 export interface AuditLog {
-  /** Appends an event to its tenant's log (`now` in epoch ms), trimming what retention lets go. Rejects when it could not be written. */
-  append(event: StoredAuditEvent, retention: AuditRetention, now: number): Promise<void>;
   /**
-   * One tenant's events (`tenant` undefined: the platform's), newest first, of `type` when given,
-   * from `since` to `until` (epoch ms, inclusive), at most `limit`, after `cursor` (a page's `next`).
+   * Appends an event to its tenant's log `log` (`now` in epoch ms), trimming what retention lets go
+   * from that log only. Rejects when it could not be written.
    */
-  list(query: { tenant: string | undefined; type?: string; since?: number; until?: number; limit: number; cursor?: string }): Promise<AuditPage>;
+  append(event: StoredAuditEvent, retention: AuditRetention, now: number, log: AuditLogName): Promise<void>;
+  /**
+   * One log of one tenant (`tenant` undefined: the platform's), newest first, of `type` when given,
+   * from `since` to `until` (epoch ms, inclusive), at most `limit`, strictly after `cursor` (a
+   * page's `next`, or a position of a listed event).
+   */
+  list(query: AuditLogQuery): Promise<AuditPage>;
+}
+
+/** A read of one log of one tenant (see AuditLog.list). */
+export interface AuditLogQuery {
+  tenant: string | undefined;
+  log: AuditLogName;
+  type?: string;
+  since?: number;
+  until?: number;
+  limit: number;
+  cursor?: string;
 }
 
 export interface Store {
@@ -150,6 +181,12 @@ export interface Store {
   readonly records: RecordStore;
   readonly counters: Counters;
   readonly audit: AuditLog;
+  /**
+   * A random secret of 32 bytes shared by every process on the store under `name`: made by the
+   * first that asks, the same for all afterwards (until the store is emptied). For values that
+   * must be recognised as our own by any instance and the CLI (e.g. the audit trail's cursors).
+   */
+  sharedSecret(name: string): Promise<Buffer>;
   /**
    * False while the store cannot be relied on (Redis: connection or change subscription down, or
    * the store closed); answered from memory, without a round trip, so that a server can refuse

@@ -200,7 +200,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   const jwks = await resolveSigningKeys(options.keys?.jwks, algorithms, logger);
   const store = await openStore(options, logger, metrics);
   const clients = new ClientDirectory(store.records);
-  const audit = new AuditTrail(store.audit, options.audit, logger, options.onAuditEvent);
+  const audit = new AuditTrail(store, options.audit, logger, options.onAuditEvent);
   const consents = new Consents(store, catalog, audit);
   const cookieKeys = cookieKeysOf(options, logger);
   const oauthPath = `${options.pathPrefix}/oauth2`;

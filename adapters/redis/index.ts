@@ -5,6 +5,7 @@
  * can lose data, and hands out the engine adapters, records and counters, which share one client
  * and one deadline per operation. Its exports are the store's whole public surface.
  */
+import { randomBytes } from 'node:crypto';
 import type { EngineAdapter, Store } from '../types.js';
 import {
   Io,
@@ -13,6 +14,7 @@ import {
   connect,
   evictionWarning,
   isReplyError,
+  StoreError,
   startFailure,
   withDeadline,
   type RedisStoreOptions,
@@ -41,6 +43,9 @@ export type {
  *   records                    p rec:{records}:<kind>:<id>                      HASH g=group v=value n=revision
  *   record index               p idx:{records}:<kind>:<group>                   SET of ids
  *   counters (rate limits)     p rl:{rl}:<key>                                  STRING count, expiring
+ *   audit trail                p audit:{audit:t:<tenant>}[:activity], p audit:{audit}[:activity]
+ *                                                                              STREAM (adapters/redis/audit.ts)
+ *   shared secrets             p secret:{secrets}:<name>                        STRING base64url, 32 bytes
  *   record changes             channel p rec-changes, message "<kind>\n<id>", published in the
  *                              same MULTI/script as the write
  *   change-feed heartbeat      channel p rec-heartbeat:<random per store instance>
@@ -124,6 +129,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
   }
 
   const adapters = new Map<string, EngineAdapter>();
+  const secrets = new Map<string, Promise<Buffer>>();
   return {
     type: 'redis',
     engine(model) {
@@ -134,6 +140,25 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
     records,
     counters,
     audit: new RedisAuditLog(io, prefix),
+    async sharedSecret(name) {
+      let secret = secrets.get(name);
+      if (!secret) {
+        secret = (async () => {
+          const key = `${prefix}secret:{secrets}:${name}`;
+          // The first process to ask makes it; every other reads that one (SET NX, then GET).
+          const stored = await io.run(async (redis) => {
+            await redis.set(key, randomBytes(32).toString('base64url'), 'NX');
+            return redis.get(key);
+          });
+          if (!stored) throw new StoreError('NOSECRET');
+          return Buffer.from(stored, 'base64url');
+        })();
+        secrets.set(name, secret);
+        // A failure is not remembered: the next call tries again.
+        secret.catch(() => secrets.delete(name));
+      }
+      return Buffer.from(await secret);
+    },
     get available() {
       return !closed && connection.ready() && records.watching;
     },

@@ -56,7 +56,7 @@ const QUIET: Logger = { info() {}, warn() {}, error() {} };
  * tenant's events at its next write). Every change the CLI makes is the operator's.
  */
 async function auditTrail(context: CommandContext): Promise<AuditTrail> {
-  return new AuditTrail((await context.store()).audit, DEFAULT_AUDIT_SETTINGS, QUIET, undefined);
+  return new AuditTrail(await context.store(), DEFAULT_AUDIT_SETTINGS, QUIET, undefined);
 }
 
 /** ClientConfigurations needs the catalog only to validate resources: create (and update) read it. */

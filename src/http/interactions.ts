@@ -14,7 +14,7 @@ import { consentPage, loginPage } from '../pages/sign-in.js';
 import { namedUserResourceScopes } from '../../policies/scopes.js';
 import { tenantPolicy, type TenantPolicyFunction } from '../../policies/tenant-policy.js';
 import { grantScopes } from '../engine/consent-grants.js';
-import type { AppRegistrations } from '../records/app-registrations.js';
+import type { AppRegistration, AppRegistrations } from '../records/app-registrations.js';
 import type { Consents } from '../records/consents.js';
 import { parseUrlEncoded, readBody } from './request-body.js';
 import type { AuditTrail } from '../audit/trail.js';
@@ -164,37 +164,55 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
 
   /** The login page again, with what went wrong. */
   async function loginAgain(
-    ctx: Context, uid: string, clientId: unknown, username: string, error: (t: Messages) => string, status: number,
+    ctx: Context, uid: string, app: AppRegistration, username: string, error: (t: Messages) => string, status: number,
   ): Promise<void> {
-    const app = await appOf(clientId);
     const csrf = issueCsrf(ctx, path);
     const locale = localeOf(ctx);
     const branding = await setup.brands?.of(app.tenant);
     sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, username, error: error(locale.t), locale, branding }), status);
   }
 
+  /**
+   * A refused sign-in, in the trail of the app's tenant (the platform's for its own apps): anonymous
+   * (never the username: one typed by mistake may be a password, or name nobody), counted per
+   * address and app and window (AuditTrail.recordRefusal).
+   */
+  function signInRefused(app: AppRegistration, address: string, reason: 'throttled' | 'wrong_credentials', windowSeconds?: number): void {
+    setup.audit?.recordRefusal(
+      {
+        type: 'sign_in.failed',
+        ...(app.tenant !== undefined ? { tenant: app.tenant } : {}),
+        actor: { type: 'anonymous' },
+        target: { type: 'app_registration', id: app.clientId },
+        address,
+        details: { reason },
+      },
+      { who: address, where: `${app.clientId}:${reason}`, ...(windowSeconds !== undefined ? { windowSeconds } : {}) },
+    );
+  }
+
   async function login(ctx: Context, uid: string, form: Map<string, string>): Promise<void> {
     const interaction = await details(ctx);
     if (interaction.uid !== uid || interaction.prompt.name !== 'login') throw new PageError(400, 'signInStepOver');
     const username = form.get('username') ?? '';
-    const clientId = String(interaction.params.client_id);
+    const app = await appOf(interaction.params.client_id);
+    const clientId = app.clientId;
     const address = setup.addressOf(ctx);
     const hint = throttle.hint(username);
     const wait = await throttle.wait(hint, address, ctx.cookies.get(DEVICE_COOKIE, { signed: true }) === hint);
     if (wait !== undefined) {
-      setup.audit?.recordLater({ type: 'sign_in.failed', actor: { type: 'anonymous' }, target: { type: 'app_registration', id: clientId }, address, details: { reason: 'throttled' } });
+      signInRefused(app, address, 'throttled', wait);
       ctx.set('Retry-After', String(wait));
-      await loginAgain(ctx, uid, clientId, username, (t) => t.tooManyFailedSignIns(wait), 429);
+      await loginAgain(ctx, uid, app, username, (t) => t.tooManyFailedSignIns(wait), 429);
       return;
     }
     const account = accounts && username
       ? await accounts.authenticate({ username, password: form.get('password') ?? '' })
       : undefined;
     if (!account) {
-      // Never the username: one typed by mistake may be a password, or name nobody.
-      setup.audit?.recordLater({ type: 'sign_in.failed', actor: { type: 'anonymous' }, target: { type: 'app_registration', id: clientId }, address, details: { reason: 'wrong_credentials' } });
+      signInRefused(app, address, 'wrong_credentials');
       await throttle.failed(hint, address, clientId);
-      await loginAgain(ctx, uid, clientId, username, (t) => t.wrongCredentials, 401);
+      await loginAgain(ctx, uid, app, username, (t) => t.wrongCredentials, 401);
       return;
     }
     // This browser may sign in as this user again even while someone else's guesses hold the

@@ -85,18 +85,28 @@ export function managementHandlers(setup: ManagementSetup): Partial<Record<Route
       }
       return { tenant: account.tenant, by: { actor: { type: 'user', id: account.sub }, address: addressOf(ctx) } };
     } catch (error) {
-      if (error instanceof TokenError) {
-        audit.recordLater({
-          type: 'management.denied',
-          ...(known ? { tenant: known.tenant } : {}),
-          actor: known ? { type: 'user', id: known.sub } : { type: 'anonymous' },
-          target: { type: 'management_api', id: route },
-          address: addressOf(ctx),
-          details: { method: ctx.method, status: error.status, error: error.error },
-        });
-      }
+      if (error instanceof TokenError) denied(ctx, route, known, error.status, error.error);
       throw error;
     }
+  }
+
+  /**
+   * A refusal (`management.denied`), in the caller's tenant when known, counted per who (the user,
+   * else the address), route and window: anyone can cause refusals (AuditTrail.recordRefusal).
+   */
+  function denied(ctx: Context, route: RouteName, known: { sub: string; tenant: string } | undefined, status: number, error: string): void {
+    const address = addressOf(ctx);
+    audit.recordRefusal(
+      {
+        type: 'management.denied',
+        ...(known ? { tenant: known.tenant } : {}),
+        actor: known ? { type: 'user', id: known.sub } : { type: 'anonymous' },
+        target: { type: 'management_api', id: route },
+        address,
+        details: { method: ctx.method, status, error },
+      },
+      { who: known ? `user:${known.sub}` : `address:${address}`, where: `${route}:${ctx.method}:${status}` },
+    );
   }
 
   /** One tenant-scoped collection's routes: list, create, read, update, delete, new secret. */
@@ -109,10 +119,18 @@ export function managementHandlers(setup: ManagementSetup): Partial<Record<Route
     rotateSecret(id: string, by: AuditContext): Promise<{ clientSecret: string }>;
     wire(record: R): unknown;
   }): { list: RouteHandler; one: RouteHandler; secret: RouteHandler } {
-    async function own(id: string, tenant: string): Promise<R> {
+    /**
+     * The caller's record `id`. Another tenant's is answered exactly like a missing one, and both
+     * are recorded alike in the caller's tenant (a probe of IDs leaves a trace there, and the
+     * caller's own trail cannot tell which IDs exist elsewhere).
+     */
+    async function own(ctx: Context, route: RouteName, id: string, caller: Caller): Promise<R> {
       const record = await collection.get(id);
-      // Another tenant's record is answered exactly like a missing one.
-      if (!record || record.tenant !== tenant) throw new NotFound(`${what} ${id}`);
+      if (!record || record.tenant !== caller.tenant) {
+        const notFound = new NotFound(`${what} ${id}`);
+        denied(ctx, route, { sub: caller.by.actor.id!, tenant: caller.tenant }, notFound.status, notFound.error);
+        throw notFound;
+      }
       return record;
     }
     return {
@@ -127,22 +145,23 @@ export function managementHandlers(setup: ManagementSetup): Partial<Record<Route
         },
       }),
       one: handler(routes.one, {
-        GET: async (ctx, { tenant }, id) => {
-          ctx.body = collection.wire(await own(id!, tenant));
+        GET: async (ctx, caller, id) => {
+          ctx.body = collection.wire(await own(ctx, routes.one, id!, caller));
         },
-        PATCH: async (ctx, { tenant, by }, id) => {
-          await own(id!, tenant);
-          ctx.body = collection.wire(await collection.update(id!, await readJsonObject(ctx, bodyLimit), by));
+        PATCH: async (ctx, caller, id) => {
+          await own(ctx, routes.one, id!, caller);
+          ctx.body = collection.wire(await collection.update(id!, await readJsonObject(ctx, bodyLimit), caller.by));
         },
-        DELETE: async (ctx, { tenant, by }, id) => {
-          await own(id!, tenant);
-          await collection.delete(id!, by);
+        DELETE: async (ctx, caller, id) => {
+          await own(ctx, routes.one, id!, caller);
+          await collection.delete(id!, caller.by);
           ctx.status = 204;
         },
       }),
       secret: handler(routes.secret, {
-        POST: async (ctx, { tenant, by }, id) => {
-          await own(id!, tenant);
+        POST: async (ctx, caller, id) => {
+          const { by } = caller;
+          await own(ctx, routes.secret, id!, caller);
           ctx.body = { client_id: id, client_secret: (await collection.rotateSecret(id!, by)).clientSecret };
         },
       }),

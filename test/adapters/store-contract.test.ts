@@ -1,4 +1,4 @@
-import { AlreadyConsumed, type Store } from '../../adapters/types.js';
+import { AlreadyConsumed, comparePositions, type Store } from '../../adapters/types.js';
 import { ADAPTER_STORE_KINDS, useAdapterStore } from '../support/adapter-stores.js';
 import { keySlot } from '../support/slots.js';
 
@@ -21,6 +21,33 @@ describe.each(ADAPTER_STORE_KINDS)('store contract: %s', (kind) => {
     const other = kind === 'memory' ? await handle.create() : await handle.another();
     await other.close();
     expect(other.available).toBe(false);
+  });
+
+  describe('shared secrets', () => {
+    it('are 32 random bytes, one per name, the same for every process on the store', async () => {
+      const first = await store.sharedSecret('cursors');
+      expect(first).toHaveLength(32);
+      expect((await store.sharedSecret('cursors')).equals(first)).toBe(true);
+      expect((await store.sharedSecret('other')).equals(first)).toBe(false);
+      if (kind === 'memory') return;
+      const other = await handle.another();
+      try {
+        expect((await other.sharedSecret('cursors')).equals(first)).toBe(true);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('are made once even when processes ask at the same time', async () => {
+      if (kind === 'memory') return;
+      const others = await Promise.all([handle.another(), handle.another()]);
+      try {
+        const secrets = await Promise.all([store, ...others].map((each) => each.sharedSecret('raced')));
+        expect(new Set(secrets.map((secret) => secret.toString('hex'))).size).toBe(1);
+      } finally {
+        await Promise.all(others.map((other) => other.close()));
+      }
+    });
   });
 
   describe('engine models', () => {
@@ -181,52 +208,74 @@ describe.each(ADAPTER_STORE_KINDS)('store contract: %s', (kind) => {
 
     it('keeps events per tenant, newest first; no read spans tenants', async () => {
       const now = Date.now();
-      for (let n = 1; n <= 3; n += 1) await store.audit.append(event(n, 'acme'), retention, now);
-      await store.audit.append(event(4, 'globex'), retention, now);
-      await store.audit.append(event(5, undefined), retention, now);
-      expect((await store.audit.list({ tenant: 'acme', limit: 10 })).events.map((e) => e.id)).toEqual(['e3', 'e2', 'e1']);
-      expect((await store.audit.list({ tenant: 'globex', limit: 10 })).events.map((e) => e.id)).toEqual(['e4']);
-      expect((await store.audit.list({ tenant: undefined, limit: 10 })).events.map((e) => e.id)).toEqual(['e5']);
-      expect((await store.audit.list({ tenant: 'nobody', limit: 10 })).events).toEqual([]);
+      for (let n = 1; n <= 3; n += 1) await store.audit.append(event(n, 'acme'), retention, now, 'changes');
+      await store.audit.append(event(4, 'globex'), retention, now, 'changes');
+      await store.audit.append(event(5, undefined), retention, now, 'changes');
+      expect((await store.audit.list({ log: 'changes', tenant: 'acme', limit: 10 })).events.map((e) => e.id)).toEqual(['e3', 'e2', 'e1']);
+      expect((await store.audit.list({ log: 'changes', tenant: 'globex', limit: 10 })).events.map((e) => e.id)).toEqual(['e4']);
+      expect((await store.audit.list({ log: 'changes', tenant: undefined, limit: 10 })).events.map((e) => e.id)).toEqual(['e5']);
+      expect((await store.audit.list({ log: 'changes', tenant: 'nobody', limit: 10 })).events).toEqual([]);
     });
 
     it('pages with a cursor, filters by type and by time', async () => {
       const now = Date.now();
-      for (let n = 1; n <= 7; n += 1) await store.audit.append(event(n, 'acme', n % 2 ? 'consent.granted' : 'consent.revoked'), retention, now);
-      const first = await store.audit.list({ tenant: 'acme', limit: 3 });
+      for (let n = 1; n <= 7; n += 1) await store.audit.append(event(n, 'acme', n % 2 ? 'consent.granted' : 'consent.revoked'), retention, now, 'changes');
+      const first = await store.audit.list({ log: 'changes', tenant: 'acme', limit: 3 });
       expect(first.events.map((e) => e.id)).toEqual(['e7', 'e6', 'e5']);
-      const second = await store.audit.list({ tenant: 'acme', limit: 3, cursor: first.next! });
+      const second = await store.audit.list({ log: 'changes', tenant: 'acme', limit: 3, cursor: first.next! });
       expect(second.events.map((e) => e.id)).toEqual(['e4', 'e3', 'e2']);
-      const third = await store.audit.list({ tenant: 'acme', limit: 3, cursor: second.next! });
-      expect(third).toEqual({ events: [expect.objectContaining({ id: 'e1' })] });
-      const revoked = await store.audit.list({ tenant: 'acme', limit: 2, type: 'consent.revoked' });
+      const third = await store.audit.list({ log: 'changes', tenant: 'acme', limit: 3, cursor: second.next! });
+      expect(third).toEqual({ events: [expect.objectContaining({ id: 'e1' })], positions: [expect.stringMatching(/^\d+-\d+$/)] });
+      const revoked = await store.audit.list({ log: 'changes', tenant: 'acme', limit: 2, type: 'consent.revoked' });
       expect(revoked.events.map((e) => e.id)).toEqual(['e6', 'e4']);
-      expect((await store.audit.list({ tenant: 'acme', limit: 5, type: 'consent.revoked', cursor: revoked.next! })).events.map((e) => e.id)).toEqual(['e2']);
-      expect((await store.audit.list({ tenant: 'acme', limit: 10, since: Date.now() + 60_000 })).events).toEqual([]);
-      expect((await store.audit.list({ tenant: 'acme', limit: 10, until: Date.now() - 60_000 })).events).toEqual([]);
-      expect((await store.audit.list({ tenant: 'acme', limit: 10, since: now - 60_000, until: Date.now() + 60_000 })).events).toHaveLength(7);
+      expect((await store.audit.list({ log: 'changes', tenant: 'acme', limit: 5, type: 'consent.revoked', cursor: revoked.next! })).events.map((e) => e.id)).toEqual(['e2']);
+      expect((await store.audit.list({ log: 'changes', tenant: 'acme', limit: 10, since: Date.now() + 60_000 })).events).toEqual([]);
+      expect((await store.audit.list({ log: 'changes', tenant: 'acme', limit: 10, until: Date.now() - 60_000 })).events).toEqual([]);
+      expect((await store.audit.list({ log: 'changes', tenant: 'acme', limit: 10, since: now - 60_000, until: Date.now() + 60_000 })).events).toHaveLength(7);
     });
 
     it('keeps at most maxEvents per tenant, the newest', async () => {
-      for (let n = 1; n <= 5; n += 1) await store.audit.append(event(n, 'acme'), { ...retention, maxEvents: 3 }, Date.now());
-      await store.audit.append(event(9, 'globex'), { ...retention, maxEvents: 3 }, Date.now());
-      expect((await store.audit.list({ tenant: 'acme', limit: 10 })).events.map((e) => e.id)).toEqual(['e5', 'e4', 'e3']);
-      expect((await store.audit.list({ tenant: 'globex', limit: 10 })).events.map((e) => e.id)).toEqual(['e9']);
+      for (let n = 1; n <= 5; n += 1) await store.audit.append(event(n, 'acme'), { ...retention, maxEvents: 3 }, Date.now(), 'changes');
+      await store.audit.append(event(9, 'globex'), { ...retention, maxEvents: 3 }, Date.now(), 'changes');
+      expect((await store.audit.list({ log: 'changes', tenant: 'acme', limit: 10 })).events.map((e) => e.id)).toEqual(['e5', 'e4', 'e3']);
+      expect((await store.audit.list({ log: 'changes', tenant: 'globex', limit: 10 })).events.map((e) => e.id)).toEqual(['e9']);
     });
 
     it('lets events older than maxAge go at the next write', async () => {
-      await store.audit.append(event(1, 'acme'), retention, Date.now());
+      await store.audit.append(event(1, 'acme'), retention, Date.now(), 'changes');
       await sleep(20);
       // A write whose clock is a retention later: the first event is past its age.
-      await store.audit.append(event(2, 'acme'), { ...retention, maxAgeMs: 10 }, Date.now());
-      expect((await store.audit.list({ tenant: 'acme', limit: 10 })).events.map((e) => e.id)).toEqual(['e2']);
+      await store.audit.append(event(2, 'acme'), { ...retention, maxAgeMs: 10 }, Date.now(), 'changes');
+      expect((await store.audit.list({ log: 'changes', tenant: 'acme', limit: 10 })).events.map((e) => e.id)).toEqual(['e2']);
+    });
+
+    it('keeps a tenant\'s two logs apart: each trimmed on its own, each listed on its own', async () => {
+      const small = { ...retention, maxEvents: 3 };
+      await store.audit.append(event(1, 'acme'), small, Date.now(), 'changes');
+      await store.audit.append(event(2, 'acme'), small, Date.now(), 'changes');
+      for (let n = 10; n < 30; n += 1) await store.audit.append(event(n, 'acme', 'management.denied'), small, Date.now(), 'activity');
+      expect((await store.audit.list({ log: 'changes', tenant: 'acme', limit: 10 })).events.map((e) => e.id)).toEqual(['e2', 'e1']);
+      expect((await store.audit.list({ log: 'activity', tenant: 'acme', limit: 10 })).events.map((e) => e.id)).toEqual(['e29', 'e28', 'e27']);
+      expect((await store.audit.list({ log: 'activity', tenant: undefined, limit: 10 })).events).toEqual([]);
+    });
+
+    it('gives each listed event its position, newer positions first, comparable across logs', async () => {
+      await store.audit.append(event(1, 'acme'), retention, Date.now(), 'changes');
+      await sleep(5);
+      await store.audit.append(event(2, 'acme', 'sign_in.failed'), retention, Date.now(), 'activity');
+      const changes = await store.audit.list({ log: 'changes', tenant: 'acme', limit: 10 });
+      const activity = await store.audit.list({ log: 'activity', tenant: 'acme', limit: 10 });
+      expect(changes.positions).toHaveLength(1);
+      expect(comparePositions(activity.positions[0]!, changes.positions[0]!)).toBeGreaterThan(0);
+      // A position is a cursor: strictly after it.
+      expect((await store.audit.list({ log: 'changes', tenant: 'acme', limit: 10, cursor: changes.positions[0]! })).events).toEqual([]);
     });
 
     it('returns copies, not the stored events', async () => {
-      await store.audit.append(event(1, 'acme'), retention, Date.now());
-      const [first] = (await store.audit.list({ tenant: 'acme', limit: 1 })).events;
+      await store.audit.append(event(1, 'acme'), retention, Date.now(), 'changes');
+      const [first] = (await store.audit.list({ log: 'changes', tenant: 'acme', limit: 1 })).events;
       (first as { type: string }).type = 'changed';
-      expect((await store.audit.list({ tenant: 'acme', limit: 1 })).events[0]!.type).toBe('consent.granted');
+      expect((await store.audit.list({ log: 'changes', tenant: 'acme', limit: 1 })).events[0]!.type).toBe('consent.granted');
     });
   });
 

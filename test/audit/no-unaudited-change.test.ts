@@ -18,10 +18,11 @@ const quiet = { info() {}, warn() {}, error() {} };
 function failingAudit(store: Store): { trail: AuditTrail; fail(on: boolean): void } {
   let failing = false;
   const log: AuditLog = {
-    append: (event, retention, now) => (failing ? Promise.reject(new StoreUnavailable('timeout')) : store.audit.append(event, retention, now)),
+    append: (event, retention, now, name) => (failing ? Promise.reject(new StoreUnavailable('timeout')) : store.audit.append(event, retention, now, name)),
     list: (query) => store.audit.list(query),
   };
-  return { trail: new AuditTrail(log, DEFAULT_AUDIT_SETTINGS, quiet, undefined), fail: (on) => { failing = on; } };
+  const failingStore = { audit: log, counters: store.counters, sharedSecret: (name: string) => store.sharedSecret(name) };
+  return { trail: new AuditTrail(failingStore, DEFAULT_AUDIT_SETTINGS, quiet, undefined), fail: (on) => { failing = on; } };
 }
 
 describe('no unaudited change: an event that cannot be written stops the change it describes', () => {
@@ -85,13 +86,13 @@ describe('no unaudited change: an event that cannot be written stops the change 
     const warnings: string[] = [];
     const logger = { info() {}, warn: (message: string) => warnings.push(message), error() {} };
     for (const hook of [() => { throw new Error('SIEM down'); }, () => Promise.reject(new Error('webhook 500'))]) {
-      const trail = new AuditTrail(store.audit, DEFAULT_AUDIT_SETTINGS, logger, hook);
+      const trail = new AuditTrail(store, DEFAULT_AUDIT_SETTINGS, logger, hook);
       const withHook = new ClientConfigurations(store.records, catalog, trail);
       await expect(withHook.create({ tenant: 'acme', name: 'n', category: 'c', resources: { scim: { scopes: ['scim.read'] } } })).resolves.toBeDefined();
     }
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(warnings).toEqual(['onAuditEvent failed', 'onAuditEvent failed']);
-    expect((await store.audit.list({ tenant: 'acme', limit: 10 })).events).toHaveLength(2);
+    expect((await store.audit.list({ log: 'changes', tenant: 'acme', limit: 10 })).events).toHaveLength(2);
   });
 });
 
