@@ -28,10 +28,10 @@ import { revocationHandler } from './http/revocation.js';
 import { introspectionHandler } from './http/introspection.js';
 import { userinfoHandler } from './http/userinfo.js';
 import { liveOnly, LiveTokens } from './engine/live-tokens.js';
-import { replaceSelfPostingPage } from './engine/sign-out.js';
 import { Localizer, provideLocalizer } from './i18n/localizer.js';
 import { Brands } from './pages/branding.js';
-import { answerPostWithGet } from './http/post-as-get.js';
+import { endSessionHandler } from './http/end-session.js';
+import { Sealer } from './http/sealed.js';
 import { tenantOfClient } from './http/calling-client.js';
 import { AuditTrail, type AuditEventPage, type AuditQuery } from './audit/trail.js';
 import { engineRouteKey } from './http/engine-path.js';
@@ -54,7 +54,7 @@ import type { PortalTextOverrides } from './portal/text.js';
 /** How long a portal session lasts without use (its tokens are refreshed within it). */
 const PORTAL_SESSION_SECONDS = 30 * 60;
 import { cutStalledBodies } from './http/body-timeout.js';
-import { authorizeGuard } from './http/authorize-guard.js';
+import { authorizeGuard, browserRequestGuard } from './http/authorize-guard.js';
 import { SignInThrottle } from './http/sign-in-throttle.js';
 
 function cookieKeysOf(options: ResolvedOptions, logger: Logger): string[] {
@@ -316,11 +316,20 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     revocation: clientEndpoint.cors(clientEndpoint.limited(revocationHandler({ provider, store, liveTokens, findClient, bodyLimit: formLimit }))),
     introspection: clientEndpoint.limited(introspectionHandler({ liveTokens, findClient, bodyLimit: formLimit })),
     userinfo: clientEndpoint.cors(userinfoHandler({ liveTokens, accounts: options.accounts, realm: ownTokens.realm, bodyLimit: formLimit })),
-    endSession: async (ctx, _params, next) => {
-      if (ctx.method === 'POST') return answerPostWithGet(ctx, options.limits.authorizeQueryBytes);
-      await next();
-      await replaceSelfPostingPage(ctx as KoaContextWithOIDC, look);
-    },
+    endSession: endSessionHandler({
+      provider,
+      look,
+      sealer: new Sealer(cookieKeys, 'talent-auth sign-out requests'),
+      bodyLimit: options.limits.authorizeQueryBytes,
+      guard: browserRequestGuard(
+        { queryBytes: options.limits.authorizeQueryBytes, perAddress: options.rateLimits.authorize },
+        'signout',
+        store.counters,
+        addressOf,
+        logger,
+        () => metrics?.rateLimited.inc({ limit: 'sign_out' }),
+      ),
+    }),
     authorize: authorizeGuard(
       { queryBytes: options.limits.authorizeQueryBytes, perAddress: options.rateLimits.authorize },
       store.counters,

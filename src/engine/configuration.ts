@@ -11,6 +11,7 @@ import {
   REFRESH_TOKEN_SECONDS,
 } from '../../policies/lifetimes.js';
 import { MANAGEMENT_SCOPE } from '../../policies/management.js';
+import { MAX_STATE_OR_NONCE } from '../../policies/request-limits.js';
 import { checkCodeChallenge, pkceRequired } from '../../policies/pkce.js';
 import { validateAuthorizationScopes } from '../../policies/scopes.js';
 import { tenantPolicy } from '../../policies/tenant-policy.js';
@@ -30,8 +31,6 @@ import { engineKeys } from './signing-keys.js';
 import { signOutSources, type SignOutLook } from './sign-out.js';
 import { Localizer } from '../i18n/localizer.js';
 
-/** The longest `state` or `nonce` an authorization request may carry (they are stored until it ends). */
-const MAX_STATE_OR_NONCE = 1024;
 
 interface EngineClientExtras {
   tenant?: string;

@@ -3,7 +3,7 @@ import type { Localizer, PageLocale } from '../i18n/localizer.js';
 import type { Brands } from '../pages/branding.js';
 import { sendPage } from '../pages/html.js';
 import { engineAppOwner } from './client-directory.js';
-import { notSignedInPage, signedOutPage, signOutPage, type SignOutView } from '../pages/sign-out.js';
+import { signedOutPage, signOutPage, type SignOutView } from '../pages/sign-out.js';
 
 /*
  * SIGN-OUT (OpenID Connect RP-Initiated Logout 1.0) on the engine's end_session endpoint:
@@ -12,8 +12,9 @@ import { notSignedInPage, signedOutPage, signOutPage, type SignOutView } from '.
  *   and optionally `post_logout_redirect_uri` and `state`. The engine checks the hint's signature
  *   (a modified hint is an error page), that `client_id` matches it, and that the URI is one the
  *   app registered, exactly (src/engine/patches.ts); an unregistered URI never receives the browser.
- * - The browser gets our confirmation page: one "Sign out" button posting the engine's CSRF value
- *   (bound to the session); no script. Signing out ends this browser's session here (on every
+ * - A browser that is not signed in here never reaches the engine (src/http/end-session.ts: nothing
+ *   is stored for it). A signed-in browser gets our confirmation page: one "Sign out" button posting
+ *   the engine's CSRF value (bound to the session); no script. Signing out ends this browser's session here (on every
  *   instance: sessions live in the store), so the next authorization request asks for the password.
  * - Then the browser goes back to the registered URI with `state`, or gets our "signed out" page.
  * - Apps that registered a back-channel logout URI and took part in the session get a signed logout
@@ -24,8 +25,6 @@ import { notSignedInPage, signedOutPage, signOutPage, type SignOutView } from '.
  *   page follows the browser (the engine's confirmation takes no `ui_locales` and keeps no state
  *   after a full sign-out). The tenant of the app named by the request brands them.
  */
-
-const RENDERED = Symbol('a sign-out page of ours was rendered');
 
 interface SignOutState {
   secret?: string;
@@ -71,7 +70,6 @@ export function signOutSources(look?: SignOutLook) {
     async logoutSource(ctx: KoaContextWithOIDC): Promise<void> {
       const view = await viewOf(ctx, look);
       if (!view) return;
-      (ctx.state as Record<symbol, unknown>)[RENDERED] = true;
       sendPage(ctx, signOutPage(view));
     },
     async postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> {
@@ -79,15 +77,4 @@ export function signOutSources(look?: SignOutLook) {
       sendPage(ctx, signedOutPage(ctx.oidc.client?.clientName, pageLook));
     },
   };
-}
-
-/**
- * A browser with no session at the end_session endpoint gets, from the engine, a page that posts
- * itself with an inline script (which our pages' policy would not run). It is replaced by a page
- * with a button doing the same post.
- */
-export async function replaceSelfPostingPage(ctx: KoaContextWithOIDC, look?: SignOutLook): Promise<void> {
-  if ((ctx.state as Record<symbol, unknown>)[RENDERED] || ctx.status !== 200 || !ctx.response.is('html')) return;
-  const view = ctx.oidc ? await viewOf(ctx, look) : undefined;
-  if (view) sendPage(ctx, notSignedInPage(view));
 }

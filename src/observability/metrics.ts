@@ -40,7 +40,7 @@ export class Metrics {
 
   readonly rateLimited = new Counter({
     name: 'talent_auth_rate_limited_total',
-    help: 'Requests refused with 429 by a rate limit: client_auth (token endpoint), authorize, sign_in',
+    help: 'Requests refused with 429 by a rate limit: client_auth (token endpoint), authorize, sign_out, sign_in',
     labelNames: ['limit'] as const,
     registers: [this.registry],
   });

@@ -44,8 +44,35 @@ ${form(view, t.signOutButton)}`,
   );
 }
 
-/** A browser that is not signed in asked to sign out: nothing to end here, one click back to the app. */
-export function notSignedInPage(view: SignOutView): Page {
+/** What the page for a browser that is not signed in shows (nothing of it is stored anywhere). */
+export interface NotSignedInView extends PageLook {
+  /** The app that asked for the sign-out, when it said which it is. */
+  appName?: string | undefined;
+  /** The registered post-logout redirect URI the request named, if any. */
+  returnTo?: string | undefined;
+  /** The request's `state`, handed back to the app with the browser. */
+  state?: string | undefined;
+}
+
+/**
+ * A GET form to the app's post-logout URI, its own query and `state` as fields: the browser goes
+ * back exactly as the engine would send it after a sign-out, without anything kept here.
+ */
+function returnForm(returnTo: string, state: string | undefined, label: string): string {
+  const target = new URL(returnTo);
+  const fields: Array<[string, string]> = [...target.searchParams, ...(state !== undefined ? [['state', state] as [string, string]] : [])];
+  target.search = '';
+  return `<form method="get" action="${escapeHtml(target.href)}">
+${fields.map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`).join('\n')}
+<button type="submit" class="primary" autofocus>${escapeHtml(label)}</button>
+</form>`;
+}
+
+/**
+ * A browser that is not signed in asked to sign out: nothing to end here, one click back to the
+ * app (when it named a registered URI), and nothing stored for it.
+ */
+export function notSignedInPage(view: NotSignedInView): Page {
   const { t, lang } = view.locale ?? ENGLISH;
   const text = view.returnTo
     ? view.appName ? withStrong(t.notSignedInBackTo, view.appName) : escapeHtml(t.notSignedInBack)
@@ -54,8 +81,8 @@ export function notSignedInPage(view: SignOutView): Page {
     brandedTitle(t.notSignedInTitle, view.branding),
     `<h1>${escapeHtml(t.notSignedInHeading)}</h1>
 <p>${text}</p>
-${form(view, t.continueButton)}`,
-    formTargets(view),
+${view.returnTo ? returnForm(view.returnTo, view.state, t.continueButton) : ''}`,
+    view.returnTo ? [cspSource(view.returnTo)].filter(Boolean) : [],
     { lang, branding: view.branding },
   );
 }

@@ -77,13 +77,23 @@ export class UserAgent {
     throw new Error('too many redirects');
   }
 
-  /** Submits the page's form with its hidden fields plus `fields` (the button is a field too). */
+  /**
+   * Submits the page's form with its hidden fields plus `fields` (the button is a field too): a
+   * POST, or a GET whose fields become the query (a GET that leaves the server is only its location).
+   */
   submit(step: Step, fields: Record<string, string>): Promise<Step> {
-    const action = /<form[^>]*action="([^"]+)"/.exec(step.html)?.[1];
+    const [, method = 'post', action] = /<form(?: method="(get|post)")?[^>]*action="([^"]+)"/.exec(step.html) ?? [];
     if (!action) throw new Error(`no form on the page:\n${step.html}`);
+    const unescape = (value: string) => value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
     const hidden = [...step.html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)];
-    const form = new URLSearchParams(hidden.map(([, name, value]): [string, string] => [name!, value!.replace(/&amp;/g, '&')]));
+    const form = new URLSearchParams(hidden.map(([, name, value]): [string, string] => [unescape(name!), unescape(value!)]));
     for (const [name, value] of Object.entries(fields)) form.set(name, value);
-    return this.request(action.replace(/&amp;/g, '&'), { method: 'POST', body: form.toString() });
+    if (method === 'get') {
+      const target = new URL(unescape(action), step.url);
+      target.search = form.toString();
+      if (target.origin !== this.origin) return Promise.resolve({ status: 0, url: step.url, location: target.href, html: '' });
+      return this.request(target.href);
+    }
+    return this.request(unescape(action), { method: 'POST', body: form.toString() });
   }
 }
