@@ -38,6 +38,8 @@ export interface LifetimeBounds {
 
 /** `namedUserAccessTokenTtl`, and a tenant policy's `accessTokenTtl`. */
 export const NAMED_USER_ACCESS_TOKEN: LifetimeBounds = { min: 300, max: 3600, default: 300 };
+/** The longest a named-user access token can live (server or tenant lifetime): how long a revocation of its chain is kept. */
+export const MAX_ACCESS_TOKEN_SECONDS = NAMED_USER_ACCESS_TOKEN.max;
 /** `managementAccessTokenTtl`. */
 export const MANAGEMENT_ACCESS_TOKEN: LifetimeBounds = { min: 60, max: 3600, default: 300 };
 /** `grantIdleSeconds`: never under a refresh token's lifetime. */
@@ -45,7 +47,7 @@ export const GRANT_IDLE: LifetimeBounds = { min: REFRESH_TOKEN_SECONDS, max: 366
 /** `sessionTtl`: how long a browser stays signed in at the authorization server without signing out. */
 export const SESSION: LifetimeBounds = { min: 300, max: 30 * 86_400, default: SESSION_SECONDS };
 /** `refreshTokenReuseWindowSeconds`. */
-export const REFRESH_TOKEN_REUSE_WINDOW: LifetimeBounds = { min: 0, max: 300, default: 60 };
+export const REFRESH_TOKEN_REUSE_WINDOW: LifetimeBounds = { min: 0, max: 60, default: 5 };
 
 /** A named-user access token's lifetime before the management cap: the tenant's, else the server's. */
 export function namedUserAccessTokenSeconds(tenantTtl: number | undefined, serverTtl: number): number {

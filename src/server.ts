@@ -14,7 +14,7 @@ import { resolveOptions, type AuthServerOptions, type ResolvedOptions } from './
 import { ClientLookups } from './engine/client-cache.js';
 import { engineRequest, patchEngine } from './engine/patches.js';
 import { appRegistrationMetadata, ClientDirectory } from './engine/client-directory.js';
-import { completeTokenRequest, SingleUse } from './engine/single-use.js';
+import { SingleUse, type RefreshTokenUse } from './engine/single-use.js';
 import { AppRegistrations } from './records/app-registrations.js';
 import { Consents, type Consent, type ConsentKey } from './records/consents.js';
 import { interactionHandlers } from './http/interactions.js';
@@ -100,12 +100,12 @@ function clientEndpoints(
  * the code confirmed or the grant extended after an answer with tokens. Straight on to the engine:
  * nothing between the router and it concerns a token request.
  */
-function tokenEndpoint(engine: Koa.Middleware, options: ResolvedOptions, store: Store): RouteHandler {
+function tokenEndpoint(engine: Koa.Middleware, options: ResolvedOptions, singleUse: SingleUse): RouteHandler {
   const guard = tokenEndpointGuard(options.limits.tokenRequestBytes);
   return (ctx, _params, next) => guard(ctx, async () => {
     await engine(ctx, next);
     // A code confirmed, a refreshed grant extended (engine/single-use.ts).
-    if (ctx.status === 200) await completeTokenRequest(ctx, store, options.grantIdleSeconds);
+    if (ctx.status === 200) await singleUse.complete(ctx, options.grantIdleSeconds);
   });
 }
 
@@ -210,35 +210,37 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   const brands = new Brands(options.branding, logger);
   const look = { localizer, brands };
 
+  /** A rotated refresh token presented again, in the trail of its user's tenant. */
+  const refreshTokenPresentedAgain = (type: 'refresh_token.reuse_detected' | 'refresh_token.retried', token: RefreshTokenUse, details: Record<string, unknown>): void => {
+    const request = engineRequest() as unknown as Koa.Context | undefined;
+    const address = request ? addressOf(request) : undefined;
+    void (async () => {
+      const account = token.accountId && options.accounts ? await options.accounts.findAccount(token.accountId).catch(() => undefined) : undefined;
+      audit.recordLater({
+        type,
+        ...(account ? { tenant: account.tenant } : {}),
+        actor: { type: 'client', ...(token.clientId ? { id: token.clientId } : {}) },
+        ...(token.clientId ? { target: { type: 'app_registration', id: token.clientId } } : {}),
+        ...(address ? { address } : {}),
+        details: { user: token.accountId, ...details },
+      });
+    })();
+  };
+
   const provider = new Provider(
     options.issuer,
     engineConfiguration({ options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents, look }),
   );
   provider.proxy = options.proxy;
   const knownClients = new ClientLookups(store.records);
-  patchEngine(provider, {
-    clients: knownClients,
-    singleUse: new SingleUse(store, {
-      // A refresh token reused: its grant ends (the engine, or single use), and it is recorded.
-      onReuse: (token) => {
-        const request = engineRequest() as unknown as Koa.Context | undefined;
-        const reuseAddress = request ? addressOf(request) : undefined;
-        void (async () => {
-          const account = token.accountId && options.accounts ? await options.accounts.findAccount(token.accountId).catch(() => undefined) : undefined;
-          audit.recordLater({
-            type: 'refresh_token.reuse_detected',
-            ...(account ? { tenant: account.tenant } : {}),
-            actor: { type: 'client', ...(token.clientId ? { id: token.clientId } : {}) },
-            ...(token.clientId ? { target: { type: 'app_registration', id: token.clientId } } : {}),
-            ...(reuseAddress ? { address: reuseAddress } : {}),
-            details: { user: token.accountId, grant_ended: true },
-          });
-        })();
-      },
-      reuseWindowSeconds: options.refreshTokenReuseWindowSeconds,
-      successorKey: createHmac('sha256', cookieKeys[0]!).update('talent-auth refresh token successors').digest(),
-    }),
+  const singleUse = new SingleUse(store, {
+    // A refresh token reused (its grant ends: the engine, or single use) or retried: recorded.
+    onReuse: (token) => refreshTokenPresentedAgain('refresh_token.reuse_detected', token, { grant_ended: true }),
+    onRetry: (token) => refreshTokenPresentedAgain('refresh_token.retried', token, { retry: 1 }),
+    reuseWindowSeconds: options.refreshTokenReuseWindowSeconds,
+    successorKey: createHmac('sha256', cookieKeys[0]!).update('talent-auth refresh token successors').digest(),
   });
+  patchEngine(provider, { clients: knownClients, singleUse });
 
   const clientConfigurations = new ClientConfigurations(store.records, catalog, audit);
   const appRegistrations = new AppRegistrations(store.records, async (app) => {
@@ -312,7 +314,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   const clientEndpoint = clientEndpoints(options, store, appRegistrations, addressOf, logger, metrics, clientRateLimited);
   const formLimit = options.limits.tokenRequestBytes;
   const router = new Router(routeTable(options.pathPrefix), {
-    token: clientEndpoint.cors(clientEndpoint.limited(tokenEndpoint(engine, options, store))),
+    token: clientEndpoint.cors(clientEndpoint.limited(tokenEndpoint(engine, options, singleUse))),
     revocation: clientEndpoint.cors(clientEndpoint.limited(revocationHandler({ provider, store, liveTokens, findClient, bodyLimit: formLimit }))),
     introspection: clientEndpoint.limited(introspectionHandler({ liveTokens, findClient, bodyLimit: formLimit })),
     userinfo: clientEndpoint.cors(userinfoHandler({ liveTokens, accounts: options.accounts, realm: ownTokens.realm, bodyLimit: formLimit })),

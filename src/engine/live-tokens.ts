@@ -3,7 +3,8 @@ import type { EnginePayload, Store } from '../../adapters/types.js';
 import { InvalidToken } from '../../policies/errors.js';
 import type { AccessTokenContext, TokenVerifier } from '../resource-server/verifier.js';
 import type { EngineClient } from './client-cache.js';
-import { grantIdOfTokenId } from './patches.js';
+import { chainOfTokenId, grantIdOfTokenId } from './patches.js';
+import { REVOKED_CHAINS } from './single-use.js';
 
 /*
  * LIVE ACCESS TOKENS: whether an access token of ours may still be honoured, for userinfo and
@@ -14,7 +15,9 @@ import { grantIdOfTokenId } from './patches.js';
  * - its client is still registered (a deleted client's tokens stop at once);
  * - for a named-user token, its grant still exists and is this user's with this app: the grant
  *   ends when the consent is revoked, a refresh token is reused or revoked, or its app is deleted
- *   or changes type. Its id is in the token's `jti` (src/engine/patches.ts).
+ *   or changes type. Its id is in the token's `jti` (src/engine/patches.ts);
+ * - and its chain (the tokens issued from one code, in the `jti` too) was not revoked: a replayed
+ *   code ends what it issued (src/engine/single-use.ts).
  *
  * Verified tokens are kept (by SHA-256 of the token, never the token itself) until they expire, so
  * a token asked about again costs no signature check; the live checks run every time.
@@ -71,12 +74,14 @@ export class LiveTokens {
   /** The token, when it is still live (see above); undefined otherwise. */
   async live(token: VerifiedToken): Promise<LiveToken | undefined> {
     if (token.isNamedUser && !token.grantId) return undefined;
-    const [revoked, client, grant] = await Promise.all([
+    const chain = token.grantId ? chainOfTokenId(token.jti) : undefined;
+    const [revoked, client, grant, chainRevoked] = await Promise.all([
       this.store.engine(REVOKED).find(token.jti),
       this.findClient(token.clientId),
       token.grantId ? this.store.engine('Grant').find(token.grantId) : undefined,
+      chain ? this.store.engine(REVOKED_CHAINS).find(chain) : undefined,
     ]);
-    if (revoked || !client) return undefined;
+    if (revoked || chainRevoked || !client) return undefined;
     if (token.isNamedUser && (!grant || grant.clientId !== token.clientId || grant.accountId !== token.sub)) return undefined;
     return { ...token, grant };
   }

@@ -26,21 +26,31 @@ import type { Consumable, SingleUse } from './single-use.js';
  *    and derived successors (src/engine/single-use.ts).
  * 6. `Provider.ctx`: read (not changed) to know the request the engine is serving.
  * 7. `AccessToken.prototype.generateTokenId`: a named-user access token's `jti` starts with its
- *    grant's id (`<grantId>.<random>`). The engine does not store JWT access tokens, and a JWT has
- *    no grant claim: this is how userinfo and introspection tell that the token's grant has ended
- *    (src/engine/live-tokens.ts).
+ *    grant's id and the id of the code's refresh-token chain it was issued in
+ *    (`<grantId>.<chain>.<random>`). The engine does not store JWT access tokens, and a JWT has
+ *    no grant claim: this is how userinfo and introspection tell that the token's grant has ended,
+ *    or that its code was replayed (src/engine/live-tokens.ts).
  * Errors of ours thrown inside them reach the engine as its own (src/engine/errors.ts).
  */
 
-/** The `jti` of a named-user access token: its grant's id, a dot, a random id (engine ids have no dot). */
-export function grantBoundTokenId(grantId: string, id: string): string {
-  return `${grantId}.${id}`;
+/**
+ * The `jti` of a named-user access token: its grant's id, a dot, the id of its refresh-token
+ * chain and a dot when it has one (src/engine/single-use.ts), a random id (engine ids have no dot).
+ */
+export function grantBoundTokenId(grantId: string, id: string, chain?: string): string {
+  return chain === undefined ? `${grantId}.${id}` : `${grantId}.${chain}.${id}`;
 }
 
 /** The grant id a `jti` of ours names, if it names one. */
 export function grantIdOfTokenId(jti: string): string | undefined {
   const dot = jti.indexOf('.');
   return dot > 0 ? jti.slice(0, dot) : undefined;
+}
+
+/** The chain id a `jti` of ours names, if it names one. */
+export function chainOfTokenId(jti: string): string | undefined {
+  const parts = jti.split('.');
+  return parts.length === 3 ? parts[1] : undefined;
 }
 
 /** The request the engine is serving now, as our patches read it. */
@@ -111,7 +121,7 @@ export function patchEngine(provider: Provider, { clients, singleUse }: EnginePa
   const generateAccessTokenId = AccessToken.prototype.generateTokenId;
   AccessToken.prototype.generateTokenId = function generateTokenId(this: { grantId?: string; generateTokenId(): string }) {
     const id = generateAccessTokenId.call(this);
-    return this.grantId ? grantBoundTokenId(this.grantId, id) : id;
+    return this.grantId ? grantBoundTokenId(this.grantId, id, singleUse.chainNow()) : id;
   };
   Client.find = clients.cached(Client.find.bind(Client) as (id: string) => Promise<EngineClient | undefined>) as typeof Client.find;
 

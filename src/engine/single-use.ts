@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { AlreadyConsumed, type Store } from '../../adapters/types.js';
 import { InvalidGrant, InvalidTarget } from '../../policies/errors.js';
-import { grantNeedsExtending } from '../../policies/lifetimes.js';
+import { AUTHORIZATION_CODE_SECONDS, grantNeedsExtending, MAX_ACCESS_TOKEN_SECONDS } from '../../policies/lifetimes.js';
 import { endGrant } from './end-grant.js';
 import { engineRequest } from './patches.js';
 
@@ -18,18 +18,30 @@ import { engineRequest } from './patches.js';
  * of P's id under a key all instances share). So every request that rotates P issues the same
  * successor S, and there is only ever one chain. P presented again is
  *  - a retry, answered with the same S and a new access token, when S was never stored (the request
- *    that consumed P failed before it could answer: a 503, a reply lost in a Redis failure) or when
- *    S is stored, still unused, and P was consumed at most `reuseWindowSeconds` ago (the client
- *    lost the answer);
- *  - a reuse otherwise (S was used, or the window is over): the whole grant ends.
- *  Two requests racing on P both get S; whoever uses S second has made the reuse.
+ *    that consumed P failed before it could answer: a 503, a reply lost in a Redis failure: nothing
+ *    went out), or ONCE when S is stored, still unused, and P was consumed at most
+ *    `reuseWindowSeconds` ago (the client lost the answer). Each such retry is told (the audit
+ *    trail), and counted in the store, so that instances agree on which one was the first;
+ *  - a reuse otherwise (S was used, the window is over, or P was retried already): the whole grant
+ *    ends. A thief who presents P after the client's retry, or twice, ends the grant instead of
+ *    being served.
+ *  Two requests racing on P: the one that consumes it, and one retry, get S; a third is a reuse.
  *
  * Codes: a code exchange that completed is confirmed on the code (`confirm`, after its tokens were
  * issued). A consumed code presented again is
  *  - a replay when its exchange was confirmed, or when it was consumed under RACE_SECONDS ago (two
- *    requests at once): the grant ends;
+ *    requests at once): what that code issued ends (RFC 6749 §4.1.2: the tokens issued from it
+ *    should be revoked), not the grant: a grant is the user's consent to the app, shared by her
+ *    browsers and devices, and a replay in one (a double-submitted callback, a leaked code) must
+ *    not sign the others out. The first refresh token of a code exchange is derived from the code
+ *    (like a successor from its parent), so the code's chain is found without an index: each of
+ *    its refresh tokens is destroyed. Every token of a chain carries the chain's id (refresh
+ *    tokens at the start of their id, access tokens in their `jti`: src/engine/patches.ts), and the
+ *    chain is marked revoked for as long as an access token lives, so that userinfo, introspection
+ *    and our APIs refuse its access tokens at once (src/engine/live-tokens.ts);
  *  - otherwise the retry of an exchange that never answered (our 503 says Retry-After: 1): it is
- *    refused with invalid_grant without ending the grant, and the app signs the user in again.
+ *    refused with invalid_grant, and the app signs the user in again.
+ * Either way the engine never sees a consumed code: it would end the whole grant.
  *
  * A request bound to fail (a foreign resource indicator) is refused before anything is consumed,
  * and a consume whose request then fails with 503 is undone (best effort) before the answer goes.
@@ -38,6 +50,14 @@ import { engineRequest } from './patches.js';
 
 /** A code consumed this recently and not confirmed is taken as raced, not as a retry. */
 const RACE_SECONDS = 1;
+/** How many times a rotated refresh token may be presented again within the window (see above). */
+const RETRIES_PER_ROTATION = 1;
+/** The longest chain a code replay walks (a code lives minutes: its chain is a few tokens long). */
+const MAX_CHAIN = 1000;
+/** The length of a chain's id (the start of its refresh tokens' ids, a part of its access tokens' `jti`). */
+const CHAIN_ID_LENGTH = 16;
+/** The store's model of revoked chains (src/engine/live-tokens.ts reads it). */
+export const REVOKED_CHAINS = 'RevokedChain';
 
 /** A code or refresh token of the engine, as these rules read it. */
 export interface Consumable {
@@ -55,6 +75,8 @@ const CONSUMED = Symbol('consumed in this request');
 const TO_CONFIRM = Symbol('codes whose exchange completes with this request');
 const ROTATING = Symbol('the refresh token this request rotates');
 const REFRESHED = Symbol('this request rotates a refresh token');
+const RETRYING = Symbol('the refresh token this request was allowed to retry');
+const CHAIN = Symbol('the chain of the code or refresh token this request uses');
 
 type Undo = () => Promise<void>;
 
@@ -79,32 +101,6 @@ export async function undoConsumptions(state: Record<PropertyKey, unknown>): Pro
 interface SavableGrant {
   exp?: number;
   save(): Promise<unknown>;
-}
-
-/**
- * After a token request answered with tokens:
- * - a code exchange is confirmed on its code, so that the code presented again is a replay. A
- *   confirmation that cannot be written leaves the code consumed but unconfirmed: a replay of it
- *   would then be refused without ending the grant (nothing is lost: the tokens went out);
- * - a refresh gives its grant `grantIdleSeconds` again (a grant in use does not expire; one nobody
- *   refreshed for that long does).
- */
-export async function completeTokenRequest(
-  ctx: { state: Record<PropertyKey, unknown>; oidc?: { entities?: { Grant?: SavableGrant } } },
-  store: Store,
-  grantIdleSeconds: number,
-): Promise<void> {
-  const { state } = ctx;
-  const codes = state[TO_CONFIRM] as string[] | undefined;
-  const refreshed = state[REFRESHED] === true;
-  if (!codes && !refreshed) return;
-  delete state[TO_CONFIRM];
-  delete state[REFRESHED];
-  const grant = ctx.oidc?.entities?.Grant;
-  await Promise.all([
-    ...(codes ?? []).map((jti) => store.engine('AuthorizationCode').confirm(jti).catch(() => undefined)),
-    refreshed && grant ? extend(grant, grantIdleSeconds) : undefined,
-  ]);
 }
 
 /**
@@ -137,7 +133,16 @@ export interface SingleUseOptions {
   /** A secret all instances share: successors are derived with it. */
   successorKey: Buffer;
   /** Told of a refresh token presented again past what a retry may be: its grant ends (the audit trail). */
-  onReuse?: (token: { clientId?: string; accountId?: string; grantId?: string }) => void;
+  onReuse?: (token: RefreshTokenUse) => void;
+  /** Told of a rotated refresh token presented again and served as a retry (the audit trail). */
+  onRetry?: (token: RefreshTokenUse) => void;
+}
+
+/** What the audit trail is told of a refresh token presented again. */
+export interface RefreshTokenUse {
+  clientId?: string;
+  accountId?: string;
+  grantId?: string;
 }
 
 /**
@@ -153,18 +158,75 @@ export class SingleUse {
     this.#options = options;
   }
 
-  /** The successor of refresh token `jti`: the same for every request that rotates it. */
-  successorOf(jti: string): string {
-    return createHmac('sha256', this.#options.successorKey).update(`refresh-token-successor:${jti}`).digest('base64url');
+  #derive(what: string, size = 43): string {
+    return createHmac('sha256', this.#options.successorKey).update(what).digest('base64url').slice(0, size);
   }
 
-  /** Whether refresh token `jti`, consumed, may be presented again for its successor (see above). */
-  async #rotationRetry(jti: string): Promise<boolean> {
+  /** The chain of code `jti`: the id every token issued from it (and from its refreshes) carries. */
+  chainOfCode(jti: string): string {
+    return this.#derive(`refresh-token-chain-of-code:${jti}`, CHAIN_ID_LENGTH);
+  }
+
+  /** The chain a refresh token belongs to: the start of its id (a token issued before chains: its own). */
+  chainOf(jti: string): string {
+    const dot = jti.indexOf('.');
+    return dot === CHAIN_ID_LENGTH ? jti.slice(0, dot) : this.#derive(`refresh-token-chain-of:${jti}`, CHAIN_ID_LENGTH);
+  }
+
+  /** The successor of refresh token `jti`: the same for every request that rotates it, in its chain. */
+  successorOf(jti: string): string {
+    return `${this.chainOf(jti)}.${this.#derive(`refresh-token-successor:${jti}`)}`;
+  }
+
+  /** The first refresh token of the exchange of code `jti`: the head of the code's chain. */
+  firstOfCode(jti: string): string {
+    return `${this.chainOfCode(jti)}.${this.#derive(`refresh-token-of-code:${jti}`)}`;
+  }
+
+  /** The chain of the code or refresh token the engine's request now uses, if any (for access token ids). */
+  chainNow(): string | undefined {
+    const chain = stateOf()?.[CHAIN];
+    return typeof chain === 'string' ? chain : undefined;
+  }
+
+  /**
+   * Ends what a replayed code issued (see above): its chain marked revoked while an access token
+   * of it may live, then every refresh token of the chain destroyed.
+   */
+  async #endCodeChain(jti: string): Promise<void> {
+    const chain = this.chainOfCode(jti);
+    await this.#store.engine(REVOKED_CHAINS).upsert(chain, { chain }, MAX_ACCESS_TOKEN_SECONDS);
     const refreshTokens = this.#store.engine('RefreshToken');
-    const [successor, consumption] = await Promise.all([refreshTokens.find(this.successorOf(jti)), refreshTokens.consumption(jti)]);
-    if (!successor) return true;
-    if (successor.consumed) return false;
-    return consumption !== undefined && Date.now() - consumption.consumedAt <= this.#options.reuseWindowSeconds * 1000;
+    let id = this.firstOfCode(jti);
+    for (let link = 0; link < MAX_CHAIN; link += 1) {
+      if (!(await refreshTokens.find(id))) return;
+      await refreshTokens.destroy(id);
+      id = this.successorOf(id);
+    }
+  }
+
+  /**
+   * Whether refresh token `token`, consumed, may be presented again for its successor (see above).
+   * Asked at most once per request: the answer is kept in the request's state.
+   */
+  async #rotationRetry(token: Consumable): Promise<boolean> {
+    const state = stateOf();
+    if (state?.[RETRYING] === token.jti) return true;
+    const refreshTokens = this.#store.engine('RefreshToken');
+    const [successor, consumption] = await Promise.all([refreshTokens.find(this.successorOf(token.jti)), refreshTokens.consumption(token.jti)]);
+    let retry: boolean;
+    if (!successor) retry = true;
+    else if (successor.consumed || consumption === undefined) retry = false;
+    else if (this.#options.reuseWindowSeconds === 0 || Date.now() - consumption.consumedAt > this.#options.reuseWindowSeconds * 1000) retry = false;
+    else {
+      // RFC 9700 §4.14.2: a rotated token presented again is a reuse; once, within the window, it
+      // is taken for a client that lost the answer. The count is the store's, shared by instances.
+      const [retries] = await this.#store.counters.increment([`refresh-retry:${token.jti}`], this.#options.reuseWindowSeconds);
+      retry = retries!.count <= RETRIES_PER_ROTATION;
+      if (retry) this.#options.onRetry?.(token);
+    }
+    if (retry && state) state[RETRYING] = token.jti;
+    return retry;
   }
 
   /** Whether a consumed code presented again is a replay (else: the retry of an exchange that never answered). */
@@ -179,7 +241,7 @@ export class SingleUse {
    */
   async refreshTokenFound(token: Consumable | undefined): Promise<void> {
     if (!token?.consumed || grantTypeNow() !== 'refresh_token') return;
-    if (await this.#rotationRetry(token.jti)) token.consumed = undefined;
+    if (await this.#rotationRetry(token)) token.consumed = undefined;
     // Left consumed: the engine ends the grant and refuses it, a reuse.
     else this.#options.onReuse?.(token);
   }
@@ -193,7 +255,7 @@ export class SingleUse {
       remember(state, CONSUMED, () => this.#store.engine('RefreshToken').unconsume(token.jti));
     } catch (error) {
       if (!(error instanceof AlreadyConsumed)) throw error;
-      if (!(await this.#rotationRetry(token.jti))) {
+      if (!(await this.#rotationRetry(token))) {
         this.#options.onReuse?.(token);
         if (token.grantId) await endGrant(this.#store, token.grantId);
         throw new InvalidGrant('refresh token already used');
@@ -202,26 +264,81 @@ export class SingleUse {
     if (state) {
       state[ROTATING] = token.jti;
       state[REFRESHED] = true;
+      state[CHAIN] = this.chainOf(token.jti);
     }
   }
 
-  /** The id of a new refresh token: the derived successor when this request rotates one, else `generate()`. */
+  /**
+   * The id of a new refresh token: the derived successor when this request rotates one, the head
+   * of the code's chain when it exchanges a code, else `generate()`.
+   */
   refreshTokenId(generate: () => string): string {
     const state = stateOf();
     const parent = state?.[ROTATING];
-    if (typeof parent !== 'string') return generate();
-    delete state![ROTATING];
-    return this.successorOf(parent);
-  }
-
-  /** A code the engine found: a consumed one that is not a replay is refused as it is, before the engine ends the grant. */
-  async codeFound(code: Consumable | undefined): Promise<void> {
-    if (code?.consumed && grantTypeNow() === 'authorization_code' && !(await this.#codeReplay(code.jti))) {
-      throw new InvalidGrant('authorization code already used');
+    if (typeof parent === 'string') {
+      delete state![ROTATING];
+      return this.successorOf(parent);
     }
+    const code = (state?.[TO_CONFIRM] as string[] | undefined)?.at(-1);
+    return code === undefined ? generate() : this.firstOfCode(code);
   }
 
-  /** A code's use: consumed once; a replay ends its grant. */
+  /**
+   * A consumed code presented again: a replay ends what it issued; either way it is refused here,
+   * before the engine ends the grant. A replay is marked first: an exchange of the code still under
+   * way (two requests at once) sees the mark once its refresh token is saved (`complete`) and ends
+   * its chain then, so that whichever order the two go in, the chain ends.
+   */
+  async #codeUsed(code: Consumable): Promise<never> {
+    if (await this.#codeReplay(code.jti)) {
+      await this.#store.counters.increment([replayMark(code.jti)], AUTHORIZATION_CODE_SECONDS);
+      await this.#endCodeChain(code.jti);
+    }
+    throw new InvalidGrant('authorization code already used');
+  }
+
+  /**
+   * After a token request answered with tokens:
+   * - a code exchange is confirmed on its code, so that the code presented again is a replay. A
+   *   confirmation that cannot be written leaves the code consumed but unconfirmed: a replay of it
+   *   would then be refused without ending what it issued (nothing is lost: the tokens went out);
+   *   a code replayed while this exchange was under way has its chain ended now (see #codeUsed);
+   * - a refresh gives its grant `grantIdleSeconds` again (a grant in use does not expire; one nobody
+   *   refreshed for that long does).
+   */
+  async complete(
+    ctx: { state: Record<PropertyKey, unknown>; oidc?: { entities?: { Grant?: SavableGrant } } },
+    grantIdleSeconds: number,
+  ): Promise<void> {
+    const { state } = ctx;
+    const codes = state[TO_CONFIRM] as string[] | undefined;
+    const refreshed = state[REFRESHED] === true;
+    if (!codes && !refreshed) return;
+    delete state[TO_CONFIRM];
+    delete state[REFRESHED];
+    const grant = ctx.oidc?.entities?.Grant;
+    await Promise.all([
+      ...(codes ?? []).map(async (jti) => {
+        const [, marks] = await Promise.all([
+          this.#store.engine('AuthorizationCode').confirm(jti).catch(() => undefined),
+          this.#store.counters.peek([replayMark(jti)]).catch(() => [{ count: 0 }]),
+        ]);
+        if (marks[0]!.count > 0) await this.#endCodeChain(jti).catch(() => undefined);
+      }),
+      refreshed && grant ? extend(grant, grantIdleSeconds) : undefined,
+    ]);
+  }
+
+  /**
+   * A code the engine found: a consumed one is shown to the engine as unused, so that the engine's
+   * checks (the client, PKCE, the redirect URI) run first (only the holder of the verifier can make
+   * a replay) and its consume then meets ours (consumeCode), instead of the engine ending the grant.
+   */
+  async codeFound(code: Consumable | undefined): Promise<void> {
+    if (code?.consumed && grantTypeNow() === 'authorization_code') code.consumed = undefined;
+  }
+
+  /** A code's use: consumed once; a race lost is a replay (see #codeUsed). */
   async consumeCode(code: Consumable, consume: () => Promise<void>): Promise<void> {
     refuseForeignResource(code);
     const state = stateOf();
@@ -229,12 +346,17 @@ export class SingleUse {
       await consume();
     } catch (error) {
       if (!(error instanceof AlreadyConsumed)) throw error;
-      if ((await this.#codeReplay(code.jti)) && code.grantId) await endGrant(this.#store, code.grantId);
-      throw new InvalidGrant('authorization code already used');
+      await this.#codeUsed(code);
     }
     remember(state, CONSUMED, () => this.#store.engine('AuthorizationCode').unconsume(code.jti));
     remember(state, TO_CONFIRM, code.jti);
+    if (state) state[CHAIN] = this.chainOfCode(code.jti);
   }
+}
+
+/** The counter that marks code `jti` as replayed. */
+function replayMark(jti: string): string {
+  return `code-replayed:${jti}`;
 }
 
 function grantTypeNow(): unknown {

@@ -53,7 +53,7 @@ describe('sign-out requests from anyone (Redis)', () => {
     const before = await storedKeys(inspect, prefix);
     const { idToken } = await signedIn();
     const afterSignIn = await storedKeys(inspect, prefix);
-    const requests = [
+    const requests: Array<Record<string, string>> = [
       { client_id: app.clientId, post_logout_redirect_uri: SIGNED_OUT, state: 'x'.repeat(1024) },
       { id_token_hint: idToken, post_logout_redirect_uri: SIGNED_OUT, state: 'bye' },
       { client_id: app.clientId },

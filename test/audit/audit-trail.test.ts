@@ -162,6 +162,25 @@ describe.each(STORE_KINDS)('audit trail (%s store)', (kind) => {
     });
   });
 
+  it('a retried refresh token: refresh_token.retried, and the second retry is a reuse', async () => {
+    const { code, verifier } = await signInForCode(server, { clientId: portal.clientId, redirectUri: PORTAL }, admin, 'openid manage.integrations', new UserAgent(server.baseUrl));
+    const first = await postToken(server.oauthUrl, { grant_type: 'authorization_code', code, redirect_uri: PORTAL, code_verifier: verifier }, { authorization: basic(portal.clientId, portal.secret) });
+    const refresh = (token: string) => postToken(server.oauthUrl, { grant_type: 'refresh_token', refresh_token: token }, { authorization: basic(portal.clientId, portal.secret) });
+    const rt1 = first.body.refresh_token as string;
+    const rotated = await refresh(rt1);
+    const retried = await refresh(rt1);
+    secrets.push(code, verifier, rt1, first.body.access_token as string, rotated.body.access_token as string, rotated.body.refresh_token as string, retried.body.access_token as string);
+    expect(retried.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const events = (await server.auth.audit.list({ tenant: 'acme', type: 'refresh_token.retried', limit: 10 })).events;
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ actor: { type: 'client', id: portal.clientId }, target: { type: 'app_registration', id: portal.clientId }, address: '127.0.0.1', details: { user: 'admin', retry: 1 } });
+    const reusesBefore = (await server.auth.audit.list({ tenant: 'acme', type: 'refresh_token.reuse_detected', limit: 10 })).events.length;
+    expect((await refresh(rt1)).status).toBe(400);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await server.auth.audit.list({ tenant: 'acme', type: 'refresh_token.reuse_detected', limit: 10 })).events).toHaveLength(reusesBefore + 1);
+  });
+
   it('failed client authentications past the limit: client_auth.rate_limited in the client\'s tenant', async () => {
     const client = await server.auth.clientConfigurations.create({ tenant: 'acme', name: 'Guessed', category: 'hr', resources: { scim: { scopes: ['scim.read'] } } });
     secrets.push(client.clientSecret);
@@ -212,6 +231,11 @@ describe.each(STORE_KINDS)('audit trail (%s store)', (kind) => {
   });
 
   it('hands each event to onAuditEvent, writes each as a log line, and nothing secret anywhere', async () => {
+    // Events written without waiting (refusals, sign-ins) may still be on their way: until none comes.
+    for (let seen = -1; seen !== hooked.length;) {
+      seen = hooked.length;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     const all = [
       ...(await server.auth.audit.list({ tenant: 'acme', limit: 200 })).events,
       ...(await server.auth.audit.list({ tenant: 'globex', limit: 200 })).events,

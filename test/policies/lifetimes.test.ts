@@ -19,7 +19,7 @@ describe('lifetimes (policies/lifetimes.ts)', () => {
   it.each([
     ['namedUserAccessTokenTtl', NAMED_USER_ACCESS_TOKEN, 300, 300, 3600],
     ['managementAccessTokenTtl', MANAGEMENT_ACCESS_TOKEN, 300, 60, 3600],
-    ['refreshTokenReuseWindowSeconds', REFRESH_TOKEN_REUSE_WINDOW, 60, 0, 300],
+    ['refreshTokenReuseWindowSeconds', REFRESH_TOKEN_REUSE_WINDOW, 5, 0, 60],
     ['grantIdleSeconds', GRANT_IDLE, 90_000, 3600, 366 * 86_400],
     ['sessionTtl', SESSION, 86_400, 300, 30 * 86_400],
   ] as const)('option %s: default %j, the options read its bounds', (option, bounds, byDefault, min, max) => {
