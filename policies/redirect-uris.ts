@@ -12,8 +12,8 @@ import { ValidationError } from './errors.js';
  *   compared is what was registered (RFC 9700 §2.1).
  * - Every authorization request names its `redirect_uri`, even for an app with one.
  * - Post-logout redirect URIs (where a sign-out may send the browser back) follow the same rules
- *   and the same exact match; a back-channel logout URI (a server endpoint we post a logout token
- *   to) must be https, or http on a loopback host.
+ *   and the same exact match. Back-channel logout URIs (a server endpoint we post a logout token
+ *   to) start from these rules: policies/backchannel-logout.ts.
  */
 
 /** Why a redirect URI was refused: the rule, in words. */
@@ -134,15 +134,4 @@ export function allHttps(uris: readonly string[]): boolean {
  */
 export function redirectUriMatches(registered: readonly string[], presented: unknown): boolean {
   return typeof presented === 'string' && registered.includes(presented);
-}
-
-/**
- * Registration time: a back-channel logout URI is an endpoint of the app's server: an https URI
- * (or http on a loopback host), by the same rules as a redirect URI, never a deep link.
- */
-export function validateBackchannelLogoutUri(uri: unknown, field = 'backchannelLogoutUri'): string {
-  const verdict = checkRedirectUri(uri);
-  if (!verdict.ok) throw new ValidationError(field, `"${String(uri)}" ${verdict.rule}`);
-  if (verdict.kind === 'deep-link') throw new ValidationError(field, `"${String(uri)}" must be an https URI (or http on localhost): it is called by our server`);
-  return uri as string;
 }

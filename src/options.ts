@@ -12,6 +12,7 @@ import type { TenantPolicyFunction } from '../policies/tenant-policy.js';
 import { DEFAULT_AUDIT_SETTINGS, type AuditHook } from './audit/trail.js';
 import type { RedisConnectionOptions } from '../adapters/redis/index.js';
 import { MANAGEMENT_SCOPE } from '../policies/management.js';
+import { privateHostProblem } from '../policies/backchannel-logout.js';
 import { OIDC_SCOPES } from '../policies/scopes.js';
 import {
   GRANT_IDLE,
@@ -276,6 +277,18 @@ export const optionsSchema = z
       .object({ health: z.boolean().default(true), metrics: z.boolean().default(false) })
       .strict()
       .prefault({}),
+    backchannelLogout: z
+      .object({
+        privateHosts: z
+          .array(z.string().max(253).superRefine((entry, ctx) => {
+            const problem = privateHostProblem(entry);
+            if (problem) ctx.addIssue({ code: 'custom', message: `${entry}: ${problem}` });
+          }))
+          .max(100)
+          .default([]),
+      })
+      .strict()
+      .prefault({}),
     proxy: z.boolean().default(false),
     trustedProxyHops: z.number().int().min(1).max(10).default(1),
     tenantPolicy: functionOf<TenantPolicyFunction>('a function of the tenant').optional(),
@@ -400,6 +413,15 @@ export interface AuthServerOptions {
       | false
       | { perUsername?: { max: number; windowSeconds: number }; perAddress?: { max: number; windowSeconds: number } };
   };
+  /**
+   * Back-channel logout delivery. Logout tokens never go to a special-use address (loopback,
+   * private, link-local, CGNAT, unique-local, ...): every address a host resolves to is checked
+   * before we connect. `privateHosts` lists the operator's own local or private destinations that
+   * may be reached anyway, for the operator's apps only (never a tenant's): exact host names
+   * (`billing.default.svc.cluster.local`, `localhost`), IP addresses and CIDR ranges
+   * (`10.0.0.0/8`, `fd00::/8`); default none. Public hosts need no entry.
+   */
+  backchannelLogout?: { privateHosts?: string[] };
   /** `{pathPrefix}/healthz` and `/readyz` (default on), Prometheus `{pathPrefix}/metrics` (default off). */
   observability?: { health?: boolean; metrics?: boolean };
   /** Trust X-Forwarded-* headers (behind a TLS-terminating proxy). */

@@ -12,6 +12,7 @@ import { createLogger, type Logger } from './logger.js';
 import { Metrics } from './observability/metrics.js';
 import { resolveOptions, type AuthServerOptions, type ResolvedOptions } from './options.js';
 import { ClientLookups } from './engine/client-cache.js';
+import { DeliveryError } from './engine/backchannel-delivery.js';
 import { engineRequest, patchEngine } from './engine/patches.js';
 import { appRegistrationMetadata, ClientDirectory } from './engine/client-directory.js';
 import { SingleUse, type RefreshTokenUse } from './engine/single-use.js';
@@ -275,6 +276,16 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
         address: addressOf(ctx),
       });
     })();
+  });
+  // Back-channel logout (src/engine/backchannel-delivery.ts): each one that did not arrive is
+  // logged with the app, the host and why (never the token, its sid or the user); all are counted.
+  provider.on('backchannel.success', () => metrics?.backchannelLogouts.inc({ outcome: 'delivered' }));
+  provider.on('backchannel.error', (_ctx: unknown, error: Error & { response?: { status?: number } }, client: { clientId: string; backchannelLogoutUri?: string }) => {
+    const host = URL.parse(client.backchannelLogoutUri ?? '')?.host ?? '';
+    const outcome = error instanceof DeliveryError ? error.failure : error.response ? 'rejected' : 'error';
+    const detail = error instanceof DeliveryError ? error.detail : error.response ? `${host} answered ${String(error.response.status)}` : error.name;
+    metrics?.backchannelLogouts.inc({ outcome });
+    logger.warn('back-channel logout not delivered', { client_id: client.clientId, host, outcome, detail });
   });
   if (metrics) {
     provider.on('grant.success', (ctx: { oidc?: { params?: { grant_type?: unknown } } }) => {

@@ -20,6 +20,7 @@ describe('createAuthServer options', () => {
       },
       observability: { health: true, metrics: false },
       proxy: false,
+      backchannelLogout: { privateHosts: [] },
     });
     expect(resolveOptions({ ...valid, pathPrefix: '/auth2' }).issuer).toBe('https://auth.example.com/auth2/oauth2');
   });
@@ -54,6 +55,10 @@ describe('createAuthServer options', () => {
     ['a tiny body limit', { limits: { tokenRequestBytes: 10 } }, /limits\.tokenRequestBytes/],
     ['an unknown option', { colour: 'blue' }, /colour|Unrecognized/],
     ['an account store without functions', { accounts: { authenticate: 1 } }, /accounts/],
+    ['a back-channel private host that is a URL', { backchannelLogout: { privateHosts: ['http://localhost'] } }, /backchannelLogout\.privateHosts\.0: http:\/\/localhost: must be a host name, an IP address or a CIDR range/],
+    ['a back-channel private host with a wildcard', { backchannelLogout: { privateHosts: ['*.internal'] } }, /backchannelLogout\.privateHosts\.0/],
+    ['a back-channel CIDR with a prefix too long', { backchannelLogout: { privateHosts: ['10.0.0.0/8', '10.0.0.0/33'] } }, /backchannelLogout\.privateHosts\.1: 10\.0\.0\.0\/33: the prefix length must be 0\.\.32/],
+    ['an unknown back-channel option', { backchannelLogout: { allowedHosts: ['localhost'] } }, /backchannelLogout/],
   ])('refuses %s, naming the field', (_name, change, field) => {
     expect(() => resolveOptions({ ...valid, ...change } as AuthServerOptions)).toThrow(field);
   });
@@ -66,5 +71,10 @@ describe('store options', () => {
     ['a sentinel group', { type: 'redis', sentinel: { sentinels: [{ host: '10.0.0.1', port: 26379 }], name: 'mymaster' }, tls: true }],
   ])('accepts %s', (_name, store) => {
     expect(resolveOptions({ ...valid, store } as AuthServerOptions).store).toEqual(store);
+  });
+
+  it('takes host names, addresses and CIDR ranges the operator allows back-channel logout to reach', () => {
+    const entries = ['localhost', 'billing.default.svc.cluster.local', '127.0.0.1', '::1', '10.0.0.0/8', 'fd00::/8'];
+    expect(resolveOptions({ ...valid, backchannelLogout: { privateHosts: entries } }).backchannelLogout).toEqual({ privateHosts: entries });
   });
 });

@@ -195,7 +195,9 @@ client_secret, shown only this once).
                             match, the redirect-URI rules); repeat for several
   --backchannel-logout-uri <uri>
                             https (or http://localhost) endpoint of the app's server that gets a
-                            signed logout token when one of its users signs out
+                            signed logout token when one of its users signs out; with --tenant:
+                            https on port 443 to a public host name. A local or private host is
+                            reached only when listed in backchannelLogout.privateHosts
 
 ${STORE_OPTIONS}
 

@@ -45,6 +45,8 @@ export function appRegistrationMetadata(app: StoredAppRegistration): EnginePaylo
     redirect_uris: app.redirectUris,
     post_logout_redirect_uris: app.postLogoutRedirectUris ?? [],
     ...(app.backchannelLogoutUri ? { backchannel_logout_uri: app.backchannelLogoutUri } : {}),
+    // Logout tokens name the session (`sid`), as discovery says; ID tokens do too (engine/patches.ts).
+    backchannel_logout_session_required: true,
     token_endpoint_auth_method: confidential ? 'client_secret_basic' : 'none',
     // The engine refuses custom schemes for web clients; our policy has already vetted each URI.
     application_type: app.redirectUris.every((uri) => /^https?:/i.test(uri)) ? 'web' : 'native',

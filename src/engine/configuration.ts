@@ -20,7 +20,9 @@ import { IDENTITY_CLAIMS, namedUserClaims, namedUserResource, namedUserTokenScop
 import { issuesRefreshTokens } from '../grants/refresh-token.js';
 import type { ResolvedOptions } from '../options.js';
 import type { Consents } from '../records/consents.js';
+import { PrivateHosts } from '../../policies/backchannel-logout.js';
 import { accountOf, engineAccount } from './accounts.js';
+import { deliveryFetch } from './backchannel-delivery.js';
 import type { ClientDirectory } from './client-directory.js';
 import { EXTRA_CLIENT_METADATA, engineAppOwner } from './client-directory.js';
 import { consentGrantLoader } from './consent-grants.js';
@@ -144,6 +146,7 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       pushedAuthorizationRequests: { enabled: false },
       // Sign-out: the engine's end_session endpoint with our pages (src/engine/sign-out.ts).
       rpInitiatedLogout: { enabled: true, ...signOutSources(look) },
+      // Delivered by our fetch below: only where policies/backchannel-logout.ts allows.
       backchannelLogout: { enabled: true },
       // Ours instead (src/http/userinfo.ts, introspection.ts, revocation.ts): the engine's serve
       // only tokens it stores (ours are JWTs it does not keep) and refuse any with an audience.
@@ -227,6 +230,9 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       // A grant nobody used for this long ends (each refresh extends it: engine/single-use.ts).
       Grant: options.grantIdleSeconds,
     },
+    // Every request the engine makes (back-channel logout tokens): addresses checked before
+    // connecting, the operator's private hosts for the operator's apps (src/engine/backchannel-delivery.ts).
+    fetch: deliveryFetch(new PrivateHosts(options.backchannelLogout.privateHosts)),
     renderError: errorPageRenderer(look.localizer),
     // The languages of our pages, for apps that pass ui_locales.
     discovery: { ui_locales_supported: [...look.localizer.available] },

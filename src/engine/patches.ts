@@ -1,7 +1,9 @@
 import Provider from 'oidc-provider';
 import { redirectUriMatches } from '../../policies/redirect-uris.js';
 import { secretMatches } from '../records/secrets.js';
+import { deliveringFor } from './backchannel-delivery.js';
 import type { ClientLookups, EngineClient } from './client-cache.js';
+import { engineAppOwner } from './client-directory.js';
 import { engineErrors, toEngineError } from './errors.js';
 import type { Consumable, SingleUse } from './single-use.js';
 
@@ -30,6 +32,13 @@ import type { Consumable, SingleUse } from './single-use.js';
  *    (`<grantId>.<chain>.<random>`). The engine does not store JWT access tokens, and a JWT has
  *    no grant claim: this is how userinfo and introspection tell that the token's grant has ended,
  *    or that its code was replayed (src/engine/live-tokens.ts).
+ * 8. `Client.prototype.includeSid`: every ID token carries the session's `sid`, as discovery says
+ *    (`backchannel_logout_session_supported`); the engine puts it only in the ID tokens of apps with
+ *    a back-channel logout URI that asked for it. Logout tokens carry it because every app is
+ *    registered with `backchannel_logout_session_required` (src/engine/client-directory.ts).
+ * 9. `Client.prototype.backchannelLogout`: runs in the scope of the app's owner, so that the
+ *    delivery (the engine's `fetch` hook, src/engine/backchannel-delivery.ts) knows whether the
+ *    operator's private hosts may be reached for it.
  * Errors of ours thrown inside them reach the engine as its own (src/engine/errors.ts).
  */
 
@@ -116,6 +125,15 @@ export function patchEngine(provider: Provider, { clients, singleUse }: EnginePa
     if (mode === 'query' || params?.response_mode === undefined) return true;
     params.response_mode = undefined;
     return false;
+  };
+  Client.prototype.includeSid = function includeSid() {
+    return true;
+  };
+  // Not in the engine's types: the method that posts one app's logout token.
+  const withLogout = Client.prototype as unknown as { backchannelLogout(this: object, sub: string, sid: string): Promise<void> };
+  const backchannelLogout = withLogout.backchannelLogout;
+  withLogout.backchannelLogout = function backchannelLogoutOfOwner(this: object, sub: string, sid: string) {
+    return deliveringFor(engineAppOwner(this), () => backchannelLogout.call(this, sub, sid));
   };
   const AccessToken = provider.AccessToken as unknown as { prototype: { grantId?: string; generateTokenId(): string } };
   const generateAccessTokenId = AccessToken.prototype.generateTokenId;

@@ -18,7 +18,8 @@ import { signedOutPage, signOutPage, type SignOutView } from '../pages/sign-out.
  *   instance: sessions live in the store), so the next authorization request asks for the password.
  * - Then the browser goes back to the registered URI with `state`, or gets our "signed out" page.
  * - Apps that registered a back-channel logout URI and took part in the session get a signed logout
- *   token (OpenID Connect Back-Channel Logout 1.0; the engine sends it).
+ *   token with the session's `sid` (OpenID Connect Back-Channel Logout 1.0; the engine signs it, we
+ *   deliver it where policies/backchannel-logout.ts allows: src/engine/backchannel-delivery.ts).
  * - Grants and refresh tokens stay: they belong to the user's consent, shared by her devices. An app
  *   ends its own with token revocation (RFC 7009) when its user signs out.
  * - The pages speak the language of the request's `ui_locales`, else the browser's; the "signed out"

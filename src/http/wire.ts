@@ -107,8 +107,10 @@ const appFields = {
       + 'matched exactly. Default none.',
   }),
   backchannel_logout_uri: APP_REGISTRATION_FIELDS.backchannelLogoutUri.optional().meta({
-    description: 'The app\'s back-channel logout endpoint (https, or http on localhost): it receives a signed logout token '
-      + 'when its user signs out. `""` in a patch removes it.',
+    description: 'The app\'s back-channel logout endpoint: it receives a signed logout token (with the session\'s `sid`) '
+      + 'when its user signs out. https on port 443 to a public host name: no IP address, no single-label, special-use '
+      + 'or private name (localhost, .local, .internal, .arpa, .test, .corp, .lan, ...); the addresses it resolves to '
+      + 'are checked again at each delivery. `""` in a patch removes it.',
   }),
 };
 
@@ -391,22 +393,14 @@ export function clientPatch(body: Record<string, unknown>): Partial<ClientConfig
 }
 
 /**
- * An app's wire body without the fields only the operator sets (they are refused, saying so). A
- * tenant's back-channel logout URI must be https to a host name: our server posts to it, and a
- * tenant must not make it post to a loopback or internal address (the operator may, through the
- * library or the CLI, e.g. for a local app).
+ * An app's wire body without the fields only the operator sets (they are refused, saying so). The
+ * tenant's rule for a back-channel logout URI is applied where every way in meets
+ * (src/records/app-registrations.ts, policies/backchannel-logout.ts).
  */
 function tenantAppBody(body: Record<string, unknown>): Record<string, unknown> {
   for (const field of Object.keys(body)) {
     // Own keys only: `constructor` or `__proto__` must not find Object's.
     if (Object.hasOwn(OPERATOR_ONLY, field)) throw new ValidationError(field, OPERATOR_ONLY[field]!);
-  }
-  const backchannel = body.backchannel_logout_uri;
-  if (typeof backchannel === 'string' && backchannel !== '') {
-    const host = URL.parse(backchannel)?.hostname ?? '';
-    if (!backchannel.startsWith('https://') || host === 'localhost' || /^[\d.]+$|^\[/.test(host) || !host.includes('.')) {
-      throw new ValidationError('backchannel_logout_uri', 'must be an https URI with a public host name (no IP address, no localhost)');
-    }
   }
   return body;
 }

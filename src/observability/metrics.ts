@@ -51,6 +51,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly backchannelLogouts = new Counter({
+    name: 'talent_auth_backchannel_logouts_total',
+    help: 'Back-channel logout tokens posted to apps, by outcome: delivered, refused (a special-use address: never connected), timeout, unreachable, rejected (the app answered another status than 200 or 204), error',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'talent_auth_' });
   }

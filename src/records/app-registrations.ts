@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { RecordStore } from '../../adapters/types.js';
-import { validateBackchannelLogoutUri, validateRedirectUris } from '../../policies/redirect-uris.js';
+import { validateBackchannelLogoutUri } from '../../policies/backchannel-logout.js';
+import { validateRedirectUris } from '../../policies/redirect-uris.js';
 import { pkceAtRegistration } from '../../policies/pkce.js';
 import { ValidationError } from '../../policies/errors.js';
 import { changeRecord } from './change.js';
@@ -74,7 +75,11 @@ export interface AppRegistrationInput {
   openToAllTenants?: boolean;
   /** Where a sign-out may send the browser back; the redirect-URI policy applies. */
   postLogoutRedirectUris?: string[];
-  /** https (or loopback http) endpoint for back-channel logout tokens; `''` in an update removes it. */
+  /**
+   * The endpoint for back-channel logout tokens; `''` in an update removes it. The operator's apps:
+   * https, or http on a loopback host. A tenant's app: https on port 443 to a public host name
+   * (policies/backchannel-logout.ts).
+   */
   backchannelLogoutUri?: string;
 }
 
@@ -208,7 +213,6 @@ export class AppRegistrations {
     const parsed = parseInput(patchSchema, patch, 'patch');
     const newUris = parsed.redirectUris ? validateRedirectUris(parsed.redirectUris) : undefined;
     const logoutUris = parsed.postLogoutRedirectUris ? validateRedirectUris(parsed.postLogoutRedirectUris, 'postLogoutRedirectUris', true) : undefined;
-    const backchannel = parsed.backchannelLogoutUri ? validateBackchannelLogoutUri(parsed.backchannelLogoutUri) : parsed.backchannelLogoutUri;
     let clientSecret: string | undefined;
     let typeChanged = false;
     let audited = false;
@@ -240,8 +244,9 @@ export class AppRegistrations {
         if (parsed.description) changed.description = parsed.description;
         else delete changed.description;
       }
-      if (backchannel !== undefined) {
-        if (backchannel) changed.backchannelLogoutUri = backchannel;
+      if (parsed.backchannelLogoutUri !== undefined) {
+        // The rule depends on the app's owner: a tenant's app only reaches public hosts.
+        if (parsed.backchannelLogoutUri) changed.backchannelLogoutUri = validateBackchannelLogoutUri(parsed.backchannelLogoutUri, stored.tenant);
         else delete changed.backchannelLogoutUri;
       }
       await this.engineCheck(changed);
@@ -310,7 +315,7 @@ function newRecord(clientId: string, parsed: z.output<typeof createSchema>, redi
     ...(parsed.tenant ? { tenant: parsed.tenant } : {}),
     openToAllTenants: parsed.openToAllTenants ?? false,
     postLogoutRedirectUris: validateRedirectUris(parsed.postLogoutRedirectUris ?? [], 'postLogoutRedirectUris', true),
-    ...(parsed.backchannelLogoutUri ? { backchannelLogoutUri: validateBackchannelLogoutUri(parsed.backchannelLogoutUri) } : {}),
+    ...(parsed.backchannelLogoutUri ? { backchannelLogoutUri: validateBackchannelLogoutUri(parsed.backchannelLogoutUri, parsed.tenant) } : {}),
     createdAt,
     updatedAt: now,
     ...(parsed.clientType === 'confidential' && secretDigest ? { secretDigest } : {}),

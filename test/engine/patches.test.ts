@@ -6,9 +6,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { decodeJwt } from 'jose';
 import Provider, { type Configuration } from 'oidc-provider';
+import { PrivateHosts } from '../../policies/backchannel-logout.js';
 import { createMemoryStore } from '../../adapters/memory.js';
 import type { Store } from '../../adapters/types.js';
+import { deliveryFetch } from '../../src/engine/backchannel-delivery.js';
 import { ClientLookups } from '../../src/engine/client-cache.js';
 import { engineRequest, patchEngine } from '../../src/engine/patches.js';
 import { SingleUse } from '../../src/engine/single-use.js';
@@ -27,7 +30,14 @@ interface Engine {
   close(): Promise<void>;
 }
 
-async function bareEngine(patched: boolean): Promise<Engine> {
+/** What a test adds to the bare engine: an app with a back-channel logout URI, the fetch hook. */
+interface BareExtras {
+  backchannelLogoutUri?: string;
+  sessionRequired?: boolean;
+  fetch?: Configuration['fetch'];
+}
+
+async function bareEngine(patched: boolean, extras: BareExtras = {}): Promise<Engine> {
   const store = createMemoryStore();
   const seen: Engine['seen'] = [];
   const secret = patched ? digestSecret(SECRET) : SECRET;
@@ -45,7 +55,18 @@ async function bareEngine(patched: boolean): Promise<Engine> {
         response_types: ['code'],
         redirect_uris: [LOOPBACK],
       },
+      ...(extras.backchannelLogoutUri ? [{
+        client_id: 'logout-app',
+        client_secret: secret,
+        application_type: 'native' as const,
+        grant_types: ['authorization_code'],
+        response_types: ['code' as const],
+        redirect_uris: [LOOPBACK],
+        backchannel_logout_uri: extras.backchannelLogoutUri,
+        backchannel_logout_session_required: extras.sessionRequired ?? false,
+      }] : []),
     ],
+    ...(extras.fetch ? { fetch: extras.fetch } : {}),
     async findAccount(_ctx, sub) {
       return { accountId: sub, claims: async () => ({ sub }) };
     },
@@ -55,6 +76,7 @@ async function bareEngine(patched: boolean): Promise<Engine> {
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
+      backchannelLogout: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => AUDIENCE,
@@ -143,10 +165,69 @@ function authorize(engine: Engine, extra: Record<string, string>): Promise<Respo
   return fetch(`${engine.url}/auth?${query}`, { redirect: 'manual' });
 }
 
+/** Cookies the engine set, sent back on the next request (its interaction and session cookies). */
+class Cookies {
+  private readonly jar = new Map<string, string>();
+  keep(response: Response): Response {
+    for (const header of response.headers.getSetCookie()) {
+      const [pair] = header.split(';');
+      const eq = pair!.indexOf('=');
+      this.jar.set(pair!.slice(0, eq), pair!.slice(eq + 1));
+    }
+    return response;
+  }
+  get header(): string {
+    return [...this.jar].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+}
+
+/**
+ * A sign-in through the engine's authorization endpoint, as our interaction pages end one (the
+ * interaction's result saved, the browser sent back to resume): the ID token of the code it gives.
+ */
+async function signInForIdToken(engine: Engine): Promise<string> {
+  const { provider } = engine;
+  const cookies = new Cookies();
+  const started = cookies.keep(await authorize(engine, {}));
+  const uid = /^\/interaction\/([^/?]+)/.exec(started.headers.get('location') ?? '')![1]!;
+  const interaction = await provider.Interaction.find(uid);
+  const grant = new provider.Grant({ accountId: 'user-1', clientId: 'app' });
+  grant.addOIDCScope('openid');
+  grant.addResourceScope(AUDIENCE, 'api.read');
+  interaction!.result = { login: { accountId: 'user-1' }, consent: { grantId: await grant.save() } };
+  await interaction!.save(60);
+  const resumed = await fetch(new URL(interaction!.returnTo, engine.url), { redirect: 'manual', headers: { cookie: cookies.header } });
+  const code = new URL(resumed.headers.get('location')!).searchParams.get('code')!;
+  const answer = await token(engine, 'app', { grant_type: 'authorization_code', code, redirect_uri: LOOPBACK, code_verifier: 'v'.repeat(43) });
+  return answer.body.id_token as string;
+}
+
+/** A listener for logout tokens on 127.0.0.1: the bodies it was posted. */
+async function logoutListener(): Promise<{ uri: string; bodies: string[]; close(): Promise<void> }> {
+  const bodies: string[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      bodies.push(body);
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    uri: `http://127.0.0.1:${(server.address() as AddressInfo).port}/bc`,
+    bodies,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 describe('the engine behaviours our patches rely on (src/engine/patches.ts)', () => {
   const engines: Engine[] = [];
-  const start = async (patched: boolean) => {
-    const engine = await bareEngine(patched);
+  const start = async (patched: boolean, extras?: BareExtras) => {
+    const engine = await bareEngine(patched, extras);
     engines.push(engine);
     return engine;
   };
@@ -250,5 +331,56 @@ describe('the engine behaviours our patches rely on (src/engine/patches.ts)', ()
     expect(rotated.status).toBe(200);
     expect((await token(engine, 'app', { grant_type: 'refresh_token', refresh_token: spent })).status).toBe(400);
     expect((await token(engine, 'app', { grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token as string })).status).toBe(400);
+  });
+
+  it('8. the sid of an ID token is decided by Client.prototype.includeSid: none without a back-channel URI, unless patched', async () => {
+    const bare = await start(false);
+    expect((await bare.provider.Client.find('app'))!.includeSid()).toBeFalsy();
+    const bareToken = decodeJwt(await signInForIdToken(bare));
+    expect(bareToken.sub).toBe('user-1');
+    expect(bareToken).not.toHaveProperty('sid');
+    const patched = await start(true);
+    const sid = decodeJwt(await signInForIdToken(patched)).sid;
+    expect(typeof sid).toBe('string');
+    expect((sid as string).length).toBeGreaterThan(0);
+  });
+
+  it('8. a logout token carries the sid only for a client registered with backchannel_logout_session_required', async () => {
+    const listener = await logoutListener();
+    try {
+      // The engine's own fetch refuses loopback: ours, with the listener allowed for the operator's apps.
+      const fetch = deliveryFetch(new PrivateHosts(['127.0.0.1']));
+      for (const sessionRequired of [false, true]) {
+        const engine = await start(true, { backchannelLogoutUri: listener.uri, sessionRequired, fetch });
+        const client = await engine.provider.Client.find('logout-app') as unknown as { backchannelLogout(sub: string, sid: string): Promise<void> };
+        await client.backchannelLogout('user-1', 'the-sid');
+        const payload = decodeJwt(new URLSearchParams(listener.bodies.at(-1)).get('logout_token')!);
+        expect(payload).toMatchObject({ sub: 'user-1', aud: 'logout-app', events: { 'http://schemas.openid.net/event/backchannel-logout': {} } });
+        if (sessionRequired) expect(payload.sid).toBe('the-sid');
+        else expect(payload).not.toHaveProperty('sid');
+      }
+      expect(listener.bodies).toHaveLength(2);
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it("9. Client.prototype.backchannelLogout calls the configured fetch within its own async context: patched, it runs as the app's owner", async () => {
+    const listener = await logoutListener();
+    try {
+      const fetch = deliveryFetch(new PrivateHosts(['127.0.0.1']));
+      type LogoutClient = { backchannelLogout(sub: string, sid: string): Promise<void> };
+      // Bare: no owner known, so none of the operator's exceptions: refused, nothing posted.
+      const bare = await start(false, { backchannelLogoutUri: listener.uri, fetch });
+      const refused = await ((await bare.provider.Client.find('logout-app')) as unknown as LogoutClient).backchannelLogout('user-1', 's').catch((error: unknown) => error);
+      expect(refused).toMatchObject({ failure: 'refused' });
+      expect(listener.bodies).toHaveLength(0);
+      // Patched: the operator's app (no tenant) gets the operator's exceptions: delivered.
+      const patched = await start(true, { backchannelLogoutUri: listener.uri, fetch });
+      await ((await patched.provider.Client.find('logout-app')) as unknown as LogoutClient).backchannelLogout('user-1', 's');
+      expect(listener.bodies).toHaveLength(1);
+    } finally {
+      await listener.close();
+    }
   });
 });

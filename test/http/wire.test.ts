@@ -40,9 +40,6 @@ describe('the wire (src/http/wire.ts)', () => {
     ['open_to_all_tenants (operator only)', () => appPatch({ open_to_all_tenants: true }), 'open_to_all_tenants', 'only the platform operator'],
     ['an unknown client type', () => appPatch({ client_type: 'trusted' }), 'client_type', ''],
     ['21 redirect URIs', () => appPatch({ redirect_uris: Array.from({ length: 21 }, (_, i) => `https://a/${i}`) }), 'redirect_uris', ''],
-    ['a back-channel URI on localhost', () => appPatch({ backchannel_logout_uri: 'https://localhost/bc' }), 'backchannel_logout_uri', 'public host name'],
-    ['a back-channel URI on an IP address', () => appPatch({ backchannel_logout_uri: 'https://10.0.0.5/bc' }), 'backchannel_logout_uri', 'no IP address'],
-    ['a back-channel URI over http', () => appPatch({ backchannel_logout_uri: 'http://app.example.com/bc' }), 'backchannel_logout_uri', 'https'],
     ['__proto__ as a field', () => appPatch(JSON.parse('{"__proto__": {"x": 1}}') as Record<string, unknown>), '__proto__', 'unknown field'],
   ])('refuses %s, naming the wire field', (_name, read, field, message) => {
     const refused = refusal(read);

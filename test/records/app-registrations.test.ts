@@ -37,6 +37,10 @@ describe('app registrations (src/records/app-registrations.ts)', () => {
     ['21 post-logout redirect URIs', { postLogoutRedirectUris: Array.from({ length: 21 }, (_, i) => `https://app.example.com/${i}`) }, 'postLogoutRedirectUris'],
     ['a back-channel logout URI that is a deep link', { backchannelLogoutUri: 'myapp://logout' }, 'backchannelLogoutUri'],
     ['a back-channel logout URI with a fragment', { backchannelLogoutUri: 'https://app.example.com/bc#x' }, 'backchannelLogoutUri'],
+    // A tenant's app: https on 443 to a public name (policies/backchannel-logout.ts has the table).
+    ["a tenant's back-channel logout URI on loopback http", { tenant: 'acme', backchannelLogoutUri: 'http://127.0.0.1:4000/bc' }, 'backchannelLogoutUri'],
+    ["a tenant's back-channel logout URI on a .internal name", { tenant: 'acme', backchannelLogoutUri: 'https://metadata.google.internal/' }, 'backchannelLogoutUri'],
+    ["a tenant's back-channel logout URI on port 6379", { tenant: 'acme', backchannelLogoutUri: 'https://x.example:6379/' }, 'backchannelLogoutUri'],
   ])('refuses %s, naming the field', async (_name, change, field) => {
     const error = await apps.create({ ...valid, ...change } as AppRegistrationInput).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ValidationError);
@@ -66,6 +70,17 @@ describe('app registrations (src/records/app-registrations.ts)', () => {
       expect(secretMatches(created.clientSecret, secretDigest)).toBe(true);
     }
     expect(checked).toBe(1);
+  });
+
+  it("update: a tenant's app is held to the tenant's back-channel rule, the operator's app to its own", async () => {
+    const tenants = await apps.create({ ...valid, tenant: 'acme' });
+    for (const uri of ['https://foo.localhost/bc', 'https://10.0.0.5/bc', 'https://intranet.corp/bc', 'http://localhost:4000/bc']) {
+      await expect(apps.update(tenants.clientId, { backchannelLogoutUri: uri })).rejects.toMatchObject({ field: 'backchannelLogoutUri' });
+    }
+    expect(await apps.get(tenants.clientId)).not.toHaveProperty('backchannelLogoutUri');
+    expect((await apps.update(tenants.clientId, { backchannelLogoutUri: 'https://hr.acme.example/bc' })).backchannelLogoutUri).toBe('https://hr.acme.example/bc');
+    const own = await apps.create(valid);
+    expect((await apps.update(own.clientId, { backchannelLogoutUri: 'http://localhost:4000/bc' })).backchannelLogoutUri).toBe('http://localhost:4000/bc');
   });
 
   it.each([
