@@ -43,7 +43,7 @@ export function validateConstraints(
   field: string,
 ): DimensionFilters {
   const api = catalog.api(apiId);
-  if (!api) throw new ValidationError(field, `unknown API "${apiId}"`);
+  if (!api) throw new ValidationError(field, `unknown API '${apiId}'`);
   const result: DimensionFilters = {};
   for (const [dimension, values] of Object.entries(filters)) {
     if (!api.constraints.includes(dimension)) {

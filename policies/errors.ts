@@ -10,14 +10,29 @@
 /** What an error adds to the answer besides its body: headers such as Retry-After or Allow. */
 export type ErrorHeaders = Record<string, string>;
 
+/**
+ * A description in the characters an `error_description` may hold (RFC 6749 §5.2, §4.1.2.1:
+ * printable ASCII without `"` and `\`): a double quote becomes a single one, a backslash a
+ * slash, anything else outside the set (controls, non-ASCII) a `?`. What the caller sent and we
+ * quote (a scope, an origin) can thus never break the charset, nor a header it goes into.
+ */
+export function oauthDescription(text: string): string {
+  return text.replace(/[^\x20-\x7e]|["\\]/g, (char) => (char === '"' ? "'" : char === '\\' ? '/' : '?'));
+}
+
 /** The base of every error the server answers. */
 export class OAuthError extends Error {
+  /** What went wrong, in the RFC 6749 charset (oauthDescription). */
+  readonly description: string;
+
   constructor(
     readonly error: string,
     readonly status: number,
-    readonly description: string,
+    description: string,
   ) {
-    super(description);
+    const safe = oauthDescription(description);
+    super(safe);
+    this.description = safe;
     this.name = new.target.name;
   }
 
@@ -264,14 +279,14 @@ export interface ErrorRow {
 
 /** Every error the server answers (the engine's own, translated, use the same codes). */
 export const ERRORS: readonly ErrorRow[] = [
-  { example: new InvalidRequest('missing required parameter "grant_type"'), when: 'a parameter missing, repeated, malformed or of another grant; a body that cannot be read' },
-  { example: new ValidationError('redirect_uris.0', '"ftp://x" is not allowed'), when: 'management input that breaks a rule; `field` names it' },
+  { example: new InvalidRequest(`missing required parameter 'grant_type'`), when: 'a parameter missing, repeated, malformed or of another grant; a body that cannot be read' },
+  { example: new ValidationError('redirect_uris.0', `'ftp://x' is not allowed`), when: 'management input that breaks a rule; `field` names it' },
   { example: new InvalidClient(), when: 'wrong, missing or malformed client credentials, or credentials in the body' },
   { example: new InvalidGrant('authorization code already used'), when: 'a code or refresh token unknown, expired, used, foreign, or of an ended grant; a PKCE or redirect URI mismatch' },
   { example: new UnauthorizedClient(), when: 'an authenticated client asking for a grant type it is not registered for' },
   { example: new AccessDenied('your organization does not allow this application'), when: "sent back to the app's redirect URI: the user declined, or her organization does not allow the app" },
   { example: new UnsupportedGrantType(), when: 'a grant type the server does not have' },
-  { example: new InvalidScope('scope "scim.write" is not assigned to this client'), when: 'a scope unknown, not assigned, or the management right asked by a third-party app' },
+  { example: new InvalidScope(`scope 'scim.write' is not assigned to this client`), when: 'a scope unknown, not assigned, or the management right asked by a third-party app' },
   { example: new InvalidTarget(), when: 'a `resource` other than the audience' },
   { example: new NotFound('client configuration 1f0…'), when: 'no such record in the caller\'s tenant' },
   { example: new MethodNotAllowed(['GET', 'DELETE']), when: 'a method the path does not have (with `Allow`)' },
@@ -285,7 +300,7 @@ export const ERRORS: readonly ErrorRow[] = [
   { example: new MountedWrong('talent-auth is mounted under "/auth2" by the host application, but …'), when: 'a host mounted us under a path our URLs do not have' },
   { example: new TemporarilyUnavailable(), when: 'the store cannot be reached (with `Retry-After`)' },
   { example: new InvalidToken('the access token has expired', 'realm'), when: 'a bearer token missing (then without an error code), invalid, expired, foreign, or whose user is gone' },
-  { example: new InsufficientScope('the access token lacks the scope "scim.read"', 'realm', ['scim.read']), when: 'a valid token without the scope, the tenant or the right needed' },
+  { example: new InsufficientScope(`the access token lacks the scope 'scim.read'`, 'realm', ['scim.read']), when: 'a valid token without the scope, the tenant or the right needed' },
   { example: new TenantMoved('realm'), when: "a named-user token whose user's account has moved to another tenant" },
   { example: new InvalidBearerRequest('realm'), when: 'an Authorization header that is not `Bearer <token>`' },
   { example: new KeysUnavailable('realm'), when: 'the resource-server kit could not fetch the signing keys' },

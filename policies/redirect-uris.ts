@@ -118,7 +118,7 @@ export function validateRedirectUris(uris: readonly unknown[], field = 'redirect
   if (uris.length === 0 && !allowNone) throw new ValidationError(field, 'at least one redirect URI is required');
   uris.forEach((uri, index) => {
     const verdict = checkRedirectUri(uri);
-    if (!verdict.ok) throw new ValidationError(`${field}.${index}`, `"${String(uri)}" ${verdict.rule}`);
+    if (!verdict.ok) throw new ValidationError(`${field}.${index}`, `'${String(uri)}' ${verdict.rule}`);
   });
   return [...new Set(uris as string[])];
 }

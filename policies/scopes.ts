@@ -29,11 +29,11 @@ export function validateAssignedScopes(
   field: string,
 ): string[] {
   const api = catalog.api(apiId);
-  if (!api) throw new ValidationError(field, `unknown API "${apiId}"`);
-  if (scopes.length === 0) throw new ValidationError(field, `at least one scope is required for API "${apiId}"`);
+  if (!api) throw new ValidationError(field, `unknown API '${apiId}'`);
+  if (scopes.length === 0) throw new ValidationError(field, `at least one scope is required for API '${apiId}'`);
   for (const scope of scopes) {
     if (!Object.hasOwn(api.scopes, scope)) {
-      throw new ValidationError(field, `scope "${scope}" is not defined by API "${apiId}"`);
+      throw new ValidationError(field, `scope '${scope}' is not defined by API '${apiId}'`);
     }
   }
   return [...new Set(scopes)];
@@ -52,7 +52,7 @@ export function resolveRequestedScopes(
   const scopes = requested.split(' ').filter(Boolean);
   for (const scope of scopes) {
     if (!SCOPE_TOKEN.test(scope)) throw new InvalidScope('scope contains invalid characters');
-    if (!assigned.has(scope)) throw new InvalidScope(`scope "${scope}" is not assigned to this client`);
+    if (!assigned.has(scope)) throw new InvalidScope(`scope '${scope}' is not assigned to this client`);
   }
   return [...new Set(scopes)];
 }
@@ -68,13 +68,13 @@ export const OIDC_SCOPES: ReadonlySet<string> = new Set(['openid', 'profile', 'e
  */
 export function validateAuthorizationScopes(catalog: ApiCatalog, requested: string | undefined, firstParty: boolean): void {
   if (requested === undefined || requested.trim() === '') {
-    throw new InvalidRequest('missing required parameter "scope"');
+    throw new InvalidRequest(`missing required parameter 'scope'`);
   }
   for (const scope of requested.split(' ').filter(Boolean)) {
     if (scope === MANAGEMENT_SCOPE) {
-      if (!mayRequestManagement(firstParty)) throw new InvalidScope(`the scope "${MANAGEMENT_SCOPE}" is only for the platform's own apps`);
+      if (!mayRequestManagement(firstParty)) throw new InvalidScope(`the scope '${MANAGEMENT_SCOPE}' is only for the platform's own apps`);
     } else if (!OIDC_SCOPES.has(scope) && !catalog.apiOfScope(scope)) {
-      throw new InvalidScope(`unknown scope "${scope}"`);
+      throw new InvalidScope(`unknown scope '${scope}'`);
     }
   }
 }

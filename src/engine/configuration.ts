@@ -106,7 +106,7 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       // engine would let it be omitted. Checked after the client
       // and redirect URI are known, so the error goes back to the app.
       state: engineErrors((ctx: KoaContextWithOIDC, value: unknown) => {
-        if (typeof value !== 'string' || value === '') throw new InvalidRequest('missing required parameter "state"');
+        if (typeof value !== 'string' || value === '') throw new InvalidRequest(`missing required parameter 'state'`);
         // What a pending sign-in stores is bounded: state and nonce are kept until it ends.
         if (value.length > MAX_STATE_OR_NONCE) throw new InvalidRequest(`state must be at most ${MAX_STATE_OR_NONCE} characters`);
         const nonce = ctx.oidc.params?.nonce;

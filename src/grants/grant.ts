@@ -26,8 +26,8 @@ export interface TokenRequestRule {
 export function checkParameterSet(rule: TokenRequestRule, params: ReadonlyMap<string, string>, publicClient: boolean): void {
   const required = publicClient ? [...rule.required, ...rule.requiredOfPublicClients] : rule.required;
   for (const name of required) {
-    if (!params.has(name)) throw new InvalidRequest(`missing required parameter "${name}"`);
+    if (!params.has(name)) throw new InvalidRequest(`missing required parameter '${name}'`);
   }
   const wrong = rule.foreign.find((name) => params.has(name));
-  if (wrong !== undefined) throw new InvalidRequest(`parameter "${wrong}" does not belong to grant_type ${rule.grantType}`);
+  if (wrong !== undefined) throw new InvalidRequest(`parameter '${wrong}' does not belong to grant_type ${rule.grantType}`);
 }

@@ -23,7 +23,7 @@ export const GRANTS: ReadonlyMap<string, TokenRequestRule> = new Map(
  */
 export function checkTokenRequest(params: ReadonlyMap<string, string>, basicCredentials: () => BasicCredentials | undefined): string {
   const grantType = params.get('grant_type');
-  if (grantType === undefined) throw new InvalidRequest('missing required parameter "grant_type"');
+  if (grantType === undefined) throw new InvalidRequest(`missing required parameter 'grant_type'`);
   const rule = GRANTS.get(grantType);
   if (!rule) throw new UnsupportedGrantType();
   const credentials = checkClientAuthentication(rule.clientAuthentication, basicCredentials, params);

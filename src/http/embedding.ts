@@ -22,7 +22,7 @@ export function basePathOf(baseUrl: string): string {
 /** What to change when a host mounted us under a path that our published URLs do not have. */
 export function mountAdvice(mounted: string, baseUrl: string, pathPrefix: string): string {
   const published = `${baseUrl}${pathPrefix}/oauth2`;
-  return `talent-auth is mounted under "${mounted}" by the host application, but its baseUrl and pathPrefix `
+  return `talent-auth is mounted under '${mounted}' by the host application, but its baseUrl and pathPrefix `
     + `publish it at ${published}: mount it at the root (Koa: host.use(mount(auth.app)); Express: `
     + `app.use(auth.middleware)) and let pathPrefix add the prefix, or keep the mount and end baseUrl with "${mounted}"`;
 }

@@ -31,7 +31,7 @@ export function introspectionHandler(setup: {
     const { params } = await readForm(ctx, bodyLimit);
     const caller = await callingClient(ctx, params, 'basic', findClient);
     const token = params.get('token');
-    if (token === undefined) throw new InvalidRequest('missing required parameter "token"');
+    if (token === undefined) throw new InvalidRequest(`missing required parameter 'token'`);
     const verified = await liveTokens.verify(token).catch((error: unknown) => {
       if (error instanceof TokenError) return undefined;
       throw error;

@@ -16,11 +16,11 @@ import { appInput, appPatch, appWire, auditEventWire, clientInput, clientPatch, 
 function auditQuery(query: Record<string, string | string[] | undefined>): Omit<AuditQuery, 'tenant'> {
   const one = (name: string): string | undefined => {
     const value = query[name];
-    if (Array.isArray(value)) throw new InvalidRequest(`parameter "${name}" must be sent once`);
+    if (Array.isArray(value)) throw new InvalidRequest(`parameter '${name}' must be sent once`);
     return value === '' ? undefined : value;
   };
   for (const name of Object.keys(query)) {
-    if (!['type', 'since', 'until', 'limit', 'cursor'].includes(name)) throw new InvalidRequest(`unknown parameter "${name}"`);
+    if (!['type', 'since', 'until', 'limit', 'cursor'].includes(name)) throw new InvalidRequest(`unknown parameter '${name}'`);
   }
   const limit = one('limit');
   if (limit !== undefined && !/^\d{1,4}$/.test(limit)) throw new InvalidRequest('limit must be an integer between 1 and 200');
@@ -81,7 +81,7 @@ export function managementHandlers(setup: ManagementSetup): Partial<Record<Route
         throw new InsufficientScope("only the platform's own apps may use the management API", verifier.realm);
       }
       if (!holdsIntegrationSetup(account.permissions)) {
-        throw new InsufficientScope('the permission "Create and update integration setup" is required', verifier.realm);
+        throw new InsufficientScope(`the permission 'Create and update integration setup' is required`, verifier.realm);
       }
       return { tenant: account.tenant, by: { actor: { type: 'user', id: account.sub }, address: addressOf(ctx) } };
     } catch (error) {

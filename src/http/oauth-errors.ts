@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import type { Logger } from '../logger.js';
-import { OAuthError, ServerError } from '../../policies/errors.js';
+import { oauthDescription, OAuthError, ServerError } from '../../policies/errors.js';
 
 function challenge(issuer: string, error: string): string {
   return `Basic realm="${issuer}", error="${error}"`;
@@ -31,9 +31,23 @@ export function oauthErrors(issuer: string, logger: Logger) {
       ctx.set('Cache-Control', 'no-store');
       ctx.set('Pragma', 'no-cache');
     }
-    const body = ctx.body as { error?: unknown } | undefined;
+    const body = ctx.body as { error?: unknown; error_description?: unknown } | undefined;
     if (ctx.status === 401 && body?.error === 'invalid_client' && !ctx.response.get('WWW-Authenticate')) {
       ctx.set('WWW-Authenticate', challenge(issuer, 'invalid_client'));
     }
+    // The engine's own errors too: their descriptions may quote the request (an Origin, a path).
+    if (body && typeof body === 'object' && typeof body.error_description === 'string') body.error_description = oauthDescription(body.error_description);
+    if (ctx.status >= 300 && ctx.status < 400) keepRedirectedErrorInCharset(ctx);
   };
+}
+
+/** An error sent back to the app in a redirect (RFC 6749 §4.1.2.1): its description in the charset too. */
+function keepRedirectedErrorInCharset(ctx: Context): void {
+  const location = ctx.response.get('Location');
+  if (!location.includes('error_description=')) return;
+  const url = URL.parse(location);
+  const description = url?.searchParams.get('error_description');
+  if (!url || description === null || description === undefined || oauthDescription(description) === description) return;
+  url.searchParams.set('error_description', oauthDescription(description));
+  ctx.set('Location', url.href);
 }

@@ -14,7 +14,7 @@ export const MOUNT_BEFORE_BODY_PARSERS =
 function formPairs(name: string, value: unknown): string[] {
   const values = Array.isArray(value) ? value : [value];
   if (!values.every((item) => typeof item === 'string')) {
-    throw new InvalidRequest(`parameter "${name}" is not a plain form field`);
+    throw new InvalidRequest(`parameter '${name}' is not a plain form field`);
   }
   return values.map((item) => `${encodeURIComponent(name)}=${encodeURIComponent(item as string)}`);
 }
@@ -110,7 +110,7 @@ function decodeComponent(value: string): string {
  * value is treated as omitted.
  */
 function addParam(params: FormParams, name: string, value: string): void {
-  if (params.has(name)) throw new InvalidRequest(`parameter "${name}" must not be provided twice`);
+  if (params.has(name)) throw new InvalidRequest(`parameter '${name}' must not be provided twice`);
   params.set(name, value);
 }
 
@@ -154,7 +154,7 @@ export async function parseMultipart(body: Buffer, contentType: string): Promise
   }
   const params: FormParams = new Map();
   for (const [name, value] of form.entries()) {
-    if (typeof value !== 'string') throw new InvalidRequest(`parameter "${name}" must not be a file`);
+    if (typeof value !== 'string') throw new InvalidRequest(`parameter '${name}' must not be a file`);
     addParam(params, name, value);
   }
   for (const [name, value] of params) if (value === '') params.delete(name);

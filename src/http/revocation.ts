@@ -38,7 +38,7 @@ export function revocationHandler(setup: {
     const { params } = await readForm(ctx, bodyLimit);
     const client = await callingClient(ctx, params, 'basic-or-none', findClient);
     const token = params.get('token');
-    if (token === undefined) throw new InvalidRequest('missing required parameter "token"');
+    if (token === undefined) throw new InvalidRequest(`missing required parameter 'token'`);
     if (COMPACT_JWS.test(token)) {
       const verified = await liveTokens.verify(token).catch((error: unknown) => {
         if (error instanceof TokenError) return undefined;

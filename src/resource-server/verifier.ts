@@ -188,7 +188,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
 export function checkScopes(auth: AccessTokenContext, required: readonly string[], realm: string): void {
   const missing = required.filter((scope) => !auth.scopes.has(scope));
   if (missing.length) {
-    throw new InsufficientScope(`the access token lacks the scope ${missing.map((scope) => `"${scope}"`).join(', ')}`, realm, required);
+    throw new InsufficientScope(`the access token lacks the scope ${missing.map((scope) => `'${scope}'`).join(', ')}`, realm, required);
   }
 }
 

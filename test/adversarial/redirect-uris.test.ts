@@ -5,6 +5,7 @@
  * and nothing is created or changed.
  */
 import { ValidationError } from '../../src/index.js';
+import { oauthDescription } from '../../policies/errors.js';
 import { alice, testAccounts } from '../support/accounts.js';
 import { type RunningServer, startServer } from '../support/server.js';
 import { STORE_KINDS, type StoreOption, useStore } from '../support/stores.js';
@@ -317,7 +318,7 @@ describe.each(STORE_KINDS)('adversarial redirect URIs (%s store)', (kind) => {
       expect(error).toBeInstanceOf(ValidationError);
       expect((error as ValidationError).field).toBe('redirectUris.1');
       expect((error as ValidationError).description).toMatch(rule);
-      expect((error as ValidationError).description).toContain(`"${uri}"`);
+      expect((error as ValidationError).description).toContain(`'${oauthDescription(uri)}'`);
       expect(await server.auth.appRegistrations.list()).toEqual(before);
     });
 

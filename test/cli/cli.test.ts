@@ -123,7 +123,7 @@ describe('talent-auth CLI (built, as a subprocess, on a real redis-server)', () 
 
       const unknownApi = await cli(['clients', 'create', '--tenant', 'acme', '--name', 'x', '--category', 'y', '--resource', 'payroll:payroll.read']);
       expect(unknownApi.code).toBe(1);
-      expect(unknownApi.stderr).toContain('resources.payroll.scopes: unknown API "payroll"');
+      expect(unknownApi.stderr).toContain("resources.payroll.scopes: unknown API 'payroll'");
 
       const emptyName = await cli(['clients', 'create', '--tenant', 'acme', '--name', ' ', '--category', 'y', '--resource', 'scim:scim.read']);
       expect(emptyName.code).toBe(1);
@@ -245,7 +245,7 @@ describe('talent-auth CLI (built, as a subprocess, on a real redis-server)', () 
       ]);
       expect(bad.code).toBe(1);
       expect(bad.stderr).toContain('redirectUris.1');
-      expect(bad.stderr).toContain('"http://evil.example/cb"');
+      expect(bad.stderr).toContain("'http://evil.example/cb'");
       expect(bad.stderr).toContain('plain http is allowed only for localhost and 127.0.0.1');
 
       const fragment = await cli(['apps', 'create', '--name', 'Bad', '--type', 'public', '--redirect-uri', 'https://ok.example/cb#x', '--json']);
@@ -381,7 +381,15 @@ describe('talent-auth CLI (built, as a subprocess, on a real redis-server)', () 
       expect(table.stdout).toMatch(/^TIME\s+TYPE\s+ACTOR\s+TARGET\s+ADDRESS/);
       expect(table.stdout).toContain(`client_configuration:${id}`);
       const paged = await cli(['audit', 'list', '--tenant', 'audited', '--limit', '1']);
-      expect(paged.stdout).toMatch(/More: talent-auth audit list --tenant audited --cursor \d+-\d+/);
+      expect(paged.stdout).toMatch(/More: talent-auth audit list --tenant audited --cursor [A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}/);
+      // The cursor is sealed under a secret kept in the store: another process (the next command) takes it.
+      const cursor = /--cursor (\S+)/.exec(paged.stdout)![1]!;
+      const next = await cli(['audit', 'list', '--tenant', 'audited', '--limit', '1', '--cursor', cursor, '--json']);
+      expect(next.code).toBe(0);
+      expect(next.json.events.map((event: { type: string }) => event.type)).toEqual(['client_configuration.secret_rotated']);
+      const forged = await cli(['audit', 'list', '--tenant', 'audited', '--cursor', '0-0']);
+      expect(forged.code).toBe(1);
+      expect(forged.stderr).toContain('cursor is not one this server gave');
       expect((await cli(['audit', 'list', '--tenant', 'nobody-here', '--json'])).json).toEqual({ events: [] });
     });
 

@@ -5,7 +5,7 @@ import { engineErrors, toEngineError, translateTokenAnswer } from '../../src/eng
 describe('where our errors and the engine\'s meet (src/engine/errors.ts)', () => {
   it.each([
     [new InvalidRequest('state must be at most 1024 characters'), 'invalid_request', 400, 'state must be at most 1024 characters'],
-    [new InvalidScope('unknown scope "x"'), 'invalid_scope', 400, 'unknown scope "x"'],
+    [new InvalidScope('unknown scope "x"'), 'invalid_scope', 400, "unknown scope 'x'"],
     [new AccessDenied('your organization does not allow this application'), 'access_denied', 400, 'your organization does not allow this application'],
     [new TooManyRequests(3), 'temporarily_unavailable', 429, 'too many failed client authentications; retry after 3 s'],
     // Every invalid_grant says the same, as the engine's own: which check failed is not for callers.

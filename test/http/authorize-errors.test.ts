@@ -71,6 +71,21 @@ describe('GET /oauth2/authorize: errors and pages', () => {
       expect(answer.has('code')).toBe(false);
     });
 
+    it.each([
+      ['an unknown scope', { scope: 'openid address' }],
+      ['a scope with a backslash and a quote', { scope: 'openid a\\b"c' }],
+      ['a scope of non-ASCII and bidi characters', { scope: 'openid \u00e9\u202e' }],
+      ['state twice', { state: ['a', 'b'] as unknown as string }],
+    ])('every error_description sent back is in the RFC 6749 charset (no quote, no backslash): %s', async (_name, change) => {
+      const query = new URLSearchParams();
+      for (const [name, value] of Object.entries({ ...base(), ...change })) {
+        for (const each of Array.isArray(value) ? value : [value]) query.append(name, each);
+      }
+      const step = await new UserAgent(server.baseUrl).request(`${server.oauthUrl}/authorize?${query}`);
+      const description = new URL(step.location!).searchParams.get('error_description');
+      expect(description).toMatch(/^[\x20\x21\x23-\x5b\x5d-\x7e]+$/);
+    });
+
     it('a missing state: error without state', async () => {
       const step = await authorize({ ...base(), state: undefined });
       const back = new URL(step.location!);

@@ -81,7 +81,7 @@ describe('embedded in an Express host (auth.middleware)', () => {
       // The host's parser turned a repeated field into a list: still refused as a repeat.
       const twice = await machineToken(oauthUrl, host.auth, 'grant_type=client_credentials&scope=scim.read&scope=scim.write');
       expect(twice.status).toBe(400);
-      expect(twice.body).toMatchObject({ error: 'invalid_request', error_description: 'parameter "scope" must not be provided twice' });
+      expect(twice.body).toMatchObject({ error: 'invalid_request', error_description: "parameter 'scope' must not be provided twice" });
 
       const app = await host.auth.appRegistrations.create({ name: 'Web', redirectUris: ['https://web.example/cb'], clientType: 'confidential' });
       const server = { baseUrl: host.baseUrl, oauthUrl } as Parameters<typeof signInForCode>[0];
@@ -139,7 +139,7 @@ describe('embedded in an Express host (auth.middleware)', () => {
         expect(response.status).toBe(500);
         const body = (await response.json()) as { error: string; error_description: string };
         expect(body.error).toBe('server_error');
-        expect(body.error_description).toContain('mounted under "/auth2"');
+        expect(body.error_description).toContain("mounted under '/auth2'");
         expect(body.error_description).toContain('mount it at the root');
       }
       expect(host.logLines.filter((line) => line.includes('mounted under the wrong path'))).toHaveLength(1);

@@ -32,6 +32,17 @@ describe.each(STORE_KINDS)('token endpoint errors (%s store)', (kind) => {
     expect(response.headers.get('cache-control')).toBe('no-store');
   }
 
+  it.each([
+    ['a scope with quotes', `${'grant_type=client_credentials'}&scope=${encodeURIComponent('scim.read "x"')}`, {}],
+    ['a scope with a backslash and non-ASCII', `${'grant_type=client_credentials'}&scope=${encodeURIComponent('a\\b \u00e9\u202e')}`, {}],
+    ['an engine error quoting the Origin', 'grant_type=client_credentials', { origin: 'https://a"b\\c.example' }],
+    ['a parameter twice', 'grant_type=client_credentials&scope=a&scope=b', {}],
+  ])('every error_description is in the RFC 6749 charset (no quote, no backslash): %s', async (_name, body, headers) => {
+    const response = await postToken(server.oauthUrl, body, { authorization: good, ...headers });
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(String(response.body.error_description)).toMatch(/^[\x20\x21\x23-\x5b\x5d-\x7e]+$/);
+  });
+
   describe('invalid_client (401 + WWW-Authenticate)', () => {
     it('wrong secret', async () => {
       await expectInvalidClient(await postToken(server.oauthUrl, cc, { authorization: basic(clientId, 'wrong') }));

@@ -1,7 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as table from '../../policies/errors.js';
-import { ERRORS, errorTableMarkdown, OAuthError, TokenError } from '../../policies/errors.js';
+import { ERRORS, errorTableMarkdown, InvalidScope, OAuthError, oauthDescription, TokenError, ValidationError } from '../../policies/errors.js';
+
+/** RFC 6749 §5.2: error_description is %x20-21 / %x23-5B / %x5D-7E. */
+const RFC_6749_CHARSET = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 /** The codes of RFC 6749 §5.2 and §4.1.2.1, RFC 6750 §3.1, RFC 8707, and our two for APIs. */
 const CODES = new Set([
@@ -21,6 +24,7 @@ describe('the error table (policies/errors.ts)', () => {
     expect(example.status).toBeLessThan(600);
     expect(example.toJSON()).toEqual({ error: example.error, error_description: example.description });
     expect(example.description).not.toBe('');
+    expect(example.description).toMatch(RFC_6749_CHARSET);
     expect(when).not.toBe('');
     // Status, code and headers agree with what HTTP and OAuth say of them.
     if (example.status === 401 && example.error === 'invalid_client') expect(example.headers).toEqual({});
@@ -29,6 +33,19 @@ describe('the error table (policies/errors.ts)', () => {
     if (example.status === 429 || example.status === 503) {
       if (!(example instanceof TokenError)) expect(Number(example.headers['Retry-After'])).toBeGreaterThan(0);
     }
+  });
+
+  it.each([
+    ['a quoted value', 'unknown scope "address"', "unknown scope 'address'"],
+    ['a backslash', 'path a\\b', 'path a/b'],
+    ['controls, format and bidi characters, non-ASCII', 'x\u0000\u202e\u200b\n\té', 'x??????'],
+    ['a lone surrogate', 'a\ud800b', 'a?b'],
+    ['what is already in the charset', "it's fine: [a-z] {x} ~!#$%&()*+,-./:;<=>?@^_`|", "it's fine: [a-z] {x} ~!#$%&()*+,-./:;<=>?@^_`|"],
+  ])('every description is in the RFC 6749 charset: %s', (_what, given, expected) => {
+    expect(oauthDescription(given)).toBe(expected);
+    expect(new InvalidScope(given).description).toBe(expected);
+    expect(new InvalidScope(given).toJSON().error_description).toMatch(RFC_6749_CHARSET);
+    expect(new ValidationError('name', given).description).toBe(`name: ${expected}`);
   });
 
   it('has a row for every error class it exports', () => {

@@ -158,7 +158,7 @@ describe('resource-server kit: token verification', () => {
       expect(lacking.status).toBe(403);
       expect(lacking.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
       expect(lacking.headers.get('www-authenticate')).toContain('scope="scim.read"');
-      expect(((await lacking.json()) as { error_description: string }).error_description).toContain('"scim.read"');
+      expect(((await lacking.json()) as { error_description: string }).error_description).toContain("'scim.read'");
       const none = await fetch(base);
       expect(none.status).toBe(401);
       expect(none.headers.get('www-authenticate')).toBe(`Bearer realm="${AUDIENCE}"`);
