@@ -26,6 +26,7 @@ const OPTIONS = {
   type: { type: 'string' },
   'no-pkce': { type: 'boolean' },
   'first-party': { type: 'boolean' },
+  'resource-server': { type: 'boolean' },
   'all-tenants': { type: 'boolean' },
   // keys
   alg: { type: 'string', multiple: true },

@@ -157,7 +157,7 @@ const clientsDelete: Command = {
 };
 
 const appsCreate: Command = {
-  options: ['name', 'description', 'redirect-uri', 'post-logout-redirect-uri', 'backchannel-logout-uri', 'type', 'no-pkce', 'first-party', 'tenant', 'all-tenants'],
+  options: ['name', 'description', 'redirect-uri', 'post-logout-redirect-uri', 'backchannel-logout-uri', 'type', 'no-pkce', 'first-party', 'resource-server', 'tenant', 'all-tenants'],
   operands: [],
   async run(context) {
     const { values } = context.args;
@@ -172,6 +172,7 @@ const appsCreate: Command = {
       clientType: required(values.type, 'type', command) as ClientType,
       ...(values['no-pkce'] ? { pkceEnabled: false } : {}),
       ...(values['first-party'] ? { firstParty: true } : {}),
+      ...(values['resource-server'] ? { resourceServer: true } : {}),
       ...(values.tenant !== undefined ? { tenant: values.tenant } : {}),
       ...(values['all-tenants'] ? { openToAllTenants: true } : {}),
     };
@@ -188,6 +189,7 @@ const appsCreate: Command = {
       ...(created.backchannelLogoutUri ? [`  backchannel_logout_uri: ${safe(created.backchannelLogoutUri)}`] : []),
       `  pkce_enabled:  ${created.pkceEnabled}`,
       ...(created.firstParty ? ['  first_party:   true'] : []),
+      ...(created.resourceServer ? ['  resource_server: true (may introspect every tenant\'s tokens)'] : []),
       ...(created.tenant ? [`  tenant:        ${safe(created.tenant)}${created.openToAllTenants ? ' (open to all tenants)' : ' (its users only)'}`] : []),
       ...(created.clientSecret ? [SECRET_NOTE] : []),
     ];

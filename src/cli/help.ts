@@ -73,7 +73,7 @@ Run talent-auth clients <command> --help for details.
 `,
   apps: `Usage: talent-auth apps <command> [options]
 
-  create --name <n> --redirect-uri <uri> [...] --type public|confidential [--no-pkce] [--first-party] [--tenant <id> [--all-tenants]]
+  create --name <n> --redirect-uri <uri> [...] --type public|confidential [--no-pkce] [--first-party] [--resource-server] [--tenant <id> [--all-tenants]]
          [--post-logout-redirect-uri <uri> ...] [--backchannel-logout-uri <uri>]
   list
   rotate-secret <clientId>
@@ -172,7 +172,7 @@ ${EXIT_CODES}
 `,
   'apps create': `Usage: talent-auth apps create --name <name> --redirect-uri <uri> [--redirect-uri ...]
          --type public|confidential [--description <text>] [--no-pkce] [--first-party]
-         [--tenant <id> [--all-tenants]] [--post-logout-redirect-uri <uri> ...]
+         [--resource-server] [--tenant <id> [--all-tenants]] [--post-logout-redirect-uri <uri> ...]
          [--backchannel-logout-uri <uri>]
 
 Registers an app for named-user sign-in and prints its client_id (and, for a confidential app, its
@@ -187,6 +187,9 @@ client_secret, shown only this once).
   --no-pkce                 confidential apps only, and only when every redirect URI is https
   --first-party             a platform-owned app: its users' tokens may manage all their consents,
                             and it may ask for the management right (manage.integrations)
+  --resource-server         a confidential app of a resource server of the platform: it may
+                            introspect access tokens of every tenant (others: only their own
+                            tenant's, and the tokens issued to them)
   --tenant <id>             the tenant that owns the app: only its users may authorize it
                             (without it: an operator's app, open to every tenant)
   --all-tenants             with --tenant: users of every tenant may authorize it all the same

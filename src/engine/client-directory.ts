@@ -9,7 +9,7 @@ import {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Client metadata properties we add to the engine's (RFC 7591 names plus these). */
-export const EXTRA_CLIENT_METADATA = ['tenant', 'constraints', 'pkce_enabled', 'first_party', 'open_to_all_tenants'] as const;
+export const EXTRA_CLIENT_METADATA = ['tenant', 'constraints', 'pkce_enabled', 'first_party', 'open_to_all_tenants', 'resource_server'] as const;
 
 /** A client configuration as oidc-provider client metadata. The secret stays a digest. */
 export function clientConfigurationMetadata(record: StoredClientConfiguration): EnginePayload {
@@ -55,6 +55,7 @@ export function appRegistrationMetadata(app: StoredAppRegistration): EnginePaylo
     first_party: app.firstParty,
     ...(app.tenant ? { tenant: app.tenant } : {}),
     open_to_all_tenants: app.openToAllTenants === true,
+    resource_server: app.resourceServer === true,
   };
 }
 

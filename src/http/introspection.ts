@@ -1,6 +1,7 @@
 import { InvalidRequest, TokenError } from '../../policies/errors.js';
 import type { EngineClient } from '../engine/client-cache.js';
 import type { LiveTokens } from '../engine/live-tokens.js';
+import { mayIntrospect, type Introspector } from '../../policies/introspection.js';
 import { callingClient, tenantOfClient } from './calling-client.js';
 import type { RouteHandler } from './router.js';
 import { readForm } from './token-endpoint.js';
@@ -13,12 +14,19 @@ import { readForm } from './token-endpoint.js';
  *   public app has no secret to prove who it is); a failure is 401 invalid_client.
  * - `{ "active": true, ... }` with `sub`, `client_id`, `scope`, `exp`, `iat`, `iss`, `aud`,
  *   `token_type`, `tenant` and (machine tokens) `constraints`, for a live access token of ours
- *   (src/engine/live-tokens.ts) of the caller's tenant. An app of the operator (no tenant) may
- *   introspect tokens of every tenant.
+ *   (src/engine/live-tokens.ts) that the caller may see (policies/introspection.ts): a tenant's
+ *   client sees its tenant's tokens, any client the tokens issued to it; an app of the operator (no tenant) sees every tenant's only
+ *   when it is first-party or marked a resource server (`resourceServer`).
  * - `{ "active": false }` and nothing more for anything else: expired, unknown, malformed, revoked,
- *   another tenant's, a refresh or ID token, or a named-user token whose grant has ended (§2.2:
- *   nothing about why).
+ *   another tenant's, any token for a caller that may not see it, a refresh or ID token, or a
+ *   named-user token whose grant has ended (§2.2: nothing about why).
  */
+/** The calling client as the introspection rule reads it (its engine metadata). */
+function introspectorOf(client: EngineClient): Introspector {
+  const { first_party: firstParty, resource_server: resourceServer } = client as unknown as { first_party?: unknown; resource_server?: unknown };
+  return { clientId: client.clientId, tenant: tenantOfClient(client), firstParty: firstParty === true, resourceServer: resourceServer === true };
+}
+
 export function introspectionHandler(setup: {
   liveTokens: LiveTokens;
   findClient: (clientId: string) => Promise<EngineClient | undefined>;
@@ -36,8 +44,7 @@ export function introspectionHandler(setup: {
       if (error instanceof TokenError) return undefined;
       throw error;
     });
-    const callerTenant = tenantOfClient(caller);
-    const live = verified && (callerTenant === undefined || verified.tenant === callerTenant) ? await liveTokens.live(verified) : undefined;
+    const live = verified && mayIntrospect(introspectorOf(caller), verified) ? await liveTokens.live(verified) : undefined;
     if (!live) {
       ctx.body = inactive;
       return;

@@ -130,10 +130,11 @@ const APP_FIELD_NAMES = {
 const OPERATOR_ONLY: Readonly<Record<string, string>> = {
   first_party: 'only the platform operator can mark an app first-party',
   open_to_all_tenants: 'only the platform operator can open an app to all tenants',
+  resource_server: 'only the platform operator can let an app introspect every tenant\'s tokens',
 };
 
 export const AppRegistrationCreate = named('AppRegistrationCreate', z.strictObject(appFields),
-  '`first_party` and `open_to_all_tenants` can be set only by the platform operator (400 with `field`).');
+  '`first_party`, `open_to_all_tenants` and `resource_server` can be set only by the platform operator (400 with `field`).');
 
 export const AppRegistrationPatch = named('AppRegistrationPatch', z.strictObject(appFields).partial(),
   'Changes the fields sent; `description: ""` removes it. A type change starts from the new type\'s defaults (PKCE '
@@ -150,6 +151,7 @@ export const AppRegistrationBody = named('AppRegistration', z.strictObject({
   first_party: z.boolean().meta({ description: "A platform-owned app: its users' tokens may list and revoke all of their consents." }),
   tenant: z.string().optional().meta({ description: 'The tenant that registered the app (apps registered through this API): only its users may authorize it.' }),
   open_to_all_tenants: z.boolean().meta({ description: "Set by the platform operator only: users of every tenant may authorize this tenant's app." }),
+  resource_server: z.boolean().meta({ description: "Set by the platform operator only: an operator's app that may introspect every tenant's access tokens." }),
   post_logout_redirect_uris: z.array(z.string()),
   backchannel_logout_uri: z.string().optional(),
   created_at: timestamp,
@@ -449,6 +451,7 @@ export function appWire(app: AppRegistration & { clientSecret?: string }): Wire<
     first_party: app.firstParty,
     ...(app.tenant ? { tenant: app.tenant } : {}),
     open_to_all_tenants: app.openToAllTenants,
+    resource_server: app.resourceServer,
     post_logout_redirect_uris: app.postLogoutRedirectUris,
     ...(app.backchannelLogoutUri ? { backchannel_logout_uri: app.backchannelLogoutUri } : {}),
     created_at: app.createdAt,

@@ -42,6 +42,12 @@ export interface AppRegistration {
   tenant?: string;
   /** Set by the operator only (library, CLI): a tenant's app that users of every tenant may authorize. */
   openToAllTenants: boolean;
+  /**
+   * Set by the operator only (library, CLI): an operator's confidential app that may introspect
+   * access tokens of every tenant (a resource server of the platform). A tenant's app introspects
+   * its tenant's tokens only, with or without it.
+   */
+  resourceServer: boolean;
   /** Where a sign-out the app starts may send the browser back (exact match); empty: nowhere. */
   postLogoutRedirectUris: string[];
   /** The app's back-channel logout endpoint: told by a signed logout token when its user signs out. */
@@ -51,8 +57,9 @@ export interface AppRegistration {
 }
 
 /** An app registration as stored: with its secret's digest; records older than a field may lack it. */
-export interface StoredAppRegistration extends Omit<AppRegistration, 'postLogoutRedirectUris'> {
+export interface StoredAppRegistration extends Omit<AppRegistration, 'postLogoutRedirectUris' | 'resourceServer'> {
   postLogoutRedirectUris?: string[];
+  resourceServer?: boolean;
   /** Only confidential apps have one. */
   secretDigest?: string;
 }
@@ -73,6 +80,8 @@ export interface AppRegistrationInput {
   tenant?: string;
   /** Operator only: lets users of every tenant authorize a tenant's app. */
   openToAllTenants?: boolean;
+  /** Operator only: may introspect every tenant's access tokens (see AppRegistration.resourceServer). */
+  resourceServer?: boolean;
   /** Where a sign-out may send the browser back; the redirect-URI policy applies. */
   postLogoutRedirectUris?: string[];
   /**
@@ -100,6 +109,7 @@ export const APP_REGISTRATION_FIELDS = {
   idTokenSigningAlg: z.enum(['RS256', 'PS256', 'ES256', 'EdDSA']).optional(),
   firstParty: z.boolean().optional(),
   openToAllTenants: z.boolean().optional(),
+  resourceServer: z.boolean().optional(),
   postLogoutRedirectUris: z.array(z.string()).max(20),
   backchannelLogoutUri: z.string().trim().max(2000),
 };
@@ -231,6 +241,7 @@ export class AppRegistrations {
         ...(parsed.idTokenSigningAlg !== undefined ? { idTokenSigningAlg: parsed.idTokenSigningAlg } : {}),
         ...(parsed.firstParty !== undefined ? { firstParty: parsed.firstParty } : {}),
         ...(parsed.openToAllTenants !== undefined ? { openToAllTenants: parsed.openToAllTenants } : {}),
+        ...(parsed.resourceServer !== undefined ? { resourceServer: parsed.resourceServer } : {}),
         ...(logoutUris ? { postLogoutRedirectUris: logoutUris } : {}),
         redirectUris,
         clientType,
@@ -314,6 +325,7 @@ function newRecord(clientId: string, parsed: z.output<typeof createSchema>, redi
     firstParty: parsed.firstParty ?? false,
     ...(parsed.tenant ? { tenant: parsed.tenant } : {}),
     openToAllTenants: parsed.openToAllTenants ?? false,
+    resourceServer: parsed.resourceServer ?? false,
     postLogoutRedirectUris: validateRedirectUris(parsed.postLogoutRedirectUris ?? [], 'postLogoutRedirectUris', true),
     ...(parsed.backchannelLogoutUri ? { backchannelLogoutUri: validateBackchannelLogoutUri(parsed.backchannelLogoutUri, parsed.tenant) } : {}),
     createdAt,
@@ -324,5 +336,10 @@ function newRecord(clientId: string, parsed: z.output<typeof createSchema>, redi
 
 function toPublic({ secretDigest: _digest, ...record }: StoredAppRegistration): AppRegistration {
   // Records stored before the fields existed: not open to all tenants, no post-logout URIs.
-  return { ...record, openToAllTenants: record.openToAllTenants === true, postLogoutRedirectUris: record.postLogoutRedirectUris ?? [] };
+  return {
+    ...record,
+    openToAllTenants: record.openToAllTenants === true,
+    resourceServer: record.resourceServer === true,
+    postLogoutRedirectUris: record.postLogoutRedirectUris ?? [],
+  };
 }

@@ -189,6 +189,32 @@ describe.each(STORE_KINDS)('token lifecycle (%s store)', (kind) => {
       expect(answer.headers.get('cache-control')).toBe('no-store');
     });
 
+    it('an operator\'s app sees other clients\' tokens only when first-party or marked a resource server; a tenant\'s only its tenant\'s', async () => {
+      const token = await machineToken();
+      const named = (await namedUserTokens()).access_token;
+      const appOf = async (input: { firstParty?: boolean; resourceServer?: boolean; tenant?: string }) => {
+        const created = await server.auth.appRegistrations.create({ name: 'Introspector', redirectUris: [WEB], clientType: 'confidential', ...input });
+        return { clientId: created.clientId, clientSecret: created.clientSecret! };
+      };
+      const thirdParty = await appOf({});
+      expect((await introspect(token, thirdParty)).body).toEqual({ active: false });
+      expect((await introspect(named, thirdParty)).body).toEqual({ active: false });
+      // The token's own app still learns about its token.
+      expect((await introspect(named, app)).body.active).toBe(true);
+      for (const allowed of [await appOf({ firstParty: true }), await appOf({ resourceServer: true })]) {
+        expect((await introspect(token, allowed)).body).toMatchObject({ active: true, tenant: 'acme' });
+        expect((await introspect(await machineToken(otherTenant), allowed)).body).toMatchObject({ active: true, tenant: 'globex' });
+      }
+      // Marked later by the operator: it sees them from then on; unmarked, no more.
+      await server.auth.appRegistrations.update(thirdParty.clientId, { resourceServer: true });
+      expect((await introspect(token, thirdParty)).body.active).toBe(true);
+      await server.auth.appRegistrations.update(thirdParty.clientId, { resourceServer: false });
+      expect((await introspect(token, thirdParty)).body).toEqual({ active: false });
+      const globexApp = await appOf({ tenant: 'globex', resourceServer: true });
+      expect((await introspect(token, globexApp)).body).toEqual({ active: false });
+      expect((await introspect(await machineToken(otherTenant), globexApp)).body.active).toBe(true);
+    });
+
     it.each([
       ['no credentials', {}, 401],
       ['a wrong secret', { authorization: basic('00000000-0000-4000-8000-000000000000', 'x') }, 401],

@@ -67,7 +67,7 @@ describe('the wire (src/http/wire.ts)', () => {
     expect(() => ClientConfigurationBody.parse(clientWire({ ...client, clientSecret: SECRET }))).toThrow();
     const app = {
       clientId: ID, name: 'n', redirectUris: ['https://a/cb'], clientType: 'public' as const, pkceEnabled: true, idTokenSigningAlg: 'RS256' as const,
-      firstParty: false, openToAllTenants: false, postLogoutRedirectUris: [], createdAt: at, updatedAt: at,
+      firstParty: false, openToAllTenants: false, resourceServer: false, postLogoutRedirectUris: [], createdAt: at, updatedAt: at,
     };
     expect(AppRegistrationBody.parse(appWire(app))).not.toHaveProperty('client_secret');
     expect(AppRegistrationBody.parse(appWire({ ...app, tenant: 't', description: 'd', clientSecret: SECRET }))).toEqual(expect.objectContaining({ tenant: 't', description: 'd' }));
