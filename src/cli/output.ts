@@ -15,9 +15,14 @@ export function json(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
 
-/** Record fields are free text: never let them drive the operator's terminal (escape sequences). */
+/**
+ * Record fields are free text: never let them drive the operator's terminal (escape sequences) nor
+ * reorder or hide what it shows (bidirectional overrides, zero-width characters): every character
+ * that policies/display-text.ts refuses is printed as its code point, `\u{202e}`. Records stored
+ * before that rule may still hold one.
+ */
 export function safe(text: string): string {
-  return text.replace(/[\x00-\x1f\x7f-\x9f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return text.replace(/[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu, (char) => `\\u{${char.codePointAt(0)!.toString(16)}}`);
 }
 
 export function table(header: string[], rows: string[][]): string {

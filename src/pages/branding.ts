@@ -38,6 +38,8 @@ export interface CheckedBranding {
 const MIN_CONTRAST = 4.5;
 const MAX_PRODUCT_NAME = 80;
 const MAX_LOGO_URL = 2048;
+/** A DNS host name: labels of letters, digits and inner hyphens (an IDN in its xn-- form). */
+const PLAIN_HOST = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
 function channel(hex: string): number {
   const value = Number.parseInt(hex, 16) / 255;
@@ -69,9 +71,14 @@ export function logoSource(url: string): { source: string } | { problem: string 
   }
   const parsed = URL.parse(url);
   if (!parsed || parsed.username || parsed.password) return { problem: 'must be an https URL or a path starting with /' };
-  if (parsed.protocol === 'https:') return { source: parsed.origin };
-  if (parsed.protocol === 'http:' && (parsed.hostname === 'localhost' || parsed.hostname === '127.0.0.1')) return { source: parsed.origin };
-  return { problem: 'must be https (http only for localhost) or a path starting with /' };
+  const https = parsed.protocol === 'https:';
+  if (!https && !(parsed.protocol === 'http:' && (parsed.hostname === 'localhost' || parsed.hostname === '127.0.0.1'))) {
+    return { problem: 'must be https (http only for localhost) or a path starting with /' };
+  }
+  // The origin goes into the page's Content-Security-Policy header as it is: a plain host name,
+  // nothing a header or a policy would read as syntax (`;`, `*`, quotes, spaces).
+  if (!PLAIN_HOST.test(parsed.hostname)) return { problem: 'must name a plain host (letters, digits, - and .)' };
+  return { source: parsed.origin };
 }
 
 /** The problems of a branding, each with the field it is about; empty when it may be used. */

@@ -7,7 +7,7 @@ import { pkceAtRegistration } from '../../policies/pkce.js';
 import { ValidationError } from '../../policies/errors.js';
 import { changeRecord } from './change.js';
 import { digestSecret, generateSecret } from './secrets.js';
-import { parseInput } from './validation.js';
+import { displayDescription, displayName, parseInput } from './validation.js';
 import { OPERATOR, type AuditContext, type AuditEventType, type AuditTrail } from '../audit/trail.js';
 
 export const APP_REGISTRATION = 'app';
@@ -98,11 +98,11 @@ export type AppRegistrationPatch = Partial<Omit<AppRegistrationInput, 'tenant'>>
 /** Checks engine-level compatibility of an app (oidc-provider's own client metadata rules). */
 export type EngineCheck = (app: StoredAppRegistration) => Promise<void>;
 
-const text = z.string().trim().min(1, 'must not be empty').max(200);
+const text = displayName();
 /** The fields of an app registration and their limits (the management API's wire schema reuses them). */
 export const APP_REGISTRATION_FIELDS = {
   name: text,
-  description: z.string().trim().max(2000).optional(),
+  description: displayDescription().optional(),
   redirectUris: z.array(z.string()).min(1, 'at least one redirect URI is required').max(20),
   clientType: z.enum(['public', 'confidential']),
   pkceEnabled: z.boolean().optional(),

@@ -7,7 +7,7 @@ import type { ApiCatalog } from '../../policies/catalog.js';
 import { ValidationError } from '../../policies/errors.js';
 import { changeRecord } from './change.js';
 import { digestSecret, generateSecret } from './secrets.js';
-import { parseInput } from './validation.js';
+import { displayDescription, displayName, parseInput } from './validation.js';
 import { OPERATOR, type AuditContext, type AuditEventType, type AuditTrail } from '../audit/trail.js';
 
 export const CLIENT_CONFIGURATION = 'client';
@@ -47,7 +47,7 @@ export interface ClientConfigurationInput {
 /** What `clientConfigurations.update()` takes: any field but the tenant; `description: ''` removes it. */
 export type ClientConfigurationPatch = Partial<Omit<ClientConfigurationInput, 'tenant'>>;
 
-const text = z.string().trim().min(1, 'must not be empty').max(200);
+const text = displayName();
 /** Tenant IDs travel in every token: bounded like the other claims (docs/configuration.md, "Limits"). */
 const tenantId = z.string().trim().min(1, 'must not be empty').max(100);
 /** The APIs of a client configuration: per API id, its scopes and optional data filters. */
@@ -62,7 +62,7 @@ export const RESOURCES_SCHEMA = z.record(
 export const CLIENT_CONFIGURATION_FIELDS = {
   name: text,
   category: text,
-  description: z.string().trim().max(2000).optional(),
+  description: displayDescription().optional(),
   resources: RESOURCES_SCHEMA,
 };
 const createSchema = z.object({ tenant: tenantId, ...CLIENT_CONFIGURATION_FIELDS }).strict();

@@ -79,6 +79,32 @@ describe.each(STORE_KINDS)('management API (%s store)', (kind) => {
     expect(body.error_description).toContain('plain http');
   });
 
+  it.each([
+    ['a client\'s name with a right-to-left override', 'client-configurations', 'POST', { name: 'Payroll\u202Egnp.exe' }, 'name', 'U+202E at position 8'],
+    ['a client\'s category with a NUL', 'client-configurations', 'POST', { category: 'hr\u0000' }, 'category', 'U+0000 at position 3'],
+    ['a client\'s description with a zero-width space', 'client-configurations', 'POST', { description: 'a\u200Bb' }, 'description', 'U+200B at position 2'],
+    ['an app\'s name with a lone surrogate', 'app-registrations', 'POST', { name: 'App\uD800' }, 'name', 'U+D800 at position 4'],
+    ['an app\'s description with a bidi isolate', 'app-registrations', 'POST', { description: 'line\n\u2066x' }, 'description', 'U+2066 at position 6'],
+    ['an app\'s name with a line break', 'app-registrations', 'POST', { name: 'a\nb' }, 'name', 'U+000A at position 2'],
+  ])('names and descriptions refuse control, format and bidi characters: %s', async (_what, collection, method, change, field, where) => {
+    const base = collection === 'client-configurations' ? newClient : { name: 'App', redirect_uris: [PORTAL], client_type: 'public' };
+    const refused = await api(collection, { method, body: { ...base, ...change } });
+    expect(refused.status).toBe(400);
+    const body = (await refused.json()) as { field: string; error_description: string };
+    expect(body.field).toBe(field);
+    expect(body.error_description).toContain(where);
+    expect(body.error_description).toMatch(/^[\x20-\x7e]+$/);
+  });
+
+  it('a description keeps its line breaks (CRLF as LF); text of any script is fine', async () => {
+    const created = await api('app-registrations', { method: 'POST', body: { name: 'Gehälter – 給与 💸', description: 'one\r\ntwo', redirect_uris: [PORTAL], client_type: 'public' } });
+    expect(created.status).toBe(201);
+    expect(await created.json()).toMatchObject({ name: 'Gehälter – 給与 💸', description: 'one\ntwo' });
+    const id = ((await (await api('client-configurations', { method: 'POST', body: newClient })).json()) as { client_id: string }).client_id;
+    const patched = await api(`client-configurations/${id}`, { method: 'PATCH', body: { name: 'x\u202E' } });
+    expect(patched.status).toBe(400);
+  });
+
   it('confines everything to the caller\'s tenant: another tenant\'s records are 404', async () => {
     const client = (await (await api('client-configurations', { method: 'POST', body: newClient })).json()) as { client_id: string };
     const app = (await (await api('app-registrations', { method: 'POST', body: { name: 'Acme app', redirect_uris: [PORTAL], client_type: 'confidential' } })).json()) as { client_id: string };

@@ -160,6 +160,10 @@ describe('branding options checked at start', () => {
     ['a script URL', { logoUrl: 'javascript:alert(1)' }, 'branding.logoUrl: must be https'],
     ['a protocol-relative URL', { logoUrl: '//cdn.example.com/logo.png' }, 'branding.logoUrl'],
     ['a data URL', { logoUrl: 'data:image/png;base64,AAAA' }, 'branding.logoUrl'],
+    ['a host that writes into the CSP', { logoUrl: 'https://a.b;img-src*;script-src*/logo.png' }, 'branding.logoUrl: must name a plain host'],
+    ['a host with a star', { logoUrl: 'https://*.example.com/logo.png' }, 'branding.logoUrl: must name a plain host'],
+    ['a host with a quote', { logoUrl: "https://a'b.example/logo.png" }, 'branding.logoUrl: must name a plain host'],
+    ['an IPv6 literal', { logoUrl: 'https://[::1]/logo.png' }, 'branding.logoUrl: must name a plain host'],
     ['an empty product name', { productName: ' ' }, 'branding.productName'],
   ])('refused: %s', async (_name, branding, message) => {
     await expect(startServer({ branding })).rejects.toThrow(message);
