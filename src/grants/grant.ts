@@ -15,6 +15,11 @@ export interface TokenRequestRule {
   readonly accepted: readonly string[];
   /** Parameters of other grants: sending one is a wrong parameter set, not something to ignore. */
   readonly foreign: readonly string[];
+  /**
+   * The request as the engine is to see it, when the grant reads a parameter otherwise than the
+   * engine does; changes `params` in place and answers true when it changed something.
+   */
+  readonly normalize?: (params: Map<string, string>) => boolean;
 }
 
 /**

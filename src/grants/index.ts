@@ -30,3 +30,11 @@ export function checkTokenRequest(params: ReadonlyMap<string, string>, basicCred
   checkParameterSet(rule, params, credentials === undefined);
   return grantType;
 }
+
+/**
+ * The request as the engine is to see it (the grant's `normalize`, if it has one): true when the
+ * parameters changed, and the body must be encoded again.
+ */
+export function normalizeTokenRequest(grantType: string, params: Map<string, string>): boolean {
+  return GRANTS.get(grantType)?.normalize?.(params) === true;
+}

@@ -23,7 +23,27 @@ export const refreshToken: TokenRequestRule = {
   requiredOfPublicClients: [],
   accepted: ['scope', 'client_id', 'resource'],
   foreign: ['code', 'code_verifier', 'redirect_uri'],
+  normalize: dropOfflineAccess,
 };
+
+/**
+ * `offline_access` in a refresh request's `scope` asks for what the refresh token in hand already
+ * is: it is dropped before the engine compares the scope with the token's (RFC 6749 §6: the scope
+ * must not exceed the original grant, and offline access is what a refresh token means). Clients
+ * such as Authlib send the original request's scope again at every refresh; without this, a scope
+ * that asked for offline_access would make each refresh invalid_scope, since grants keep no
+ * offline_access scope of their own. A scope of only `offline_access` becomes no scope: all of it.
+ */
+function dropOfflineAccess(params: Map<string, string>): boolean {
+  const scope = params.get('scope');
+  if (scope === undefined) return false;
+  const scopes = scope.split(' ');
+  if (!scopes.includes('offline_access')) return false;
+  const kept = scopes.filter((each) => each !== 'offline_access' && each !== '');
+  if (kept.length) params.set('scope', kept.join(' '));
+  else params.delete('scope');
+  return true;
+}
 
 /** Whether a client gets refresh tokens: a confidential app allowed the grant (public apps and machine clients never). */
 export function issuesRefreshTokens(client: { clientAuthMethod?: string | undefined; grantTypeAllowed(type: string): boolean }): boolean {

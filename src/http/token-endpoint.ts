@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import { parseBasicAuthorization, type BasicCredentials } from '../../policies/client-authentication.js';
 import { InvalidRequest } from '../../policies/errors.js';
-import { checkTokenRequest } from '../grants/index.js';
+import { checkTokenRequest, normalizeTokenRequest } from '../grants/index.js';
 import { alignTokenResponseScope } from '../engine/configuration.js';
 import { translateTokenAnswer } from '../engine/errors.js';
 import { encodeForm, parseMultipart, parseUrlEncoded, readBody, type FormParams } from './request-body.js';
@@ -91,7 +91,7 @@ export function tokenEndpointGuard(limit: number) {
   return async function guardTokenEndpoint(ctx: Context, next: Next): Promise<void> {
     const form = await readForm(ctx, limit);
     const grantType = checkTokenRequest(form.params, () => basicCredentialsOf(ctx));
-    replaceBody(ctx, form);
+    replaceBody(ctx, normalizeTokenRequest(grantType, form.params) ? { params: form.params, raw: undefined } : form);
     // RFC 6749 §5.2: errors of the token endpoint are JSON; the engine would render HTML to a
     // caller that prefers it.
     ctx.req.headers.accept = 'application/json';

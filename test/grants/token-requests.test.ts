@@ -1,5 +1,5 @@
 import { InvalidClient, InvalidRequest, UnsupportedGrantType } from '../../policies/errors.js';
-import { checkTokenRequest, GRANTS } from '../../src/grants/index.js';
+import { checkTokenRequest, GRANTS, normalizeTokenRequest } from '../../src/grants/index.js';
 
 const basic = () => ({ clientId: 'c', clientSecret: 's' });
 const none = () => undefined;
@@ -48,5 +48,20 @@ describe('token requests against their grant (src/grants)', () => {
       expect(thrown).toBeInstanceOf(expected);
       expect((thrown as Error).message).toContain(message);
     }
+  });
+});
+
+describe('a request as the engine is to see it (normalizeTokenRequest)', () => {
+  it.each([
+    ['refresh_token', 'openid offline_access scim.read', true, 'openid scim.read'],
+    ['refresh_token', 'offline_access', true, undefined],
+    ['refresh_token', 'openid scim.read', false, 'openid scim.read'],
+    ['refresh_token', undefined, false, undefined],
+    ['authorization_code', 'openid offline_access', false, 'openid offline_access'],
+    ['client_credentials', 'offline_access scim.read', false, 'offline_access scim.read'],
+  ] as const)('%s with scope %p: changed %p, scope %p', (grantType, scope, changed, after) => {
+    const params = new Map<string, string>([['grant_type', grantType], ...(scope !== undefined ? [['scope', scope] as [string, string]] : [])]);
+    expect(normalizeTokenRequest(grantType, params)).toBe(changed);
+    expect(params.get('scope')).toBe(after);
   });
 });
