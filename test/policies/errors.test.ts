@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import * as table from '../../policies/errors.js';
 import { ERRORS, errorTableMarkdown, OAuthError, TokenError } from '../../policies/errors.js';
 
-/** The codes of RFC 6749 §5.2 and §4.1.2.1, RFC 6750 §3.1, RFC 8707, and our two for APIs. */
+/** The codes of RFC 6749 §5.2 and §4.1.2.1, RFC 6750 §3.1, RFC 8707, and our three for APIs. */
 const CODES = new Set([
   'invalid_request', 'invalid_client', 'access_denied', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope',
-  'invalid_target', 'invalid_token', 'insufficient_scope', 'temporarily_unavailable', 'server_error', 'not_found', 'conflict',
+  'invalid_target', 'invalid_token', 'insufficient_scope', 'temporarily_unavailable', 'server_error', 'not_found', 'conflict', 'not_supported',
 ]);
 
 const DOCS = join(process.cwd(), 'docs/errors.md');
