@@ -430,6 +430,8 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       forwardedAddress,
       messages: options.portal.messages as Record<string, PortalTextOverrides> | undefined,
       apps: appRegistrations,
+      accounts: options.accounts,
+      canUnlock: signInHolds.byTenant,
       sessions: new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), cookieKeys, PORTAL_SESSION_SECONDS),
       logger,
     }, portalApp));

@@ -183,7 +183,7 @@ export const PlatformAppList = named('PlatformAppList', z.strictObject({
 // --- Sign-in holds ---------------------------------------------------------------------------
 
 export const SignInUnlockRequestBody = named('SignInUnlockRequest', z.strictObject({
-  username: z.string().min(1, 'must not be empty').max(200).meta({ description: 'As the user types it on the sign-in page (letter case does not matter).' }),
+  username: z.string().min(1, 'must not be empty').max(200).meta({ description: 'As the user types it on the sign-in page; the AccountStore\'s `findByUsername` decides whose it is.' }),
 }), "A user of the caller's tenant held by sign-in throttling.");
 
 export const SignInUnlockResponseBody = named('SignInUnlockResponse', z.strictObject({
