@@ -299,7 +299,8 @@ function eventCells(view: ViewContext, event: AuditEventWire, names: ActivityNam
   const d = t.activity.detail;
   if (typeof details.method === 'string' && typeof details.status === 'number') said.push(d.refused(details.method, String(details.status), typeof details.error === 'string' ? details.error : ''));
   if (typeof details.reason === 'string') said.push(d.reason(t.activity.reasons[details.reason] ?? details.reason));
-  if (typeof details.user === 'string') said.push(d.user(userName(details.user)));
+  // Whose consent, when it is not the actor's own.
+  if (typeof details.user === 'string' && details.user !== actor.id) said.push(d.user(userName(details.user)));
   if (strings(details.scopes).length) {
     said.push(d.scopes(strings(details.scopes).map((scope) => {
       const words = view.consentScopeWords(scope);
@@ -657,7 +658,7 @@ th .muted{font-weight:400}
 .default-submit{position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);border:0}
 .product-name{font-weight:600;color:#5b6478;margin:0 0 .3rem;letter-spacing:.02em}
 .danger{background:#a4161a;color:#fff;border-color:#7a1014}
-.filter{display:flex;gap:.6rem;align-items:end;flex-wrap:wrap}.filter select,.filter input{width:auto}.filter label{margin:0}.filter button{margin-top:0}.filter .hint,.filter .error{flex-basis:100%}
+.filter{display:flex;gap:.6rem;align-items:end;flex-wrap:wrap}.filter select,.filter input{width:auto}.filter label{margin:0}.filter button{margin-top:0}.filter .hint,.filter .error{flex-basis:100%}.filter .field-error{max-width:16rem}
 ul.details{margin:0;padding-left:1rem}
 @media (max-width:40rem){main{margin:0;border-radius:0;padding:1rem}table,thead,tbody,tr,th,td{display:block}thead{position:absolute;left:-9999px}tr{border-bottom:1px solid #d6dae3;padding:.4rem 0}th,td{border:0;padding:.2rem 0}}
 `;

@@ -28,6 +28,7 @@ describe('the apps that serve a tenant (management API)', () => {
       ids[name] = app.clientId;
     };
     await create('payroll', { description: 'Payroll of the platform' });
+    await create('timesheets', {});
     await create('console', { firstParty: true });
     await create('acme-own', { tenant: 'acme' });
     await create('globex-own', { tenant: 'globex' });
@@ -51,7 +52,7 @@ describe('the apps that serve a tenant (management API)', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
     const body = (await response.json()) as { platform_apps: Array<Record<string, unknown>> };
-    expect(body.platform_apps.map((app) => app.name).sort()).toEqual(['console', 'globex-open', 'payroll']);
+    expect(body.platform_apps.map((app) => app.name).sort()).toEqual(['console', 'globex-open', 'payroll', 'timesheets']);
     expect(body.platform_apps.find((app) => app.name === 'payroll')).toEqual({
       client_id: ids.payroll, name: 'payroll', description: 'Payroll of the platform', client_type: 'confidential', first_party: false, registered_by: 'platform', redirect_uris: [CB],
     });
@@ -59,7 +60,7 @@ describe('the apps that serve a tenant (management API)', () => {
     expect(JSON.stringify(body)).not.toMatch(/secret|"tenant"|globex"/);
   });
 
-  it("follows the tenant's policy: only the apps it allows", async () => {
+  it("follows the tenant's policy: only the apps it allows (globex's leaves timesheets out)", async () => {
     expect((await names('gadmin')).sort()).toEqual(['console', 'payroll']);
   });
 

@@ -455,8 +455,8 @@ describe('a portal that fits the user', () => {
       expect(before.html).toContain('Nothing recorded yet.');
       expect(before.html).toContain(`value="${yesterday}"`);
       for (const [query, field, message] of [
-        ['since=2026-13-40', 'activity-since', 'From date (UTC): enter a date as YYYY-MM-DD.'],
-        ['until=yesterday', 'activity-until', 'To date (UTC): enter a date as YYYY-MM-DD.'],
+        ['since=2026-13-40', 'activity-since', 'From date (UTC): enter a valid date.'],
+        ['until=yesterday', 'activity-until', 'To date (UTC): enter a valid date.'],
         [`since=${today}&until=${yesterday}`, 'activity-until', 'To date (UTC): the date must not be before the from date.'],
       ] as const) {
         const refused = await agent.request(`/portal/activity?${query}`);
@@ -497,6 +497,31 @@ describe('a portal that fits the user', () => {
       expect(activity.html).toContain('<td>Sign-in hold lifted</td><td>Ada</td><td>User Ben Reader</td><td><ul class="details"><li>2 failed sign-ins cleared</li></ul></td>');
       expect(activity.html).not.toContain('gus');
     });
+  });
+
+  it("names only her organisation's users: anyone else in its trail is shown by ID", async () => {
+    const redis = await startRedis();
+    server = await startServer({ store: { type: 'redis', url: redis.url }, accounts: testAccounts([ada, gus]), cookieKeys: [COOKIE_KEY], portal: { enabled: true } });
+    const { createRedisStore } = await import('../../adapters/redis/index.js');
+    const writer = await createRedisStore({ url: redis.url });
+    try {
+      const { agent } = await signInAs(ada);
+      // An event of acme's trail naming a user of another tenant (written straight to the store).
+      await writer.audit.append({ id: '00000000-0000-4000-8000-000000000001', time: new Date().toISOString(), type: 'consent.revoked', tenant: 'acme',
+        actor: { type: 'user', id: 'gus' }, details: { user: 'ada', scopes: ['openid'] } }, { maxAgeMs: 86_400_000, maxEvents: 100 }, Date.now());
+      await writer.audit.append({ id: '00000000-0000-4000-8000-000000000002', time: new Date().toISOString(), type: 'consent.revoked', tenant: 'acme',
+        actor: { type: 'operator' }, details: { user: 'gus', scopes: ['openid'], reason: 'app_deleted' } }, { maxAgeMs: 86_400_000, maxEvents: 100 }, Date.now());
+      const page = await agent.request('/portal/activity?type=consent.revoked');
+      expect(page.html).toContain('<td>Access to an account revoked</td><td>User gus</td>');
+      expect(page.html).toContain('<li>User: Ada</li>');
+      expect(page.html).toContain('<td>Access to an account revoked</td><td>The platform operator</td>');
+      expect(page.html).toContain('<li>Why: the app was deleted</li><li>User: User gus</li>');
+      expect(page.html).not.toContain('Gus');
+    } finally {
+      await writer.close();
+      await server.stop();
+      await redis.stop();
+    }
   });
 
   it('without findByUsername: no unlock action in the portal', async () => {
