@@ -54,6 +54,7 @@ describe('createAuthServer options', () => {
     ['a tiny body limit', { limits: { tokenRequestBytes: 10 } }, /limits\.tokenRequestBytes/],
     ['an unknown option', { colour: 'blue' }, /colour|Unrecognized/],
     ['an account store without functions', { accounts: { authenticate: 1 } }, /accounts/],
+    ['a findByUsername that is not a function', { accounts: { authenticate: async () => undefined, findAccount: async () => undefined, findByUsername: 'x' } }, /accounts\.findByUsername/],
   ])('refuses %s, naming the field', (_name, change, field) => {
     expect(() => resolveOptions({ ...valid, ...change } as AuthServerOptions)).toThrow(field);
   });
