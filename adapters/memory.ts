@@ -241,6 +241,10 @@ class MemoryCounters implements Counters {
         : { count, resetsIn: secondsLeft(this.data.expiresAt(`rl:${key}`)!, now) };
     });
   }
+
+  async clear(keys: readonly string[]): Promise<void> {
+    for (const key of keys) this.data.delete(`rl:${key}`);
+  }
 }
 
 /** One tenant's events as the memory store keeps them: oldest first, each with its position. */

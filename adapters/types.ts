@@ -105,6 +105,11 @@ export interface Counters {
   increment(keys: readonly string[], windowSeconds: number): Promise<WindowCount[]>;
   /** The current counts, in order, without changing them (one round trip on Redis). */
   peek(keys: readonly string[]): Promise<WindowCount[]>;
+  /**
+   * Ends the windows of the keys now (an operator lifting a hold): their next increment counts
+   * from 1 in a new window. Keys without a window are ignored. Atomic on Redis.
+   */
+  clear(keys: readonly string[]): Promise<void>;
 }
 
 /** An audit event as stored: its own fields are the audit trail's (src/audit), the store keeps JSON. */

@@ -178,6 +178,16 @@ export class TooManyRequests extends OAuthError {
   }
 }
 
+/**
+ * 501 `not_supported`: a request this server is not set up to answer, e.g. unlocking a tenant's
+ * user when the host's AccountStore cannot look users up by username (`findByUsername`).
+ */
+export class NotSupported extends OAuthError {
+  constructor(description: string) {
+    super('not_supported', 501, description);
+  }
+}
+
 /** 500 `server_error`: something unexpected; the description says nothing of the cause. */
 export class ServerError extends OAuthError {
   constructor(description = 'the server could not complete the request') {
@@ -298,6 +308,7 @@ export const ERRORS: readonly ErrorRow[] = [
   { example: new ServerError(), when: 'anything unexpected (logged by class, never by message)' },
   { example: new BodyConsumedByHost('the request body was read by the host application before talent-auth: …'), when: 'a host body parser read the request and kept nothing usable' },
   { example: new MountedWrong('talent-auth is mounted under "/auth2" by the host application, but …'), when: 'a host mounted us under a path our URLs do not have' },
+  { example: new NotSupported('unlocking a user of a tenant needs the AccountStore\'s findByUsername'), when: 'something this server is not set up for (its `AccountStore` lacks the hook it needs)' },
   { example: new TemporarilyUnavailable(), when: 'the store cannot be reached (with `Retry-After`)' },
   { example: new InvalidToken('the access token has expired', 'realm'), when: 'a bearer token missing (then without an error code), invalid, expired, foreign, or whose user is gone' },
   { example: new InsufficientScope(`the access token lacks the scope 'scim.read'`, 'realm', ['scim.read']), when: 'a valid token without the scope, the tenant or the right needed' },

@@ -13,6 +13,13 @@ export interface Account {
 export interface AccountStore {
   authenticate(credentials: { username: string; password: string }): Promise<Account | undefined>;
   findAccount(sub: string): Promise<Account | undefined>;
+  /**
+   * Optional: the account a username signs in as (matched as `authenticate` matches it), or
+   * undefined. Needed to lift a sign-in hold within a tenant (`auth.signIns.unlock({ tenant,
+   * username })`, the management API and the portal: a tenant's admin may unlock only her own
+   * tenant's users); without it only the operator can, for any username.
+   */
+  findByUsername?(username: string): Promise<Account | undefined>;
 }
 
 export { INTEGRATION_SETUP } from '../policies/management.js';

@@ -1,4 +1,5 @@
-export { createAuthServer, type AuthServer, type ConsentsApi } from './server.js';
+export { createAuthServer, type AuthServer, type ConsentsApi, type SignInsApi } from './server.js';
+export type { SignInUnlockRequest, SignInUnlockResult } from './http/sign-in-throttle.js';
 export type { ConnectMiddleware } from './http/embedding.js';
 export type { ClientConfigurations } from './records/client-configurations.js';
 export type { AppRegistrations } from './records/app-registrations.js';
@@ -47,6 +48,7 @@ export {
   PayloadTooLarge,
   UnsupportedMediaType,
   TooManyRequests,
+  NotSupported,
   ServerError,
   BodyConsumedByHost,
   MountedWrong,

@@ -222,6 +222,7 @@ export const optionsSchema = z
       .object({
         authenticate: functionOf<AccountStore['authenticate']>('a function'),
         findAccount: functionOf<AccountStore['findAccount']>('a function'),
+        findByUsername: functionOf<NonNullable<AccountStore['findByUsername']>>('a function').optional(),
       })
       .optional(),
     keys: z

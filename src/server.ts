@@ -34,7 +34,7 @@ import { Brands } from './pages/branding.js';
 import { endSessionHandler } from './http/end-session.js';
 import { Sealer } from './http/sealed.js';
 import { tenantOfClient } from './http/calling-client.js';
-import { AuditTrail, type AuditEventPage, type AuditQuery } from './audit/trail.js';
+import { AuditTrail, OPERATOR, type AuditEventPage, type AuditQuery } from './audit/trail.js';
 import { engineRouteKey } from './http/engine-path.js';
 import { failedClientAuthLimit } from './http/client-auth-limit.js';
 import { clientAddress } from './http/client-address.js';
@@ -56,7 +56,7 @@ import type { PortalTextOverrides } from './portal/text.js';
 const PORTAL_SESSION_SECONDS = 30 * 60;
 import { cutStalledBodies } from './http/body-timeout.js';
 import { authorizeGuard, browserRequestGuard } from './http/authorize-guard.js';
-import { SignInThrottle } from './http/sign-in-throttle.js';
+import { SignInHolds, SignInThrottle, type SignInUnlockRequest, type SignInUnlockResult } from './http/sign-in-throttle.js';
 
 function cookieKeysOf(options: ResolvedOptions, logger: Logger): string[] {
   if (options.cookieKeys) return options.cookieKeys;
@@ -116,6 +116,19 @@ export interface ConsentsApi {
   revoke(key: ConsentKey & { clientId: string }): Promise<boolean>;
 }
 
+/** What the operator may do with sign-in throttling (docs/operations.md#sign-in-throttling). */
+export interface SignInsApi {
+  /**
+   * Lifts a user's sign-in hold: clears the failed sign-ins counted for `username`, recorded as
+   * `sign_in.unlocked` (actor `operator`) before it is done. With `tenant`, only a user of that
+   * tenant is unlocked (the AccountStore's `findByUsername` tells whose she is; another tenant's or
+   * an unknown username is answered `{ unlocked: false }` like one that is not held).
+   * @throws ValidationError for an empty or overlong username, NotSupported for a `tenant` when the
+   *   AccountStore has no `findByUsername`, StoreUnavailable when the store cannot be reached.
+   */
+  unlock(request: SignInUnlockRequest): Promise<SignInUnlockResult>;
+}
+
 /**
  * What `createAuthServer()` returns: the server to mount or listen with, and the services that
  * manage its records.
@@ -145,6 +158,8 @@ export interface AuthServer {
   readonly consents: ConsentsApi;
   /** The audit trail: one tenant's events (`tenant: null`: the platform's), newest first. */
   readonly audit: { list(query: AuditQuery): Promise<AuditEventPage> };
+  /** Sign-in throttling: lift a user's hold (`signIns.unlock({ tenant?, username })`). */
+  readonly signIns: SignInsApi;
   /**
    * The Prometheus registry when `observability.metrics` is on (also served at `{pathPrefix}/metrics`):
    * a host may serve it elsewhere, e.g. on an internal port.
@@ -322,6 +337,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       address,
     });
   };
+  const signInHolds = new SignInHolds(store.counters, cookieKeys, options.accounts, audit);
   const clientEndpoint = clientEndpoints(options, store, appRegistrations, addressOf, logger, metrics, clientRateLimited);
   const formLimit = options.limits.tokenRequestBytes;
   const router = new Router(routeTable(options.pathPrefix), {
@@ -382,6 +398,8 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       clients: clientConfigurations,
       apps: appRegistrations,
       isFirstParty,
+      holds: signInHolds,
+      tenantPolicy: options.tenantPolicy,
     }),
     openapi: openApiHandler(openApiDocument({
       issuer: options.issuer,
@@ -434,6 +452,8 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       forwardedAddress,
       messages: options.portal.messages as Record<string, PortalTextOverrides> | undefined,
       apps: appRegistrations,
+      accounts: options.accounts,
+      canUnlock: signInHolds.byTenant,
       sessions: new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), cookieKeys, PORTAL_SESSION_SECONDS),
       logger,
     }, portalApp));
@@ -463,6 +483,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       revoke: (key) => consents.revoke(key),
     },
     audit: { list: (query) => audit.list(query) },
+    signIns: { unlock: (request) => signInHolds.unlock(request, OPERATOR) },
     metrics: metrics?.registry,
     close: () => store.close(),
   };

@@ -59,6 +59,7 @@ describe('createAuthServer options', () => {
     ['a back-channel private host with a wildcard', { backchannelLogout: { privateHosts: ['*.internal'] } }, /backchannelLogout\.privateHosts\.0/],
     ['a back-channel CIDR with a prefix too long', { backchannelLogout: { privateHosts: ['10.0.0.0/8', '10.0.0.0/33'] } }, /backchannelLogout\.privateHosts\.1: 10\.0\.0\.0\/33: the prefix length must be 0\.\.32/],
     ['an unknown back-channel option', { backchannelLogout: { allowedHosts: ['localhost'] } }, /backchannelLogout/],
+    ['a findByUsername that is not a function', { accounts: { authenticate: async () => undefined, findAccount: async () => undefined, findByUsername: 'x' } }, /accounts\.findByUsername/],
   ])('refuses %s, naming the field', (_name, change, field) => {
     expect(() => resolveOptions({ ...valid, ...change } as AuthServerOptions)).toThrow(field);
   });

@@ -39,4 +39,10 @@ export class RedisCounters implements Counters {
     const answer = await this.io.run((redis) => redis.taPeekCounters(redisKeys.length, ...redisKeys));
     return windowCounts(answer, keys.length);
   }
+
+  async clear(keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    // One DEL: the keys share the `{rl}` slot, so a cluster takes it too.
+    await this.io.run((redis) => redis.del(...keys.map((key) => this.key(key))));
+  }
 }

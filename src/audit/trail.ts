@@ -44,7 +44,7 @@ export const AUDIT_EVENT_TYPES = [
   'client_configuration.created', 'client_configuration.updated', 'client_configuration.secret_rotated', 'client_configuration.deleted',
   'app_registration.created', 'app_registration.updated', 'app_registration.secret_rotated', 'app_registration.deleted',
   'consent.granted', 'consent.revoked',
-  'sign_in.succeeded', 'sign_in.failed', 'session.ended',
+  'sign_in.succeeded', 'sign_in.failed', 'sign_in.unlocked', 'session.ended',
   'refresh_token.retried', 'refresh_token.reuse_detected', 'client_auth.rate_limited', 'management.denied',
   'signing_key.added', 'signing_key.promoted', 'signing_key.retired',
 ] as const;
@@ -57,6 +57,7 @@ const CHANGE_TYPES: ReadonlySet<AuditEventType> = new Set<AuditEventType>([
   'client_configuration.created', 'client_configuration.updated', 'client_configuration.secret_rotated', 'client_configuration.deleted',
   'app_registration.created', 'app_registration.updated', 'app_registration.secret_rotated', 'app_registration.deleted',
   'consent.granted', 'consent.revoked',
+  'sign_in.unlocked',
   'signing_key.added', 'signing_key.promoted', 'signing_key.retired',
 ]);
 
@@ -74,9 +75,9 @@ export interface AuditActor {
   id?: string;
 }
 
-/** What it was done to. */
+/** What it was done to (`user`: her `sub`, e.g. a user whose sign-in hold was lifted). */
 export interface AuditTarget {
-  type: 'client_configuration' | 'app_registration' | 'signing_key' | 'management_api';
+  type: 'client_configuration' | 'app_registration' | 'signing_key' | 'management_api' | 'user';
   id: string;
 }
 

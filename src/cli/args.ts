@@ -40,6 +40,9 @@ const OPTIONS = {
   until: { type: 'string' },
   limit: { type: 'string' },
   cursor: { type: 'string' },
+  // sign-ins
+  username: { type: 'string' },
+  'cookie-key': { type: 'string' },
 } as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTIONS;

@@ -22,6 +22,7 @@ import { appWire, clientWire, json, resourcesInWords, safe, SECRET_NOTE, table, 
 import { AuditTrail, DEFAULT_AUDIT_SETTINGS, OPERATOR, type AuditEventType } from '../audit/trail.js';
 import { Consents } from '../records/consents.js';
 import type { Logger } from '../logger.js';
+import { SignInHolds } from '../http/sign-in-throttle.js';
 
 export interface CommandContext {
   args: ParsedArgs;
@@ -454,6 +455,32 @@ const auditList: Command = {
   },
 };
 
+const signInsUnlock: Command = {
+  options: ['username', 'cookie-key'],
+  operands: [],
+  async run(context) {
+    const { values } = context.args;
+    const command = 'sign-ins unlock';
+    const username = required(values.username, 'username', command);
+    // The hints are keyed by the server's first cookie key: the same COOKIE_KEYS as the server's.
+    const cookieKey = values['cookie-key'] ?? context.io.env.COOKIE_KEYS?.split(',').find(Boolean);
+    if (!cookieKey) {
+      throw new UsageError(`${command}: needs the server's first cookie key to find the user's counters: set COOKIE_KEYS as for the server, or give --cookie-key`, '--cookie-key');
+    }
+    const store = await context.store();
+    // The CLI has no AccountStore: the operator's unlock, of any username, recorded with its hint.
+    const holds = new SignInHolds(store.counters, [cookieKey], undefined, await auditTrail(context));
+    const { unlocked } = await holds.unlock({ username }, OPERATOR);
+    out(
+      context,
+      { unlocked },
+      unlocked
+        ? 'Unlocked: the failed sign-ins counted for that username are cleared; the user can sign in again.\n'
+        : 'Nothing to unlock: no failed sign-ins are counted for that username (check that the cookie key is the server\'s first).\n',
+    );
+  },
+};
+
 export const COMMANDS: Record<string, Command> = {
   'clients create': clientsCreate,
   'clients list': clientsList,
@@ -469,4 +496,5 @@ export const COMMANDS: Record<string, Command> = {
   'keys promote': keysPromote,
   'keys retire': keysRetire,
   'audit list': auditList,
+  'sign-ins unlock': signInsUnlock,
 };

@@ -51,6 +51,7 @@ Usage: talent-auth <group> <command> [options]
   keys promote           key rotation 2: make a published key the signing key of its algorithm
   keys retire            key rotation 3: remove a key that no longer signs
   audit list             the audit trail of a tenant (or of the platform), newest first
+  sign-ins unlock        let a user held by sign-in throttling sign in again at once
 
 Run talent-auth <group> <command> --help for the options of a command.
 
@@ -101,6 +102,15 @@ With --redis (or REDIS_URL), add, promote and retire are recorded in the audit t
   list (--tenant <id> | --platform) [--type <type>] [--since <time>] [--until <time>] [--limit <n>] [--cursor <c>]
 
 Run talent-auth audit list --help for details.
+${OUTPUT_OPTIONS}
+
+${EXIT_CODES}
+`,
+  'sign-ins': `Usage: talent-auth sign-ins <command> [options]
+
+  unlock --username <username> [--cookie-key <key>]
+
+Run talent-auth sign-ins unlock --help for details.
 ${OUTPUT_OPTIONS}
 
 ${EXIT_CODES}
@@ -337,6 +347,28 @@ The audit trail: who did what to which client, app, consent, session or key, new
   --until <time>      up to this time (ISO 8601)
   --limit <n>         at most n events (1..200, default 50)
   --cursor <cursor>   the next page (printed under a full page)
+
+${STORE_OPTIONS}
+
+${OUTPUT_OPTIONS}
+
+${EXIT_CODES}
+`,
+  'sign-ins unlock': `Usage: talent-auth sign-ins unlock --username <username> [--cookie-key <key>]
+
+Lifts a user's sign-in hold: clears the failed sign-ins counted for the username (sign-in
+throttling: 10 per username per 15 minutes by default), so that she can sign in from a new
+browser at once. The hold of an address is not lifted (it ends with its window). Recorded in the
+audit trail (sign_in.unlocked, actor operator, the events of no tenant) with a hint of the
+username, never the username itself.
+
+The counters are kept under an HMAC of the username whose key comes from the server's first
+cookie key: the CLI needs that key to find them. It reads COOKIE_KEYS (comma-separated, as the
+example server does; the first key counts), or --cookie-key. With another key nothing is found
+and nothing is unlocked.
+
+  --username <name>   the username as the user types it (letter case does not matter)
+  --cookie-key <key>  the server's first cookie key (cookieKeys[0]); default: the first of env COOKIE_KEYS
 
 ${STORE_OPTIONS}
 

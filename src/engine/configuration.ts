@@ -13,7 +13,7 @@ import {
 import { MANAGEMENT_SCOPE } from '../../policies/management.js';
 import { MAX_STATE_OR_NONCE } from '../../policies/request-limits.js';
 import { checkCodeChallenge, pkceRequired } from '../../policies/pkce.js';
-import { validateAuthorizationScopes } from '../../policies/scopes.js';
+import { namedUserResourceScopes, validateAuthorizationScopes } from '../../policies/scopes.js';
 import { tenantPolicy } from '../../policies/tenant-policy.js';
 import { CLIENT_CREDENTIALS_TOKEN_SECONDS, clientCredentialsClaims, clientCredentialsScopes } from '../grants/client-credentials.js';
 import { IDENTITY_CLAIMS, namedUserClaims, namedUserResource, namedUserTokenScope } from '../grants/named-user.js';
@@ -173,6 +173,18 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
           const account = accountOf(ctx);
           const policy = account ? await tenantPolicy(policyOf, account.tenant) : {};
           const app = { clientId: client.clientId, firstParty: extras.first_party === true, ...engineAppOwner(client) };
+          // The authorization request once the browser's user is known (the resumption after
+          // sign-in, or a session): the engine asks consent for this list, so it holds only what
+          // she may receive. A scope she cannot have is then neither on her consent page nor in
+          // her grant, and gaining it later asks her (she allows the management right on the
+          // consent page, policies/management.ts). The consent rule's app check comes next, in
+          // loadExistingGrant (access_denied).
+          const sessionAccountId = account ? undefined : ctx.oidc.session?.accountId;
+          const signedIn = sessionAccountId && accounts ? await accounts.findAccount(sessionAccountId) : undefined;
+          if (signedIn) {
+            const scopes = namedUserResourceScopes(catalog, signedIn, await tenantPolicy(policyOf, signedIn.tenant), app.firstParty);
+            return { scope: scopes.join(' '), audience, accessTokenTTL: namedUserAccessTokenTtl, ...jwtFormat };
+          }
           const { scopes, lifetime } = namedUserResource(catalog, app, account, policy, namedUserAccessTokenTtl);
           return { scope: scopes.join(' '), audience, accessTokenTTL: lifetime, ...jwtFormat };
         }),

@@ -13,8 +13,10 @@ import type { TenantPolicy } from '../../policies/tenant-policy.js';
  *   and the management right when the app is first-party and she holds integration setup
  *   (policies/scopes.ts, policies/management.ts). Permissions change: a refresh re-reads them, so a
  *   scope she lost never reaches a new token.
- * - Before she is known (the authorization request), the upper bound is every API scope, and the
- *   management right for a first-party app: the consent page marks those she does not hold.
+ * - Before she is known (the authorization request before sign-in), the upper bound is every API
+ *   scope, and the management right for a first-party app; once her browser's session names her,
+ *   only what she may receive (src/engine/configuration.ts): the consent page lists nothing else,
+ *   and her grant records nothing else.
  * - The app must still be one she may authorize (policies/consent.ts), at every token issue.
  * - Lifetime: her tenant's `accessTokenTtl`, else `namedUserAccessTokenTtl`; at most
  *   `managementAccessTokenTtl` when the token carries the management right (policies/lifetimes.ts).

@@ -11,7 +11,7 @@ import type { Brands } from '../pages/branding.js';
 import { knowsUiLocales, localeOf, rememberUiLocales } from '../i18n/localizer.js';
 import type { Messages } from '../i18n/messages/en.js';
 import { consentPage, loginPage } from '../pages/sign-in.js';
-import { namedUserResourceScopes } from '../../policies/scopes.js';
+import { isResourceScope, namedUserResourceScopes } from '../../policies/scopes.js';
 import { tenantPolicy, type TenantPolicyFunction } from '../../policies/tenant-policy.js';
 import { grantScopes } from '../engine/consent-grants.js';
 import type { AppRegistration, AppRegistrations } from '../records/app-registrations.js';
@@ -232,6 +232,8 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     }
     if (decision !== 'allow') throw new PageError(400, 'chooseAllowOrDeny');
     const { prompt, params, session, grantId } = interaction;
+    const account = accounts && session ? await accounts.findAccount(session.accountId) : undefined;
+    if (!account) throw new PageError(400, 'sessionEnded');
     const grant = grantId
       ? await provider.Grant.find(grantId)
       : new provider.Grant({ accountId: session!.accountId, clientId: String(params.client_id) });
@@ -241,14 +243,20 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       missingOIDCClaims?: string[];
       missingResourceScopes?: Record<string, string[]>;
     };
-    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    // What the page listed is what she allowed: a resource scope she cannot give (the engine also
+    // knows API scopes as OIDC scopes) is rejected, not granted, so that it is neither in her
+    // consent nor asked again; gaining it later asks her at the resource (src/engine/configuration.ts).
+    const app = await appOf(params.client_id);
+    const userScopes = new Set(namedUserResourceScopes(catalog, account, await tenantPolicy(policyOf, account.tenant), app.firstParty));
+    const canGive = (scope: string) => !isResourceScope(catalog, scope) || userScopes.has(scope);
+    const oidc = missing.missingOIDCScope ?? [];
+    if (oidc.some(canGive)) grant.addOIDCScope(oidc.filter(canGive).join(' '));
+    if (oidc.some((scope) => !canGive(scope))) grant.rejectOIDCScope(oidc.filter((scope) => !canGive(scope)).join(' '));
     if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
     for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
-      grant.addResourceScope(indicator, scopes.join(' '));
+      if (scopes.some(canGive)) grant.addResourceScope(indicator, scopes.filter(canGive).join(' '));
     }
     const savedId = await grant.save();
-    const account = accounts && session ? await accounts.findAccount(session.accountId) : undefined;
-    if (!account) throw new PageError(400, 'sessionEnded');
     const clientId = String(params.client_id);
     await consents.record(
       { tenant: account.tenant, sub: account.sub, clientId, grantId: savedId, scopes: grantScopes(grant, audience) },

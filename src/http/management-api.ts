@@ -3,6 +3,8 @@ import type { AccountStore } from '../accounts.js';
 import { holdsIntegrationSetup, MANAGEMENT_SCOPE } from '../../policies/management.js';
 import { InsufficientScope, InvalidRequest, NotFound, TokenError, ValidationError } from '../../policies/errors.js';
 import type { AuditContext, AuditEventType, AuditQuery, AuditTrail } from '../audit/trail.js';
+import { appRefusal } from '../../policies/consent.js';
+import { tenantPolicy, type TenantPolicyFunction } from '../../policies/tenant-policy.js';
 import type { AppRegistrations } from '../records/app-registrations.js';
 import type { ClientConfigurations } from '../records/client-configurations.js';
 import { checkScopes, type TokenVerifier } from '../resource-server/verifier.js';
@@ -10,7 +12,8 @@ import { readJsonObject } from './json-body.js';
 import { namedUserCaller } from './named-user-caller.js';
 import type { RouteHandler } from './router.js';
 import type { RouteName } from './routes.js';
-import { appInput, appPatch, appWire, auditEventWire, clientInput, clientPatch, clientWire, wireField } from './wire.js';
+import type { SignInHolds } from './sign-in-throttle.js';
+import { appInput, appPatch, appWire, auditEventWire, clientInput, clientPatch, clientWire, platformAppWire, signInUnlockInput, wireField } from './wire.js';
 
 /** The query of `GET audit-events`: each parameter once, as text (the trail checks the values). */
 function auditQuery(query: Record<string, string | string[] | undefined>): Omit<AuditQuery, 'tenant'> {
@@ -47,6 +50,10 @@ interface ManagementSetup {
   audit: AuditTrail;
   /** The source address of a request, for the audit trail. */
   addressOf: (ctx: Context) => string;
+  /** Sign-in holds a tenant's admin may lift for her users. */
+  holds: SignInHolds;
+  /** The host's per-tenant policy: which apps of others serve a tenant. */
+  tenantPolicy: TenantPolicyFunction | undefined;
 }
 
 /** Who calls: the tenant whose setup it is, and who acts, for the audit trail. */
@@ -65,7 +72,7 @@ type Handler = (ctx: Context, caller: Caller, id: string | undefined) => Promise
  * first-party app.
  */
 export function managementHandlers(setup: ManagementSetup): Partial<Record<RouteName, RouteHandler>> {
-  const { bodyLimit, verifier, accounts, clients, apps, isFirstParty, audit, addressOf } = setup;
+  const { bodyLimit, verifier, accounts, clients, apps, isFirstParty, audit, addressOf, holds } = setup;
 
   /** The caller, or a 401/403, which is recorded (`management.denied`) with whoever we know it is. */
   async function callerOf(ctx: Context, route: RouteName): Promise<Caller> {
@@ -222,6 +229,22 @@ export function managementHandlers(setup: ManagementSetup): Partial<Record<Route
         const query = auditQuery(ctx.query);
         const page = await audit.list({ tenant, ...query });
         ctx.body = { events: page.events.map(auditEventWire), ...(page.next ? { next: page.next } : {}) };
+      },
+    }),
+    // The apps the tenant's users may authorize besides its own, as the consent rule decides at
+    // /authorize (policies/consent.ts): read-only, without secrets.
+    platformApps: handler('platformApps', {
+      GET: async (ctx, { tenant }) => {
+        const policy = await tenantPolicy(setup.tenantPolicy, tenant);
+        const serving = (await apps.list()).filter((app) => app.tenant !== tenant && appRefusal(app, tenant, policy) === undefined);
+        ctx.body = { platform_apps: serving.map(platformAppWire) };
+      },
+    }),
+    // A user of the tenant held by sign-in throttling, let in again (src/http/sign-in-throttle.ts).
+    signInUnlock: handler('signInUnlock', {
+      POST: async (ctx, { tenant, by }) => {
+        const { username } = signInUnlockInput(await readJsonObject(ctx, bodyLimit));
+        ctx.body = await holds.unlock({ tenant, username }, by);
       },
     }),
   };

@@ -103,6 +103,10 @@ function responses(apiBodyLimit: number): Json {
     UnsupportedMediaType: management('The body is not `application/json`.', ['invalid_request']),
     PayloadTooLarge: management(`The body exceeds ${apiBodyLimit} bytes (\`limits.apiRequestBytes\`).`, ['invalid_request']),
     Conflict: management('A concurrent change kept winning the race; try again.', ['conflict']),
+    NotSupported: management(
+      'This server is not set up for the request: its AccountStore cannot look users up by username (`findByUsername`).',
+      ['not_supported'],
+    ),
   };
 }
 
@@ -242,6 +246,54 @@ function auditEventsOperation(): Json {
         200: { description: 'A page of events.', headers: NO_STORE, content: json(ref('AuditEventList')) },
         400: response('ManagementBadRequest'),
         ...authFailures,
+      },
+    },
+  };
+}
+
+/** The apps that serve the caller's tenant besides its own (read-only). */
+function platformAppsOperation(): Json {
+  return {
+    get: {
+      operationId: 'listPlatformApps',
+      tags: ['app-registrations'],
+      summary: "The apps the caller's tenant's users may authorize besides its own",
+      description:
+        'The operator\'s apps (they serve every tenant) and other tenants\' apps the operator opened to all tenants, less '
+        + 'those the tenant\'s policy does not allow: exactly the apps other than its own that the authorization endpoint '
+        + 'lets the tenant\'s users authorize. Read-only: no secret, and the management API changes none of them. The same '
+        + 'rights as the rest of the management API.',
+      security: [{ bearerAuth: [] }],
+      responses: {
+        200: { description: 'The apps.', headers: NO_STORE, content: json(ref('PlatformAppList')) },
+        ...authFailures,
+      },
+    },
+  };
+}
+
+/** A user of the caller's tenant let in again after failed sign-ins. */
+function signInUnlockOperation(): Json {
+  return {
+    post: {
+      operationId: 'unlockSignIn',
+      tags: ['sign-ins'],
+      summary: "Lifts the sign-in hold of a user of the caller's tenant",
+      description:
+        'Clears the failed sign-ins counted for the username (sign-in throttling), so that the user can sign in from a new '
+        + 'browser at once. The hold of an address is not lifted. Recorded as `sign_in.unlocked` with the user as target '
+        + '(never the username). A username unknown or of another tenant is answered `{ "unlocked": false }`, like a user '
+        + 'who is not held. Needs the host\'s AccountStore to look users up by username (`findByUsername`): without it, '
+        + '501 `not_supported`. The same rights as the rest of the management API.',
+      security: [{ bearerAuth: [] }],
+      requestBody: { required: true, content: json(ref('SignInUnlockRequest')) },
+      responses: {
+        200: { description: 'Done.', headers: NO_STORE, content: json(ref('SignInUnlockResponse')) },
+        400: response('ManagementBadRequest'),
+        ...authFailures,
+        413: response('PayloadTooLarge'),
+        415: response('UnsupportedMediaType'),
+        501: response('NotSupported'),
       },
     },
   };
@@ -529,6 +581,8 @@ export function openApiDocument({ issuer, baseUrl, pathPrefix, apiBodyLimit = 64
     appRegistration: apps.item,
     appRegistrationSecret: apps.secret,
     auditEvents: auditEventsOperation(),
+    platformApps: platformAppsOperation(),
+    signInUnlock: signInUnlockOperation(),
     openapi: {
       get: {
         operationId: 'openApiDocument',
@@ -571,6 +625,7 @@ export function openApiDocument({ issuer, baseUrl, pathPrefix, apiBodyLimit = 64
       { name: 'client-configurations', description: 'Machine-to-machine clients of the caller\'s tenant.' },
       { name: 'app-registrations', description: 'Named-user applications of the caller\'s tenant.' },
       { name: 'audit', description: 'The audit trail of the caller\'s tenant.' },
+      { name: 'sign-ins', description: 'Sign-in throttling of the caller\'s tenant\'s users.' },
     ],
     paths: documentedPaths(pathPrefix, operations),
     components: {

@@ -7,7 +7,7 @@ export type RouteName =
   | 'interaction' | 'interactionStep'
   | 'consents' | 'consent'
   | 'clientConfigurations' | 'clientConfiguration' | 'clientConfigurationSecret'
-  | 'appRegistrations' | 'appRegistration' | 'appRegistrationSecret' | 'auditEvents'
+  | 'appRegistrations' | 'appRegistration' | 'appRegistrationSecret' | 'auditEvents' | 'platformApps' | 'signInUnlock'
   | 'openapi' | 'healthz' | 'readyz' | 'metrics';
 
 /** A row of the route table. */
@@ -85,6 +85,8 @@ export function routeTable(pathPrefix: string): RouteDefinition[] {
     ...management('client', 'client-configurations'),
     ...management('app', 'app-registrations'),
     row({ name: 'auditEvents', path: `${api}/audit-events`, methods: ['GET'], group: 'management_api', store: true, documented: ['GET'] }),
+    row({ name: 'platformApps', path: `${api}/platform-apps`, methods: ['GET'], group: 'management_api', store: true, documented: ['GET'] }),
+    row({ name: 'signInUnlock', path: `${api}/sign-ins/unlock`, methods: ['POST'], group: 'management_api', store: true, documented: ['POST'] }),
     row({ name: 'openapi', path: `${api}/openapi.json`, methods: ['GET'], group: 'management_api', store: false, refuse: 'engine', documented: ['GET'] }),
     row({ name: 'healthz', path: `${pathPrefix}/healthz`, methods: GET, group: 'health', store: false }),
     row({ name: 'readyz', path: `${pathPrefix}/readyz`, methods: GET, group: 'health', store: false }),

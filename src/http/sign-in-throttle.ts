@@ -1,5 +1,8 @@
 import { createHmac } from 'node:crypto';
 import type { Counters, WindowCount } from '../../adapters/types.js';
+import { NotSupported, ValidationError } from '../../policies/errors.js';
+import type { Account, AccountStore } from '../accounts.js';
+import type { AuditContext, AuditTrail } from '../audit/trail.js';
 import type { Logger } from '../logger.js';
 import { RefusalLog } from '../observability/refusal-log.js';
 
@@ -24,6 +27,20 @@ export interface SignInEvents {
 /** A username as the throttle counts it: the same person whatever the letter case or width. */
 export function foldUsername(username: string): string {
   return username.normalize('NFKC').toLowerCase();
+}
+
+/** The key of the username hints: derived from the first cookie key (the same on every instance and in the CLI). */
+function hintKey(cookieKeys: readonly string[]): Buffer {
+  return createHmac('sha256', cookieKeys[0] ?? '').update('talent-auth sign-in username hint').digest();
+}
+
+function hintOf(key: Buffer, username: string): string {
+  return createHmac('sha256', key).update(foldUsername(username)).digest('base64url').slice(0, 22);
+}
+
+/** The counter of a username's failed sign-ins (by its hint). */
+function usernameCounter(hint: string): string {
+  return `signin:user:${hint}`;
 }
 
 /**
@@ -54,17 +71,17 @@ export class SignInThrottle {
     private readonly logger: Logger,
     private readonly events: SignInEvents,
   ) {
-    this.key = createHmac('sha256', cookieKeys[0] ?? '').update('talent-auth sign-in username hint').digest();
+    this.key = hintKey(cookieKeys);
     this.refusals = new RefusalLog(logger, 'sign-in refused: too many failures');
   }
 
   /** The non-reversible hint of a username, for counters, logs and the device cookie. */
   hint(username: string): string {
-    return createHmac('sha256', this.key).update(foldUsername(username)).digest('base64url').slice(0, 22);
+    return hintOf(this.key, username);
   }
 
   private keys(hint: string, address: string): [string, string] {
-    return [`signin:user:${hint}`, `signin:addr:${address}`];
+    return [usernameCounter(hint), `signin:addr:${address}`];
   }
 
   /**
@@ -108,4 +125,86 @@ export function waitInWords(seconds: number): string {
   if (seconds < 90) return `${seconds} second${seconds === 1 ? '' : 's'}`;
   const minutes = Math.ceil(seconds / 60);
   return `${minutes} minutes`;
+}
+
+/** What `auth.signIns.unlock()` takes: the username as the user types it; a tenant's admin gives her tenant. */
+export interface SignInUnlockRequest {
+  /** Only a user of this tenant is unlocked (needs the AccountStore's `findByUsername`); absent: the operator, any username. */
+  tenant?: string;
+  username: string;
+}
+
+/** What an unlock did: `unlocked` is true when the user had failed sign-ins counted, now cleared. */
+export interface SignInUnlockResult {
+  unlocked: boolean;
+}
+
+const MAX_USERNAME = 200;
+
+/**
+ * LIFTING A SIGN-IN HOLD: clears the failed sign-ins counted for a username (the username limit of
+ * SignInThrottle), so that she can sign in from a new browser at once instead of at the end of the
+ * window. The address limit is not touched: it holds an address, not a user.
+ *
+ * - A tenant's admin (`tenant` given) may unlock only users of her tenant: the AccountStore's
+ *   `findByUsername` tells whose the username is, and a username unknown or of another tenant is
+ *   answered exactly like one that is not held (nothing cleared, `unlocked: false`), so that
+ *   nobody learns of another tenant's users. Without the hook a tenant cannot be checked: refused
+ *   (NotSupported).
+ * - The operator (no tenant: the library, the CLI) may unlock any username.
+ * - Audited as a change (`sign_in.unlocked`, written before the counter is cleared) in the user's
+ *   tenant, with her `sub` as target when she is known, else with the username's hint: the
+ *   username itself is never written, as in every sign-in log line and counter.
+ */
+export class SignInHolds {
+  private readonly key: Buffer;
+
+  constructor(
+    private readonly counters: Counters,
+    /** The server's cookie keys (the first keys the hints, see SignInThrottle). */
+    cookieKeys: readonly string[],
+    private readonly accounts: Pick<AccountStore, 'findByUsername'> | undefined,
+    private readonly audit: AuditTrail | undefined,
+  ) {
+    this.key = hintKey(cookieKeys);
+  }
+
+  /** Whether a tenant's admin can unlock her users here (the AccountStore has `findByUsername`). */
+  get byTenant(): boolean {
+    return typeof this.accounts?.findByUsername === 'function';
+  }
+
+  /**
+   * Clears the username's failed sign-ins. @throws ValidationError for an empty or overlong username,
+   * NotSupported for a tenant without `findByUsername`, the store's error when the event cannot be
+   * written (nothing is cleared then).
+   */
+  async unlock(request: SignInUnlockRequest, by: AuditContext): Promise<SignInUnlockResult> {
+    const { tenant, username } = request;
+    if (typeof username !== 'string' || username.trim() === '') throw new ValidationError('username', 'must not be empty');
+    if (username.length > MAX_USERNAME) throw new ValidationError('username', `must be at most ${MAX_USERNAME} characters`);
+    if (tenant !== undefined && (typeof tenant !== 'string' || tenant === '')) throw new ValidationError('tenant', 'must not be empty');
+    if (tenant !== undefined && !this.byTenant) {
+      throw new NotSupported("unlocking a user of a tenant needs the AccountStore's findByUsername, which this server's AccountStore does not have");
+    }
+    const found: Account | undefined = this.byTenant ? await this.accounts!.findByUsername!(username) : undefined;
+    // A tenant's admin: another tenant's user is none of hers (answered like a user not held).
+    const account = tenant === undefined || found?.tenant === tenant ? found : undefined;
+    const mine = tenant === undefined || account !== undefined;
+    const hint = hintOf(this.key, username);
+    const counter = usernameCounter(hint);
+    const [window] = mine ? await this.counters.peek([counter]) : [{ count: 0, resetsIn: 0 }];
+    const failures = window!.count;
+    const eventTenant = tenant ?? account?.tenant;
+    await this.audit?.record({
+      type: 'sign_in.unlocked',
+      ...(eventTenant !== undefined ? { tenant: eventTenant } : {}),
+      actor: by.actor,
+      ...(account ? { target: { type: 'user' as const, id: account.sub } } : {}),
+      ...(by.address ? { address: by.address } : {}),
+      details: { failures, ...(account ? {} : { user_hint: hint }) },
+    });
+    if (failures > 0) await this.counters.clear([counter]);
+    return { unlocked: failures > 0 };
+  }
 }

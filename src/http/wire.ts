@@ -165,6 +165,56 @@ export const AppRegistrationList = named('AppRegistrationList', z.strictObject({
   app_registrations: z.array(AppRegistrationBody).meta({ description: "The apps registered by the caller's tenant, oldest first." }),
 }));
 
+export const PlatformAppBody = named('PlatformApp', z.strictObject({
+  client_id: clientId,
+  name: z.string(),
+  description: z.string().optional().meta({ description: 'Absent when empty.' }),
+  client_type: APP_REGISTRATION_FIELDS.clientType,
+  first_party: z.boolean().meta({ description: "One of the platform's own apps (e.g. this portal)." }),
+  registered_by: z.enum(['platform', 'another_tenant']).meta({
+    description: '`platform`: an app of the operator (it serves every tenant); `another_tenant`: an app of another tenant that the operator opened to all tenants.',
+  }),
+  redirect_uris: z.array(z.string()),
+}), "An app the caller's tenant did not register that its users may authorize: read-only, never a secret.");
+
+export const PlatformAppList = named('PlatformAppList', z.strictObject({
+  platform_apps: z.array(PlatformAppBody).meta({
+    description: "The apps that serve the caller's tenant besides its own: the operator's, and other tenants' apps the operator opened to all, "
+      + "less those the tenant's policy does not allow (`allowedApps`). What the authorization endpoint lets the tenant's users authorize.",
+  }),
+}));
+
+// --- Sign-in holds ---------------------------------------------------------------------------
+
+export const SignInUnlockRequestBody = named('SignInUnlockRequest', z.strictObject({
+  username: z.string().min(1, 'must not be empty').max(200).meta({ description: 'As the user types it on the sign-in page; the AccountStore\'s `findByUsername` decides whose it is.' }),
+}), "A user of the caller's tenant held by sign-in throttling.");
+
+export const SignInUnlockResponseBody = named('SignInUnlockResponse', z.strictObject({
+  unlocked: z.boolean().meta({
+    description: '`true`: failed sign-ins were counted for the user, now cleared. `false`: none were, or the username is not one '
+      + "of the caller's tenant's users (answered alike: nobody learns of another tenant's users).",
+  }),
+}));
+
+/** A sign-in unlock request, from its wire form. */
+export function signInUnlockInput(body: Record<string, unknown>): { username: string } {
+  return parseWire(SignInUnlockRequestBody, body, 'username');
+}
+
+/** An app that serves the caller's tenant, on the wire (nothing secret, nothing to edit). */
+export function platformAppWire(app: AppRegistration): Wire<typeof PlatformAppBody> {
+  return {
+    client_id: app.clientId,
+    name: app.name,
+    ...(app.description ? { description: app.description } : {}),
+    client_type: app.clientType,
+    first_party: app.firstParty,
+    registered_by: app.tenant === undefined ? 'platform' : 'another_tenant',
+    redirect_uris: app.redirectUris,
+  };
+}
+
 // --- Consents --------------------------------------------------------------------------------
 
 export const ConsentScope = named('ConsentScope', z.strictObject({
@@ -256,8 +306,8 @@ export const AuditEventBody = named('AuditEvent', z.strictObject({
     id: z.string().optional().meta({ description: 'The user\'s `sub`, or the client ID; absent for the operator and for anonymous callers.' }),
   }),
   target: z.strictObject({
-    type: z.enum(['client_configuration', 'app_registration', 'signing_key', 'management_api']),
-    id: z.string(),
+    type: z.enum(['client_configuration', 'app_registration', 'signing_key', 'management_api', 'user']),
+    id: z.string().meta({ description: 'The record\'s client ID, the key\'s `kid`, the route\'s name, or the user\'s `sub`.' }),
   }).optional(),
   address: z.string().optional().meta({ description: 'The source address of the request, when there was one.' }),
   details: z.record(z.string(), z.unknown()).optional().meta({

@@ -51,22 +51,24 @@ export interface ConsentView extends PageLook {
   /** Who registered the app: a tenant's display name; absent: the platform (in the page's language). */
   registeredBy?: string | undefined;
   requestedScopes: string[];
-  /** Resource scopes the user may be given; requested ones outside it are shown as unavailable. */
+  /** Resource scopes the user may be given; requested ones outside it are not listed (she cannot give them). */
   userScopes: ReadonlySet<string>;
   redirectUris: readonly string[];
   catalog: ApiCatalog;
 }
 
-/** The consent page: the app, and what it asks for in words, with Allow and Deny. */
+/**
+ * The consent page: the app, and what it asks for in words, with Allow and Deny. It lists what the
+ * user can give: a resource scope outside `userScopes` (a permission she does not hold, a scope her
+ * tenant does not allow) is not listed, since no token of hers carries it and her grant does not
+ * record it (src/engine/configuration.ts): gaining it later brings her back here for it.
+ */
 export function consentPage(view: ConsentView): Page {
   const { t, lang } = view.locale ?? ENGLISH;
-  const items = view.requestedScopes.map((scope) => {
+  const items = view.requestedScopes.flatMap((scope) => {
     const { api, description } = scopeWords(view.catalog, scope, t, lang);
-    if (!api) return `<li>${escapeHtml(description)}</li>`;
-    const words = `${escapeHtml(api)}: ${escapeHtml(description)}`;
-    return view.userScopes.has(scope)
-      ? `<li>${words}</li>`
-      : `<li class="muted">${words} ${escapeHtml(t.consentNotAvailable)}</li>`;
+    if (!api) return [`<li>${escapeHtml(description)}</li>`];
+    return view.userScopes.has(scope) ? [`<li>${escapeHtml(api)}: ${escapeHtml(description)}</li>`] : [];
   });
   return page(
     brandedTitle(t.consentTitle, view.branding),

@@ -15,6 +15,16 @@ export interface ApiAnswer {
 /** The user's sign-in has ended (the refresh token no longer works): sign in again. */
 export class SignedOut extends Error {}
 
+/** The `scope` claim of one of our JWT access tokens ('' when it has none). */
+function scopeClaimOf(jwt: string): string {
+  try {
+    const payload = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as { scope?: unknown };
+    return typeof payload.scope === 'string' ? payload.scope : '';
+  } catch {
+    return '';
+  }
+}
+
 /** Refresh the access token this long before it expires. */
 const TOKEN_MARGIN_MS = 30_000;
 const TIMEOUT_MS = 10_000;
@@ -61,12 +71,25 @@ export class PortalApiClient {
     });
   }
 
-  /** Keeps the tokens of a token response in the session. */
+  /**
+   * Keeps the tokens of a token response in the session, with the scopes the access token was
+   * granted (the answer's `scope`, RFC 6749 §5.1): what the portal may ask the APIs for.
+   */
   static keep(session: PortalSession, tokens: Record<string, unknown>): void {
     if (typeof tokens.access_token !== 'string') return;
     session.accessToken = tokens.access_token;
     session.accessTokenExpires = Date.now() + (typeof tokens.expires_in === 'number' ? tokens.expires_in : 300) * 1000;
+    session.scopes = (typeof tokens.scope === 'string' ? tokens.scope : scopeClaimOf(tokens.access_token)).split(' ').filter(Boolean);
     if (typeof tokens.refresh_token === 'string') session.refreshToken = tokens.refresh_token;
+  }
+
+  /**
+   * The scopes of the session's live access token (refreshed first when it is about to expire: a
+   * permission withdrawn meanwhile is gone from the new one). @throws SignedOut
+   */
+  async grantedScopes(session: PortalSession): Promise<ReadonlySet<string>> {
+    const token = await this.accessToken(session);
+    return new Set(session.scopes ?? scopeClaimOf(token).split(' ').filter(Boolean));
   }
 
   /** A live access token for the session, refreshed when it is about to expire. @throws SignedOut */

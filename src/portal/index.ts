@@ -3,6 +3,8 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { StoreUnavailable } from '../../adapters/types.js';
 import type { ApiCatalog, ApiDefinition } from '../../policies/catalog.js';
+import { MANAGEMENT_SCOPE } from '../../policies/management.js';
+import type { AccountStore } from '../accounts.js';
 import { negotiateLocale } from '../i18n/locale.js';
 import type { Localizer } from '../i18n/localizer.js';
 import { scopeWords } from '../pages/scope-words.js';
@@ -19,10 +21,10 @@ import { PORTAL_TEXT, withOverrides, type PortalText, type PortalTextOverrides }
 import { PORTAL_TEXT_DE } from './text-de.js';
 import { PORTAL_TEXT_FR } from './text-fr.js';
 import {
-  activityPage, appFieldId, appFormPage, clientFieldId, clientFormPage, confirmPage, copyScript, dashboardPage, landingPage,
-  PORTAL_STYLE, secretPageBody,
-  type AppFormValues, type AppRegistrationWire, type AuditEventWire, type ClientConfigurationWire, type ClientFormValues, type ConsentWire,
-  type FieldErrors, type ViewContext,
+  activityPage, appFieldId, appFormPage, clientFieldId, clientFormPage, confirmPage, copyScript, dashboardPage, forbiddenPage, landingPage,
+  PORTAL_STYLE, secretPageBody, unlockPage,
+  type ActivityFilter, type ActivityNames, type AppFormValues, type AppRegistrationWire, type AuditEventWire, type ClientConfigurationWire,
+  type ClientFormValues, type ConsentWire, type FieldErrors, type PlatformAppWire, type ViewContext,
 } from './views.js';
 
 /*
@@ -31,7 +33,12 @@ import {
  * own confidential app), keeps their tokens in an encrypted server-side session, and calls the
  * management and consent APIs with them, so a user can do nothing here that the APIs would not let
  * her do. Users holding "Create and update integration setup" manage their organisation's client
- * configurations and app registrations and see its Activity; everyone sees and revokes her consents.
+ * configurations and app registrations, see its Activity and the platform's apps that serve it, and
+ * lift sign-in holds of its users; everyone sees and revokes her consents.
+ *
+ * What a user may do here is read from the scopes her access token was granted: without the
+ * management right the portal calls no management API at all (no refusal to record) and answers
+ * its forms and confirmations with a page (403) that names the permission she lacks.
  *
  * Pages are server-rendered forms that work without JavaScript, under a strict CSP (no script but
  * the copy button of the secret page, by nonce). A secret is shown once: it travels from the API's
@@ -63,6 +70,10 @@ export interface PortalSetup {
   /** The host's portal texts (`portal.messages`). */
   messages?: Record<string, PortalTextOverrides> | undefined;
   apps: AppRegistrations;
+  /** The host's users: the Activity names the users of the organisation who acted. */
+  accounts?: AccountStore | undefined;
+  /** Whether a tenant's admin can lift sign-in holds (the AccountStore has `findByUsername`). */
+  canUnlock: boolean;
   sessions: PortalSessions;
   logger: Logger;
 }
@@ -79,6 +90,8 @@ const SCOPE = 'openid profile manage.integrations';
 /** Client IDs are UUIDs; anything else never reaches the APIs. */
 const ID = /^[A-Za-z0-9-]{1,64}$/;
 const MAX_URIS = 20;
+/** A date of the Activity filter (UTC). */
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The portal's own client ID: UUID-shaped, derived from the issuer, the same on every instance. */
 export function portalClientId(issuer: string): string {
@@ -349,6 +362,52 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
 
   // ---- pages of a signed-in user ----------------------------------------------------------------
 
+  /**
+   * Whether the session's access token carries the management right (refreshed first when due; a
+   * refreshed token is kept at once, whatever the page does next).
+   */
+  async function mayManage(ctx: Context, now: Current): Promise<boolean> {
+    const scopes = await api.grantedScopes(now.session);
+    await save(ctx, now);
+    return scopes.has(MANAGEMENT_SCOPE);
+  }
+
+  /** The page (403) of a user without the permission: what she asked for is neither shown nor sent. */
+  async function forbidden(ctx: Context, now: Current): Promise<void> {
+    await save(ctx, now);
+    send(ctx, t.forbidden.title, forbiddenPage(view(now.session), now.session.user!), { status: 403 });
+  }
+
+  /**
+   * The names behind the IDs of some events: the organisation's users who acted (by the host's
+   * account store, only users of her tenant), and the records she can see (her tenant's and the
+   * platform's apps that serve it, as the APIs list them).
+   */
+  async function namesOf(now: Current, events: AuditEventWire[], lists: {
+    clients: ClientConfigurationWire[]; apps: AppRegistrationWire[]; platformApps: PlatformAppWire[];
+  }): Promise<ActivityNames> {
+    const records = new Map<string, string>();
+    for (const record of [...lists.platformApps, ...lists.clients, ...lists.apps]) records.set(record.client_id, record.name);
+    const subs = new Set<string>();
+    for (const event of events) {
+      if (event.actor.type === 'user' && event.actor.id) subs.add(event.actor.id);
+      if (event.target?.type === 'user') subs.add(event.target.id);
+      if (typeof event.details?.user === 'string') subs.add(event.details.user);
+    }
+    const users = new Map<string, string>();
+    const tenant = now.session.user?.tenant;
+    await Promise.all([...subs].map(async (sub) => {
+      const account = await setup.accounts?.findAccount(sub).catch(() => undefined);
+      if (account && account.tenant === tenant && typeof account.claims?.name === 'string') users.set(sub, account.claims.name);
+    }));
+    return { users, records };
+  }
+
+  /** A list of an API answer, or [] when it did not answer with one. */
+  function listOf<T>(answer: ApiAnswer, key: string): T[] {
+    return answer.status === 200 && Array.isArray(answer.body[key]) ? answer.body[key] as T[] : [];
+  }
+
   async function dashboard(ctx: Context, now: Current): Promise<void> {
     const { session } = now;
     const notice = session.notice;
@@ -356,34 +415,85 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
       delete session.notice;
       await save(ctx, now);
     }
-    const [clients, apps, consents, activity] = await Promise.all([
-      api.call(session, 'GET', 'client-configurations'),
-      api.call(session, 'GET', 'app-registrations'),
+    // Without the management right nothing of the organisation's setup is asked for: the APIs
+    // would only refuse (and record the refusal).
+    const manage = await mayManage(ctx, now);
+    const [consents, clients, apps, platformApps, activity] = await Promise.all([
       api.call(session, 'GET', 'consents'),
-      api.call(session, 'GET', 'audit-events?limit=10'),
+      ...(manage
+        ? [
+          api.call(session, 'GET', 'client-configurations'),
+          api.call(session, 'GET', 'app-registrations'),
+          api.call(session, 'GET', 'platform-apps'),
+          api.call(session, 'GET', 'audit-events?limit=10'),
+        ]
+        : []),
     ]);
-    const setupView = clients.status === 403 || apps.status === 403
-      ? 'forbidden' as const
-      : clients.status !== 200 || apps.status !== 200
-        ? 'failed' as const
-        : {
-          clients: (clients.body.client_configurations ?? []) as ClientConfigurationWire[],
-          apps: (apps.body.app_registrations ?? []) as AppRegistrationWire[],
-          ...(activity.status === 200 ? { events: (activity.body.events ?? []) as AuditEventWire[] } : {}),
-        };
+    let setupView: Parameters<typeof dashboardPage>[3];
+    if (!clients || !apps || clients.status === 403 || apps.status === 403) setupView = 'forbidden';
+    else if (clients.status !== 200 || apps.status !== 200) setupView = 'failed';
+    else {
+      const lists = {
+        clients: listOf<ClientConfigurationWire>(clients, 'client_configurations'),
+        apps: listOf<AppRegistrationWire>(apps, 'app_registrations'),
+        platformApps: listOf<PlatformAppWire>(platformApps!, 'platform_apps'),
+      };
+      const events = activity?.status === 200 ? listOf<AuditEventWire>(activity, 'events') : undefined;
+      setupView = {
+        ...lists,
+        ...(platformApps?.status === 200 ? {} : { platformApps: undefined }),
+        ...(events ? { events } : {}),
+        names: await namesOf(now, events ?? [], lists),
+        canUnlock: setup.canUnlock,
+      };
+    }
     await save(ctx, now);
-    send(ctx, t.product, dashboardPage(view(session), session.user!, notice, setupView, consents.status === 200 ? (consents.body.consents ?? []) as ConsentWire[] : undefined));
+    send(ctx, t.product, dashboardPage(view(session), session.user!, notice, setupView, consents!.status === 200 ? (consents!.body.consents ?? []) as ConsentWire[] : undefined));
+  }
+
+  /** The Activity filter of a query: each value once, as typed; what is wrong with it, at its field. */
+  function activityFilter(query: Context['query']): { filter: ActivityFilter; errors: FieldErrors } {
+    const one = (name: string) => (typeof query[name] === 'string' ? query[name].trim() : '');
+    const type = (AUDIT_EVENT_TYPES as readonly string[]).includes(one('type')) ? one('type') : '';
+    const filter = { type, since: one('since'), until: one('until') };
+    const errors: FieldErrors = new Map();
+    const valid = (value: string) => DATE.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+    if (filter.since && !valid(filter.since)) errors.set('activity-since', t.activity.badDate(t.activity.since));
+    if (filter.until && !valid(filter.until)) errors.set('activity-until', t.activity.badDate(t.activity.until));
+    if (!errors.size && filter.since && filter.until && filter.until < filter.since) errors.set('activity-until', t.activity.badRange);
+    return { filter, errors };
   }
 
   async function activity(ctx: Context, now: Current): Promise<void> {
-    const type = typeof ctx.query.type === 'string' && (AUDIT_EVENT_TYPES as readonly string[]).includes(ctx.query.type) ? ctx.query.type : '';
+    if (!(await mayManage(ctx, now))) return forbidden(ctx, now);
+    const { filter, errors } = activityFilter(ctx.query);
+    const noNames: ActivityNames = { users: new Map(), records: new Map() };
+    if (errors.size) {
+      await save(ctx, now);
+      return send(ctx, t.activity.heading, activityPage(view(now.session), now.session.user!, AUDIT_EVENT_TYPES, filter, errors, undefined, noNames, undefined), { status: 400 });
+    }
     const cursor = typeof ctx.query.cursor === 'string' && /^\d{1,15}-\d{1,20}$/.test(ctx.query.cursor) ? ctx.query.cursor : '';
-    const query = new URLSearchParams({ limit: '50', ...(type ? { type } : {}), ...(cursor ? { cursor } : {}) });
-    const answer = await api.call(now.session, 'GET', `audit-events?${query}`);
+    const query = new URLSearchParams({
+      limit: '50',
+      ...(filter.type ? { type: filter.type } : {}),
+      // Whole days, in UTC (as the page shows times).
+      ...(filter.since ? { since: `${filter.since}T00:00:00.000Z` } : {}),
+      ...(filter.until ? { until: `${filter.until}T23:59:59.999Z` } : {}),
+      ...(cursor ? { cursor } : {}),
+    });
+    const [answer, clients, apps, platformApps] = await Promise.all([
+      api.call(now.session, 'GET', `audit-events?${query}`),
+      api.call(now.session, 'GET', 'client-configurations'),
+      api.call(now.session, 'GET', 'app-registrations'),
+      api.call(now.session, 'GET', 'platform-apps'),
+    ]);
     await save(ctx, now);
     if (answer.status !== 200) return failed(ctx, now, answer);
-    const events = (answer.body.events ?? []) as AuditEventWire[];
-    send(ctx, t.activity.heading, activityPage(view(now.session), now.session.user!, AUDIT_EVENT_TYPES, type, events, typeof answer.body.next === 'string' ? answer.body.next : undefined));
+    const events = listOf<AuditEventWire>(answer, 'events');
+    const names = await namesOf(now, events, {
+      clients: listOf(clients, 'client_configurations'), apps: listOf(apps, 'app_registrations'), platformApps: listOf(platformApps, 'platform_apps'),
+    });
+    send(ctx, t.activity.heading, activityPage(view(now.session), now.session.user!, AUDIT_EVENT_TYPES, filter, undefined, events, names, typeof answer.body.next === 'string' ? answer.body.next : undefined));
   }
 
   async function secretPage(ctx: Context, now: Current): Promise<void> {
@@ -400,11 +510,15 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
     send(ctx, t.secret.title, secretPageBody(view(now.session), shown), { script: copyScript(t) });
   }
 
-  /** An API answer the portal can do no more with: back to the home page with the reason. */
+  /**
+   * An API answer the portal can do no more with: a refusal (the permission withdrawn since the
+   * token was issued) is the permission's page; anything else goes back home with the reason.
+   */
   async function failed(ctx: Context, now: Current, answer: ApiAnswer): Promise<void> {
+    if (answer.status === 403) return forbidden(ctx, now);
     now.session.notice = {
       kind: 'error',
-      text: answer.status === 403 ? t.permission : answer.status === 404 ? t.errors.gone : `${t.errors.failed} (${describe(answer)})`,
+      text: answer.status === 404 ? t.errors.gone : `${t.errors.failed} (${describe(answer)})`,
     };
     await save(ctx, now);
     seeOther(ctx);
@@ -591,6 +705,16 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
     if (path === '/secret') return secretPage(ctx, now);
     if (path === '/activity') return activity(ctx, now);
     const v = view(now.session);
+    const match = /^\/(client-configurations|app-registrations)\/([^/]+)(\/delete|\/secret)?$/.exec(path);
+    const known = path === '/client-configurations/new' || path === '/app-registrations/new' || (path === '/sign-ins/unlock' && setup.canUnlock) || (match && ID.test(match[2]!));
+    if (!known) return simple(ctx, 404, t.errors.notFound);
+    // Every other page is a form or a confirmation of the organisation's setup: not for a user
+    // without the management right (a page that says so, and no call to the APIs).
+    if (!(await mayManage(ctx, now))) return forbidden(ctx, now);
+    if (path === '/sign-ins/unlock') {
+      await save(ctx, now);
+      return send(ctx, t.unlock.title, unlockPage(v, '', undefined));
+    }
     if (path === '/client-configurations/new') {
       await save(ctx, now);
       return send(ctx, t.clients.create, clientFormPage(v, { name: '', category: '', description: '', scopes: [], constraints: {} }, undefined));
@@ -599,8 +723,7 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
       await save(ctx, now);
       return send(ctx, t.apps.create, appFormPage(v, { name: '', description: '', redirectUris: [''], postLogoutRedirectUris: [''], backchannelLogoutUri: '', clientType: 'confidential', pkceEnabled: true }, undefined));
     }
-    const match = /^\/(client-configurations|app-registrations)\/([^/]+)(\/delete|\/secret)?$/.exec(path);
-    if (!match || !ID.test(match[2]!)) return simple(ctx, 404, t.errors.notFound);
+    if (!match) return simple(ctx, 404, t.errors.notFound);
     const collection = match[1] as 'client-configurations' | 'app-registrations';
     const answer = await record(now, collection, match[2]!);
     await save(ctx, now);
@@ -648,12 +771,18 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
       ctx.status = 303;
       return ctx.redirect(`${setup.issuer}/session/end?${query}`);
     }
-    if (path === '/client-configurations') return saveClient(ctx, now, form);
-    if (path === '/app-registrations') return saveApp(ctx, now, form);
     const consent = /^\/consents\/([^/]+)\/revoke$/.exec(path);
     if (consent && ID.test(consent[1]!)) return revoke(ctx, now, consent[1]!);
     const match = /^\/(client-configurations|app-registrations)\/([^/]+)(\/delete|\/secret)?$/.exec(path);
-    if (!match || !ID.test(match[2]!)) return simple(ctx, 404, t.errors.notFound);
+    const known = path === '/client-configurations' || path === '/app-registrations' || (path === '/sign-ins/unlock' && setup.canUnlock) || (match && ID.test(match[2]!));
+    if (!known) return simple(ctx, 404, t.errors.notFound);
+    // Everything else changes the organisation's setup: refused here, with the permission's page,
+    // for a user without the management right (never a silent return home, nor a refused API call).
+    if (!(await mayManage(ctx, now))) return forbidden(ctx, now);
+    if (path === '/sign-ins/unlock') return unlock(ctx, now, form);
+    if (path === '/client-configurations') return saveClient(ctx, now, form);
+    if (path === '/app-registrations') return saveApp(ctx, now, form);
+    if (!match) return simple(ctx, 404, t.errors.notFound);
     const collection = match[1] as 'client-configurations' | 'app-registrations';
     const id = match[2]!;
     const existing = await record(now, collection, id);
@@ -677,6 +806,23 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
       return saveClient(ctx, now, form, id);
     }
     return saveApp(ctx, now, form, existing.body as unknown as AppRegistrationWire);
+  }
+
+  /** Lifts a sign-in hold of a user of the organisation (the API decides whose she is). */
+  async function unlock(ctx: Context, now: Current, form: URLSearchParams): Promise<void> {
+    const username = form.get('username') ?? '';
+    if (!username.trim()) {
+      return send(ctx, t.unlock.title, unlockPage(view(now.session), username, new Map([['unlock-username', t.unlock.required]])), { status: 400 });
+    }
+    const answer = await api.call(now.session, 'POST', 'sign-ins/unlock', { username });
+    if (answer.status === 400) {
+      await save(ctx, now);
+      return send(ctx, t.unlock.title, unlockPage(view(now.session), username, new Map([['unlock-username', fieldMessage(answer, 'username')]])), { status: 400 });
+    }
+    if (answer.status !== 200) return failed(ctx, now, answer);
+    now.session.notice = { kind: 'ok', text: answer.body.unlocked === true ? t.unlock.unlocked(username) : t.unlock.notHeld(username) };
+    await save(ctx, now);
+    seeOther(ctx);
   }
 
   async function revoke(ctx: Context, now: Current, clientId: string): Promise<void> {

@@ -39,6 +39,8 @@ export interface PortalSession {
   user?: { sub: string; name?: string; tenant?: string };
   accessToken?: string;
   accessTokenExpires?: number;
+  /** The scopes the access token was granted: the portal shows and asks only what they allow. */
+  scopes?: string[];
   refreshToken?: string;
   notice?: Notice;
   /** When the session was last written (epoch ms): an unchanged session is rewritten only now and then. */

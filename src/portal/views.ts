@@ -44,6 +44,33 @@ export interface AuditEventWire {
   actor: { type: string; id?: string };
   target?: { type: string; id: string };
   address?: string;
+  details?: Record<string, unknown>;
+}
+
+/** An app that serves the organisation besides its own, as the management API gives it. */
+export interface PlatformAppWire {
+  client_id: string;
+  name: string;
+  description?: string;
+  client_type: 'public' | 'confidential';
+  first_party: boolean;
+  registered_by: 'platform' | 'another_tenant';
+  redirect_uris: string[];
+}
+
+/** What the Activity knows of the IDs in its events: names, looked up when the page is made. */
+export interface ActivityNames {
+  /** Users of the organisation, by `sub`: their names (users the account store does not know are absent). */
+  users: ReadonlyMap<string, string>;
+  /** Client configurations and apps the organisation can see, by client ID: their names now. */
+  records: ReadonlyMap<string, string>;
+}
+
+/** The Activity page's filter as typed (dates `YYYY-MM-DD`, UTC). */
+export interface ActivityFilter {
+  type: string;
+  since: string;
+  until: string;
 }
 
 /** What went wrong with a form: a message per field ID (`''`: the whole form). */
@@ -243,18 +270,109 @@ ${content}
 </section>`;
 }
 
-function activityTable(view: ViewContext, events: AuditEventWire[]): string {
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
+
+/**
+ * An event in words: what happened, who did it (a user's name when the account store knows it,
+ * else her ID; the operator; a client by its name), to what (its name now, or its name when it was
+ * deleted and its ID), and the details (fields changed, scopes, reasons, counts).
+ */
+function eventCells(view: ViewContext, event: AuditEventWire, names: ActivityNames, deletedNames: ReadonlyMap<string, string>): string[] {
+  const { t } = view;
+  const userName = (sub: string) => names.users.get(sub) ?? `${t.activity.actors.user ?? 'user'} ${sub}`;
+  const { actor, target, details = {} } = event;
+  let who: string;
+  if (actor.type === 'user' && actor.id) who = userName(actor.id);
+  else if (actor.type === 'client' && actor.id) who = `${t.activity.actors.client ?? 'client'} ${names.records.get(actor.id) ?? actor.id}`;
+  else who = t.activity.actors[actor.type] ?? actor.type;
+  let what = '';
+  if (target) {
+    const kind = t.activity.kinds[target.type] ?? target.type;
+    if (target.type === 'user') what = `${kind} ${userName(target.id)}`;
+    else if (target.type === 'client_configuration' || target.type === 'app_registration') {
+      const name = names.records.get(target.id);
+      const formerly = deletedNames.get(target.id);
+      what = name !== undefined ? `${kind} ${name}` : formerly !== undefined ? t.activity.goneNamed(kind, formerly, target.id) : t.activity.gone(kind, target.id);
+    } else what = `${kind} ${target.id}`;
+  }
+  const said: string[] = [];
+  const d = t.activity.detail;
+  if (typeof details.method === 'string' && typeof details.status === 'number') said.push(d.refused(details.method, String(details.status), typeof details.error === 'string' ? details.error : ''));
+  if (typeof details.reason === 'string') said.push(d.reason(t.activity.reasons[details.reason] ?? details.reason));
+  // Whose consent, when it is not the actor's own.
+  if (typeof details.user === 'string' && details.user !== actor.id) said.push(d.user(userName(details.user)));
+  if (strings(details.scopes).length) {
+    said.push(d.scopes(strings(details.scopes).map((scope) => {
+      const words = view.consentScopeWords(scope);
+      return words.api ? `${words.api}: ${words.description}` : words.description;
+    }).join('; ')));
+  }
+  if (strings(details.fields).length) said.push(d.fields(strings(details.fields).join(', ')));
+  if (typeof details.name === 'string' && event.type.endsWith('.created')) said.push(d.name(details.name));
+  if (typeof details.category === 'string') said.push(d.category(details.category));
+  if (strings(details.apis).length) said.push(d.apis(strings(details.apis).map((id) => view.apis.find((api) => api.id === id)?.name ?? id).join(', ')));
+  if (details.client_type === 'public' || details.client_type === 'confidential') said.push(d.clientType(details.client_type));
+  if (strings(details.redirect_uris).length) said.push(d.redirectUris(strings(details.redirect_uris).join(' ')));
+  if (typeof details.failures === 'number') said.push(d.failures(details.failures));
+  if (typeof details.count === 'number' && details.count > 1) said.push(d.count(details.count));
+  if (details.grant_ended === true) said.push(d.grantEnded);
+  if (details.built_in === true) said.push(d.builtIn);
+  if (typeof details.alg === 'string') said.push(d.alg(details.alg));
+  return [
+    e(when(event.time)),
+    e(t.activity.types[event.type] ?? event.type),
+    e(who),
+    e(what),
+    said.length ? `<ul class="details">${said.map((line) => `<li>${e(line)}</li>`).join('')}</ul>` : '',
+    e(event.address ?? ''),
+  ];
+}
+
+function activityTable(view: ViewContext, events: AuditEventWire[], names: ActivityNames): string {
   const { t } = view;
   if (!events.length) return `<p class="muted">${e(t.activity.none)}</p>`;
-  const rows = events.map((event) => {
-    const type = t.activity.actors[event.actor.type] ?? event.actor.type;
-    const who = event.actor.id ? `${type} ${event.actor.id}` : type;
-    return `<tr><td>${e(when(event.time))}</td><td><code>${e(event.type)}</code></td><td>${e(who)}</td>`
-      + `<td>${event.target ? `<code>${e(event.target.id)}</code>` : ''}</td><td>${e(event.address ?? '')}</td></tr>`;
-  }).join('\n');
-  return `<table aria-labelledby="activity-heading"><thead><tr><th scope="col">${e(t.activity.when)}</th><th scope="col">${e(t.activity.what)}</th><th scope="col">${e(t.activity.who)}</th><th scope="col">${e(t.activity.target)}</th><th scope="col">${e(t.activity.from)}</th></tr></thead><tbody>
+  // A deleted record's name, from the event of its deletion (or creation) on this page.
+  const deletedNames = new Map<string, string>();
+  for (const event of events) {
+    if (event.target && typeof event.details?.name === 'string' && !deletedNames.has(event.target.id)) deletedNames.set(event.target.id, event.details.name);
+  }
+  const rows = events.map((event) => `<tr>${eventCells(view, event, names, deletedNames).map((cell) => `<td>${cell}</td>`).join('')}</tr>`).join('\n');
+  const columns = [t.activity.when, t.activity.what, t.activity.who, t.activity.target, t.activity.details, t.activity.from];
+  return `<table aria-labelledby="activity-heading"><thead><tr>${columns.map((column) => `<th scope="col">${e(column)}</th>`).join('')}</tr></thead><tbody>
 ${rows}
 </tbody></table>`;
+}
+
+function platformAppsSection(view: ViewContext, apps: PlatformAppWire[]): string {
+  const { t } = view;
+  const rows = apps.map((app) => `<tr>
+<th scope="row">${e(app.name)}${app.first_party ? ` <span class="muted">(${e(t.platformApps.firstParty)})</span>` : ''}${app.description ? `<br><span class="muted">${e(app.description)}</span>` : ''}</th>
+<td>${e(app.registered_by === 'platform' ? t.platformApps.platform : t.platformApps.anotherOrganisation)}</td>
+<td>${e(app.client_type)}</td>
+<td><code>${e(app.client_id)}</code></td>
+<td>${app.redirect_uris.map((uri) => `<code>${e(uri)}</code>`).join('<br>')}</td>
+</tr>`).join('\n');
+  const content = apps.length
+    ? `<table aria-labelledby="platform-apps-heading"><thead><tr><th scope="col">${e(t.name)}</th><th scope="col">${e(t.platformApps.registeredBy)}</th><th scope="col">${e(t.apps.typeColumn)}</th><th scope="col">${e(t.clientId)}</th><th scope="col">${e(t.apps.redirectUris)}</th></tr></thead><tbody>
+${rows}
+</tbody></table>`
+    : `<p class="muted">${e(t.platformApps.none)}</p>`;
+  return `<section aria-labelledby="platform-apps-heading">
+<h2 id="platform-apps-heading">${e(t.platformApps.heading)}</h2>
+<p class="muted">${e(t.platformApps.lead)}</p>
+${content}
+</section>`;
+}
+
+/** What the home page shows of the organisation's setup to a user with the permission. */
+export interface SetupView {
+  clients: ClientConfigurationWire[];
+  apps: AppRegistrationWire[];
+  platformApps?: PlatformAppWire[];
+  events?: AuditEventWire[];
+  names: ActivityNames;
+  /** Whether she can lift sign-in holds here (the host's AccountStore looks users up by username). */
+  canUnlock: boolean;
 }
 
 /** The home page of a signed-in user: her organisation's setup (with the permission), her consents. */
@@ -262,7 +380,7 @@ export function dashboardPage(
   view: ViewContext,
   user: { sub: string; name?: string; tenant?: string },
   notice: { kind: 'ok' | 'error'; text: string } | undefined,
-  setup: { clients: ClientConfigurationWire[]; apps: AppRegistrationWire[]; events?: AuditEventWire[] } | 'forbidden' | 'failed',
+  setup: SetupView | 'forbidden' | 'failed',
   consents: ConsentWire[] | undefined,
 ): string {
   const { t } = view;
@@ -283,12 +401,17 @@ ${clientsTable(view, setup.clients)}
 <p class="muted">${e(t.apps.lead)}</p>
 ${appsTable(view, setup.apps)}
 <p><a class="button primary" href="${view.base}/app-registrations/new">${e(t.apps.create)}</a></p>
-</section>${setup.events ? `
+</section>${setup.platformApps ? `\n${platformAppsSection(view, setup.platformApps)}` : ''}${setup.events ? `
 <section aria-labelledby="activity-heading">
 <h2 id="activity-heading">${e(t.activity.heading)}</h2>
 <p class="muted">${e(t.activity.lead)}</p>
-${activityTable(view, setup.events)}
+${activityTable(view, setup.events, setup.names)}
 <p><a href="${view.base}/activity">${e(t.activity.all)}</a></p>
+</section>` : ''}${setup.canUnlock ? `
+<section aria-labelledby="unlock-heading">
+<h2 id="unlock-heading">${e(t.unlock.heading)}</h2>
+<p class="muted">${e(t.unlock.lead)}</p>
+<p><a href="${view.base}/sign-ins/unlock">${e(t.unlock.link)}</a></p>
 </section>` : ''}`;
   }
   return `${header(view, user)}
@@ -297,20 +420,68 @@ ${sections}
 ${consentsSection(view, consents)}`;
 }
 
-/** The Activity page: a type filter (a GET form) and a page of events, older ones a link away. */
-export function activityPage(view: ViewContext, user: { sub: string; name?: string; tenant?: string }, types: readonly string[], type: string, events: AuditEventWire[], next: string | undefined): string {
+/**
+ * The Activity page: a filter (a GET form: the type in words, a date range) and a page of events,
+ * older ones a link away. `events` undefined: the filter was refused (`errors` say why, at its fields).
+ */
+export function activityPage(
+  view: ViewContext,
+  user: { sub: string; name?: string; tenant?: string },
+  types: readonly string[],
+  filter: ActivityFilter,
+  errors: FieldErrors | undefined,
+  events: AuditEventWire[] | undefined,
+  names: ActivityNames,
+  next: string | undefined,
+): string {
   const { t } = view;
-  const options = [`<option value=""${type ? '' : ' selected'}>${e(t.activity.anyType)}</option>`, ...types.map((name) => `<option value="${e(name)}"${name === type ? ' selected' : ''}>${e(name)}</option>`)].join('');
-  const olderQuery = next ? new URLSearchParams({ ...(type ? { type } : {}), cursor: next }) : undefined;
+  const { type } = filter;
+  const labelled = types.map((name) => [name, t.activity.types[name] ?? name] as const).sort((a, b) => a[1].localeCompare(b[1]));
+  const options = [`<option value=""${type ? '' : ' selected'}>${e(t.activity.anyType)}</option>`, ...labelled.map(([name, label]) => `<option value="${e(name)}"${name === type ? ' selected' : ''}>${e(label)}</option>`)].join('');
+  const kept = Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== ''));
+  const olderQuery = next ? new URLSearchParams({ ...kept, cursor: next }) : undefined;
+  const date = (id: string, name: 'since' | 'until') => {
+    const { attributes, message } = fieldError(id, errors, 'activity-date-hint');
+    return `<div><label for="${id}">${e(t.activity[name])}</label>${message}<input id="${id}" name="${name}" type="date" value="${e(filter[name])}"${attributes}></div>`;
+  };
   return `${header(view, user)}
 <p><a href="${view.base}">${e(t.back)}</a></p>
 <h2 id="activity-heading">${e(t.activity.heading)}</h2>
-<form method="get" action="${view.base}/activity" class="filter">
-<label for="activity-type">${e(t.activity.type)}</label><select id="activity-type" name="type">${options}</select>
+<form method="get" action="${view.base}/activity" class="filter" novalidate>
+${errorSummary(view, errors)}
+<div><label for="activity-type">${e(t.activity.type)}</label><select id="activity-type" name="type">${options}</select></div>
+${date('activity-since', 'since')}
+${date('activity-until', 'until')}
 <button class="secondary" type="submit">${e(t.activity.filter)}</button>
+<p class="hint" id="activity-date-hint">${e(t.activity.dateHint)}</p>
 </form>
-${activityTable(view, events)}
+${events ? activityTable(view, events, names) : ''}
 <p>${olderQuery ? `<a href="${view.base}/activity?${e(olderQuery.toString())}">${e(t.activity.older)}</a>` : ''}</p>`;
+}
+
+/** What a user without the permission gets instead of a form or a confirmation (403): which permission she lacks. */
+export function forbiddenPage(view: ViewContext, user: { sub: string; name?: string; tenant?: string }): string {
+  const { t } = view;
+  return `${header(view, user)}
+<p><a href="${view.base}">${e(t.back)}</a></p>
+<h2 id="forbidden-heading">${e(t.forbidden.heading)}</h2>
+<p class="permission" role="alert">${e(t.permission)}</p>
+<p>${e(t.forbidden.again)}</p>`;
+}
+
+/** The form that lifts a user's sign-in hold. */
+export function unlockPage(view: ViewContext, username: string, errors: FieldErrors | undefined): string {
+  const { t } = view;
+  return `<p><a href="${view.base}">${e(t.back)}</a></p>
+<h1 id="form-heading">${e(t.unlock.title)}</h1>
+<p>${e(t.unlock.lead)}</p>
+<form method="post" action="${view.base}/sign-ins/unlock" aria-labelledby="form-heading" novalidate>
+${csrfField(view)}
+${errorSummary(view, errors)}
+${textField('unlock-username', t.unlock.username, 'username', username, errors, { required: true, hint: t.unlock.usernameHint })}
+<button class="primary" type="submit">${e(t.unlock.button)}</button>
+<a class="button secondary" href="${view.base}">${e(t.cancel)}</a>
+</form>`;
 }
 
 /** The form of a client configuration: new (no ID) or an edit. */
@@ -487,6 +658,7 @@ th .muted{font-weight:400}
 .default-submit{position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);border:0}
 .product-name{font-weight:600;color:#5b6478;margin:0 0 .3rem;letter-spacing:.02em}
 .danger{background:#a4161a;color:#fff;border-color:#7a1014}
-.filter{display:flex;gap:.6rem;align-items:end;flex-wrap:wrap}.filter select{width:auto}.filter label{margin:0}.filter button{margin-top:0}
+.filter{display:flex;gap:.6rem;align-items:end;flex-wrap:wrap}.filter select,.filter input{width:auto}.filter label{margin:0}.filter button{margin-top:0}.filter .hint,.filter .error{flex-basis:100%}.filter .field-error{max-width:16rem}
+ul.details{margin:0;padding-left:1rem}
 @media (max-width:40rem){main{margin:0;border-radius:0;padding:1rem}table,thead,tbody,tr,th,td{display:block}thead{position:absolute;left:-9999px}tr{border-bottom:1px solid #d6dae3;padding:.4rem 0}th,td{border:0;padding:.2rem 0}}
 `;

@@ -5,7 +5,7 @@ import { validateBackchannelLogoutUri } from '../../policies/backchannel-logout.
 import { validateRedirectUris } from '../../policies/redirect-uris.js';
 import { pkceAtRegistration } from '../../policies/pkce.js';
 import { ValidationError } from '../../policies/errors.js';
-import { changeRecord } from './change.js';
+import { changeRecord, changedFields } from './change.js';
 import { digestSecret, generateSecret } from './secrets.js';
 import { displayDescription, displayName, parseInput } from './validation.js';
 import { OPERATOR, type AuditContext, type AuditEventType, type AuditTrail } from '../audit/trail.js';
@@ -261,7 +261,8 @@ export class AppRegistrations {
         else delete changed.backchannelLogoutUri;
       }
       await this.engineCheck(changed);
-      if (!audited) await this.audited('app_registration.updated', by, stored, { fields: Object.keys(parsed) });
+      // The fields it changes, not every field sent (a form sends them all).
+      if (!audited) await this.audited('app_registration.updated', by, stored, { fields: changedFields(Object.keys(parsed), stored, changed) });
       audited = true;
       return changed;
     });

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { RecordStore } from '../../adapters/types.js';
 import { Conflict, NotFound } from '../../policies/errors.js';
 
@@ -22,4 +23,9 @@ export async function changeRecord<T>(
     if (await records.replace(kind, id, value, current.revision)) return value;
   }
   throw new Conflict(`${what} ${id}`);
+}
+
+/** The fields of a change whose value differs between the record before and after it (for its audit event). */
+export function changedFields(fields: readonly string[], before: object, after: object): string[] {
+  return fields.filter((field) => !isDeepStrictEqual((before as Record<string, unknown>)[field], (after as Record<string, unknown>)[field]));
 }

@@ -5,7 +5,7 @@ import { checkConstraintsSize, validateConstraints, type Constraints, type Dimen
 import { validateAssignedScopes } from '../../policies/scopes.js';
 import type { ApiCatalog } from '../../policies/catalog.js';
 import { ValidationError } from '../../policies/errors.js';
-import { changeRecord } from './change.js';
+import { changeRecord, changedFields } from './change.js';
 import { digestSecret, generateSecret } from './secrets.js';
 import { displayDescription, displayName, parseInput } from './validation.js';
 import { OPERATOR, type AuditContext, type AuditEventType, type AuditTrail } from '../audit/trail.js';
@@ -149,7 +149,8 @@ export class ClientConfigurations {
         if (parsed.description) changed.description = parsed.description;
         else delete changed.description;
       }
-      if (!audited) await this.audited('client_configuration.updated', by, stored, { fields: Object.keys(parsed) });
+      // The fields it changes, not every field sent (a form sends them all).
+      if (!audited) await this.audited('client_configuration.updated', by, stored, { fields: changedFields(Object.keys(parsed), stored, changed) });
       audited = true;
       return changed;
     });

@@ -352,6 +352,19 @@ describe.each(ADAPTER_STORE_KINDS)('store contract: %s', (kind) => {
       }
     });
 
+    it('are cleared on demand: the window ends now, the next increment counts from 1; other keys keep theirs', async () => {
+      await store.counters.increment(['held', 'held', 'kept'], 60);
+      await store.counters.increment(['held'], 60);
+      expect((await store.counters.peek(['held', 'kept'])).map((window) => window.count)).toEqual([3, 1]);
+      await store.counters.clear(['held', 'never-counted']);
+      expect(await store.counters.peek(['held', 'never-counted', 'kept'])).toEqual([
+        { count: 0, resetsIn: 0 }, { count: 0, resetsIn: 0 }, { count: 1, resetsIn: 60 },
+      ]);
+      expect(await store.counters.increment(['held'], 30)).toEqual([{ count: 1, resetsIn: 30 }]);
+      await store.counters.clear([]);
+      expect((await store.counters.peek(['held'])).map((window) => window.count)).toEqual([1]);
+    });
+
     it('refuse a window that is not a positive number of seconds', async () => {
       await expect(store.counters.increment(['x'], 0)).rejects.toBeInstanceOf(RangeError);
       await expect(store.counters.increment(['x'], Number.NaN)).rejects.toBeInstanceOf(RangeError);

@@ -5,6 +5,7 @@ import { AuditTrail, DEFAULT_AUDIT_SETTINGS } from '../../src/audit/trail.js';
 import { AppRegistrations } from '../../src/records/app-registrations.js';
 import { ClientConfigurations } from '../../src/records/client-configurations.js';
 import { Consents } from '../../src/records/consents.js';
+import { SignInHolds, SignInThrottle } from '../../src/http/sign-in-throttle.js';
 import { testAccounts } from '../support/accounts.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
@@ -75,6 +76,16 @@ describe('no unaudited change: an event that cannot be written stops the change 
       await expect(consents.record({ tenant: 'acme', sub: 'ann', clientId: 'app-2', grantId: 'g2', scopes: ['openid'] }, { actor: { type: 'user', id: 'ann' } })).rejects.toBeInstanceOf(StoreUnavailable);
       await expect(consents.revoke({ tenant: 'acme', sub: 'ann', clientId: 'app-1' })).rejects.toBeInstanceOf(StoreUnavailable);
       return async () => expect((await consents.list({ tenant: 'acme', sub: 'ann' })).map((consent) => consent.clientId)).toEqual(['app-1']);
+    }],
+    ['lifting a sign-in hold', async () => {
+      const holds = new SignInHolds(store.counters, ['a-cookie-key-of-at-least-32-characters!'], undefined, audit.trail);
+      const throttle = new SignInThrottle(store.counters, { perUsername: { max: 3, windowSeconds: 60 }, perAddress: { max: 100, windowSeconds: 60 } },
+        ['a-cookie-key-of-at-least-32-characters!'], quiet, { failed() {}, refused() {} });
+      const hint = throttle.hint('ann');
+      for (let n = 0; n < 3; n += 1) await throttle.failed(hint, '192.0.2.1', 'app-1');
+      audit.fail(true);
+      await expect(holds.unlock({ username: 'ann' }, { actor: { type: 'operator' } })).rejects.toBeInstanceOf(StoreUnavailable);
+      return async () => expect(await throttle.wait(hint, '192.0.2.2', false)).toBeGreaterThan(0);
     }],
   ])('%s', async (_name, act) => {
     const check = await act();

@@ -9,7 +9,8 @@ import { capturingLogger, demoApis } from '../support/fixtures.js';
 import { freePort, startRedis, type RedisServer } from '../support/redis.js';
 import { basic, postToken, startServer } from '../support/server.js';
 import { CLI_ENTRY, runCli, type CliRun } from '../support/cli.js';
-import { pkcePair } from '../support/user-agent.js';
+import { pkcePair, UserAgent } from '../support/user-agent.js';
+import { testAccounts } from '../support/accounts.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const SECRET = /^[A-Za-z0-9_-]{43}$/;
@@ -466,6 +467,59 @@ describe('talent-auth CLI (built, as a subprocess, on a real redis-server)', () 
         const gone = await postToken(server.oauthUrl, { grant_type: 'client_credentials' }, { authorization: basic(clientId, rotated.json.client_secret) });
         expect(gone.status).toBe(401);
         expect(gone.body.error).toBe('invalid_client');
+      } finally {
+        await server.stop();
+      }
+    });
+
+    it('sign-ins unlock: lifts the hold a server keeps, with the server\'s cookie key (COOKIE_KEYS or --cookie-key), recorded with a hint', async () => {
+      const prefix = 'interop-signins:';
+      const cookieKeys = ['the-servers-first-cookie-key-0123456789', 'an-older-cookie-key-of-the-server-0123456'];
+      const server = await startServer({
+        store: { type: 'redis', url: redis.url, keyPrefix: prefix },
+        accounts: testAccounts([{ sub: 'carol', password: 'carol-pw', tenant: 'acme' }]),
+        cookieKeys,
+        rateLimits: { authorize: false, failedSignIn: { perUsername: { max: 2, windowSeconds: 600 }, perAddress: { max: 100, windowSeconds: 600 } } },
+      });
+      try {
+        const redirectUri = 'http://127.0.0.1:5173/callback';
+        const app = await server.auth.appRegistrations.create({ name: 'App', redirectUris: [redirectUri], clientType: 'public' });
+        const attempt = async (password: string, username = 'carol') => {
+          const agent = new UserAgent(server.baseUrl);
+          const query = new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: redirectUri, scope: 'openid', state: 's', code_challenge: pkcePair().challenge, code_challenge_method: 'S256' });
+          const step = await agent.submit(await agent.request(`${server.oauthUrl}/authorize?${query}`), { username, password });
+          return step.html.includes('value="allow"') ? 'signed in' : step.status;
+        };
+        expect([await attempt('x', 'Carol'), await attempt('y'), await attempt('carol-pw')]).toEqual([401, 401, 429]);
+
+        const unlock = (args: string[], env: Record<string, string | undefined> = {}) => cli(['sign-ins', 'unlock', '--key-prefix', prefix, ...args], { COOKIE_KEYS: undefined, ...env });
+        const noKey = await unlock(['--username', 'carol']);
+        expect(noKey.code).toBe(1);
+        expect(noKey.stderr).toMatch(/COOKIE_KEYS .*--cookie-key/);
+        // Another key finds nothing: nothing unlocked, and it says what to check.
+        const wrongKey = await unlock(['--username', 'carol', '--cookie-key', cookieKeys[1]!]);
+        expect(wrongKey.code).toBe(0);
+        expect(wrongKey.stdout).toMatch(/^Nothing to unlock: .*cookie key/);
+        expect(await attempt('carol-pw')).toBe(429);
+        const missing = await unlock(['--username', ''], { COOKIE_KEYS: cookieKeys.join(',') });
+        expect(missing.code).toBe(1);
+        expect(missing.stderr).toContain('username: must not be empty');
+
+        const done = await unlock(['--username', 'CAROL', '--json'], { COOKIE_KEYS: cookieKeys.join(',') });
+        expect(done.stderr).toBe('');
+        expect(done.json).toEqual({ unlocked: true });
+        expect(await attempt('carol-pw')).toBe('signed in');
+        expect((await unlock(['--username', 'carol', '--cookie-key', cookieKeys[0]!])).stdout).toMatch(/^Nothing to unlock/);
+
+        const events = await cli(['audit', 'list', '--platform', '--type', 'sign_in.unlocked', '--key-prefix', prefix, '--json']);
+        expect(events.json.events.map((event: { details: unknown }) => event.details)).toEqual([
+          { failures: 0, user_hint: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/) },
+          { failures: 2, user_hint: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/) },
+          { failures: 0, user_hint: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/) },
+        ]);
+        expect(events.json.events[0]).toMatchObject({ actor: { type: 'operator' } });
+        expect(events.stdout.toLowerCase()).not.toContain('carol');
+        expect((await cli(['sign-ins', 'unlock', '--help'])).stdout).toContain('Usage: talent-auth sign-ins unlock --username');
       } finally {
         await server.stop();
       }

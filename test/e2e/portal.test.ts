@@ -8,6 +8,7 @@ import { startRedis, type RedisServer } from '../support/redis.js';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
 import { signInForCode } from '../support/sign-in.js';
 import { testAccounts } from '../support/accounts.js';
+import { UserAgent } from '../support/user-agent.js';
 
 /**
  * The administration portal of the library (`portal: { enabled: true }`) in Debian's headless
@@ -199,7 +200,7 @@ describe('administration portal (library, Redis store) in headless Chromium', ()
     // Back to the list: the new client is there, its secret is not; the browser's Back and a reload do not show it again.
     await page.getByRole('link', { name: 'Back to the portal' }).click();
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
-    const row = page.getByRole('row', { name: /Payroll sync/ });
+    const row = page.getByRole('table', { name: 'Client configurations' }).getByRole('row', { name: /Payroll sync/ });
     await expect(row.textContent()).resolves.toMatch(/scim\.read \(group = engineering, sales\)/);
     await expect(row.textContent()).resolves.toMatch(/user\.read/);
     await accessible('portal-home');
@@ -340,26 +341,75 @@ describe('administration portal (library, Redis store) in headless Chromium', ()
     expect(await server.auth.appRegistrations.get(created.clientId)).toBeUndefined();
   }, TEST_TIMEOUT);
 
-  it("ada's Activity: her organisation's events, newest first, filtered by type", async () => {
+  it("ada's Activity in words: who (by name) did what to which integration, the details; filtered by type and dates, with errors at their fields", async () => {
     await signIn('ada', 'ada-password');
     const activity = page.getByRole('table', { name: 'Activity' });
-    await expect(activity.getByRole('row').nth(1).textContent()).resolves.toMatch(/sign_in\.succeeded|consent\.granted|app_registration\.deleted/);
+    // Words, not event codes; names, not bare IDs.
+    await expect(activity.getByRole('row').nth(1).textContent()).resolves.toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC(Signed in|Access to an account allowed|App registration deleted)Ada Admin/);
+    expect(await activity.textContent()).not.toMatch(/[a-z_]+\.(created|succeeded|granted|deleted)/);
     await page.getByRole('link', { name: 'All activity' }).click();
     await accessible('activity');
-    await page.getByLabel('Event type').selectOption('client_configuration.created');
+    await page.getByLabel('Event type').selectOption({ label: 'Client configuration created' });
     await page.getByRole('button', { name: 'Show' }).click();
     const rows = page.getByRole('table', { name: 'Activity' }).getByRole('row');
     expect(await rows.count()).toBeGreaterThan(1);
     for (const text of (await rows.allTextContents()).slice(1)) {
-      expect(text).toContain('client_configuration.created');
-      expect(text).toContain('user ada');
+      expect(text).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTCClient configuration createdAda AdminClient configuration /);
+      expect(text).toContain('Name: ');
     }
+    expect(await page.getByLabel('Event type').inputValue()).toBe('client_configuration.created');
+    // A date range that ends before it starts: said at the field, by keyboard too.
+    await page.getByLabel('From date (UTC)').fill('2030-01-02');
+    await page.getByLabel('To date (UTC)').fill('2030-01-01');
+    await page.getByLabel('To date (UTC)').press('Enter');
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/There is 1 problem with this form/);
+    expect(await page.getByLabel('To date (UTC)').getAttribute('aria-invalid')).toBe('true');
+    await expect(page.locator('#activity-until-error').textContent()).resolves.toBe('To date (UTC): the date must not be before the from date.');
+    await accessible('activity-errors');
+    await page.getByLabel('To date (UTC)').fill('2030-01-03');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.getByText('Nothing recorded yet.').waitFor();
+    await accessible();
+  }, TEST_TIMEOUT);
+
+  it("ada sees the platform's apps that serve her organisation (read-only) and lets a held user of hers sign in again", async () => {
+    // ben is held: as many failed sign-ins as the limit allows (10 per username), over HTTP.
+    for (let n = 0; n < 10; n += 1) {
+      const agent = new UserAgent(server.baseUrl);
+      expect((await agent.submit(await agent.request('/portal/login'), { username: 'ben', password: 'not-his-password' })).status).toBe(401);
+    }
+    const held = new UserAgent(server.baseUrl);
+    expect((await held.submit(await held.request('/portal/login'), { username: 'ben', password: 'ben-password' })).status).toBe(429);
+    await signIn('ada', 'ada-password');
+    const platform = page.getByRole('table', { name: 'Apps of the platform' });
+    await expect(platform.getByRole('row', { name: /Developer portal/ }).textContent()).resolves.toContain('The platform');
+    expect(await platform.getByRole('link').count()).toBe(0);
+    expect(await platform.getByRole('button').count()).toBe(0);
+    await page.getByRole('link', { name: 'Unlock a user' }).click();
+    expect(await heading()).toBe('Unlock a user');
+    await accessible('sign-in-unlock');
+    // Nothing typed: said at the field.
+    await page.getByRole('button', { name: 'Unlock' }).click();
+    await expect(page.locator('#unlock-username-error').textContent()).resolves.toBe('Username: enter a username.');
+    expect(await page.getByLabel('Username').getAttribute('aria-invalid')).toBe('true');
+    await accessible('sign-in-unlock-errors');
+    await page.getByLabel('Username').fill('ben');
+    await page.getByLabel('Username').press('Enter');
+    await expect(page.getByRole('status').textContent()).resolves.toBe('ben can sign in again.');
+    await accessible();
+    const [unlocked] = (await server.auth.audit.list({ tenant: 'acme', type: 'sign_in.unlocked' })).events;
+    expect(unlocked).toMatchObject({ actor: { type: 'user', id: 'ada' }, target: { type: 'user', id: 'ben' }, details: { failures: 10 } });
+    await page.getByRole('link', { name: 'All activity' }).click();
+    await expect(page.getByRole('table', { name: 'Activity' }).getByRole('row').nth(1).textContent()).resolves.toMatch(/Sign-in hold liftedAda AdminUser Ben Reader10 failed sign-ins cleared/);
   }, TEST_TIMEOUT);
 
   it('ben (without the permission) sees only his consents and revokes one; the APIs refuse what the portal would not show him', async () => {
     // Ben allowed a third-party app of his organisation (through its own sign-in, over HTTP).
     const third = await server.auth.appRegistrations.create({ name: 'Timesheets', clientType: 'public', redirectUris: ['http://127.0.0.1:1/cb'], tenant: 'acme' });
     await signInForCode(server, { clientId: third.clientId, redirectUri: 'http://127.0.0.1:1/cb' }, { sub: 'ben', password: 'ben-password' }, 'openid scim.read');
+    const refusals = async () => (await server.auth.audit.list({ tenant: 'acme', type: 'management.denied' })).events.length
+      + (await server.auth.audit.list({ tenant: null, type: 'management.denied' })).events.length;
+    const refusedBefore = await refusals();
     await signIn('ben', 'ben-password');
     await expect(page.getByText(PERMISSION).count()).resolves.toBe(1);
     await expect(page.getByRole('link', { name: 'Create a client configuration' }).count()).resolves.toBe(0);
@@ -371,14 +421,25 @@ describe('administration portal (library, Redis store) in headless Chromium', ()
     await expect(page.getByRole('status').textContent()).resolves.toMatch(/^Consent of Timesheets revoked/);
     await expect(consents.getByRole('row', { name: /Timesheets/ }).count()).resolves.toBe(0);
 
-    // Forged forms with his right CSRF token: the management API says no.
+    // A form's address typed in: a page that says which permission he lacks, not the form.
+    const form = await page.goto(portalUrl('/client-configurations/new'));
+    expect(form!.status()).toBe(403);
+    await expect(page.getByRole('alert').textContent()).resolves.toContain(PERMISSION);
+    expect(await page.getByLabel('Name').count()).toBe(0);
+    await accessible('portal-forbidden');
+    await page.getByRole('link', { name: 'Back to the portal' }).click();
+    // Forged forms with his right CSRF token: the same page (403), and nothing sent to the APIs.
     const csrf = (await page.locator('input[name="csrf"]').first().getAttribute('value'))!;
     const forged = await context!.request.post(portalUrl('/client-configurations'), { form: { csrf, name: 'Sneaky', category: 'x', scope: 'scim.read' }, headers: { origin: server.baseUrl } });
-    expect(new URL(forged.url()).pathname).toBe('/portal');
+    expect(forged.status()).toBe(403);
+    expect(new URL(forged.url()).pathname).toBe('/portal/client-configurations');
     expect(await forged.text()).toContain(PERMISSION.replace(/'/g, '&#39;'));
     expect((await server.auth.clientConfigurations.list('acme')).some((client) => client.name === 'Sneaky')).toBe(false);
     const activity = await context!.request.get(portalUrl('/activity'));
+    expect(activity.status()).toBe(403);
     expect(await activity.text()).toContain(PERMISSION.replace(/'/g, '&#39;'));
+    // His portal asked the management API for nothing: not one refusal recorded.
+    expect(await refusals()).toBe(refusedBefore);
 
     // Sign out: the portal's session, then the sign-in session, after the server's confirmation page.
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -394,9 +455,9 @@ describe('administration portal (library, Redis store) in headless Chromium', ()
   }, TEST_TIMEOUT);
 
   it.each([
-    ['de-DE', 'de', 'Entwicklerportal', 'Anmelden', 'Benutzername', 'Passwort', 'Client-Konfigurationen'],
-    ['fr-FR', 'fr', 'Portail développeurs', 'Se connecter', "Nom d'utilisateur", 'Mot de passe', 'Configurations client'],
-  ])('in the browser\'s language (%s): the portal and its sign-in, accessible, in the organisation\'s look', async (locale, lang, product, signInLink, username, password, clients) => {
+    ['de-DE', 'de', 'Entwicklerportal', 'Anmelden', 'Benutzername', 'Passwort', 'Client-Konfigurationen', 'Aktivität', 'Alle Aktivitäten', /Angemeldet|Client-Konfiguration erstellt|Zugriff auf ein Konto erlaubt/],
+    ['fr-FR', 'fr', 'Portail développeurs', 'Se connecter', "Nom d'utilisateur", 'Mot de passe', 'Configurations client', 'Activité', "Toute l'activité", /Connexion|Configuration client créée|Accès à un compte autorisé/],
+  ])('in the browser\'s language (%s): the portal and its sign-in, accessible, in the organisation\'s look', async (locale, lang, product, signInLink, username, password, clients, activityName, allActivity, eventWords) => {
     await context!.close();
     context = await browser!.newContext({ locale, viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(STEP);
@@ -420,6 +481,14 @@ describe('administration portal (library, Redis store) in headless Chromium', ()
     const accent = await page.locator('a.button.primary').first().evaluate((element) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(element).backgroundColor);
     expect(accent).toBe('rgb(107, 31, 143)');
     await accessible(`portal-home-${lang}`);
+    // The Activity in the page's language: its events in words, none in English.
+    const events = await page.getByRole('table', { name: activityName }).textContent();
+    expect(events).toMatch(eventWords);
+    expect(events).not.toMatch(/Signed in|Client configuration created|Access to an account allowed|The platform operator/);
+    await page.getByRole('link', { name: allActivity }).click();
+    expect(await page.getAttribute('html', 'lang')).toBe(lang);
+    await accessible(`activity-${lang}`);
+    await page.goBack();
     await page.locator('a.button.primary').first().click();
     await accessible(`client-configuration-new-${lang}`);
   }, TEST_TIMEOUT);

@@ -155,17 +155,41 @@ describe('GET /oauth2/authorize: errors and pages', () => {
     expect(consent.html).toContain('User provisioning: Read users and groups');
   });
 
-  it('shows the consent page in words, marks scopes the user does not hold, and Deny says access_denied', async () => {
+  it('shows the consent page in words, without scopes the user does not hold, and Deny says access_denied', async () => {
     const agent = new UserAgent(server.baseUrl);
     const login = await agent.request(`${server.oauthUrl}/authorize?${new URLSearchParams({ ...base(), scope: 'openid email scim.read scim.write' })}`);
     const consent = await agent.submit(login, { username: 'alice', password: 'alice-password' });
     expect(consent.html).toContain('SPA');
     expect(consent.html).toContain('See your email address');
-    expect(consent.html).toMatch(/Create and update users and groups \(not available/);
+    expect(consent.html).toContain('<li>User provisioning: Read users and groups</li>');
+    expect(consent.html).not.toContain('Create and update users and groups');
     const denied = await agent.submit(consent, { decision: 'deny' });
     const back = new URL(denied.location!);
     expect(back.searchParams.get('error')).toBe('access_denied');
     expect(back.searchParams.get('state')).toBe('the-state');
+  });
+
+  it('asks only for what the user can give, records only that, and asks again for a scope she gains later', async () => {
+    const sync = (await server.auth.appRegistrations.create({ name: 'Sync', redirectUris: [SPA], clientType: 'public' })).clientId;
+    const agent = new UserAgent(server.baseUrl);
+    const ask = () => agent.request(`${server.oauthUrl}/authorize?${new URLSearchParams({ ...base(), client_id: sync, scope: 'openid scim.read scim.write' })}`);
+    const consent = await agent.submit(await ask(), { username: 'alice', password: 'alice-password' });
+    expect(consent.html).not.toContain('Create and update users and groups');
+    expect((await agent.submit(consent, { decision: 'allow' })).location).toContain('code=');
+    const scopesOfSync = async () => (await server.auth.consents.list({ tenant: 'acme', sub: 'alice' })).find((entry) => entry.clientId === sync)?.scopes.map((entry) => entry.scope);
+    expect(await scopesOfSync()).toEqual(['openid', 'scim.read']);
+    // Nothing more she could give: no consent page.
+    expect((await ask()).location).toContain('code=');
+    alice.scopes.push('scim.write');
+    try {
+      const again = await ask();
+      expect(again.location).toBeUndefined();
+      expect(again.html).toContain('<li>User provisioning: Create and update users and groups</li>');
+      expect((await agent.submit(again, { decision: 'allow' })).location).toContain('code=');
+      expect(await scopesOfSync()).toEqual(['openid', 'scim.read', 'scim.write']);
+    } finally {
+      alice.scopes.pop();
+    }
   });
 
   it('skips consent for the same or narrower scopes and asks again for wider ones', async () => {

@@ -19,7 +19,8 @@ type Json = Record<string, unknown>;
  *   PAR are off, ours are `/userinfo` (GET, POST), `/introspect` and `/revoke` (POST);
  * - src/http/discovery.ts: the RFC 8414 alias at `/.well-known/oauth-authorization-server{prefix}/oauth2`;
  * - src/http/consent-api.ts: GET `{base}`, DELETE `{base}/{clientId}`;
- * - src/http/management-api.ts: the `routes` table (two collections × five operations).
+ * - src/http/management-api.ts: the `routes` table (two collections × five operations), the
+ *   audit events, the platform's apps and the sign-in unlock.
  * The interaction pages (`/oauth2/interaction/...`) are browser pages, left out on purpose.
  */
 const served = (prefix: string): Array<[string, string]> => [
@@ -37,6 +38,8 @@ const served = (prefix: string): Array<[string, string]> => [
   ['delete', `${prefix}/api/oauth2/consents/{clientId}`],
   ['get', `${prefix}/api/oauth2/openapi.json`],
   ['get', `${prefix}/api/oauth2/audit-events`],
+  ['get', `${prefix}/api/oauth2/platform-apps`],
+  ['post', `${prefix}/api/oauth2/sign-ins/unlock`],
   ...['client-configurations', 'app-registrations'].flatMap((collection): Array<[string, string]> => [
     ['get', `${prefix}/api/oauth2/${collection}`],
     ['post', `${prefix}/api/oauth2/${collection}`],
@@ -128,7 +131,7 @@ describe('OpenAPI document', () => {
 
   it('carries the path prefix in every path but the RFC 8414 alias, which carries it at the end', () => {
     const paths = Object.keys(documentFor('/auth2').paths as Json);
-    expect(paths).toHaveLength(18);
+    expect(paths).toHaveLength(20);
     for (const path of paths) {
       if (path.startsWith('/.well-known/')) expect(path).toBe('/.well-known/oauth-authorization-server/auth2/oauth2');
       else expect(path.startsWith('/auth2/')).toBe(true);
@@ -321,6 +324,10 @@ describe('OpenAPI document against the running server', () => {
     expect((await call('get', `${apps}/{clientId}`, spaId)).status).toBe(200);
     expect((await call('post', `${apps}/{clientId}/secret`, spaId)).status).toBe(200);
     expect((await call('delete', `${apps}/{clientId}`, spaId)).status).toBe(204);
+
+    const platform = await call('get', '/auth2/api/oauth2/platform-apps', undefined);
+    expect(platform.body.platform_apps).toEqual([expect.objectContaining({ client_id: app.clientId, name: 'Portal', registered_by: 'platform', first_party: true })]);
+    expect((await call('post', '/auth2/api/oauth2/sign-ins/unlock', undefined, { username: 'admin' })).body).toEqual({ unlocked: false });
 
     const activity = await call('get', '/auth2/api/oauth2/audit-events', undefined);
     expect((activity.body.events as unknown[]).length).toBeGreaterThan(0);

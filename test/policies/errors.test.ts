@@ -6,10 +6,10 @@ import { ERRORS, errorTableMarkdown, InvalidScope, OAuthError, oauthDescription,
 /** RFC 6749 §5.2: error_description is %x20-21 / %x23-5B / %x5D-7E. */
 const RFC_6749_CHARSET = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
-/** The codes of RFC 6749 §5.2 and §4.1.2.1, RFC 6750 §3.1, RFC 8707, and our two for APIs. */
+/** The codes of RFC 6749 §5.2 and §4.1.2.1, RFC 6750 §3.1, RFC 8707, and our three for APIs. */
 const CODES = new Set([
   'invalid_request', 'invalid_client', 'access_denied', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope',
-  'invalid_target', 'invalid_token', 'insufficient_scope', 'temporarily_unavailable', 'server_error', 'not_found', 'conflict',
+  'invalid_target', 'invalid_token', 'insufficient_scope', 'temporarily_unavailable', 'server_error', 'not_found', 'conflict', 'not_supported',
 ]);
 
 const DOCS = join(process.cwd(), 'docs/errors.md');

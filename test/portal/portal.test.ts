@@ -302,3 +302,239 @@ describe('portal sessions (sealed in the store)', () => {
     }
   });
 });
+
+describe('a portal that fits the user', () => {
+  const ben = { sub: 'ben', password: 'ben-password', tenant: 'acme', claims: { name: 'Ben Reader' }, scopes: ['scim.read'] as string[], permissions: [] as string[] };
+  const gus = { sub: 'gus', password: 'gus-password', tenant: 'globex', claims: { name: 'Gus' } };
+  const PERMISSION = 'You need the permission &#39;Create and update integration setup&#39;';
+  let server: RunningServer;
+
+  async function signInAs(user: { sub: string; password: string }, allowed: (html: string) => void = () => {}): Promise<{ agent: UserAgent; csrf: string; home: string }> {
+    const agent = new UserAgent(server.baseUrl);
+    let step = await agent.request('/portal/login');
+    step = await agent.submit(step, { username: user.sub, password: user.password });
+    if (step.html.includes('value="allow"')) {
+      allowed(step.html);
+      step = await agent.submit(step, { decision: 'allow' });
+    }
+    expect(step.html).toContain('Signed in as');
+    return { agent, csrf: /name="csrf" value="([^"]+)"/.exec(step.html)![1]!, home: step.html };
+  }
+
+  const denied = async () => [
+    ...(await server.auth.audit.list({ tenant: 'acme', type: 'management.denied' })).events,
+    ...(await server.auth.audit.list({ tenant: null, type: 'management.denied' })).events,
+  ];
+
+  describe('with an AccountStore that finds users by username', () => {
+    beforeAll(async () => {
+      server = await startServer({
+        accounts: testAccounts([ada, ben, gus]), cookieKeys: [COOKIE_KEY], portal: { enabled: true },
+        rateLimits: { authorize: false, failedSignIn: { perUsername: { max: 2, windowSeconds: 600 }, perAddress: { max: 100, windowSeconds: 600 } } },
+      });
+    });
+    afterAll(() => server.stop());
+
+    it('a user without the permission: her consent does not list it, her token lacks it, and her portal calls no management API (zero refusals recorded)', async () => {
+      const existing = await server.auth.clientConfigurations.create({ tenant: 'acme', name: 'Existing', category: 'c', resources: { scim: { scopes: ['scim.read'] } } });
+      const { agent, csrf, home } = await signInAs(ben, (consent) => {
+        expect(consent).toContain('Know who you are');
+        expect(consent).not.toMatch(/Integration setup|integrations/i);
+      });
+      expect(home).toContain(PERMISSION);
+      expect(home).not.toContain('Create a client configuration');
+      expect(home).not.toContain('Apps of the platform');
+      const [consent] = await server.auth.consents.list({ tenant: 'acme', sub: 'ben' });
+      expect(consent!.scopes.map((entry) => entry.scope)).toEqual(['openid', 'profile']);
+      const forms = ['/client-configurations/new', '/app-registrations/new', `/client-configurations/${existing.clientId}`, `/client-configurations/${existing.clientId}/delete`,
+        `/client-configurations/${existing.clientId}/secret`, `/app-registrations/${existing.clientId}`, '/sign-ins/unlock', '/activity', '/activity?type=consent.granted'];
+      for (const path of forms) {
+        const page = await agent.request(`/portal${path}`);
+        expect([path, page.status, page.url]).toEqual([path, 403, `${server.baseUrl}/portal${path}`]);
+        expect(page.html).toContain(PERMISSION);
+        expect(page.html).toContain('If you were given the permission since you signed in, sign out and sign in again.');
+        expect(page.html).not.toContain('name="name"');
+      }
+      const posts: Array<[string, Record<string, string>]> = [
+        ['/client-configurations', { name: 'Sneaky', category: 'x', scope: 'scim.read' }],
+        ['/app-registrations', { name: 'Sneaky', redirect_uri: 'https://sneaky.example/cb', client_type: 'public' }],
+        [`/client-configurations/${existing.clientId}`, { name: 'Renamed', category: 'x', scope: 'scim.read' }],
+        [`/client-configurations/${existing.clientId}/delete`, {}],
+        [`/client-configurations/${existing.clientId}/secret`, {}],
+        ['/sign-ins/unlock', { username: 'ada' }],
+      ];
+      for (const [path, fields] of posts) {
+        const page = await agent.request(`/portal${path}`, { method: 'POST', body: new URLSearchParams({ csrf, ...fields }).toString() });
+        expect([path, page.status, page.url]).toEqual([path, 403, `${server.baseUrl}/portal${path}`]);
+        expect(page.html).toContain(PERMISSION);
+      }
+      expect((await agent.request('/portal')).html).toContain(PERMISSION);
+      expect(await denied()).toEqual([]);
+      expect(await server.auth.clientConfigurations.get(existing.clientId)).toMatchObject({ name: 'Existing' });
+      expect((await server.auth.clientConfigurations.list('acme')).map((client) => client.name)).toEqual(['Existing']);
+      expect((await server.auth.audit.list({ tenant: 'acme', type: 'sign_in.unlocked' })).events).toEqual([]);
+      await server.auth.clientConfigurations.delete(existing.clientId);
+    });
+
+    it('a permission given later: the next sign-in asks for the management right, and the portal shows the setup', async () => {
+      ben.permissions = ['integration_setup'];
+      try {
+        const { home } = await signInAs(ben, (consent) => expect(consent).toContain('Integration setup: Create and update your organization'));
+        expect(home).toContain('Create a client configuration');
+        expect(home).not.toContain(PERMISSION);
+      } finally {
+        ben.permissions = [];
+        await server.auth.consents.revoke({ tenant: 'acme', sub: 'ben', clientId: portalClientId(server.auth.issuer) });
+      }
+    });
+
+    it('a permission withdrawn while her token still carries the right: the API refuses, and the portal says so (403), never a silent return home', async () => {
+      const { agent, csrf } = await signInAs(ada);
+      ada.permissions = [];
+      try {
+        const page = await agent.request('/portal/client-configurations', { method: 'POST', body: new URLSearchParams({ csrf, name: 'Late', category: 'x', scope: 'scim.read' }).toString() });
+        expect(page.status).toBe(403);
+        expect(page.url).toBe(`${server.baseUrl}/portal/client-configurations`);
+        expect(page.html).toContain(PERMISSION);
+        expect(await server.auth.clientConfigurations.list('acme')).toEqual([]);
+      } finally {
+        ada.permissions = ['integration_setup'];
+      }
+    });
+
+    it("an admin sees the platform's apps that serve her organisation, read-only, beside her own", async () => {
+      const payroll = await server.auth.appRegistrations.create({ name: 'Payroll of the platform', description: 'Monthly pay', redirectUris: ['https://payroll.example/cb'], clientType: 'confidential' });
+      const foreign = await server.auth.appRegistrations.create({ name: 'Globex tool', redirectUris: ['https://globex.example/cb'], clientType: 'public', tenant: 'globex' });
+      try {
+        const { home } = await signInAs(ada);
+        const section = home.slice(home.indexOf('id="platform-apps-heading"'), home.indexOf('</section>', home.indexOf('id="platform-apps-heading"')));
+        expect(section).toContain('Payroll of the platform');
+        expect(section).toContain('Monthly pay');
+        expect(section).toContain('Developer portal');
+        expect(section).toContain(payroll.clientId);
+        expect(section).not.toContain('Globex tool');
+        expect(section).not.toMatch(/href=|<form|secret/i);
+        expect(home).not.toContain(foreign.clientId);
+      } finally {
+        await server.auth.appRegistrations.delete(payroll.clientId);
+        await server.auth.appRegistrations.delete(foreign.clientId);
+      }
+    });
+
+    it('Activity in words: what happened, who (her name), to what (its name, or that it is gone, with its ID), the details; filtered by type and dates', async () => {
+      const { agent, csrf } = await signInAs(ada);
+      const post = (path: string, fields: Record<string, string>) => agent.request(`/portal${path}`, { method: 'POST', body: new URLSearchParams({ csrf, ...fields }).toString() });
+      await post('/client-configurations', { name: 'Payroll sync', category: 'payroll', scope: 'scim.read' });
+      await agent.request('/portal/secret');
+      const [created] = await server.auth.clientConfigurations.list('acme');
+      await post(`/client-configurations/${created!.clientId}`, { name: 'Payroll export', category: 'payroll', scope: 'scim.read' });
+      const kept = await server.auth.clientConfigurations.create({ tenant: 'acme', name: 'Reporting', category: 'r', resources: { scim: { scopes: ['scim.read'] } } });
+      await post(`/client-configurations/${created!.clientId}/delete`, {});
+      const page = await agent.request('/portal/activity');
+      expect(page.status).toBe(200);
+      const rows = [...page.html.matchAll(/<tr><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td>(.*?)<\/td><td>([^<]*)<\/td><\/tr>/g)].map((row) => row.slice(2, 6));
+      const gone = `Client configuration Payroll export, which no longer exists (${created!.clientId})`;
+      expect(rows.slice(0, 4)).toEqual([
+        ['Client configuration deleted', 'Ada', gone, ''],
+        ['Client configuration created', 'The platform operator', 'Client configuration Reporting', '<ul class="details"><li>Name: Reporting</li><li>Category: r</li><li>APIs: User provisioning</li></ul>'],
+        ['Client configuration changed', 'Ada', gone, '<ul class="details"><li>Changed: name</li></ul>'],
+        ['Client configuration created', 'Ada', gone, '<ul class="details"><li>Name: Payroll sync</li><li>Category: payroll</li><li>APIs: User provisioning</li></ul>'],
+      ]);
+      expect(rows.some(([what, who, , details]) => what === 'Access to an account allowed' && who === 'Ada' && details!.includes('Access: Know who you are'))).toBe(true);
+      expect(page.html).not.toMatch(/<td>[a-z_]+\.[a-z_]+<\/td>/);
+      // By type (the select offers the types in words), and by dates (UTC days).
+      expect(page.html).toContain('<option value="client_configuration.deleted">Client configuration deleted</option>');
+      const deleted = await agent.request('/portal/activity?type=client_configuration.deleted');
+      const deletedRows = [...deleted.html.matchAll(/<tr><td>[^<]*<\/td><td>([^<]*)<\/td>/g)].map((row) => row[1]);
+      expect(deletedRows.length).toBeGreaterThan(0);
+      expect(new Set(deletedRows)).toEqual(new Set(['Client configuration deleted']));
+      const today = new Date().toISOString().slice(0, 10);
+      const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+      expect([...(await agent.request(`/portal/activity?since=${today}&until=${today}`)).html.matchAll(/<tr><td>/g)].length).toBeGreaterThan(4);
+      const before = await agent.request(`/portal/activity?until=${yesterday}`);
+      expect(before.html).toContain('Nothing recorded yet.');
+      expect(before.html).toContain(`value="${yesterday}"`);
+      for (const [query, field, message] of [
+        ['since=2026-13-40', 'activity-since', 'From date (UTC): enter a valid date.'],
+        ['until=yesterday', 'activity-until', 'To date (UTC): enter a valid date.'],
+        [`since=${today}&until=${yesterday}`, 'activity-until', 'To date (UTC): the date must not be before the from date.'],
+      ] as const) {
+        const refused = await agent.request(`/portal/activity?${query}`);
+        expect([query, refused.status]).toEqual([query, 400]);
+        expect(refused.html).toContain(`<p class="field-error" id="${field}-error">${message}</p>`);
+        expect(refused.html).toContain(`id="${field}" name="${field.slice(9)}" type="date"`);
+        expect(refused.html).toContain('aria-invalid="true"');
+      }
+      await server.auth.clientConfigurations.delete(kept.clientId);
+    });
+
+    it('an admin unlocks a user of her organisation held by sign-in throttling; another organisation\'s is answered alike', async () => {
+      const attempt = async (user: { sub: string }, password: string) => {
+        const agent = new UserAgent(server.baseUrl);
+        const step = await agent.submit(await agent.request('/portal/login'), { username: user.sub, password });
+        return step.status;
+      };
+      for (const user of [ben, gus]) {
+        await attempt(user, 'wrong');
+        await attempt(user, 'wrong');
+        expect(await attempt(user, 'x')).toBe(429);
+      }
+      const { agent, csrf, home } = await signInAs(ada);
+      expect(home).toContain('href="/portal/sign-ins/unlock"');
+      const form = await agent.request('/portal/sign-ins/unlock');
+      expect(form.html).toContain('<label for="unlock-username">Username</label>');
+      const empty = await agent.request('/portal/sign-ins/unlock', { method: 'POST', body: new URLSearchParams({ csrf, username: ' ' }).toString() });
+      expect(empty.status).toBe(400);
+      expect(empty.html).toContain('<p class="field-error" id="unlock-username-error">Username: enter a username.</p>');
+      const done = await agent.request('/portal/sign-ins/unlock', { method: 'POST', body: new URLSearchParams({ csrf, username: 'ben' }).toString() });
+      expect(done.url).toBe(`${server.baseUrl}/portal`);
+      expect(done.html).toContain('<p class="notice" role="status">ben can sign in again.</p>');
+      expect(await attempt(ben, 'ben-password')).not.toBe(429);
+      const other = await agent.request('/portal/sign-ins/unlock', { method: 'POST', body: new URLSearchParams({ csrf, username: 'gus' }).toString() });
+      expect(other.html).toContain('Nothing to unlock: no failed sign-ins are counted for a user of your organisation named gus.');
+      expect(await attempt(gus, 'gus-password')).toBe(429);
+      const activity = await agent.request('/portal/activity?type=sign_in.unlocked');
+      expect(activity.html).toContain('<td>Sign-in hold lifted</td><td>Ada</td><td>User Ben Reader</td><td><ul class="details"><li>2 failed sign-ins cleared</li></ul></td>');
+      expect(activity.html).not.toContain('gus');
+    });
+  });
+
+  it("names only her organisation's users: anyone else in its trail is shown by ID", async () => {
+    const redis = await startRedis();
+    server = await startServer({ store: { type: 'redis', url: redis.url }, accounts: testAccounts([ada, gus]), cookieKeys: [COOKIE_KEY], portal: { enabled: true } });
+    const { createRedisStore } = await import('../../adapters/redis/index.js');
+    const writer = await createRedisStore({ url: redis.url });
+    try {
+      const { agent } = await signInAs(ada);
+      // An event of acme's trail naming a user of another tenant (written straight to the store).
+      await writer.audit.append({ id: '00000000-0000-4000-8000-000000000001', time: new Date().toISOString(), type: 'consent.revoked', tenant: 'acme',
+        actor: { type: 'user', id: 'gus' }, details: { user: 'ada', scopes: ['openid'] } }, { maxAgeMs: 86_400_000, maxEvents: 100 }, Date.now(), 'changes');
+      await writer.audit.append({ id: '00000000-0000-4000-8000-000000000002', time: new Date().toISOString(), type: 'consent.revoked', tenant: 'acme',
+        actor: { type: 'operator' }, details: { user: 'gus', scopes: ['openid'], reason: 'app_deleted' } }, { maxAgeMs: 86_400_000, maxEvents: 100 }, Date.now(), 'changes');
+      const page = await agent.request('/portal/activity?type=consent.revoked');
+      expect(page.html).toContain('<td>Access to an account revoked</td><td>User gus</td>');
+      expect(page.html).toContain('<li>User: Ada</li>');
+      expect(page.html).toContain('<td>Access to an account revoked</td><td>The platform operator</td>');
+      expect(page.html).toContain('<li>Why: the app was deleted</li><li>User: User gus</li>');
+      expect(page.html).not.toContain('Gus');
+    } finally {
+      await writer.close();
+      await server.stop();
+      await redis.stop();
+    }
+  });
+
+  it('without findByUsername: no unlock action in the portal', async () => {
+    const plain = testAccounts([ada]);
+    const { findByUsername: _lookup, ...withoutLookup } = plain;
+    server = await startServer({ accounts: withoutLookup, cookieKeys: [COOKIE_KEY], portal: { enabled: true } });
+    try {
+      const { agent, csrf, home } = await signInAs(ada);
+      expect(home).not.toContain('Sign-in holds');
+      expect((await agent.request('/portal/sign-ins/unlock')).status).toBe(404);
+      expect((await agent.request('/portal/sign-ins/unlock', { method: 'POST', body: new URLSearchParams({ csrf, username: 'ada' }).toString() })).status).toBe(404);
+    } finally {
+      await server.stop();
+    }
+  });
+});

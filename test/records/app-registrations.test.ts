@@ -3,6 +3,7 @@ import type { Store } from '../../adapters/types.js';
 import { ValidationError } from '../../policies/errors.js';
 import { AppRegistrations, webOrigin, type AppRegistrationInput } from '../../src/records/app-registrations.js';
 import { secretMatches } from '../../src/records/secrets.js';
+import { AuditTrail, DEFAULT_AUDIT_SETTINGS } from '../../src/audit/trail.js';
 
 const WEB = 'https://app.example.com/cb';
 const LOOPBACK = 'http://127.0.0.1:3000/cb';
@@ -21,6 +22,15 @@ describe('app registrations (src/records/app-registrations.ts)', () => {
   afterEach(() => store.close());
 
   const valid: AppRegistrationInput = { name: 'App', redirectUris: [WEB], clientType: 'confidential' };
+
+  it('records the fields an update changes, not those sent unchanged (a form sends them all)', async () => {
+    const audit = new AuditTrail(store, DEFAULT_AUDIT_SETTINGS, { info() {}, warn() {}, error() {} }, undefined);
+    const audited = new AppRegistrations(store.records, async () => {}, async () => 0, audit);
+    const created = await audited.create({ ...valid, tenant: 'acme' });
+    await audited.update(created.clientId, { name: 'App', redirectUris: [WEB, LOOPBACK], clientType: 'confidential', pkceEnabled: true, description: '', backchannelLogoutUri: '' });
+    const [update] = (await audit.list({ tenant: 'acme', type: 'app_registration.updated' })).events;
+    expect(update!.details).toEqual({ fields: ['redirectUris'] });
+  });
 
   it.each([
     ['an empty name', { name: ' ' }, 'name'],

@@ -4,6 +4,7 @@ import { ApiCatalog } from '../../policies/catalog.js';
 import { NotFound, ValidationError } from '../../policies/errors.js';
 import { ClientConfigurations, constraintsOf, type ClientConfigurationInput } from '../../src/records/client-configurations.js';
 import { secretMatches } from '../../src/records/secrets.js';
+import { AuditTrail, DEFAULT_AUDIT_SETTINGS } from '../../src/audit/trail.js';
 
 const catalog = new ApiCatalog([
   { id: 'scim', name: 'SCIM', scopes: { 'scim.read': 'r', 'scim.write': 'w' }, constraints: ['country'] },
@@ -20,6 +21,16 @@ describe('client configurations (src/records/client-configurations.ts)', () => {
   afterEach(() => store.close());
 
   const valid: ClientConfigurationInput = { tenant: 'acme', name: 'Sync', category: 'HRIS', resources: { scim: { scopes: ['scim.read'] } } };
+
+  it('records the fields an update changes, not those sent unchanged (a form sends them all)', async () => {
+    const audit = new AuditTrail(store, DEFAULT_AUDIT_SETTINGS, { info() {}, warn() {}, error() {} }, undefined);
+    const audited = new ClientConfigurations(store.records, catalog, audit);
+    const created = await audited.create({ ...valid, description: 'd' });
+    await audited.update(created.clientId, { name: 'Sync', category: 'Payroll', description: 'd', resources: { scim: { scopes: ['scim.read'] } } });
+    await audited.update(created.clientId, { name: 'Sync', description: '', resources: { scim: { scopes: ['scim.read', 'scim.write'] } } });
+    const updates = (await audit.list({ tenant: 'acme', type: 'client_configuration.updated' })).events;
+    expect(updates.map((event) => event.details)).toEqual([{ fields: ['description', 'resources'] }, { fields: ['category'] }]);
+  });
 
   it.each([
     ['no tenant', { tenant: '' }, 'tenant'],

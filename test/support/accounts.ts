@@ -13,6 +13,10 @@ export function testAccounts(accounts: Array<Account & { password: string }>): A
       const account = bySub.get(sub);
       return account && strip(account);
     },
+    async findByUsername(username) {
+      const account = bySub.get(username);
+      return account && strip(account);
+    },
   };
 }
 

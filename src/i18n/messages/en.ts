@@ -28,7 +28,11 @@ export interface Messages {
   consentRegisteredBy: (owner: string) => string;
   consentThePlatform: string;
   consentAsks: string;
-  /** After a scope the user does not hold. */
+  /**
+   * No longer shown: the consent page lists only the scopes the user can give. Kept so that a
+   * host's texts that set it stay valid.
+   * @deprecated
+   */
   consentNotAvailable: string;
   allowButton: string;
   denyButton: string;
