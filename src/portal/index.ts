@@ -10,7 +10,7 @@ import type { Localizer } from '../i18n/localizer.js';
 import { scopeWords } from '../pages/scope-words.js';
 import type { Brands, CheckedBranding } from '../pages/branding.js';
 import { checkRedirectUri } from '../../policies/redirect-uris.js';
-import { AUDIT_EVENT_TYPES } from '../audit/trail.js';
+import { AUDIT_CURSOR_SHAPE, AUDIT_EVENT_TYPES } from '../audit/trail.js';
 import type { Logger } from '../logger.js';
 import { escapeHtml, page, sendPage } from '../pages/html.js';
 import type { AppRegistrations } from '../records/app-registrations.js';
@@ -472,7 +472,7 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
       await save(ctx, now);
       return send(ctx, t.activity.heading, activityPage(view(now.session), now.session.user!, AUDIT_EVENT_TYPES, filter, errors, undefined, noNames, undefined), { status: 400 });
     }
-    const cursor = typeof ctx.query.cursor === 'string' && /^\d{1,15}-\d{1,20}$/.test(ctx.query.cursor) ? ctx.query.cursor : '';
+    const cursor = typeof ctx.query.cursor === 'string' && AUDIT_CURSOR_SHAPE.test(ctx.query.cursor) ? ctx.query.cursor : '';
     const query = new URLSearchParams({
       limit: '50',
       ...(filter.type ? { type: filter.type } : {}),

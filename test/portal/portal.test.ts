@@ -468,6 +468,28 @@ describe('a portal that fits the user', () => {
       await server.auth.clientConfigurations.delete(kept.clientId);
     });
 
+    it('Activity pages: the link to older events carries the trail\'s cursor, and the next page goes on from there', async () => {
+      const { agent } = await signInAs(ada);
+      for (let n = 0; n < 30; n += 1) {
+        const made = await server.auth.clientConfigurations.create({ tenant: 'acme', name: `Paged ${n}`, category: 'p', resources: { scim: { scopes: ['scim.read'] } } });
+        await server.auth.clientConfigurations.delete(made.clientId);
+      }
+      const first = await agent.request('/portal/activity');
+      const link = /<a href="[^"]*\/activity\?([^"]*cursor=[^"]*)">/.exec(first.html)?.[1]?.replace(/&amp;/g, '&');
+      expect(link).toBeDefined();
+      const cursor = new URLSearchParams(link!).get('cursor')!;
+      expect(cursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
+      const second = await agent.request(`/portal/activity?${link}`);
+      expect(second.status).toBe(200);
+      const rowsOf = (html: string) => [...html.matchAll(/<tr><td>([^<]*)<\/td>/g)].map((row) => row[1]);
+      expect(rowsOf(first.html)).toHaveLength(50);
+      expect(rowsOf(second.html).length).toBeGreaterThan(0);
+      // Newest first across the pages: the second page's first event is no newer than the first page's last.
+      expect(rowsOf(second.html)[0]! <= rowsOf(first.html).at(-1)!).toBe(true);
+      // A cursor that is not the trail's is not passed on: the first page again.
+      expect(rowsOf((await agent.request('/portal/activity?cursor=0-0')).html)).toEqual(rowsOf(first.html));
+    });
+
     it('an admin unlocks a user of her organisation held by sign-in throttling; another organisation\'s is answered alike', async () => {
       const attempt = async (user: { sub: string }, password: string) => {
         const agent = new UserAgent(server.baseUrl);
