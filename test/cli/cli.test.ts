@@ -328,6 +328,17 @@ describe('talent-auth CLI (built, as a subprocess, on a real redis-server)', () 
       expect(fromEnv.stderr).not.toContain('hunter2');
     });
 
+    it('exits 1 on a Redis database index that is not a number, in one line, before connecting', async () => {
+      for (const database of ['abc', '1x']) {
+        const refused = await cli(['apps', 'list', '--redis', `redis://:hunter2@127.0.0.1:${redis.port}/${database}`]);
+        expect(refused.code).toBe(1);
+        expect(refused.stderr).toBe('talent-auth: --redis: the database (the path after host:port) must be a non-negative integer, like /0\n');
+      }
+      const fromEnv = await cli(['apps', 'list', '--json'], { REDIS_URL: `${redis.url}?db=one` });
+      expect(fromEnv.code).toBe(1);
+      expect(JSON.parse(fromEnv.stderr)).toMatchObject({ error: 'usage_error', field: '--redis', message: '--redis: the db parameter must be a non-negative integer, like db=0' });
+    });
+
     it('exits 1 naming the flag for usage errors', async () => {
       const noRedis = await cli(['clients', 'list', '--tenant', 'acme'], { REDIS_URL: undefined });
       expect(noRedis.code).toBe(1);
