@@ -321,6 +321,8 @@ export function createMemoryStore(): Store {
       return !closed;
     },
     async ping() {},
+    // Emptied only when the process ends, and the server with it.
+    onEmptied() {},
     async close() {
       closed = true;
       data.close();

@@ -200,6 +200,14 @@ export interface Store {
   readonly available: boolean;
   /** Resolves when the store answers; rejects otherwise. */
   ping(): Promise<void>;
+  /**
+   * Tells `listener` when the store is found emptied while in use (Redis restarted without
+   * persistence, flushed, or failed over to a replica that had nothing): what was stored before is
+   * gone, so what a server writes for itself at start must be written again. The Redis store checks
+   * after every reconnect and every few seconds; the memory store is never emptied while its process
+   * runs, so it never calls.
+   */
+  onEmptied(listener: () => void): void;
   close(): Promise<void>;
 }
 

@@ -1,6 +1,8 @@
-// prepack: what `npm pack` and `npm publish` ship is built here, from the sources, into an empty
-// dist/: the library, its CLI and their types, without source maps (the sources are not shipped,
-// so maps would point nowhere) and without the example server, benchmark or dev tools.
+// prepack (after scripts/install-deps.sh, so that a fresh clone packs): what `npm pack` and
+// `npm publish` ship is built here, from the sources, into an empty dist/: the library, its CLI
+// and their types, without source maps (the sources are not shipped, so maps would point nowhere)
+// and without the example server, benchmark or dev tools. The package also ships docs/*.md
+// (package.json "files"), which the README links to.
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -8,6 +8,8 @@ command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 # redis-cli creates the local Redis Cluster of the adapter tests (Debian: redis-tools).
 command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
 if [ -d test/e2e ] && [ ! -x /usr/bin/chromium ]; then missing+=(chromium); fi
+# openssl makes the certificate of the TLS-only redis-server of the TLS tests.
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "test: installing ${missing[*]} (Debian packages)"
   sudo=""

@@ -11,6 +11,7 @@ import type { PrivateJwks, SigningAlgorithm } from './engine/keys.js';
 import type { TenantPolicyFunction } from '../policies/tenant-policy.js';
 import { DEFAULT_AUDIT_SETTINGS, type AuditHook } from './audit/trail.js';
 import type { RedisConnectionOptions } from '../adapters/redis/index.js';
+import { databaseIndexProblem } from '../adapters/redis/url.js';
 import { MANAGEMENT_SCOPE } from '../policies/management.js';
 import { privateHostProblem } from '../policies/backchannel-logout.js';
 import { OIDC_SCOPES } from '../policies/scopes.js';
@@ -66,7 +67,13 @@ const apiSchema = z
 /** Scopes the server defines itself: no API of the catalog may define them too. */
 const RESERVED_SCOPES: ReadonlySet<string> = new Set([...OIDC_SCOPES, MANAGEMENT_SCOPE]);
 
-const redisUrl = z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL');
+const redisUrl = z
+  .string()
+  .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+  .superRefine((url, ctx) => {
+    const problem = databaseIndexProblem(url);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 
 const redisStoreSchema = z
   .object({

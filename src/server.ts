@@ -49,6 +49,7 @@ import { createTokenVerifier } from './resource-server/verifier.js';
 import { connectMiddleware, embeddingChecks, ownPaths, type ConnectMiddleware } from './http/embedding.js';
 import { portalMiddleware, registerPortalApp } from './portal/index.js';
 import { PortalSessions } from './portal/sessions.js';
+import { OwnRecords } from './own-records.js';
 import { ForwardedAddress, PORTAL_ADDRESS_HEADER } from './portal/address.js';
 import type { PortalTextOverrides } from './portal/text.js';
 
@@ -215,6 +216,8 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   const algorithms: SigningAlgorithm[] = [options.accessTokenAlgorithm, 'RS256'];
   const jwks = await resolveSigningKeys(options.keys?.jwks, algorithms, logger);
   const store = await openStore(options, logger, metrics);
+  // What this server writes for itself at start, written again should the store be emptied.
+  const ownRecords = new OwnRecords(store, logger, () => metrics?.storeEmptied.inc());
   const clients = new ClientDirectory(store.records);
   const audit = new AuditTrail(store, options.audit, logger, options.onAuditEvent);
   const consents = new Consents(store, catalog, audit);
@@ -437,7 +440,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     const portalUrl = `${options.baseUrl}${options.pathPrefix}${options.portal.path}`;
     // The portal's secret comes from the oldest cookie key: a new key is added first, so adding
     // one (the usual rotation) leaves the secret as every running instance has it.
-    const portalApp = await registerPortalApp(appRegistrations, options.issuer, portalUrl, cookieKeys[cookieKeys.length - 1]!);
+    const portalApp = await ownRecords.add(() => registerPortalApp(appRegistrations, options.issuer, portalUrl, cookieKeys[cookieKeys.length - 1]!));
     app.use(portalMiddleware({
       baseUrl: options.baseUrl,
       pathPrefix: options.pathPrefix,
@@ -485,6 +488,9 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     audit: { list: (query) => audit.list(query) },
     signIns: { unlock: (request) => signInHolds.unlock(request, OPERATOR) },
     metrics: metrics?.registry,
-    close: () => store.close(),
+    close: () => {
+      ownRecords.close();
+      return store.close();
+    },
   };
 }

@@ -42,6 +42,13 @@ describe('createAuthServer options', () => {
     ['a cluster node that is not a redis URL', { store: { type: 'redis', cluster: { nodes: ['http://b'] } } }, /store\.cluster\.nodes\.0/],
     ['a sentinel without a master name', { store: { type: 'redis', sentinel: { sentinels: [{ host: 'h', port: 26379 }] } } }, /store\.sentinel\.name/],
     ['a sentinel port out of range', { store: { type: 'redis', sentinel: { name: 'm', sentinels: [{ host: 'h', port: 0 }] } } }, /store\.sentinel\.sentinels\.0\.port/],
+    ['a database index that is a word', { store: { type: 'redis', url: 'redis://a:6379/abc' } }, /store\.url: the database \(the path after host:port\) must be a non-negative integer/],
+    ['a database index with a letter after it (ioredis would take it as 1)', { store: { type: 'redis', url: 'redis://a:6379/1x' } }, /store\.url: the database/],
+    ['a negative database index', { store: { type: 'redis', url: 'redis://a:6379/-1' } }, /store\.url: the database/],
+    ['a database index with a leading zero', { store: { type: 'redis', url: 'rediss://a/01' } }, /store\.url: the database/],
+    ['a database path of two segments', { store: { type: 'redis', url: 'redis://a/1/2' } }, /store\.url: the database/],
+    ['a db parameter that is not a number', { store: { type: 'redis', url: 'redis://a:6379?db=x' } }, /store\.url: the db parameter must be a non-negative integer/],
+    ['a cluster node with a database that is a word', { store: { type: 'redis', cluster: { nodes: ['redis://b:7000', 'redis://c:7000/abc'] } } }, /store\.cluster\.nodes\.1: the database/],
     ['a command timeout under 50 ms', { store: { type: 'redis', url: 'redis://a', commandTimeoutMs: 1 } }, /store\.commandTimeoutMs/],
     ['an unknown algorithm', { accessTokenAlgorithm: 'HS256' }, /accessTokenAlgorithm/],
     ['a named-user lifetime under 5 minutes', { namedUserAccessTokenTtl: 299 }, /namedUserAccessTokenTtl/],
@@ -77,5 +84,10 @@ describe('store options', () => {
   it('takes host names, addresses and CIDR ranges the operator allows back-channel logout to reach', () => {
     const entries = ['localhost', 'billing.default.svc.cluster.local', '127.0.0.1', '::1', '10.0.0.0/8', 'fd00::/8'];
     expect(resolveOptions({ ...valid, backchannelLogout: { privateHosts: entries } }).backchannelLogout).toEqual({ privateHosts: entries });
+  });
+
+  // Whether the server has that many databases is its own call (`databases` in redis.conf).
+  it.each(['redis://a', 'redis://a/', 'redis://a:6379/0', 'redis://a:6379/15', 'redis://a:6379/16', 'redis://a:6379/?db=3'])('accepts the database of %s', (url) => {
+    expect(resolveOptions({ ...valid, store: { type: 'redis', url } } as AuthServerOptions).store).toEqual({ type: 'redis', url });
   });
 });

@@ -11,6 +11,7 @@ import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { StoreUnavailable } from '../types.js';
 import { SCRIPTS, type Client, type Scripts } from './scripts.js';
+import { databaseIndexProblem } from './url.js';
 
 /** How long createRedisStore may take to connect (and subscribe) before it gives up. */
 export const STARTUP_TIMEOUT_MS = 10_000;
@@ -207,6 +208,8 @@ function clusterNode(url: string, index: number): NodeAddress {
   if (!parsed || (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') || !parsed.hostname) {
     throw new TypeError(`cluster.nodes[${index}]: not a redis:// or rediss:// URL`);
   }
+  const database = databaseIndexProblem(url);
+  if (database) throw new TypeError(`cluster.nodes[${index}]: ${database}`);
   return {
     host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
     port: parsed.port ? Number(parsed.port) : 6379,
@@ -235,12 +238,14 @@ export interface Connection {
 
 /**
  * The client for `options`, not yet connected (lazyConnect), failing fast while Redis is away.
- * Throws TypeError when the options do not name exactly one of url, cluster and sentinel, or a
- * cluster node is not a redis:// or rediss:// URL.
+ * Throws TypeError when the options do not name exactly one of url, cluster and sentinel, a
+ * cluster node is not a redis:// or rediss:// URL, or a URL's database is not a plain number.
  */
 export function connect(options: RedisStoreOptions, timeoutMs: number): Connection {
   const modes = [options.url, options.cluster, options.sentinel].filter((mode) => mode !== undefined);
   if (modes.length !== 1) throw new TypeError('RedisStoreOptions: give exactly one of url, cluster and sentinel');
+  const database = options.url === undefined ? undefined : databaseIndexProblem(options.url);
+  if (database) throw new TypeError(`url: ${database}`);
   const tls = tlsOf(options.tls);
   const credentials: RedisOptions = {
     ...(options.username !== undefined ? { username: options.username } : {}),
@@ -389,17 +394,54 @@ export function describeRedisTarget(options: RedisConnectionOptions): string {
 }
 
 /**
- * Why the start failed, in one line: where (never credentials) and why, from the errors noted while
- * starting (a refusal by Redis first) or else from the error the start ended with.
+ * A TLS handshake that failed: a certificate refused (Node's verification codes, e.g.
+ * DEPTH_ZERO_SELF_SIGNED_CERT, CERT_HAS_EXPIRED, ERR_TLS_CERT_ALTNAME_INVALID), OpenSSL refusing
+ * the peer's protocol, or a peer that hung up in the middle of it.
  */
-export function startFailure(options: RedisStoreOptions, error: unknown, noted: readonly Error[]): string {
+export function isTlsFailure(error: Error): boolean {
+  const code = (error as { code?: unknown }).code;
+  return (typeof code === 'string' && /^ERR_(SSL|TLS)_|CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY|DECRYPT)/.test(code))
+    || /SSL routines|before secure TLS connection was established/.test(error.message);
+}
+
+/** A connection the peer cut without a word: what a TLS-only port does to a plain connection. */
+export function isCutByPeer(error: Error): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || error.message === 'Connection is closed.';
+}
+
+/** What the start learnt by asking the addresses themselves (./probes.ts), in `host:port` form. */
+export interface StartProbes {
+  /** A TLS address at which plain Redis answered: TLS was asked of a server without it. */
+  answeredPlain?: string;
+  /** A plain address that completed a TLS handshake: the server there wants TLS. */
+  wantsTls?: string;
+}
+
+/**
+ * Why the start failed, in one line: where (never credentials) and why, from what the probes found,
+ * the errors noted while starting (a refusal by Redis first, then a failed TLS handshake) or else
+ * from the error the start ended with.
+ */
+export function startFailure(options: RedisStoreOptions, error: unknown, noted: readonly Error[], probes: StartProbes = {}): string {
   const where = describeRedisTarget(options);
+  if (probes.answeredPlain) {
+    return `TLS handshake failed at ${probes.answeredPlain}: Redis there answers without TLS (connect with redis:// and no tls option, or turn TLS on in Redis)`;
+  }
   const refused = noted.find(isReplyError);
   if (refused) {
     const word = /^[A-Z]+/.exec(refused.message)?.[0] ?? 'ERR';
     if (/DB index/i.test(refused.message)) return `${where}: the database cannot be selected (${refused.message})`;
     if (word === 'WRONGPASS' || word === 'NOAUTH' || word === 'NOPERM') return `${where} refused the credentials (${refused.message})`;
     return `${where} refused to start the connection (${refused.message})`;
+  }
+  const handshake = noted.find(isTlsFailure) ?? (error instanceof Error && isTlsFailure(error) ? error : undefined);
+  if (handshake) {
+    const at = options.url !== undefined ? hostOf(options.url) : where.replace(/^the /, '');
+    return `TLS handshake failed at ${at}: ${handshake.message}`;
+  }
+  if (probes.wantsTls) {
+    return `cannot connect to ${where}: ${probes.wantsTls} wants a TLS handshake and cut the plain connection (use a rediss:// URL or the tls option)`;
   }
   if (error instanceof StoreUnavailable) return `cannot connect to ${where}: no answer within ${STARTUP_TIMEOUT_MS / 1000} s`;
   // The socket's own error says why (ECONNREFUSED, ENOTFOUND, ...); ioredis' rejection only says

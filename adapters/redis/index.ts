@@ -13,12 +13,16 @@ import {
   StoreStartError,
   connect,
   evictionWarning,
+  isCutByPeer,
   isReplyError,
   StoreError,
   startFailure,
   withDeadline,
   type RedisStoreOptions,
+  type StartProbes,
 } from './connection.js';
+import { StoreEpoch } from './epoch.js';
+import { addressText, answersPlainRedis, answersTls, firstAddresses, firstAnswering } from './probes.js';
 import { RedisCounters } from './counters.js';
 import { RedisAuditLog } from './audit.js';
 import { RedisEngineAdapter } from './engine-adapter.js';
@@ -49,6 +53,7 @@ export type {
  *   record changes             channel p rec-changes, message "<kind>\n<id>", published in the
  *                              same MULTI/script as the write
  *   change-feed heartbeat      channel p rec-heartbeat:<random per store instance>
+ *   store epoch                p epoch:{records}                                STRING random, written once (epoch.ts)
  *
  * Nothing grows with the tokens a grant has had: there is no index of a grant's entries. Codes
  * and refresh tokens are usable only while their grant's entry exists (the engine checks it at
@@ -64,6 +69,14 @@ export type {
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 500;
 const DEFAULT_HEARTBEAT_MS = 5000;
+/**
+ * A TLS connection not up after this long at start: ask whether plain Redis answers there (it would
+ * hold the TLS client until the 10 s deadline). Handshakes take milliseconds; a slow one is only
+ * asked about, never cut.
+ */
+const PLAIN_PROBE_AFTER_MS = 1000;
+/** How long a probe of an address may take. */
+const PROBE_TIMEOUT_MS = 1000;
 
 /**
  * The production store: every engine model, our records and the counters in Redis (ioredis): a
@@ -87,10 +100,13 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
   const io = new Io(client, timeoutMs, connection.ready);
   const records = new RedisRecords(io, prefix, onError);
   const counters = new RedisCounters(io, prefix);
+  const epoch = new StoreEpoch(io, `${prefix}epoch:{records}`);
+  epoch.onEmptied(() => records.forgetAll());
   let closed = false;
 
   const shut = async () => {
     closed = true;
+    epoch.stop();
     records.stop();
     if (client.status !== 'end' && connection.ready()) {
       // QUIT lets pending replies arrive; when Redis is gone it cannot answer, so do not wait long.
@@ -98,8 +114,23 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
     }
     if (client.status !== 'end') client.disconnect();
   };
+  const probes: StartProbes = {};
+  let probeTimer: NodeJS.Timeout | undefined;
+  // A TLS client facing a Redis without TLS waits for an answer that never comes: after a moment,
+  // a plain PING to the same addresses tells that case apart at once.
+  const tlsAddresses = firstAddresses(options).filter((address) => address.tls);
+  const answeredPlain = new Promise<never>((_, reject) => {
+    if (tlsAddresses.length === 0) return;
+    probeTimer = setTimeout(() => {
+      void firstAnswering(tlsAddresses, (address) => answersPlainRedis(address, PROBE_TIMEOUT_MS)).then((address) => {
+        if (!address) return;
+        probes.answeredPlain = addressText(address);
+        reject(new StoreStartError(probes.answeredPlain));
+      });
+    }, PLAIN_PROBE_AFTER_MS);
+  });
   try {
-    await withDeadline(
+    const starting = withDeadline(
       (async () => {
         if (options.cluster) {
           // A cluster client goes on trying after a failed first attempt (a slow slots refresh on
@@ -116,17 +147,30 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
         const refused = startErrors.find(isReplyError);
         if (refused) throw refused;
         await records.follow(connection.createSubscriber, heartbeatMs);
+        await epoch.start(heartbeatMs);
       })(),
       STARTUP_TIMEOUT_MS,
     );
+    await Promise.race([starting, answeredPlain]);
     const warning = await evictionWarning(client);
     if (warning) options.onWarning?.(warning);
   } catch (error) {
+    clearTimeout(probeTimer);
     await shut();
-    throw new StoreStartError(startFailure(options, error, startErrors));
+    // A plain connection cut without a word: a TLS-only port does that. Ask it for a TLS hello.
+    const plainAddresses = firstAddresses(options).filter((address) => !address.tls);
+    if (!probes.answeredPlain && plainAddresses.length > 0 && [...startErrors, error].some((cause) => cause instanceof Error && isCutByPeer(cause))) {
+      const tlsAt = await firstAnswering(plainAddresses, (address) => answersTls(address, PROBE_TIMEOUT_MS));
+      if (tlsAt) probes.wantsTls = addressText(tlsAt);
+    }
+    throw new StoreStartError(startFailure(options, error, startErrors, probes));
   } finally {
+    clearTimeout(probeTimer);
     client.off('error', noteStartError);
   }
+  // Reconnected: the Redis there may be another one, without what we stored (checked on a timer too,
+  // for a cluster node emptied while the cluster connection stayed up).
+  client.on('ready', () => epoch.check());
 
   const adapters = new Map<string, EngineAdapter>();
   const secrets = new Map<string, Promise<Buffer>>();
@@ -166,6 +210,9 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
       return io.run(async (redis) => {
         await redis.ping();
       });
+    },
+    onEmptied(listener) {
+      epoch.onEmptied(listener);
     },
     close: shut,
   };

@@ -57,6 +57,11 @@ export class RedisRecords implements RecordStore {
     for (const listener of this.listeners) listener(change);
   }
 
+  /** Tells watchers to forget everything: the store was emptied, so what they keep is gone. */
+  forgetAll(): void {
+    this.tell({ kind: undefined });
+  }
+
   /**
    * Follows the change channel on a connection of its own; while it is down, nothing is promised.
    * Resolves once subscribed; rejects when the first connection fails.

@@ -65,6 +65,13 @@ for i, key in ipairs(KEYS) do
 end
 return answer`;
 
+/* The store's epoch: the one there, or ARGV[1] written when there is none (an emptied store). */
+const EPOCH = `
+local epoch = redis.call('GET', KEYS[1])
+if epoch then return epoch end
+redis.call('SET', KEYS[1], ARGV[1])
+return ARGV[1]`;
+
 /** The scripts as ioredis defines them on a client (`scripts` option): name, key count, Lua. */
 export const SCRIPTS = {
   taUpsert: { numberOfKeys: 1, lua: UPSERT },
@@ -74,6 +81,7 @@ export const SCRIPTS = {
   taReplaceRecord: { numberOfKeys: 1, lua: REPLACE_RECORD },
   taIncrementCounters: { lua: INCREMENT_COUNTERS },
   taPeekCounters: { lua: PEEK_COUNTERS },
+  taEpoch: { numberOfKeys: 1, lua: EPOCH },
 };
 
 /** The commands the scripts add to a client, as ioredis defines them. */
@@ -87,6 +95,7 @@ export interface Scripts {
   taIncrementCounters(numberOfKeys: number, ...args: (string | number)[]): Promise<number[]>;
   /** taPeekCounters(numberOfKeys, ...keys) */
   taPeekCounters(numberOfKeys: number, ...keys: string[]): Promise<number[]>;
+  taEpoch(key: string, candidate: string): Promise<string>;
 }
 
 /** A client of a single node, a Sentinel-managed master or a cluster, with the scripts defined. */

@@ -1,6 +1,7 @@
 import type { RedisOptions } from 'ioredis';
 import { createRedisStore, StoreStartError } from '../../adapters/redis/index.js';
 import type { Store } from '../../adapters/types.js';
+import { databaseIndexProblem } from '../../adapters/redis/url.js';
 import { ConnectionError, UsageError } from './errors.js';
 
 export const DEFAULT_KEY_PREFIX = 'talent-auth:';
@@ -23,6 +24,8 @@ const CLI_REDIS_OPTIONS: RedisOptions = {
 export async function openRedisStore(url: string | undefined, keyPrefix: string): Promise<Store> {
   if (!url) throw new UsageError('--redis <url> or REDIS_URL is required', '--redis');
   if (!/^rediss?:\/\//.test(url)) throw new UsageError('--redis: must be a redis:// or rediss:// URL', '--redis');
+  const database = databaseIndexProblem(url);
+  if (database) throw new UsageError(`--redis: ${database}`, '--redis');
   try {
     return await createRedisStore({ url, keyPrefix, redisOptions: CLI_REDIS_OPTIONS });
   } catch (error) {

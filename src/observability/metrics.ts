@@ -38,6 +38,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly storeEmptied = new Counter({
+    name: 'talent_auth_store_emptied_total',
+    help: 'Times the store was found emptied while in use (Redis restarted without persistence, flushed): everything stored before is gone',
+    registers: [this.registry],
+  });
+
   readonly rateLimited = new Counter({
     name: 'talent_auth_rate_limited_total',
     help: 'Requests refused with 429 by a rate limit: client_auth (token endpoint), authorize, sign_out, sign_in',

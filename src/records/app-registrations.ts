@@ -151,7 +151,9 @@ export class AppRegistrations {
   /**
    * The origins a browser may call the token endpoint from (CORS): those of the redirect URIs of
    * public apps, which exchange their codes from the browser. Kept until an app changes on any
-   * instance (read again at every call while changes cannot be watched).
+   * instance (read again at every call while changes cannot be watched). The server's own (its
+   * CORS); not part of the public API.
+   * @internal
    */
   publicWebOrigins(): Promise<ReadonlySet<string>> {
     if (this.origins) return this.origins;

@@ -51,6 +51,27 @@ describe('Redis store on a Redis Cluster', () => {
     await expect(createRedisStore({ cluster: { nodes: cluster.urls }, keyPrefix: 'a{b}:' })).rejects.toThrow(/braces/);
   });
 
+  it('notices the records\' node emptied (no reconnect on a cluster: the periodic check), and only that', async () => {
+    const watched = await createRedisStore({ cluster: { nodes: cluster.urls.slice(0, 1) }, keyPrefix: 'emptied:', heartbeatMs: 100 });
+    try {
+      let emptied = 0;
+      watched.onEmptied(() => (emptied += 1));
+      // The epoch shares the records' slot: the node that answers for it holds the records.
+      const owns = await Promise.all(clients.map((client) => client.exists('emptied:epoch:{records}').then((found) => found === 1, () => false)));
+      expect(owns.filter(Boolean)).toHaveLength(1);
+      const others = clients.filter((_, i) => !owns[i]);
+      await Promise.all(others.map((client) => client.flushall()));
+      await sleep(400);
+      expect(emptied).toBe(0);
+      await clients[owns.indexOf(true)]!.flushall();
+      await within(() => emptied === 1, 2000);
+      await sleep(300);
+      expect(emptied).toBe(1);
+    } finally {
+      await watched.close();
+    }
+  });
+
   it('moves its subscription to another node when its node goes, telling watchers to forget', async () => {
     const holders = await Promise.all(
       clients.map(async (client) => ((await client.call('CLIENT', 'LIST', 'TYPE', 'pubsub')) as string).trim() !== ''),

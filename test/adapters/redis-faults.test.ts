@@ -282,4 +282,17 @@ describe('Redis store faults', () => {
     expect((error as Error).message).toBe('cluster.nodes[0]: not a redis:// or rediss:// URL');
     expect(inspect(error)).not.toContain('pw@');
   });
+
+  it('refuses a database index that is not a plain number before connecting (ioredis would SELECT NaN, or read 1x as 1)', async () => {
+    await expect(createRedisStore({ url: `${redis.url}/abc` })).rejects.toThrow(new TypeError('url: the database (the path after host:port) must be a non-negative integer, like /0'));
+    await expect(createRedisStore({ url: `${redis.url}/1x` })).rejects.toThrow(TypeError);
+    await expect(createRedisStore({ url: `${redis.url}?db=-1` })).rejects.toThrow('url: the db parameter must be a non-negative integer');
+    await expect(createRedisStore({ cluster: { nodes: [`${redis.url}/x`] } })).rejects.toThrow('cluster.nodes[0]: the database');
+    const fine = await createRedisStore({ url: `${redis.url}/3`, keyPrefix: 'db3:' });
+    await fine.records.put('client', 'c', 'acme', {});
+    await fine.close();
+    const inspector = redis.client();
+    await inspector.select(3);
+    expect(await inspector.exists('db3:rec:{records}:client:c')).toBe(1);
+  });
 });

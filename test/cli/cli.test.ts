@@ -329,6 +329,25 @@ describe('talent-auth CLI (built, as a subprocess, on a real redis-server)', () 
       expect(fromEnv.stderr).not.toContain('hunter2');
     });
 
+    it('exits 2 naming the failed TLS handshake when rediss:// meets a Redis without TLS, in about a second', async () => {
+      const started = performance.now();
+      const refused = await cli(['apps', 'list', '--redis', `rediss://:hunter2@127.0.0.1:${redis.port}`]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toBe(`talent-auth: TLS handshake failed at 127.0.0.1:${redis.port}: Redis there answers without TLS (connect with redis:// and no tls option, or turn TLS on in Redis)\n`);
+      expect(performance.now() - started).toBeLessThan(4000);
+    });
+
+    it('exits 1 on a Redis database index that is not a number, in one line, before connecting', async () => {
+      for (const database of ['abc', '1x']) {
+        const refused = await cli(['apps', 'list', '--redis', `redis://:hunter2@127.0.0.1:${redis.port}/${database}`]);
+        expect(refused.code).toBe(1);
+        expect(refused.stderr).toBe('talent-auth: --redis: the database (the path after host:port) must be a non-negative integer, like /0\n');
+      }
+      const fromEnv = await cli(['apps', 'list', '--json'], { REDIS_URL: `${redis.url}?db=one` });
+      expect(fromEnv.code).toBe(1);
+      expect(JSON.parse(fromEnv.stderr)).toMatchObject({ error: 'usage_error', field: '--redis', message: '--redis: the db parameter must be a non-negative integer, like db=0' });
+    });
+
     it('exits 1 naming the flag for usage errors', async () => {
       const noRedis = await cli(['clients', 'list', '--tenant', 'acme'], { REDIS_URL: undefined });
       expect(noRedis.code).toBe(1);

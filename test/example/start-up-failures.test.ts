@@ -98,6 +98,22 @@ describe('example server start-up failures: one line that says what to change, e
     expectOneClearLine(ended, /Redis at 127\.0\.0\.1:\d+, database 99: the database cannot be selected/);
   });
 
+  it.each(['abc', '1x'])('a Redis database index that is not a number (/%s), before any connection', async (database) => {
+    const ended = await runToEnd({ PORT: String(await freePort()), REDIS_URL: `redis://:s3cret-pass@127.0.0.1:${redis.port}/${database}` });
+    expectOneClearLine(ended, /invalid options: store\.url: the database \(the path after host:port\) must be a non-negative integer, like \/0$/);
+    expect(`${ended.stdout}${ended.stderr}`).not.toContain('s3cret-pass');
+    // Refused before connecting: nothing was written to database 0 (or 1).
+    expect(await redis.client().dbsize()).toBe(0);
+  });
+
+  it('rediss:// against a Redis without TLS: the failed handshake, at once (not "no answer within 10 s")', async () => {
+    const started = performance.now();
+    const ended = await runToEnd({ PORT: String(await freePort()), REDIS_URL: `rediss://:s3cret-pass@127.0.0.1:${redis.port}` });
+    expectOneClearLine(ended, new RegExp(`TLS handshake failed at 127\\.0\\.0\\.1:${redis.port}: Redis there answers without TLS`));
+    expect(`${ended.stdout}${ended.stderr}`).not.toContain('s3cret-pass');
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
   it('a key file that is missing, not JSON, or holds no private key', async () => {
     const missing = await runToEnd({ PORT: String(await freePort()), JWKS_FILE: join(dir, 'nope.json') });
     expectOneClearLine(missing, /JWKS_FILE .*nope\.json cannot be read \(ENOENT\)/);

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 /**
@@ -16,7 +16,7 @@ const repo = process.cwd();
 const SLOW = 240_000;
 
 /** What a clean checkout holds that `npm pack` needs (nothing built). */
-const SOURCES = ['package.json', 'tsconfig.json', 'tsconfig.package.json', 'LICENSE', 'README.md', 'scripts', 'src', 'adapters', 'policies', 'bin'];
+const SOURCES = ['package.json', 'tsconfig.json', 'tsconfig.package.json', 'LICENSE', 'README.md', 'scripts', 'src', 'adapters', 'policies', 'bin', 'docs'];
 
 const installed = (name: string): string =>
   (JSON.parse(readFileSync(join(repo, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
@@ -143,6 +143,30 @@ export async function resolve(specifier, context, nextResolve) {
 }
 `;
 
+/** The targets of a page's inline links and images that stay on the page's own ground (no scheme, no //host). */
+function relativeLinks(markdown: string): string[] {
+  // Code is not a link: fenced blocks and spans go first.
+  const prose = markdown.replace(/```[\s\S]*?```/g, '').replace(/`[^`]*`/g, '');
+  return [...prose.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)]
+    .map((match) => match[1]!)
+    .filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target) && !target.startsWith('//'));
+}
+
+/** The anchors of a page's headings, as GitHub and npm make them (repeated ones get -1, -2, ...). */
+function headingAnchors(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  const seen = new Map<string, number>();
+  for (const line of markdown.replace(/```[\s\S]*?```/g, '').split('\n')) {
+    const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)?.[1];
+    if (heading === undefined) continue;
+    const base = heading.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+    const count = seen.get(base) ?? 0;
+    seen.set(base, count + 1);
+    anchors.add(count === 0 ? base : `${base}-${count}`);
+  }
+  return anchors;
+}
+
 describe('the npm package', () => {
   let work: string;
   let packed: PackResult;
@@ -160,21 +184,50 @@ describe('the npm package', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it('builds when packed and ships exactly the library, its CLI, its types and a LICENSE', () => {
+  it('builds when packed and ships exactly the library, its CLI, its types, its docs and a LICENSE', () => {
     const paths = packed.files.map((file) => file.path).sort();
+    const docs = readdirSync(join(repo, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
     expect(paths).toEqual(expect.arrayContaining([
       'LICENSE', 'README.md', 'package.json',
       'dist/src/index.js', 'dist/src/index.d.ts',
       'dist/src/resource-server/index.js', 'dist/src/resource-server/index.d.ts',
       'dist/bin/talent-auth.js',
+      ...docs,
     ]));
     const unexpected = paths.filter((path) =>
       !['LICENSE', 'README.md', 'package.json'].includes(path)
-      && !/^dist\/(src|adapters|policies|bin)\/.+\.(js|d\.ts)$/.test(path));
+      && !/^dist\/(src|adapters|policies|bin)\/.+\.(js|d\.ts)$/.test(path)
+      && !/^docs\/[^/]+\.md$/.test(path));
     expect(unexpected).toEqual([]);
     expect(paths.filter((path) => /\.map$|\/(bench|examples|devtools|test)\//.test(path))).toEqual([]);
     // Sources are not shipped, so nothing may point at them.
     expect(packed.size).toBeLessThan(400 * 1024);
+  });
+
+  it('every relative link of the packed README (and of the packed docs) leads to a file in the package, and to its heading', async () => {
+    const unpacked = join(work, 'unpacked');
+    mkdirSync(unpacked);
+    await run('tar', ['-xzf', join(work, packed.filename), '-C', unpacked]);
+    const root = join(unpacked, 'package');
+    const pages = ['README.md', ...packed.files.map((file) => file.path).filter((path) => /^docs\/[^/]+\.md$/.test(path))];
+    const dead: string[] = [];
+    let readmeLinks = 0;
+    for (const page of pages) {
+      for (const target of relativeLinks(readFileSync(join(root, page), 'utf8'))) {
+        // The portal's screenshots stay in the repository (docs/management-api.md says so): 4 MB.
+        if (page.startsWith('docs/') && target.startsWith('screenshots/')) continue;
+        if (page === 'README.md') readmeLinks += 1;
+        const [file, anchor] = target.split('#') as [string, string | undefined];
+        const resolved = file === '' ? join(root, page) : resolve(dirname(join(root, page)), decodeURI(file));
+        if (!resolved.startsWith(`${root}/`) || !existsSync(resolved) || !statSync(resolved).isFile()) {
+          dead.push(`${page}: ${target} (no such file in the package)`);
+        } else if (anchor && resolved.endsWith('.md') && !headingAnchors(readFileSync(resolved, 'utf8')).has(anchor)) {
+          dead.push(`${page}: ${target} (no such heading)`);
+        }
+      }
+    }
+    expect(readmeLinks).toBeGreaterThan(20);
+    expect(dead).toEqual([]);
   });
 
   /** A new project with these dependencies, the tarball among them, installed from npm's cache. */

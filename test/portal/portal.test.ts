@@ -137,6 +137,34 @@ describe('the portal option', () => {
     }
   });
 
+  it('registers its app again when Redis comes back empty (restarted without persistence): one error line, a metric, sign-in works without a restart', async () => {
+    // The Redis of the tests keeps nothing over a restart (no RDB snapshot, no AOF).
+    const redis: RedisServer = await startRedis();
+    const server = await startServer({
+      store: { type: 'redis', url: redis.url }, accounts: testAccounts([ada]), cookieKeys: [COOKIE_KEY], portal: { enabled: true },
+      observability: { metrics: true },
+    });
+    const portalApp = () => server.auth.appRegistrations.get(portalClientId(server.auth.issuer)).catch(() => undefined);
+    const emptiedCount = async () => /^talent_auth_store_emptied_total (\d+)$/m.exec(await (await fetch(`${server.baseUrl}/metrics`)).text())?.[1];
+    try {
+      await signedIn(server);
+      expect(await emptiedCount()).toBe('0');
+      await redis.restart();
+      const deadline = Date.now() + 5000;
+      while (!(await portalApp())) {
+        if (Date.now() > deadline) throw new Error('the portal app was not registered again within 5 s');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const said = server.logLines.map((line) => JSON.parse(line) as { level: string; message: string }).filter(({ message }) => message.includes('store was emptied'));
+      expect(said).toEqual([expect.objectContaining({ level: 'error' })]);
+      expect(await emptiedCount()).toBe('1');
+      await signedIn(server);
+    } finally {
+      await server.stop();
+      await redis.stop();
+    }
+  });
+
   it('registers its own first-party confidential app once, the same on every instance, and no tenant sees it', async () => {
     const redis: RedisServer = await startRedis();
     const events: string[] = [];

@@ -1,5 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { startRedis as startRedisProcess } from '../../devtools/redis-server.js';
+import { freePort, spawnRedisServer, startRedis as startRedisProcess, terminate } from '../../devtools/redis-server.js';
 
 export { freePort } from '../../devtools/redis-server.js';
 
@@ -43,4 +47,61 @@ export async function startRedis(extraArgs: string[] = []): Promise<RedisServer>
       await process.stop();
     },
   };
+}
+
+export interface TlsRedisServer {
+  /** `rediss://127.0.0.1:<port>`: a TLS-only port (no plain one). */
+  url: string;
+  port: number;
+  /** The server's self-signed certificate (PEM), for `tls: { ca }`. */
+  ca: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real redis-server that speaks TLS only, with a self-signed certificate for 127.0.0.1 made by
+ * `openssl` for this run (no persistence, clients need no certificate).
+ */
+export async function startTlsRedis(): Promise<TlsRedisServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'talent-auth-redis-tls-'));
+  const cert = join(dir, 'cert.pem');
+  const key = join(dir, 'key.pem');
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1',
+    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert,
+  ], { stdio: 'ignore' });
+  const ca = readFileSync(cert, 'utf8');
+  const port = await freePort();
+  const child = spawnRedisServer([
+    '--port', '0', '--tls-port', String(port), '--bind', '127.0.0.1', '--tls-cert-file', cert, '--tls-key-file', key,
+    '--tls-ca-cert-file', cert, '--tls-auth-clients', 'no', '--save', '', '--appendonly', 'no', '--dir', dir,
+  ]);
+  const url = `rediss://127.0.0.1:${port}`;
+  const stop = async () => {
+    await terminate(child);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`redis-server (TLS) exited with code ${child.exitCode}: is it built with TLS?`);
+    }
+    const probe = new Redis(url, { tls: { ca }, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    probe.on('error', () => {});
+    try {
+      await probe.connect();
+      await probe.ping();
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) {
+        await stop();
+        throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      if (probe.status !== 'end') probe.disconnect();
+    }
+  }
+  return { url, port, ca, stop };
 }
