@@ -16,6 +16,7 @@ import { DeliveryError } from './engine/backchannel-delivery.js';
 import { engineRequest, patchEngine } from './engine/patches.js';
 import { appRegistrationMetadata, ClientDirectory } from './engine/client-directory.js';
 import { SingleUse, type RefreshTokenUse } from './engine/single-use.js';
+import { RevokedChains } from './engine/revoked-chains.js';
 import { AppRegistrations } from './records/app-registrations.js';
 import { Consents, type Consent, type ConsentKey } from './records/consents.js';
 import { interactionHandlers } from './http/interactions.js';
@@ -252,11 +253,13 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   );
   provider.proxy = options.proxy;
   const knownClients = new ClientLookups(store.records);
+  const revokedChains = new RevokedChains(store.records);
   const singleUse = new SingleUse(store, {
     // A refresh token reused (its grant ends: the engine, or single use) or retried: recorded.
     onReuse: (token) => refreshTokenPresentedAgain('refresh_token.reuse_detected', token, { grant_ended: true }),
     onRetry: (token) => refreshTokenPresentedAgain('refresh_token.retried', token, { retry: 1 }),
     reuseWindowSeconds: options.refreshTokenReuseWindowSeconds,
+    revokedChains,
     successorKey: createHmac('sha256', cookieKeys[0]!).update('talent-auth refresh token successors').digest(),
   });
   patchEngine(provider, { clients: knownClients, singleUse });
@@ -325,7 +328,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   const isFirstParty = async (clientId: string) => (await appRegistrations.get(clientId))?.firstParty === true;
   const engine = mount(oauthPath, provider);
   const findClient = (clientId: string) => provider.Client.find(clientId);
-  const liveTokens = new LiveTokens(ownTokens, store, findClient);
+  const liveTokens = new LiveTokens(ownTokens, store, findClient, revokedChains);
   const ownApis = liveOnly(ownTokens, liveTokens);
   /** Failed client authentications past their limit: recorded in the tenant of the client they name, if any. */
   const clientRateLimited = async (clientId: string | undefined, address: string): Promise<void> => {

@@ -4,7 +4,7 @@ import { InvalidToken } from '../../policies/errors.js';
 import type { AccessTokenContext, TokenVerifier } from '../resource-server/verifier.js';
 import type { EngineClient } from './client-cache.js';
 import { chainOfTokenId, grantIdOfTokenId } from './patches.js';
-import { REVOKED_CHAINS } from './single-use.js';
+import type { RevokedChains } from './revoked-chains.js';
 
 /*
  * LIVE ACCESS TOKENS: whether an access token of ours may still be honoured, for userinfo and
@@ -49,6 +49,7 @@ export class LiveTokens {
     private readonly verifier: TokenVerifier,
     private readonly store: Store,
     private readonly findClient: (clientId: string) => Promise<EngineClient | undefined>,
+    private readonly revokedChains: RevokedChains,
   ) {}
 
   /**
@@ -79,7 +80,7 @@ export class LiveTokens {
       this.store.engine(REVOKED).find(token.jti),
       this.findClient(token.clientId),
       token.grantId ? this.store.engine('Grant').find(token.grantId) : undefined,
-      chain ? this.store.engine(REVOKED_CHAINS).find(chain) : undefined,
+      chain ? this.revokedChains.isRevoked(chain) : false,
     ]);
     if (revoked || chainRevoked || !client) return undefined;
     if (token.isNamedUser && (!grant || grant.clientId !== token.clientId || grant.accountId !== token.sub)) return undefined;

@@ -3,6 +3,7 @@ import { AlreadyConsumed, type Store } from '../../adapters/types.js';
 import { InvalidGrant, InvalidTarget } from '../../policies/errors.js';
 import { AUTHORIZATION_CODE_SECONDS, grantNeedsExtending, MAX_ACCESS_TOKEN_SECONDS } from '../../policies/lifetimes.js';
 import { endGrant } from './end-grant.js';
+import type { RevokedChains } from './revoked-chains.js';
 import { engineRequest } from './patches.js';
 
 /**
@@ -37,8 +38,9 @@ import { engineRequest } from './patches.js';
  *    (like a successor from its parent), so the code's chain is found without an index: each of
  *    its refresh tokens is destroyed. Every token of a chain carries the chain's id (refresh
  *    tokens at the start of their id, access tokens in their `jti`: src/engine/patches.ts), and the
- *    chain is marked revoked for as long as an access token lives, so that userinfo, introspection
- *    and our APIs refuse its access tokens at once (src/engine/live-tokens.ts);
+ *    chain is marked revoked for as long as an access token lives (src/engine/revoked-chains.ts),
+ *    so that userinfo, introspection and our APIs refuse its access tokens at once
+ *    (src/engine/live-tokens.ts);
  *  - otherwise the retry of an exchange that never answered (our 503 says Retry-After: 1): it is
  *    refused with invalid_grant, and the app signs the user in again.
  * Either way the engine never sees a consumed code: it would end the whole grant.
@@ -56,8 +58,7 @@ const RETRIES_PER_ROTATION = 1;
 const MAX_CHAIN = 1000;
 /** The length of a chain's id (the start of its refresh tokens' ids, a part of its access tokens' `jti`). */
 const CHAIN_ID_LENGTH = 16;
-/** The store's model of revoked chains (src/engine/live-tokens.ts reads it). */
-export const REVOKED_CHAINS = 'RevokedChain';
+
 
 /** A code or refresh token of the engine, as these rules read it. */
 export interface Consumable {
@@ -136,6 +137,8 @@ export interface SingleUseOptions {
   onReuse?: (token: RefreshTokenUse) => void;
   /** Told of a rotated refresh token presented again and served as a retry (the audit trail). */
   onRetry?: (token: RefreshTokenUse) => void;
+  /** Where the chain of a replayed code is revoked (its access tokens: src/engine/live-tokens.ts). */
+  revokedChains?: RevokedChains;
 }
 
 /** What the audit trail is told of a refresh token presented again. */
@@ -194,8 +197,7 @@ export class SingleUse {
    * of it may live, then every refresh token of the chain destroyed.
    */
   async #endCodeChain(jti: string): Promise<void> {
-    const chain = this.chainOfCode(jti);
-    await this.#store.engine(REVOKED_CHAINS).upsert(chain, { chain }, MAX_ACCESS_TOKEN_SECONDS);
+    await this.#options.revokedChains?.revoke(this.chainOfCode(jti), Date.now() + MAX_ACCESS_TOKEN_SECONDS * 1000);
     const refreshTokens = this.#store.engine('RefreshToken');
     let id = this.firstOfCode(jti);
     for (let link = 0; link < MAX_CHAIN; link += 1) {

@@ -1,0 +1,102 @@
+import { jest } from '@jest/globals';
+import { createMemoryStore } from '../../adapters/memory.js';
+import type { RecordChange, RecordStore, Store } from '../../adapters/types.js';
+import { RevokedChains } from '../../src/engine/revoked-chains.js';
+import { ADAPTER_STORE_KINDS, useAdapterStore } from '../support/adapter-stores.js';
+
+/** A record store whose change feed can be cut (it tells nothing) or reported down (watching false). */
+function feedControlled(records: RecordStore) {
+  const listeners: Array<(change: RecordChange) => void> = [];
+  let feeding = true;
+  let watching = true;
+  records.watch((change) => {
+    if (feeding) listeners.forEach((listener) => listener(change));
+  });
+  const store: RecordStore = Object.create(records, {
+    watch: { value: (listener: (change: RecordChange) => void) => listeners.push(listener) },
+    watching: { get: () => watching && records.watching },
+  });
+  return { store, cut: () => { feeding = false; }, down: () => { watching = false; } };
+}
+
+describe('revoked chains (src/engine/revoked-chains.ts)', () => {
+  let clock: number;
+  const now = () => clock;
+  beforeEach(() => {
+    clock = Date.now();
+  });
+
+  it('a revoked chain is revoked until its time, and then its record goes', async () => {
+    const store = createMemoryStore();
+    const chains = new RevokedChains(store.records, 10_000, now);
+    expect(await chains.isRevoked('c1')).toBe(false);
+    await chains.revoke('c1', clock + 3_600_000);
+    expect(chains.isRevoked('c1')).toBe(true);
+    expect(chains.isRevoked('c2')).toBe(false);
+    clock += 3_600_001;
+    expect(await chains.isRevoked('c1')).toBe(false);
+    expect(await store.records.list('revoked-chain', 'all')).toEqual([]);
+    await store.close();
+  });
+
+  it('asks no store while the list is fresh: an answer at once, not a promise', async () => {
+    const store = createMemoryStore();
+    const chains = new RevokedChains(store.records, 10_000, now);
+    await chains.isRevoked('warm');
+    const list = jest.spyOn(store.records, 'list');
+    const get = jest.spyOn(store.records, 'get');
+    for (let n = 0; n < 100; n += 1) expect(chains.isRevoked(`c${n}`)).toBe(false);
+    expect(list).not.toHaveBeenCalled();
+    expect(get).not.toHaveBeenCalled();
+    await store.close();
+  });
+
+  it('a feed that says nothing hides a revocation for at most refreshMs', async () => {
+    const store = createMemoryStore();
+    const feed = feedControlled(store.records);
+    const reader = new RevokedChains(feed.store, 10_000, now);
+    expect(await reader.isRevoked('c1')).toBe(false);
+    feed.cut();
+    await new RevokedChains(store.records, 10_000, now).revoke('c1', clock + 3_600_000);
+    expect(reader.isRevoked('c1')).toBe(false);
+    clock += 10_001;
+    expect(await reader.isRevoked('c1')).toBe(true);
+    await store.close();
+  });
+
+  it('while changes cannot be watched, each question goes to the store', async () => {
+    const store = createMemoryStore();
+    const feed = feedControlled(store.records);
+    const reader = new RevokedChains(feed.store, 10_000, now);
+    expect(await reader.isRevoked('c1')).toBe(false);
+    feed.cut();
+    feed.down();
+    await new RevokedChains(store.records, 10_000, now).revoke('c1', clock + 3_600_000);
+    expect(await reader.isRevoked('c1')).toBe(true);
+    await store.close();
+  });
+});
+
+describe.each(ADAPTER_STORE_KINDS.filter((kind) => kind !== 'memory'))('revoked chains across instances (%s)', (kind) => {
+  const handle = useAdapterStore(kind);
+  let first: Store;
+  let second: Store;
+  beforeEach(async () => {
+    first = await handle.create();
+    second = await handle.another();
+  });
+  afterEach(async () => {
+    await first.close();
+    await second.close();
+  });
+
+  it('a chain revoked on one instance is revoked on the other at once, through the change feed', async () => {
+    const here = new RevokedChains(first.records);
+    const there = new RevokedChains(second.records);
+    expect(await there.isRevoked('chain-x')).toBe(false);
+    await here.revoke('chain-x', Date.now() + 60_000);
+    // The feed tells the other instance before the write is visible to its readers.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await there.isRevoked('chain-x')).toBe(true);
+  });
+});
