@@ -1,5 +1,6 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EngineAdapter } from '../../adapters/types.js';
+import { Sealer } from '../http/sealed.js';
 
 /*
  * THE PORTAL'S SESSIONS, kept in the store (memory or Redis) so that every instance serves every
@@ -59,7 +60,7 @@ const SECRET_TTL_SECONDS = 600;
  * value copied under another key, or into another cookie, does not open.
  */
 export class PortalSessions {
-  readonly #keys: Buffer[];
+  readonly #sealer: Sealer;
 
   constructor(
     private readonly adapter: EngineAdapter,
@@ -69,7 +70,7 @@ export class PortalSessions {
     /** Idle lifetime, in seconds. */
     readonly ttlSeconds: number,
   ) {
-    this.#keys = cookieKeys.map((key) => createHmac('sha256', key).update('talent-auth portal sessions').digest());
+    this.#sealer = new Sealer(cookieKeys, 'talent-auth portal sessions');
   }
 
   /** A fresh session ID: 256 random bits, the cookie's value. */
@@ -83,30 +84,12 @@ export class PortalSessions {
 
   /** `value` as JSON, sealed for `purpose` (AES-256-GCM, base64url: fit for a cookie). */
   seal(value: unknown, purpose: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.#keys[0]!, iv);
-    cipher.setAAD(Buffer.from(purpose));
-    const body = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
-    return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
+    return this.#sealer.seal(value, purpose);
   }
 
   /** What `seal` sealed for `purpose`, or undefined (another purpose, a changed byte, a key no longer known). */
   open<T>(sealed: unknown, purpose: string): T | undefined {
-    if (typeof sealed !== 'string' || sealed.length > 32_768) return undefined;
-    const bytes = Buffer.from(sealed, 'base64url');
-    if (bytes.length < 29) return undefined;
-    for (const key of this.#keys) {
-      try {
-        const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12));
-        decipher.setAAD(Buffer.from(purpose));
-        decipher.setAuthTag(bytes.subarray(bytes.length - 16));
-        const plain = Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]);
-        return JSON.parse(plain.toString('utf8')) as T;
-      } catch {
-        // Not this key: the next one.
-      }
-    }
-    return undefined;
+    return this.#sealer.open<T>(sealed, purpose);
   }
 
   async get(id: string | undefined): Promise<PortalSession | undefined> {
