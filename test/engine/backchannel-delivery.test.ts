@@ -1,5 +1,4 @@
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startRecordingListener, type RecordingListener } from '../support/recording-listener.js';
 import { PrivateHosts } from '../../policies/backchannel-logout.js';
 import { deliveringFor, DeliveryError, deliveryFetch } from '../../src/engine/backchannel-delivery.js';
 
@@ -8,38 +7,8 @@ import { deliveringFor, DeliveryError, deliveryFetch } from '../../src/engine/ba
  * 127.0.0.1 counts every connection, so "refused" is checked as "nothing connected".
  */
 
-interface Listener {
-  port: number;
-  connections: number;
-  requests: Array<{ method: string; url: string; headers: IncomingHttpHeaders; body: string }>;
-  /** How the next requests are answered (default: 200). */
-  answer: (res: ServerResponse) => void;
-  close(): Promise<void>;
-}
-
-async function listen(): Promise<Listener> {
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      listener.requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
-      listener.answer(res);
-    });
-  });
-  server.on('connection', () => (listener.connections += 1));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const listener: Listener = {
-    port: (server.address() as AddressInfo).port,
-    connections: 0,
-    requests: [],
-    answer: (res) => res.writeHead(200).end(),
-    async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-  return listener;
-}
+type Listener = RecordingListener;
+const listen = startRecordingListener;
 
 const OPERATOR_APP = {};
 const TENANT_APP = { tenant: 'acme' };

@@ -1,7 +1,6 @@
+import { startRecordingListener, type RecordingListener } from '../support/recording-listener.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import * as client from 'openid-client';
@@ -22,36 +21,8 @@ const WEB = 'https://app.example.com/cb';
 const SIGNED_OUT = 'https://app.example.com/signed-out';
 const BACKCHANNEL_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 
-interface Listener {
-  port: number;
-  connections: number;
-  posts: Array<{ url: string; headers: IncomingHttpHeaders; body: string }>;
-  close(): Promise<void>;
-}
-
-/** The app's back-channel endpoint: every connection counted, every POST kept. */
-async function listen(): Promise<Listener> {
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      listener.posts.push({ url: req.url ?? '', headers: req.headers, body });
-      res.writeHead(200, { 'cache-control': 'no-store' }).end();
-    });
-  });
-  server.on('connection', () => (listener.connections += 1));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const listener: Listener = {
-    port: (server.address() as AddressInfo).port,
-    connections: 0,
-    posts: [],
-    async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-  return listener;
-}
+type Listener = RecordingListener;
+const listen = startRecordingListener;
 
 /** The app's configuration in openid-client, from discovery. */
 async function appConfig(oauthUrl: string, clientId: string, clientSecret: string): Promise<client.Configuration> {
@@ -116,8 +87,8 @@ describe('sid and back-channel logout, delivered to a local host the operator li
 
     expect(await signOut(config, agent, tokens.id_token!)).toBe(SIGNED_OUT);
 
-    expect(listener.posts).toHaveLength(1);
-    const [post] = listener.posts;
+    expect(listener.requests).toHaveLength(1);
+    const [post] = listener.requests;
     expect(post!.url).toBe('/backchannel');
     expect(post!.headers['content-type']).toBe('application/x-www-form-urlencoded');
     const logoutToken = new URLSearchParams(post!.body).get('logout_token')!;
@@ -303,8 +274,8 @@ describe('delivery from a plain Node process (the built library, outside jest)',
     const allowedConfig = await appConfig(`${allowed.baseUrl}/oauth2`, allowed.clientId, allowed.clientSecret);
     const first = await signIn(`${allowed.baseUrl}/oauth2`, allowed.baseUrl, allowedConfig);
     expect(await signOut(allowedConfig, first.agent, first.tokens.id_token!)).toBe(SIGNED_OUT);
-    expect(listener.posts).toHaveLength(1);
-    const { payload } = await jwtVerify(new URLSearchParams(listener.posts[0]!.body).get('logout_token')!, createRemoteJWKSet(new URL(`${allowed.baseUrl}/oauth2/jwks`)), {
+    expect(listener.requests).toHaveLength(1);
+    const { payload } = await jwtVerify(new URLSearchParams(listener.requests[0]!.body).get('logout_token')!, createRemoteJWKSet(new URL(`${allowed.baseUrl}/oauth2/jwks`)), {
       issuer: `${allowed.baseUrl}/oauth2`, audience: allowed.clientId, typ: 'logout+jwt',
     });
     expect(payload.sid).toBe(first.tokens.claims()!.sid);
@@ -317,7 +288,7 @@ describe('delivery from a plain Node process (the built library, outside jest)',
     const second = await signIn(`${refused.baseUrl}/oauth2`, refused.baseUrl, refusedConfig);
     expect(await signOut(refusedConfig, second.agent, second.tokens.id_token!)).toBe(SIGNED_OUT);
     expect(listener.connections).toBe(connectionsBefore);
-    expect(listener.posts).toHaveLength(1);
+    expect(listener.requests).toHaveLength(1);
     const line = refused.stderr().split('\n').find((entry) => entry.includes('back-channel logout not delivered'));
     expect(JSON.parse(line!)).toMatchObject({ level: 'warn', client_id: refused.clientId, outcome: 'refused', detail: '127.0.0.1 is a special-use address (loopback)' });
   }, 60_000);
