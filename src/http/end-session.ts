@@ -8,7 +8,7 @@ import type { SignOutLook } from '../engine/sign-out.js';
 import { oauthErrorPage, sendPage } from '../pages/html.js';
 import { notSignedInPage } from '../pages/sign-out.js';
 import { localeOf } from '../i18n/localizer.js';
-import { encodeForm, parseUrlEncoded, readBody } from './request-body.js';
+import { readForm } from './forms.js';
 import type { RouteHandler } from './router.js';
 import type { Sealer } from './sealed.js';
 
@@ -73,8 +73,7 @@ export function endSessionHandler(setup: EndSessionSetup): RouteHandler {
     const locale = localeOf(ctx, '');
     let carried: string;
     try {
-      if (ctx.request.type.toLowerCase() !== 'application/x-www-form-urlencoded') throw new Error('media type');
-      carried = sealer.seal(encodeForm(parseUrlEncoded(await readBody(ctx, setup.bodyLimit))), PURPOSE);
+      carried = sealer.seal((await readForm(ctx, setup.bodyLimit)).toQuery(), PURPOSE);
     } catch {
       sendPage(ctx, oauthErrorPage('invalid_request', locale.t.requestNotAForm, locale, true), 400);
       return;

@@ -1,4 +1,3 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
@@ -16,7 +15,8 @@ import { tenantPolicy, type TenantPolicyFunction } from '../../policies/tenant-p
 import { grantScopes } from '../engine/consent-grants.js';
 import type { AppRegistration, AppRegistrations } from '../records/app-registrations.js';
 import type { Consents } from '../records/consents.js';
-import { parseUrlEncoded, readBody } from './request-body.js';
+import { CsrfTokens } from './csrf.js';
+import { readForm, type Form } from './forms.js';
 import type { AuditTrail } from '../audit/trail.js';
 import type { RouteHandler } from './router.js';
 import type { RouteName } from './routes.js';
@@ -75,26 +75,6 @@ class PageError extends Error {
 }
 
 
-/** Double-submit CSRF token: a signed, SameSite=Strict cookie that the form must echo. */
-function issueCsrf(ctx: Context, path: string): string {
-  const token = randomBytes(24).toString('base64url');
-  ctx.cookies.set(CSRF_COOKIE, token, { signed: true, httpOnly: true, sameSite: 'strict', path, overwrite: true });
-  return token;
-}
-
-function checkCsrf(ctx: Context, form: Map<string, string>, publicOrigin: string): void {
-  const origin = ctx.get('origin');
-  // "null" is what a browser sends when it hides the origin; its Sec-Fetch-Site still tells.
-  const sameSite = origin === 'null' ? ctx.get('sec-fetch-site') === 'same-origin' : origin === publicOrigin;
-  if (origin && !sameSite) throw new PageError(403, 'formFromOtherSite');
-  const expected = ctx.cookies.get(CSRF_COOKIE, { signed: true });
-  const actual = form.get('csrf');
-  const ok =
-    expected !== undefined && actual !== undefined && expected.length === actual.length
-    && timingSafeEqual(Buffer.from(expected), Buffer.from(actual));
-  if (!ok) throw new PageError(403, 'formExpired');
-}
-
 /**
  * The sign-in pages the engine sends browsers to: GET shows the login or the consent page of an
  * interaction; POST .../login checks the password with the AccountStore; POST .../confirm records
@@ -105,6 +85,8 @@ const UID = /^[A-Za-z0-9_-]+$/;
 
 export function interactionHandlers(setup: InteractionSetup): Partial<Record<RouteName, RouteHandler>> {
   const { provider, publicOrigin, path, accounts, apps, consents, audience, catalog, logger, throttle } = setup;
+  const csrfTokens = new CsrfTokens(CSRF_COOKIE, path, publicOrigin);
+  const issueCsrf = (ctx: Context) => csrfTokens.issue(ctx);
   const policyOf = setup.tenantPolicy;
 
   async function details(ctx: Context) {
@@ -134,7 +116,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const interaction = await details(ctx);
     if (interaction.uid !== uid) throw new PageError(400, 'signInOtherBrowser');
     const app = await appOf(interaction.params.client_id);
-    const csrf = issueCsrf(ctx, path);
+    const csrf = issueCsrf(ctx);
     const look = { locale: localeOf(ctx), branding: await setup.brands?.of(app.tenant) };
     if (interaction.prompt.name === 'login') {
       sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, ...look }));
@@ -166,7 +148,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
   async function loginAgain(
     ctx: Context, uid: string, app: AppRegistration, username: string, error: (t: Messages) => string, status: number,
   ): Promise<void> {
-    const csrf = issueCsrf(ctx, path);
+    const csrf = issueCsrf(ctx);
     const locale = localeOf(ctx);
     const branding = await setup.brands?.of(app.tenant);
     sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, username, error: error(locale.t), locale, branding }), status);
@@ -191,7 +173,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     );
   }
 
-  async function login(ctx: Context, uid: string, form: Map<string, string>): Promise<void> {
+  async function login(ctx: Context, uid: string, form: Form): Promise<void> {
     const interaction = await details(ctx);
     if (interaction.uid !== uid || interaction.prompt.name !== 'login') throw new PageError(400, 'signInStepOver');
     const username = form.get('username') ?? '';
@@ -222,7 +204,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     await finish(ctx, { login: { accountId: account.sub } }, false);
   }
 
-  async function confirm(ctx: Context, uid: string, form: Map<string, string>): Promise<void> {
+  async function confirm(ctx: Context, uid: string, form: Form): Promise<void> {
     const interaction = await details(ctx);
     if (interaction.uid !== uid || interaction.prompt.name !== 'consent') throw new PageError(400, 'signInStepOver');
     const decision = form.get('decision');
@@ -293,8 +275,9 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     interactionStep: (ctx, { uid, step }) => page(ctx, async () => {
       if (!UID.test(uid!) || (step !== 'login' && step !== 'confirm')) throw new PageError(404, 'signInPageMissing');
       if (ctx.request.type.toLowerCase() !== 'application/x-www-form-urlencoded') throw new PageError(415, 'formEncoding');
-      const form = parseUrlEncoded(await readBody(ctx, setup.formLimit));
-      checkCsrf(ctx, form, publicOrigin);
+      const form = await readForm(ctx, setup.formLimit);
+      const refusal = csrfTokens.refusal(ctx, form.get('csrf'));
+      if (refusal) throw new PageError(403, refusal === 'other_site' ? 'formFromOtherSite' : 'formExpired');
       await (step === 'login' ? login(ctx, uid!, form) : confirm(ctx, uid!, form));
     }),
   };

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { oauthErrorPage, sendPage } from '../pages/html.js';
 import { localeOf } from '../i18n/localizer.js';
-import { encodeForm, parseUrlEncoded, readBody } from './request-body.js';
+import { readForm } from './forms.js';
 
 /**
  * A browser POST to the authorization or end-session endpoint, answered with a 303 to the same
@@ -17,8 +17,7 @@ import { encodeForm, parseUrlEncoded, readBody } from './request-body.js';
 export async function answerPostWithGet(ctx: Context, limit: number): Promise<void> {
   let query: string;
   try {
-    if (ctx.request.type.toLowerCase() !== 'application/x-www-form-urlencoded') throw new Error('media type');
-    query = encodeForm(parseUrlEncoded(await readBody(ctx, limit)));
+    query = (await readForm(ctx, limit)).toQuery();
   } catch {
     const locale = localeOf(ctx, '');
     sendPage(ctx, oauthErrorPage('invalid_request', locale.t.requestNotAForm, locale, true), 400);

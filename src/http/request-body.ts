@@ -116,8 +116,12 @@ function addParam(params: FormParams, name: string, value: string): void {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** application/x-www-form-urlencoded, strictly: malformed escapes or invalid UTF-8 are refused. */
-export function parseUrlEncoded(body: Buffer): FormParams {
+/**
+ * The name=value pairs of an application/x-www-form-urlencoded body, in order, strictly:
+ * malformed escapes or invalid UTF-8 are refused, and so is a body that starts with a byte order
+ * mark. Names may repeat here; what a repetition means is the reader's to say.
+ */
+export function urlEncodedPairs(body: Buffer): Array<[string, string]> {
   // A byte order mark would be read as part of the first name by other parsers (the engine's
   // among them), so that they would see other parameters than we do: refused, not stripped.
   if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) {
@@ -129,14 +133,19 @@ export function parseUrlEncoded(body: Buffer): FormParams {
   } catch {
     throw new InvalidRequest('request body is not valid UTF-8');
   }
-  const params: FormParams = new Map();
+  const pairs: Array<[string, string]> = [];
   for (const pair of text.split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
-    const name = decodeComponent(eq === -1 ? pair : pair.slice(0, eq));
-    const value = eq === -1 ? '' : decodeComponent(pair.slice(eq + 1));
-    addParam(params, name, value);
+    pairs.push([decodeComponent(eq === -1 ? pair : pair.slice(0, eq)), eq === -1 ? '' : decodeComponent(pair.slice(eq + 1))]);
   }
+  return pairs;
+}
+
+/** application/x-www-form-urlencoded as OAuth reads it: each parameter once (RFC 6749 §3.2), empty ones dropped (§3.1). */
+export function parseUrlEncoded(body: Buffer): FormParams {
+  const params: FormParams = new Map();
+  for (const [name, value] of urlEncodedPairs(body)) addParam(params, name, value);
   for (const [name, value] of params) if (value === '') params.delete(name);
   return params;
 }

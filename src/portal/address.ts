@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { constantTimeEqual } from '../../policies/constant-time.js';
 
 /*
  * The browser's address, from the portal to our APIs. The portal calls the APIs from the server
@@ -39,8 +40,6 @@ export class ForwardedAddress {
     } catch {
       return undefined;
     }
-    const given = Buffer.from(mac, 'base64url');
-    const expected = this.#mac(address, time);
-    return given.length === expected.length && timingSafeEqual(given, expected) && address.length <= 64 ? address : undefined;
+    return constantTimeEqual(Buffer.from(mac, 'base64url'), this.#mac(address, time)) && address.length <= 64 ? address : undefined;
   }
 }

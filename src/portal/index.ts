@@ -16,7 +16,9 @@ import { escapeHtml, page, sendPage } from '../pages/html.js';
 import type { AppRegistrations } from '../records/app-registrations.js';
 import { PortalApiClient, SignedOut, type ApiAnswer } from './api-client.js';
 import { PORTAL_ADDRESS_HEADER, type ForwardedAddress } from './address.js';
-import { PortalSessions, same, type PendingSignIn, type PortalSession, type ShownSecret } from './sessions.js';
+import { PortalSessions, type PendingSignIn, type PortalSession, type ShownSecret } from './sessions.js';
+import { constantTimeEqual } from '../../policies/constant-time.js';
+import { s256Challenge } from '../../policies/pkce.js';
 import { PORTAL_TEXT, withOverrides, type PortalText, type PortalTextOverrides } from './text.js';
 import { PORTAL_TEXT_DE } from './text-de.js';
 import { PORTAL_TEXT_FR } from './text-fr.js';
@@ -322,7 +324,7 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
     setPendingSignIns(ctx, [...pendingSignIns(ctx).slice(-2), { state, verifier, nonce, expires: Date.now() + SIGN_IN_TTL_MS }]);
     const query = new URLSearchParams({
       response_type: 'code', client_id: client.clientId, redirect_uri: redirectUri, scope: SCOPE, state, nonce,
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+      code_challenge: s256Challenge(verifier), code_challenge_method: 'S256',
       // The sign-in pages in the portal's language.
       ui_locales: look().lang,
     });
@@ -333,7 +335,7 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
     const state = typeof ctx.query.state === 'string' ? ctx.query.state : '';
     // State is compared exactly and must be one this browser started (no login CSRF).
     const pending = pendingSignIns(ctx);
-    const signIn = pending.find((entry) => same(entry.state, state));
+    const signIn = pending.find((entry) => constantTimeEqual(entry.state, state));
     if (!signIn) return landing(ctx, t.signInUnknown, 400);
     setPendingSignIns(ctx, pending.filter((entry) => entry !== signIn));
     if (ctx.query.error) return landing(ctx, ctx.query.error === 'access_denied' ? t.signInDenied : t.signInFailed);
@@ -757,7 +759,7 @@ export function portalMiddleware(setup: PortalSetup, client: { clientId: string;
     // Double-submit: the form's token must be this session's (constant-time); a browser's Origin,
     // when it sends one, must be ours.
     const sentOrigin = ctx.get('origin');
-    if (!now?.session.user || (sentOrigin && sentOrigin !== origin) || !same(form.get('csrf') ?? '', now.session.csrf)) {
+    if (!now?.session.user || (sentOrigin && sentOrigin !== origin) || !constantTimeEqual(form.get('csrf') ?? '', now.session.csrf)) {
       return simple(ctx, 403, t.errors.refused);
     }
     if (path === '/logout') {

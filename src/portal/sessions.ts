@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { EngineAdapter } from '../../adapters/types.js';
 import { Sealer } from '../http/sealed.js';
 
@@ -130,10 +130,4 @@ export class PortalSessions {
     await this.secrets.destroy(key);
     return this.open<ShownSecret>(payload.sealed, `secret ${key}`);
   }
-}
-
-/** Constant-time comparison of two strings (hashed first, so lengths do not leak either). */
-export function same(a: string, b: string): boolean {
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(a), digest(b)) && a === b;
 }

@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { constantTimeEqual } from '../../policies/constant-time.js';
 
 /** A new client secret: 256 random bits, base64url (43 characters). Shown to its owner once. */
 export function generateSecret(): string {
@@ -15,7 +16,5 @@ export function digestSecret(secret: string): string {
 
 /** Constant-time comparison of a presented secret with a stored digest. */
 export function secretMatches(presented: string, storedDigest: string): boolean {
-  const actual = createHash('sha256').update(presented, 'utf8').digest();
-  const expected = Buffer.from(storedDigest, 'base64url');
-  return expected.length === actual.length && timingSafeEqual(actual, expected);
+  return constantTimeEqual(digestSecret(presented), storedDigest);
 }
