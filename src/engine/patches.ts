@@ -6,6 +6,7 @@ import type { ClientLookups, EngineClient } from './client-cache.js';
 import { engineAppOwner } from './client-directory.js';
 import { engineErrors, toEngineError } from './errors.js';
 import type { Consumable, SingleUse } from './single-use.js';
+import { engineRequest } from './request.js';
 
 /**
  * EVERY CHANGE WE MAKE TO THE ENGINE'S INTERNALS, in this one module. node-oidc-provider has hooks
@@ -60,17 +61,6 @@ export function grantIdOfTokenId(jti: string): string | undefined {
 export function chainOfTokenId(jti: string): string | undefined {
   const parts = jti.split('.');
   return parts.length === 3 ? parts[1] : undefined;
-}
-
-/** The request the engine is serving now, as our patches read it. */
-export interface EngineRequest {
-  oidc?: { params?: Record<string, unknown> & { resource?: unknown; grant_type?: unknown; response_mode?: unknown } };
-  state?: Record<PropertyKey, unknown>;
-}
-
-/** The context of the request the engine is serving now (its AsyncLocalStorage), if any. */
-export function engineRequest(): EngineRequest | undefined {
-  return (Provider as unknown as { ctx?: EngineRequest }).ctx;
 }
 
 /** What the patches delegate to. */

@@ -2,9 +2,9 @@ import { createHmac } from 'node:crypto';
 import { AlreadyConsumed, type Store } from '../../adapters/types.js';
 import { InvalidGrant, InvalidTarget } from '../../policies/errors.js';
 import { AUTHORIZATION_CODE_SECONDS, grantNeedsExtending, MAX_ACCESS_TOKEN_SECONDS } from '../../policies/lifetimes.js';
-import { endGrant } from './end-grant.js';
+import { endGrant } from '../records/end-grant.js';
 import type { RevokedChains } from './revoked-chains.js';
-import { engineRequest } from './patches.js';
+import { engineRequest } from './request.js';
 
 /**
  * SINGLE USE, AND RETRIES THAT ARE SAFE.

@@ -2,7 +2,7 @@ import type Provider from 'oidc-provider';
 import type { Store } from '../../adapters/types.js';
 import { InvalidRequest, TokenError } from '../../policies/errors.js';
 import type { EngineClient } from '../engine/client-cache.js';
-import { endGrant } from '../engine/end-grant.js';
+import { endGrant } from '../records/end-grant.js';
 import type { LiveTokens } from '../engine/live-tokens.js';
 import { callingClient } from './calling-client.js';
 import type { RouteHandler } from './router.js';

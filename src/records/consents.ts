@@ -1,5 +1,5 @@
 import type { RecordStore, Store } from '../../adapters/types.js';
-import { endGrant } from '../engine/end-grant.js';
+import { endGrant } from './end-grant.js';
 import type { ApiCatalog } from '../../policies/catalog.js';
 import { scopeWords } from '../pages/scope-words.js';
 import { APP_REGISTRATION, type StoredAppRegistration } from './app-registrations.js';
