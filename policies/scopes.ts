@@ -60,6 +60,14 @@ export function resolveRequestedScopes(
 /** OpenID Connect scopes a named-user app may ask for besides the API scopes. */
 export const OIDC_SCOPES: ReadonlySet<string> = new Set(['openid', 'profile', 'email', 'offline_access']);
 
+/** Identity claims per OIDC scope, as the ID token carries them. */
+export const IDENTITY_CLAIMS: Readonly<Record<string, readonly string[]>> = {
+  openid: ['sub'],
+  profile: ['name', 'given_name', 'family_name', 'preferred_username'],
+  email: ['email', 'email_verified'],
+};
+
+
 /**
  * Authorization requests: `scope` is required (an app states what it asks for), and every scope must be known: an API scope
  * of the catalog, an OIDC scope, or the management right (for first-party apps only,

@@ -22,7 +22,8 @@ import { AppRegistrations } from './records/app-registrations.js';
 import { Consents, type Consent, type ConsentKey } from './records/consents.js';
 import { interactionHandlers } from './http/interactions.js';
 import { engineConfiguration } from './engine/configuration.js';
-import { publicJwks, resolveSigningKeys, type SigningAlgorithm } from './engine/keys.js';
+import { accessTokenFormat, publicJwks, resolveSigningKeys, type SigningAlgorithm } from './engine/keys.js';
+import { GrantTable } from './grants/index.js';
 import { ClientConfigurations } from './records/client-configurations.js';
 import { metadataAliasHandler, publicDocuments } from './http/discovery.js';
 import { oauthErrors } from './http/oauth-errors.js';
@@ -100,17 +101,13 @@ function clientEndpoints(
 }
 
 /**
- * The token endpoint's own middleware, in front of the engine: the request guard, then the engine;
- * the code confirmed or the grant extended after an answer with tokens. Straight on to the engine:
- * nothing between the router and it concerns a token request.
+ * The token endpoint's own middleware, in front of the engine: the request guard, then the engine,
+ * then what the grant does after issuing. Straight on to the engine: nothing between the router
+ * and it concerns a token request.
  */
-function tokenEndpoint(engine: Koa.Middleware, options: ResolvedOptions, singleUse: SingleUse): RouteHandler {
-  const guard = tokenEndpointGuard(options.limits.tokenRequestBytes);
-  return (ctx, _params, next) => guard(ctx, async () => {
-    await engine(ctx, next);
-    // A code confirmed, a refreshed grant extended (engine/single-use.ts).
-    if (ctx.status === 200) await singleUse.complete(ctx, options.grantIdleSeconds);
-  });
+function tokenEndpoint(engine: Koa.Middleware, options: ResolvedOptions, grants: GrantTable): RouteHandler {
+  const guard = tokenEndpointGuard(options.limits.tokenRequestBytes, grants);
+  return (ctx, _params, next) => guard(ctx, () => engine(ctx, next));
 }
 
 /** What a host may do with consents: list a user's, revoke one (same rules as the consent API). */
@@ -248,12 +245,6 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     })();
   };
 
-  const provider = new Provider(
-    options.issuer,
-    engineConfiguration({ options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents, look }),
-  );
-  provider.proxy = options.proxy;
-  const knownClients = new ClientLookups(store.records);
   const revokedChains = new RevokedChains(store.records);
   const singleUse = new SingleUse(store, {
     // A refresh token reused (its grant ends: the engine, or single use) or retried: recorded.
@@ -263,6 +254,22 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     revokedChains,
     successorKey: createHmac('sha256', cookieKeys[0]!).update('talent-auth refresh token successors').digest(),
   });
+  const grants = new GrantTable({
+    catalog,
+    audience: options.audience,
+    accessTokenFormat: accessTokenFormat(jwks, options.accessTokenAlgorithm, algorithms),
+    tenantPolicy: options.tenantPolicy,
+    accounts: options.accounts,
+    namedUserAccessTokenTtl: options.namedUserAccessTokenTtl,
+    grantIdleSeconds: options.grantIdleSeconds,
+    singleUse,
+  });
+  const provider = new Provider(
+    options.issuer,
+    engineConfiguration({ options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents, look, grants }),
+  );
+  provider.proxy = options.proxy;
+  const knownClients = new ClientLookups(store.records);
   patchEngine(provider, { clients: knownClients, singleUse });
 
   const clientConfigurations = new ClientConfigurations(store.records, catalog, audit);
@@ -348,7 +355,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   const clientEndpoint = clientEndpoints(options, store, appRegistrations, addressOf, logger, metrics, clientRateLimited);
   const formLimit = options.limits.tokenRequestBytes;
   const router = new Router(routeTable(options.pathPrefix), {
-    token: clientEndpoint.cors(clientEndpoint.limited(tokenEndpoint(engine, options, singleUse))),
+    token: clientEndpoint.cors(clientEndpoint.limited(tokenEndpoint(engine, options, grants))),
     revocation: clientEndpoint.cors(clientEndpoint.limited(revocationHandler({ provider, store, liveTokens, findClient, bodyLimit: formLimit }))),
     introspection: clientEndpoint.limited(introspectionHandler({ liveTokens, findClient, bodyLimit: formLimit })),
     userinfo: clientEndpoint.cors(userinfoHandler({ liveTokens, accounts: options.accounts, realm: ownTokens.realm, bodyLimit: formLimit })),

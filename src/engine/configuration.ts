@@ -1,11 +1,11 @@
 import type { Client, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { Store } from '../../adapters/types.js';
 import type { ApiCatalog } from '../../policies/catalog.js';
-import type { Constraints } from '../../policies/constraints.js';
 import { InvalidRequest, InvalidTarget } from '../../policies/errors.js';
 import {
   accessTokenSeconds,
   AUTHORIZATION_CODE_SECONDS,
+  CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS,
   ID_TOKEN_SECONDS,
   INTERACTION_SECONDS,
   REFRESH_TOKEN_SECONDS,
@@ -13,30 +13,26 @@ import {
 import { MANAGEMENT_SCOPE } from '../../policies/management.js';
 import { MAX_STATE_OR_NONCE } from '../../policies/request-limits.js';
 import { checkCodeChallenge, pkceRequired } from '../../policies/pkce.js';
-import { namedUserResourceScopes, validateAuthorizationScopes } from '../../policies/scopes.js';
-import { tenantPolicy } from '../../policies/tenant-policy.js';
-import { CLIENT_CREDENTIALS_TOKEN_SECONDS, clientCredentialsClaims, clientCredentialsScopes } from '../grants/client-credentials.js';
-import { IDENTITY_CLAIMS, namedUserClaims, namedUserResource, namedUserTokenScope } from '../grants/named-user.js';
-import { issuesRefreshTokens } from '../grants/refresh-token.js';
+import { IDENTITY_CLAIMS, validateAuthorizationScopes } from '../../policies/scopes.js';
 import type { ResolvedOptions } from '../options.js';
 import type { Consents } from '../records/consents.js';
 import { PrivateHosts } from '../../policies/backchannel-logout.js';
-import { accountOf, engineAccount } from './accounts.js';
+import { engineAccount } from './accounts.js';
 import { deliveryFetch } from './backchannel-delivery.js';
 import type { ClientDirectory } from './client-directory.js';
-import { EXTRA_CLIENT_METADATA, engineAppOwner } from './client-directory.js';
+import { EXTRA_CLIENT_METADATA } from './client-directory.js';
+import type { EngineGrants } from './grants.js';
 import { consentGrantLoader } from './consent-grants.js';
 import { errorPageRenderer } from './error-page.js';
 import { engineErrors } from './errors.js';
-import { signingKid, type PrivateJwks, type SigningAlgorithm } from './keys.js';
+import type { PrivateJwks, SigningAlgorithm } from './keys.js';
 import { engineKeys } from './signing-keys.js';
 import { signOutSources, type SignOutLook } from './sign-out.js';
 import { Localizer } from '../i18n/localizer.js';
 
 
+/** What the configuration reads of a client beyond the engine's metadata. */
 interface EngineClientExtras {
-  tenant?: string;
-  constraints?: Constraints;
   first_party?: boolean;
 }
 
@@ -54,28 +50,15 @@ export interface EngineSetup {
   consents: Consents;
   /** The languages and branding of the engine's pages (errors, sign-out); English when absent. */
   look?: SignOutLook;
-}
-
-const TOKEN_SCOPE = Symbol('the scope of the named-user access token this request issued');
-
-/**
- * The token response's `scope` made the access token's own (RFC 6749 §5.1): a named-user token's
- * scope also names the OIDC scopes it may use at userinfo, which the engine's answer leaves out.
- */
-export function alignTokenResponseScope(ctx: { state: Record<PropertyKey, unknown>; status: number; body: unknown }): void {
-  const scope = ctx.state[TOKEN_SCOPE];
-  const body = ctx.body as { scope?: unknown } | undefined;
-  if (ctx.status === 200 && typeof scope === 'string' && body && typeof body === 'object') body.scope = scope;
+  /** The grants: what each hook asks of the request's grant (src/grants). */
+  grants: EngineGrants;
 }
 
 /** The node-oidc-provider configuration: every engine decision of ours is in this one place. */
 export function engineConfiguration(setup: EngineSetup): Configuration {
-  const { options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents } = setup;
+  const { options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents, grants } = setup;
   const look = setup.look ?? { localizer: new Localizer(), brands: undefined };
-  const { audience, accessTokenAlgorithm, namedUserAccessTokenTtl, managementAccessTokenTtl, accounts, tenantPolicy: policyOf } = options;
-  // The access-token key by kid: the first key of the algorithm (the rotation rule, engine/keys.ts).
-  const accessTokenKid = signingKid(jwks, accessTokenAlgorithm, algorithms);
-  const jwtFormat = { accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: accessTokenAlgorithm, kid: accessTokenKid } } };
+  const { audience, namedUserAccessTokenTtl, managementAccessTokenTtl, accounts, tenantPolicy: policyOf } = options;
 
   return {
     adapter: (model: string) => (model === 'Client' ? clients : store.engine(model)),
@@ -124,7 +107,7 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       required: (_ctx, client) => pkceRequired(client as unknown as Parameters<typeof pkceRequired>[0]),
     },
     // Refresh tokens: confidential apps only, rotated on every use (src/grants/refresh-token.ts).
-    issueRefreshToken: async (_ctx, client) => issuesRefreshTokens(client),
+    issueRefreshToken: async (_ctx, client) => grants.issuesRefreshTokens(client),
     expiresWithSession: async () => false,
     rotateRefreshToken: true,
     // Credentials only in the Basic header (policies/client-authentication.ts); no HS*/client_secret_jwt: we keep only a digest.
@@ -160,57 +143,18 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
         getResourceServerInfo: engineErrors(async (ctx: KoaContextWithOIDC, resourceIndicator: string, client: Client) => {
           // RFC 8707 §2: a resource the server does not know is invalid_target.
           if (resourceIndicator !== audience) throw new InvalidTarget(`unknown resource; the only resource is ${audience}`);
-          const extras = client as EngineClientExtras;
-          if (ctx.oidc.params?.grant_type === 'client_credentials') {
-            const policy = await tenantPolicy(policyOf, extras.tenant);
-            const granted = clientCredentialsScopes(ctx.oidc.params.scope as string | undefined, client.scope?.split(' ') ?? [], policy).join(' ');
-            // The engine reads the requested scopes after this call: an omitted scope means all.
-            ctx.oidc.params.scope = granted;
-            return { scope: granted, audience, accessTokenTTL: CLIENT_CREDENTIALS_TOKEN_SECONDS, ...jwtFormat };
-          }
-          // Named users: the engine keeps the consented scopes that this list holds, so a scope
-          // the user does not hold (now: permissions can change) never reaches a token.
-          const account = accountOf(ctx);
-          const policy = account ? await tenantPolicy(policyOf, account.tenant) : {};
-          const app = { clientId: client.clientId, firstParty: extras.first_party === true, ...engineAppOwner(client) };
-          // The authorization request once the browser's user is known (the resumption after
-          // sign-in, or a session): the engine asks consent for this list, so it holds only what
-          // she may receive. A scope she cannot have is then neither on her consent page nor in
-          // her grant, and gaining it later asks her (she allows the management right on the
-          // consent page, policies/management.ts). The consent rule's app check comes next, in
-          // loadExistingGrant (access_denied).
-          const sessionAccountId = account ? undefined : ctx.oidc.session?.accountId;
-          const signedIn = sessionAccountId && accounts ? await accounts.findAccount(sessionAccountId) : undefined;
-          if (signedIn) {
-            const scopes = namedUserResourceScopes(catalog, signedIn, await tenantPolicy(policyOf, signedIn.tenant), app.firstParty);
-            return { scope: scopes.join(' '), audience, accessTokenTTL: namedUserAccessTokenTtl, ...jwtFormat };
-          }
-          const { scopes, lifetime } = namedUserResource(catalog, app, account, policy, namedUserAccessTokenTtl);
-          return { scope: scopes.join(' '), audience, accessTokenTTL: lifetime, ...jwtFormat };
+          // Its scopes, lifetime and format: the request's grant's (src/grants).
+          return grants.of(ctx).resource(ctx, client);
         }),
       },
     },
-    async extraTokenClaims(ctx, token) {
-      const user = accountOf(ctx);
-      if (token.kind === 'AccessToken') return user ? namedUserClaims(user) : undefined;
-      const client = (token as { client?: EngineClientExtras }).client;
-      if (!client?.tenant) return undefined;
-      return clientCredentialsClaims(catalog, { tenant: client.tenant, constraints: client.constraints }, token.scope?.split(' ') ?? []);
-    },
+    // An access token's own claims: the request's grant's (a machine's tenant and data filters, a user's tenant).
+    extraTokenClaims: (ctx, token) => grants.of(ctx).claims(ctx, token),
     formats: {
       customizers: {
-        // A named-user access token's scope names the OIDC scopes its request was allowed too
-        // (src/grants/named-user.ts): what userinfo answers for it.
+        // The JWT's last touch: the request's grant's (a named user's `scope`, src/grants/named-user.ts).
         jwt(ctx, token, jwt) {
-          if (!('accountId' in token) || !token.accountId) return;
-          const entities = ctx.oidc.entities as { AuthorizationCode?: { scope?: string }; RefreshToken?: { scope?: string }; Grant?: { getOIDCScope(): string } };
-          const requested = ctx.oidc.params?.scope ?? entities.AuthorizationCode?.scope ?? entities.RefreshToken?.scope ?? '';
-          const allowed = entities.Grant?.getOIDCScope() ?? '';
-          const payload = jwt.payload as { scope?: string };
-          const scope = namedUserTokenScope(payload.scope?.split(' ') ?? [], new Set(String(requested).split(' ')), new Set(allowed.split(' ')));
-          payload.scope = scope.join(' ') || undefined;
-          // The answer's `scope` is the token's (RFC 6749 §5.1): alignTokenResponseScope uses this.
-          (ctx.state as Record<symbol, unknown>)[TOKEN_SCOPE] = payload.scope;
+          grants.of(ctx).customizeJwt?.(ctx, token, jwt as { payload: Record<string, unknown> });
         },
       },
     },
@@ -227,7 +171,7 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       userinfo: '/userinfo',
     },
     ttl: {
-      ClientCredentials: CLIENT_CREDENTIALS_TOKEN_SECONDS,
+      ClientCredentials: CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS,
       // The resource server's lifetime: per tenant for named users (getResourceServerInfo).
       AccessToken: (_ctx, token) => accessTokenSeconds(
         token.scope?.split(' ') ?? [],

@@ -5,6 +5,7 @@ import { AUTHORIZATION_CODE_SECONDS, grantNeedsExtending, MAX_ACCESS_TOKEN_SECON
 import { endGrant } from '../records/end-grant.js';
 import type { RevokedChains } from './revoked-chains.js';
 import { engineRequest } from './request.js';
+import { currentTokenRequest, existingTokenRequest } from './token-request.js';
 
 /**
  * SINGLE USE, AND RETRIES THAT ARE SAFE.
@@ -72,19 +73,6 @@ export interface Consumable {
   consume(): Promise<void>;
 }
 
-const CONSUMED = Symbol('consumed in this request');
-const TO_CONFIRM = Symbol('codes whose exchange completes with this request');
-const ROTATING = Symbol('the refresh token this request rotates');
-const REFRESHED = Symbol('this request rotates a refresh token');
-const RETRYING = Symbol('the refresh token this request was allowed to retry');
-const CHAIN = Symbol('the chain of the code or refresh token this request uses');
-
-type Undo = () => Promise<void>;
-
-function stateOf(): Record<PropertyKey, unknown> | undefined {
-  return engineRequest()?.state;
-}
-
 /**
  * A request that consumed a code or refresh token and then could not finish because the store
  * went away (503) gave the client nothing: the consume is undone, best effort, so that the retry
@@ -92,14 +80,15 @@ function stateOf(): Record<PropertyKey, unknown> | undefined {
  * saved (a successor refresh token, derived as it is) is what the retry issues again.
  */
 export async function undoConsumptions(state: Record<PropertyKey, unknown>): Promise<void> {
-  const undos = state[CONSUMED] as Undo[] | undefined;
-  if (!undos) return;
-  delete state[CONSUMED];
-  delete state[TO_CONFIRM];
+  const request = existingTokenRequest(state);
+  if (!request?.undo.length) return;
+  const undos = request.undo.splice(0);
+  request.codes = [];
   await Promise.all(undos.map((undo) => undo().catch(() => undefined)));
 }
 
-interface SavableGrant {
+/** The engine's grant, as extending it reads it. */
+export interface SavableGrant {
   exp?: number;
   save(): Promise<unknown>;
 }
@@ -124,9 +113,6 @@ function refuseForeignResource(token: Consumable): void {
   if (typeof requested !== 'string' || !token.resourceIndicators.has(requested)) throw new InvalidTarget('resource indicator is missing, or unknown');
 }
 
-function remember(state: Record<PropertyKey, unknown> | undefined, key: symbol, value: unknown): void {
-  if (state) ((state[key] ??= []) as unknown[]).push(value);
-}
 
 export interface SingleUseOptions {
   /** How long after its rotation a refresh token may be presented again for the same successor. */
@@ -188,8 +174,7 @@ export class SingleUse {
 
   /** The chain of the code or refresh token the engine's request now uses, if any (for access token ids). */
   chainNow(): string | undefined {
-    const chain = stateOf()?.[CHAIN];
-    return typeof chain === 'string' ? chain : undefined;
+    return currentTokenRequest()?.chain;
   }
 
   /**
@@ -212,8 +197,8 @@ export class SingleUse {
    * Asked at most once per request: the answer is kept in the request's state.
    */
   async #rotationRetry(token: Consumable): Promise<boolean> {
-    const state = stateOf();
-    if (state?.[RETRYING] === token.jti) return true;
+    const request = currentTokenRequest();
+    if (request?.retrying === token.jti) return true;
     const refreshTokens = this.#store.engine('RefreshToken');
     const [successor, consumption] = await Promise.all([refreshTokens.find(this.successorOf(token.jti)), refreshTokens.consumption(token.jti)]);
     let retry: boolean;
@@ -227,7 +212,7 @@ export class SingleUse {
       retry = retries!.count <= RETRIES_PER_ROTATION;
       if (retry) this.#options.onRetry?.(token);
     }
-    if (retry && state) state[RETRYING] = token.jti;
+    if (retry && request) request.retrying = token.jti;
     return retry;
   }
 
@@ -251,10 +236,10 @@ export class SingleUse {
   /** A refresh token's use: consumed once; a race lost is a retry if its successor allows, else the grant ends. */
   async consumeRefreshToken(token: Consumable, consume: () => Promise<void>): Promise<void> {
     refuseForeignResource(token);
-    const state = stateOf();
+    const request = currentTokenRequest();
     try {
       await consume();
-      remember(state, CONSUMED, () => this.#store.engine('RefreshToken').unconsume(token.jti));
+      request?.undo.push(() => this.#store.engine('RefreshToken').unconsume(token.jti));
     } catch (error) {
       if (!(error instanceof AlreadyConsumed)) throw error;
       if (!(await this.#rotationRetry(token))) {
@@ -263,10 +248,10 @@ export class SingleUse {
         throw new InvalidGrant('refresh token already used');
       }
     }
-    if (state) {
-      state[ROTATING] = token.jti;
-      state[REFRESHED] = true;
-      state[CHAIN] = this.chainOf(token.jti);
+    if (request) {
+      request.rotating = token.jti;
+      request.refreshed = true;
+      request.chain = this.chainOf(token.jti);
     }
   }
 
@@ -275,13 +260,13 @@ export class SingleUse {
    * of the code's chain when it exchanges a code, else `generate()`.
    */
   refreshTokenId(generate: () => string): string {
-    const state = stateOf();
-    const parent = state?.[ROTATING];
-    if (typeof parent === 'string') {
-      delete state![ROTATING];
+    const request = currentTokenRequest();
+    const parent = request?.rotating;
+    if (parent !== undefined) {
+      request!.rotating = undefined;
       return this.successorOf(parent);
     }
-    const code = (state?.[TO_CONFIRM] as string[] | undefined)?.at(-1);
+    const code = request?.codes.at(-1);
     return code === undefined ? generate() : this.firstOfCode(code);
   }
 
@@ -300,35 +285,33 @@ export class SingleUse {
   }
 
   /**
-   * After a token request answered with tokens:
-   * - a code exchange is confirmed on its code, so that the code presented again is a replay. A
-   *   confirmation that cannot be written leaves the code consumed but unconfirmed: a replay of it
-   *   would then be refused without ending what it issued (nothing is lost: the tokens went out);
-   *   a code replayed while this exchange was under way has its chain ended now (see #codeUsed);
-   * - a refresh gives its grant `grantIdleSeconds` again (a grant in use does not expire; one nobody
-   *   refreshed for that long does).
+   * After a code exchange answered with tokens: the code is confirmed, so that the code presented
+   * again is a replay. A confirmation that cannot be written leaves the code consumed but
+   * unconfirmed: a replay of it would then be refused without ending what it issued (nothing is
+   * lost: the tokens went out). A code replayed while this exchange was under way has its chain
+   * ended now (see #codeUsed).
    */
-  async complete(
-    ctx: { state: Record<PropertyKey, unknown>; oidc?: { entities?: { Grant?: SavableGrant } } },
-    grantIdleSeconds: number,
-  ): Promise<void> {
-    const { state } = ctx;
-    const codes = state[TO_CONFIRM] as string[] | undefined;
-    const refreshed = state[REFRESHED] === true;
-    if (!codes && !refreshed) return;
-    delete state[TO_CONFIRM];
-    delete state[REFRESHED];
+  async confirmCodes(state: Record<PropertyKey, unknown>): Promise<void> {
+    const codes = existingTokenRequest(state)?.codes.splice(0) ?? [];
+    await Promise.all(codes.map(async (jti) => {
+      const [, marks] = await Promise.all([
+        this.#store.engine('AuthorizationCode').confirm(jti).catch(() => undefined),
+        this.#store.counters.peek([replayMark(jti)]).catch(() => [{ count: 0 }]),
+      ]);
+      if (marks[0]!.count > 0) await this.#endCodeChain(jti).catch(() => undefined);
+    }));
+  }
+
+  /**
+   * After a refresh answered with tokens: its grant gets `grantIdleSeconds` again (a grant in use
+   * does not expire; one nobody refreshed for that long does).
+   */
+  async extendRefreshedGrant(ctx: { state: Record<PropertyKey, unknown>; oidc?: { entities?: { Grant?: SavableGrant } } }, grantIdleSeconds: number): Promise<void> {
+    const request = existingTokenRequest(ctx.state);
+    if (!request?.refreshed) return;
+    request.refreshed = false;
     const grant = ctx.oidc?.entities?.Grant;
-    await Promise.all([
-      ...(codes ?? []).map(async (jti) => {
-        const [, marks] = await Promise.all([
-          this.#store.engine('AuthorizationCode').confirm(jti).catch(() => undefined),
-          this.#store.counters.peek([replayMark(jti)]).catch(() => [{ count: 0 }]),
-        ]);
-        if (marks[0]!.count > 0) await this.#endCodeChain(jti).catch(() => undefined);
-      }),
-      refreshed && grant ? extend(grant, grantIdleSeconds) : undefined,
-    ]);
+    if (grant) await extend(grant, grantIdleSeconds);
   }
 
   /**
@@ -343,16 +326,18 @@ export class SingleUse {
   /** A code's use: consumed once; a race lost is a replay (see #codeUsed). */
   async consumeCode(code: Consumable, consume: () => Promise<void>): Promise<void> {
     refuseForeignResource(code);
-    const state = stateOf();
+    const request = currentTokenRequest();
     try {
       await consume();
     } catch (error) {
       if (!(error instanceof AlreadyConsumed)) throw error;
       await this.#codeUsed(code);
     }
-    remember(state, CONSUMED, () => this.#store.engine('AuthorizationCode').unconsume(code.jti));
-    remember(state, TO_CONFIRM, code.jti);
-    if (state) state[CHAIN] = this.chainOfCode(code.jti);
+    if (request) {
+      request.undo.push(() => this.#store.engine('AuthorizationCode').unconsume(code.jti));
+      request.codes.push(code.jti);
+      request.chain = this.chainOfCode(code.jti);
+    }
   }
 }
 

@@ -1,4 +1,5 @@
-import type { TokenRequestRule } from './grant.js';
+import type { Grant, GrantSetup, TokenRequestRule } from './grant.js';
+import { alignAnswerScope, namedUserHooks } from './named-user.js';
 
 /**
  * AUTHORIZATION CODE (RFC 6749 §4.1, with PKCE, RFC 7636): an app exchanges the code a user's
@@ -10,8 +11,9 @@ import type { TokenRequestRule } from './grant.js';
  *   PKCE is on (the engine refuses a missing or wrong verifier with invalid_grant; policies/pkce.ts).
  *   `refresh_token` makes a wrong parameter set.
  * - Client authentication: HTTP Basic for a confidential app; `client_id` alone for a public app.
- * - A code is used once, within 5 minutes (policies/lifetimes.ts): a second use ends the grant and
- *   every token of it (src/engine/single-use.ts tells a replay from a retry).
+ * - A code is used once, within its lifetime (policies/lifetimes.ts): a second use ends what the code
+ *   issued (src/engine/single-use.ts tells a replay from a retry); once the exchange answered,
+ *   the code is confirmed (so that it is a replay from then on).
  * - Scopes, lifetime and claims: those of a named-user token (src/grants/named-user.ts).
  * - A refresh token comes with it for a confidential app only (src/grants/refresh-token.ts).
  */
@@ -23,3 +25,15 @@ export const authorizationCode: TokenRequestRule = {
   accepted: ['code_verifier', 'client_id', 'resource'],
   foreign: ['refresh_token'],
 };
+
+/** The grant, whole (see above): a named user's, the code confirmed after its answer. */
+export function authorizationCodeGrant(setup: GrantSetup): Grant {
+  return {
+    ...authorizationCode,
+    ...namedUserHooks(setup),
+    async afterIssue(ctx) {
+      await setup.singleUse.confirmCodes(ctx.state);
+      alignAnswerScope(ctx);
+    },
+  };
+}

@@ -3,7 +3,8 @@ import { constraintsForGrantedScopes, type Constraints } from '../../policies/co
 import { CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS } from '../../policies/lifetimes.js';
 import { resolveRequestedScopes } from '../../policies/scopes.js';
 import { narrowScopes, type TenantPolicy } from '../../policies/tenant-policy.js';
-import type { TokenRequestRule } from './grant.js';
+import { tenantPolicy } from '../../policies/tenant-policy.js';
+import type { Grant, GrantSetup, TokenRequestRule } from './grant.js';
 
 /**
  * CLIENT CREDENTIALS (RFC 6749 §4.4): a machine client (a client configuration) gets an access
@@ -56,4 +57,34 @@ export function clientCredentialsClaims(
 ): MachineClaims {
   const constraints = constraintsForGrantedScopes(catalog, client.constraints ?? {}, scopes);
   return { tenant: client.tenant, ...(constraints ? { constraints } : {}) };
+}
+
+/** A client configuration as the engine holds it: its tenant and data filters (src/engine/client-directory.ts). */
+interface MachineClient {
+  tenant?: string;
+  constraints?: Constraints;
+}
+
+/**
+ * The grant, whole (see above): its scopes and lifetime at the resource (the request's `scope`
+ * resolved against the client's and its tenant's, written back for the engine: an omitted scope
+ * means all), and its claims.
+ */
+export function clientCredentialsGrant(setup: GrantSetup): Grant {
+  const { catalog, audience, accessTokenFormat } = setup;
+  return {
+    ...clientCredentials,
+    async resource(ctx, client) {
+      const policy = await tenantPolicy(setup.tenantPolicy, (client as unknown as MachineClient).tenant);
+      const granted = clientCredentialsScopes(ctx.oidc.params?.scope as string | undefined, client.scope?.split(' ') ?? [], policy).join(' ');
+      // The engine reads the requested scopes after this call: an omitted scope means all.
+      ctx.oidc.params!.scope = granted;
+      return { scope: granted, audience, accessTokenTTL: CLIENT_CREDENTIALS_TOKEN_SECONDS, ...accessTokenFormat };
+    },
+    async claims(_ctx, token) {
+      const client = (token as { client?: MachineClient }).client;
+      if (!client?.tenant) return undefined;
+      return { ...clientCredentialsClaims(catalog, { tenant: client.tenant, constraints: client.constraints }, token.scope?.split(' ') ?? []) };
+    },
+  };
 }

@@ -1,5 +1,12 @@
+import type { Context } from 'koa';
+import type { ResourceServer } from 'oidc-provider';
+import type { AccountStore } from '../accounts.js';
+import type { ApiCatalog } from '../../policies/catalog.js';
 import type { ClientAuthentication } from '../../policies/client-authentication.js';
 import { InvalidRequest } from '../../policies/errors.js';
+import type { TenantPolicyFunction } from '../../policies/tenant-policy.js';
+import type { EngineGrantHooks } from '../engine/grants.js';
+import type { SingleUse } from '../engine/single-use.js';
 
 /** What a token request of one grant type must and must not carry, and how its client authenticates. */
 export interface TokenRequestRule {
@@ -20,6 +27,33 @@ export interface TokenRequestRule {
    * engine does; changes `params` in place and answers true when it changed something.
    */
   readonly normalize?: (params: Map<string, string>) => boolean;
+}
+
+/**
+ * A GRANT, whole: its token request's rule (parameters, client authentication), what the engine
+ * asks of it (scopes and lifetime at the resource, claims, the token's last touch), and what
+ * happens once it answered with tokens. One module per grant builds one (src/grants/*.ts).
+ */
+export interface Grant extends TokenRequestRule, EngineGrantHooks {
+  /** After the token endpoint answered with tokens (a code confirmed, a grant extended, the answer's scope). */
+  afterIssue?(ctx: Context): Promise<void>;
+}
+
+/** What the grants are built with (src/server.ts composes it). */
+export interface GrantSetup {
+  catalog: ApiCatalog;
+  /** The one resource (audience) of every access token. */
+  audience: string;
+  /** The access tokens' format at the resource: JWT, signed with the access-token key. */
+  accessTokenFormat: Pick<ResourceServer, 'accessTokenFormat' | 'jwt'>;
+  tenantPolicy: TenantPolicyFunction | undefined;
+  accounts: AccountStore | undefined;
+  /** Named-user access-token lifetime (before the tenant's and the management cap). */
+  namedUserAccessTokenTtl: number;
+  /** How long an unused grant lives; a refresh gives it this long again. */
+  grantIdleSeconds: number;
+  /** Single use of codes and refresh tokens (src/engine/single-use.ts). */
+  singleUse: SingleUse;
 }
 
 /**

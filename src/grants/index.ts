@@ -1,9 +1,11 @@
 import { checkClientAuthentication, type BasicCredentials } from '../../policies/client-authentication.js';
 import { InvalidRequest, UnsupportedGrantType } from '../../policies/errors.js';
-import { authorizationCode } from './authorization-code.js';
-import { clientCredentials } from './client-credentials.js';
-import { checkParameterSet, type TokenRequestRule } from './grant.js';
-import { refreshToken } from './refresh-token.js';
+import type { Client, KoaContextWithOIDC } from 'oidc-provider';
+import type { EngineGrants } from '../engine/grants.js';
+import { authorizationCode, authorizationCodeGrant } from './authorization-code.js';
+import { clientCredentials, clientCredentialsGrant } from './client-credentials.js';
+import { checkParameterSet, type Grant, type GrantSetup, type TokenRequestRule } from './grant.js';
+import { issuesRefreshTokens, refreshToken, refreshTokenGrant } from './refresh-token.js';
 
 /**
  * THE GRANTS the token endpoint has, one module each: client_credentials (machine clients),
@@ -37,4 +39,33 @@ export function checkTokenRequest(params: ReadonlyMap<string, string>, basicCred
  */
 export function normalizeTokenRequest(grantType: string, params: Map<string, string>): boolean {
   return GRANTS.get(grantType)?.normalize?.(params) === true;
+}
+
+/**
+ * The grants, whole, as the engine configuration and the token endpoint look them up: by
+ * `grant_type`; the authorization request (no `grant_type`) is the authorization code's.
+ */
+export class GrantTable implements EngineGrants {
+  readonly #grants: ReadonlyMap<string, Grant>;
+  readonly #authorization: Grant;
+
+  constructor(setup: GrantSetup) {
+    const grants = [clientCredentialsGrant(setup), authorizationCodeGrant(setup), refreshTokenGrant(setup)];
+    this.#grants = new Map(grants.map((grant) => [grant.grantType, grant]));
+    this.#authorization = this.#grants.get('authorization_code')!;
+  }
+
+  /** The grant of `grantType`, if the token endpoint has it. */
+  get(grantType: string): Grant | undefined {
+    return this.#grants.get(grantType);
+  }
+
+  of(ctx: KoaContextWithOIDC): Grant {
+    const grantType = ctx.oidc.params?.grant_type;
+    return (typeof grantType === 'string' ? this.#grants.get(grantType) : undefined) ?? this.#authorization;
+  }
+
+  issuesRefreshTokens(client: Client): boolean {
+    return issuesRefreshTokens(client);
+  }
 }

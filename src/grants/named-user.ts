@@ -3,7 +3,12 @@ import { checkAppForUser, type AppOwner } from '../../policies/consent.js';
 import { MANAGEMENT_SCOPE } from '../../policies/management.js';
 import { namedUserAccessTokenSeconds } from '../../policies/lifetimes.js';
 import { namedUserResourceScopes } from '../../policies/scopes.js';
-import type { TenantPolicy } from '../../policies/tenant-policy.js';
+import { tenantPolicy, type TenantPolicy } from '../../policies/tenant-policy.js';
+import { accountOf } from '../engine/accounts.js';
+import { engineAppOwner } from '../engine/client-directory.js';
+import type { EngineGrantHooks } from '../engine/grants.js';
+import { existingTokenRequest, tokenRequestState } from '../engine/token-request.js';
+import type { GrantSetup } from './grant.js';
 
 /**
  * NAMED-USER TOKENS: what the authorization-code and refresh-token grants issue for a user, an app
@@ -15,25 +20,18 @@ import type { TenantPolicy } from '../../policies/tenant-policy.js';
  *   scope she lost never reaches a new token.
  * - Before she is known (the authorization request before sign-in), the upper bound is every API
  *   scope, and the management right for a first-party app; once her browser's session names her,
- *   only what she may receive (src/engine/configuration.ts): the consent page lists nothing else,
+ *   only what she may receive (namedUserHooks, below): the consent page lists nothing else,
  *   and her grant records nothing else.
  * - The app must still be one she may authorize (policies/consent.ts), at every token issue.
  * - Lifetime: her tenant's `accessTokenTtl`, else `namedUserAccessTokenTtl`; at most
  *   `managementAccessTokenTtl` when the token carries the management right (policies/lifetimes.ts).
  * - Claims: `sub` is the user, `client_id` the app, `tenant` the user's tenant; the ID token carries
- *   the identity claims its OIDC scopes allow (IDENTITY_CLAIMS).
+ *   the identity claims its OIDC scopes allow (IDENTITY_CLAIMS, policies/scopes.ts).
  * - The access token's `scope` lists its API scopes and, first, the OIDC scopes of the request that
  *   the user allowed (`openid`, `profile`, `email`): what userinfo may answer with this token. The
  *   grant is the user's consent to the app, shared by her sign-ins; a token reads what its own
  *   request asked for, not everything she ever allowed.
  */
-
-/** Identity claims per OIDC scope, as the ID token carries them. */
-export const IDENTITY_CLAIMS: Readonly<Record<string, readonly string[]>> = {
-  openid: ['sub'],
-  profile: ['name', 'given_name', 'family_name', 'preferred_username'],
-  email: ['email', 'email_verified'],
-};
 
 /** The user a named-user token is for, as this rule reads her. */
 export interface NamedUser {
@@ -93,4 +91,63 @@ export function namedUserTokenScope(resourceScopes: readonly string[], requested
 /** The claims a named-user access token carries besides the standard ones. */
 export function namedUserClaims(user: { tenant: string }): { tenant: string } {
   return { tenant: user.tenant };
+}
+
+/**
+ * What the engine asks of a named-user grant (the authorization request, the code exchange, the
+ * refresh): the resource's scopes and lifetime for the user and app, her tenant as a claim, and the
+ * access token's `scope` (the OIDC scopes its request was allowed, then its API scopes), which is
+ * also the answer's (RFC 6749 §5.1: `alignAnswerScope`).
+ */
+export function namedUserHooks(setup: GrantSetup): EngineGrantHooks {
+  const { catalog, audience, accessTokenFormat, accounts, namedUserAccessTokenTtl } = setup;
+  const policyOf = (tenant: string | undefined) => tenantPolicy(setup.tenantPolicy, tenant);
+  return {
+    async resource(ctx, client) {
+      // The engine keeps the consented scopes that this list holds, so a scope the user does not
+      // hold (now: permissions can change) never reaches a token.
+      const account = accountOf(ctx);
+      const extras = client as unknown as { first_party?: unknown };
+      const app = { clientId: client.clientId, firstParty: extras.first_party === true, ...engineAppOwner(client) };
+      // The authorization request once the browser's user is known (the resumption after
+      // sign-in, or a session): the engine asks consent for this list, so it holds only what
+      // she may receive. A scope she cannot have is then neither on her consent page nor in
+      // her grant, and gaining it later asks her (she allows the management right on the
+      // consent page, policies/management.ts). The consent rule's app check comes next, in
+      // loadExistingGrant (access_denied).
+      const sessionAccountId = account ? undefined : ctx.oidc.session?.accountId;
+      const signedIn = sessionAccountId && accounts ? await accounts.findAccount(sessionAccountId) : undefined;
+      if (signedIn) {
+        const scopes = namedUserResourceScopes(catalog, signedIn, await policyOf(signedIn.tenant), app.firstParty);
+        return { scope: scopes.join(' '), audience, accessTokenTTL: namedUserAccessTokenTtl, ...accessTokenFormat };
+      }
+      const policy = account ? await policyOf(account.tenant) : {};
+      const { scopes, lifetime } = namedUserResource(catalog, app, account, policy, namedUserAccessTokenTtl);
+      return { scope: scopes.join(' '), audience, accessTokenTTL: lifetime, ...accessTokenFormat };
+    },
+    async claims(ctx, token) {
+      const user = accountOf(ctx);
+      return token.kind === 'AccessToken' && user ? namedUserClaims(user) : undefined;
+    },
+    customizeJwt(ctx, token, jwt) {
+      if (!token.accountId) return;
+      const entities = ctx.oidc.entities as { AuthorizationCode?: { scope?: string }; RefreshToken?: { scope?: string }; Grant?: { getOIDCScope(): string } };
+      const requested = ctx.oidc.params?.scope ?? entities.AuthorizationCode?.scope ?? entities.RefreshToken?.scope ?? '';
+      const allowed = entities.Grant?.getOIDCScope() ?? '';
+      const payload = jwt.payload as { scope?: string };
+      const scope = namedUserTokenScope(payload.scope?.split(' ') ?? [], new Set(String(requested).split(' ')), new Set(allowed.split(' ')));
+      payload.scope = scope.join(' ') || undefined;
+      tokenRequestState(ctx.state as Record<PropertyKey, unknown>).scope = payload.scope;
+    },
+  };
+}
+
+/**
+ * The token response's `scope` made the access token's own (RFC 6749 §5.1): a named-user token's
+ * scope also names the OIDC scopes it may use at userinfo, which the engine's answer leaves out.
+ */
+export function alignAnswerScope(ctx: { state: Record<PropertyKey, unknown>; body: unknown }): void {
+  const scope = existingTokenRequest(ctx.state)?.scope;
+  const body = ctx.body as { scope?: unknown } | undefined;
+  if (typeof scope === 'string' && body && typeof body === 'object') body.scope = scope;
 }

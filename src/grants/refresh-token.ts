@@ -1,4 +1,5 @@
-import type { TokenRequestRule } from './grant.js';
+import type { Grant, GrantSetup, TokenRequestRule } from './grant.js';
+import { alignAnswerScope, namedUserHooks } from './named-user.js';
 
 /**
  * REFRESH TOKEN (RFC 6749 §6): a confidential app gets a new access token for a user without her.
@@ -43,6 +44,18 @@ function dropOfflineAccess(params: Map<string, string>): boolean {
   if (kept.length) params.set('scope', kept.join(' '));
   else params.delete('scope');
   return true;
+}
+
+/** The grant, whole (see above): a named user's, its grant extended after its answer. */
+export function refreshTokenGrant(setup: GrantSetup): Grant {
+  return {
+    ...refreshToken,
+    ...namedUserHooks(setup),
+    async afterIssue(ctx) {
+      await setup.singleUse.extendRefreshedGrant(ctx as Parameters<GrantSetup['singleUse']['extendRefreshedGrant']>[0], setup.grantIdleSeconds);
+      alignAnswerScope(ctx);
+    },
+  };
 }
 
 /** Whether a client gets refresh tokens: a confidential app allowed the grant (public apps and machine clients never). */

@@ -1,8 +1,7 @@
 import type { Context, Next } from 'koa';
 import { parseBasicAuthorization, type BasicCredentials } from '../../policies/client-authentication.js';
 import { InvalidRequest } from '../../policies/errors.js';
-import { checkTokenRequest, normalizeTokenRequest } from '../grants/index.js';
-import { alignTokenResponseScope } from '../engine/configuration.js';
+import { checkTokenRequest, normalizeTokenRequest, type GrantTable } from '../grants/index.js';
 import { translateTokenAnswer } from '../engine/errors.js';
 import { encodeForm, parseMultipart, parseUrlEncoded, readBody, type FormParams } from './request-body.js';
 
@@ -85,9 +84,10 @@ function replaceBody(ctx: Context, { params, raw }: ReadForm): void {
 /**
  * In front of the engine's token endpoint: reads the body once (size limit, strict parsing, no
  * repeated parameters, multipart accepted), checks the request against its grant's rules
- * (src/grants), then hands the engine a urlencoded body.
+ * (src/grants), then hands the engine a urlencoded body; once the engine answered with tokens,
+ * what the grant does after issuing (a code confirmed, a grant extended, the answer's scope).
  */
-export function tokenEndpointGuard(limit: number) {
+export function tokenEndpointGuard(limit: number, grants: GrantTable) {
   return async function guardTokenEndpoint(ctx: Context, next: Next): Promise<void> {
     const form = await readForm(ctx, limit);
     const grantType = checkTokenRequest(form.params, () => basicCredentialsOf(ctx));
@@ -97,7 +97,7 @@ export function tokenEndpointGuard(limit: number) {
     ctx.req.headers.accept = 'application/json';
     await next();
     translateTokenAnswer(ctx as Parameters<typeof translateTokenAnswer>[0], grantType);
-    alignTokenResponseScope(ctx);
+    if (ctx.status === 200) await grants.get(grantType)?.afterIssue?.(ctx);
   };
 }
 

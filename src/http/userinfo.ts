@@ -1,7 +1,7 @@
 import type { AccountStore } from '../accounts.js';
 import { InsufficientScope, InvalidBearerRequest, InvalidToken, TenantMoved, TokenError } from '../../policies/errors.js';
 import type { LiveTokens } from '../engine/live-tokens.js';
-import { IDENTITY_CLAIMS } from '../grants/named-user.js';
+import { IDENTITY_CLAIMS } from '../../policies/scopes.js';
 import type { RouteHandler } from './router.js';
 import { readForm } from './token-endpoint.js';
 

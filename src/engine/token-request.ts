@@ -1,0 +1,44 @@
+import { engineRequest } from './request.js';
+
+/** A consume undone (best effort) when its request fails before answering. */
+export type Undo = () => Promise<void>;
+
+/**
+ * What one token request carries from one of the engine's hooks to the next, and to what runs
+ * after the engine answered: one typed record per request (in the request's `ctx.state`), read and
+ * written only through this module.
+ */
+export interface TokenRequestState {
+  /** Consumes of this request, undone when it fails before answering (src/engine/single-use.ts). */
+  undo: Undo[];
+  /** Codes whose exchange completes with this request: confirmed once it answered. */
+  codes: string[];
+  /** The refresh token this request rotates: its successor's id is derived from it. */
+  rotating?: string;
+  /** Whether this request rotates a refresh token (its grant is extended once it answered). */
+  refreshed: boolean;
+  /** The refresh token this request was allowed to retry (asked once per request). */
+  retrying?: string;
+  /** The chain of the code or refresh token this request uses (carried into token ids). */
+  chain?: string;
+  /** The `scope` of the named-user access token this request issued (the answer's `scope`). */
+  scope?: string;
+}
+
+const STATE = Symbol('talent-auth token request');
+
+/** The token request state of a request's `ctx.state`, made on first use. */
+export function tokenRequestState(state: Record<PropertyKey, unknown>): TokenRequestState {
+  return ((state[STATE] as TokenRequestState | undefined) ??= { undo: [], codes: [], refreshed: false });
+}
+
+/** The token request state of the request the engine is serving now, if it serves one. */
+export function currentTokenRequest(): TokenRequestState | undefined {
+  const state = engineRequest()?.state;
+  return state ? tokenRequestState(state) : undefined;
+}
+
+/** The token request state of `state` if the request made one (nothing is made by asking). */
+export function existingTokenRequest(state: Record<PropertyKey, unknown>): TokenRequestState | undefined {
+  return state[STATE] as TokenRequestState | undefined;
+}
