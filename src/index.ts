@@ -1,5 +1,5 @@
 export { createAuthServer, type AuthServer, type ConsentsApi, type SignInsApi } from './server.js';
-export type { SignInUnlockRequest, SignInUnlockResult } from './http/sign-in-throttle.js';
+export type { SignInUnlockRequest, SignInUnlockResult } from './limits/sign-in.js';
 export type { ConnectMiddleware } from './http/embedding.js';
 export type { ClientConfigurations } from './records/client-configurations.js';
 export type { AppRegistrations } from './records/app-registrations.js';

@@ -39,7 +39,7 @@ import { Sealer } from './http/sealed.js';
 import { tenantOfClient } from './http/calling-client.js';
 import { AuditTrail, OPERATOR, type AuditEventPage, type AuditQuery } from './audit/trail.js';
 import { engineRouteKey } from './http/engine-path.js';
-import { failedClientAuthLimit } from './http/client-auth-limit.js';
+import { failedClientAuthLimit } from './limits/client-auth.js';
 import { clientAddress } from './http/client-address.js';
 import { healthHandlers, measureRequests, metricsHandler } from './http/observability.js';
 import { refuseWhileStoreDown } from './http/store-availability.js';
@@ -60,7 +60,7 @@ import type { PortalTextOverrides } from './portal/text.js';
 const PORTAL_SESSION_SECONDS = 30 * 60;
 import { cutStalledBodies } from './http/body-timeout.js';
 import { authorizeGuard, browserRequestGuard } from './http/authorize-guard.js';
-import { SignInHolds, SignInThrottle, type SignInUnlockRequest, type SignInUnlockResult } from './http/sign-in-throttle.js';
+import { SignInHolds, SignInThrottle, type SignInUnlockRequest, type SignInUnlockResult } from './limits/sign-in.js';
 
 function cookieKeysOf(options: ResolvedOptions, logger: Logger): string[] {
   if (options.cookieKeys) return options.cookieKeys;

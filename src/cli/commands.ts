@@ -22,7 +22,7 @@ import { appWire, clientWire, json, resourcesInWords, safe, SECRET_NOTE, table, 
 import { AuditTrail, DEFAULT_AUDIT_SETTINGS, OPERATOR, type AuditEventType } from '../audit/trail.js';
 import { Consents } from '../records/consents.js';
 import type { Logger } from '../logger.js';
-import { SignInHolds } from '../http/sign-in-throttle.js';
+import { SignInHolds } from '../limits/sign-in.js';
 
 export interface CommandContext {
   args: ParsedArgs;

@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import type { Counters } from '../../adapters/types.js';
 import type { Logger } from '../logger.js';
-import { RefusalLog } from '../observability/refusal-log.js';
+import { WindowLimits } from '../limits/window-limits.js';
 import { errorPage, oauthErrorPage, sendPage } from '../pages/html.js';
 import { answerPostWithGet } from './post-as-get.js';
 import { localeOf } from '../i18n/localizer.js';
@@ -33,7 +33,7 @@ export function browserRequestGuard(
   logger: Logger,
   onRefused: () => void = () => {},
 ): (ctx: Context) => Promise<boolean> {
-  const refusals = new RefusalLog(logger, `${counter === 'authz' ? 'authorization' : 'sign-out'} requests refused: too many from one address`);
+  const windows = new WindowLimits(counters, logger, `${counter === 'authz' ? 'authorization' : 'sign-out'} requests refused: too many from one address`, onRefused);
   return async function guard(ctx: Context): Promise<boolean> {
     const declared = ctx.method === 'POST' ? ctx.request.length ?? 0 : 0;
     if (ctx.querystring.length > limits.queryBytes || declared > limits.queryBytes) {
@@ -44,12 +44,9 @@ export function browserRequestGuard(
     }
     if (ctx.method !== 'GET' || !limits.perAddress) return false;
     const address = addressOf(ctx);
-    const key = `${counter}:${address}`;
-    const [count] = await counters.increment([key], limits.perAddress.windowSeconds);
-    if (count!.count <= limits.perAddress.max) return false;
-    const wait = Math.max(1, count!.resetsIn);
-    refusals.refused(key, wait, { address, requests: count!.count });
-    onRefused();
+    const [counted] = await windows.count([{ key: `${counter}:${address}`, limit: limits.perAddress }]);
+    if (!counted!.over) return false;
+    const { wait } = windows.refuse([counted!], counted!.key, { address, requests: counted!.count.count });
     ctx.set('Retry-After', String(wait));
     const locale = localeOf(ctx);
     sendPage(ctx, errorPage(locale.t.tooManyRequests(wait), locale.t.waitHeading, locale), 429);

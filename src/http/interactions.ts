@@ -20,7 +20,7 @@ import { readForm, type Form } from './forms.js';
 import type { AuditTrail } from '../audit/trail.js';
 import type { RouteHandler } from './router.js';
 import type { RouteName } from './routes.js';
-import type { SignInThrottle } from './sign-in-throttle.js';
+import type { SignInThrottle } from '../limits/sign-in.js';
 
 const CSRF_COOKIE = 'talent_auth_csrf';
 /** A browser that signed in as a user before (see SignInThrottle). */

@@ -12,7 +12,7 @@ import { readJsonObject } from './json-body.js';
 import { namedUserCaller } from './named-user-caller.js';
 import type { RouteHandler } from './router.js';
 import type { RouteName } from './routes.js';
-import type { SignInHolds } from './sign-in-throttle.js';
+import type { SignInHolds } from '../limits/sign-in.js';
 import { appInput, appPatch, appWire, auditEventWire, clientInput, clientPatch, clientWire, platformAppWire, signInUnlockInput, wireField } from './wire.js';
 
 /** The query of `GET audit-events`: each parameter once, as text (the trail checks the values). */

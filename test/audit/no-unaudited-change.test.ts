@@ -5,7 +5,7 @@ import { AuditTrail, DEFAULT_AUDIT_SETTINGS } from '../../src/audit/trail.js';
 import { AppRegistrations } from '../../src/records/app-registrations.js';
 import { ClientConfigurations } from '../../src/records/client-configurations.js';
 import { Consents } from '../../src/records/consents.js';
-import { SignInHolds, SignInThrottle } from '../../src/http/sign-in-throttle.js';
+import { SignInHolds, SignInThrottle } from '../../src/limits/sign-in.js';
 import { testAccounts } from '../support/accounts.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';

@@ -2,7 +2,7 @@ import { holdsIntegrationSetup, MANAGEMENT_SCOPE, mayRequestManagement } from '.
 import { ApiCatalog } from '../../policies/catalog.js';
 import { InvalidScope } from '../../policies/errors.js';
 import { namedUserResourceScopes, validateAuthorizationScopes } from '../../policies/scopes.js';
-import { foldUsername, waitInWords } from '../../src/http/sign-in-throttle.js';
+import { foldUsername, waitInWords } from '../../src/limits/sign-in.js';
 
 const catalog = new ApiCatalog([{ id: 'scim', name: 'SCIM', scopes: { 'scim.read': 'r', 'scim.write': 'w' }, constraints: [] }]);
 

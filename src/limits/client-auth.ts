@@ -2,14 +2,11 @@ import type { Context, Next } from 'koa';
 import type { Counters } from '../../adapters/types.js';
 import { InvalidClient, TooManyRequests } from '../../policies/errors.js';
 import type { Logger } from '../logger.js';
-import { RefusalLog } from '../observability/refusal-log.js';
+import { WindowLimits, type Watched, type WindowLimit } from './window-limits.js';
 import { claimedClientId } from '../../policies/client-authentication.js';
-import { basicCredentialsOf } from './token-endpoint.js';
+import { basicCredentialsOf } from '../http/token-endpoint.js';
 
-export interface WindowLimit {
-  max: number;
-  windowSeconds: number;
-}
+export type { WindowLimit };
 
 export interface FailedClientAuthLimits {
   perClient: WindowLimit;
@@ -31,11 +28,6 @@ function claimedClientIdOf(ctx: Context): string | undefined {
 /** At the token endpoint every 401 is a failed client authentication, whatever body it has. */
 function failedToAuthenticate(ctx: Context): boolean {
   return ctx.status === 401;
-}
-
-interface Watched {
-  key: string;
-  limit: WindowLimit;
 }
 
 /**
@@ -64,26 +56,24 @@ export function failedClientAuthLimit(
   onRefused: (refused: { clientId: string | undefined; address: string; firstInWindow: boolean }) => void = () => {},
 ) {
   // At most one line per key and window: the limit bounds the failures, this the refusals' lines.
-  const refusals = new RefusalLog(logger, 'client authentication refused: too many failures');
+  const windows = new WindowLimits(counters, logger, 'client authentication refused: too many failures');
 
-  function refuse(ctx: Context, key: string, retryAfter: number, fields: Record<string, unknown>): never {
+  function refuse(ctx: Context, over: Parameters<WindowLimits['refuse']>[0], fields: Record<string, unknown>): never {
     ctx.remove('WWW-Authenticate');
-    const firstInWindow = refusals.refused(key, retryAfter, fields);
+    const { wait, firstInWindow } = windows.refuse(over, over[0]!.key, fields);
     onRefused({ clientId: claimedClientIdOf(ctx), address: addressOf(ctx), firstInWindow });
-    throw new TooManyRequests(Math.max(1, retryAfter));
+    throw new TooManyRequests(wait);
   }
 
   return async function limitFailedClientAuth(ctx: Context, next: Next): Promise<void> {
     if (ctx.method !== 'POST') return next();
     const address = addressOf(ctx);
-    const addressKey = `addr:${address}`;
+    const byAddress: Watched = { key: `addr:${address}`, limit: limits.perAddress };
     // The client ID matters only once something failed: a success never parses the header for it.
     const clientIdOf = () => claimedClientIdOf(ctx);
 
-    const [byAddress] = await counters.peek([addressKey]);
-    if (byAddress && byAddress.count >= limits.perAddress.max) {
-      refuse(ctx, addressKey, byAddress.resetsIn, { client_id: clientIdOf(), address, failures: byAddress.count });
-    }
+    const [seen] = await windows.peek([byAddress]);
+    if (seen!.reached) refuse(ctx, [seen!], { client_id: clientIdOf(), address, failures: seen!.count.count });
 
     let thrown: InvalidClient | undefined;
     try {
@@ -95,19 +85,15 @@ export function failedClientAuthLimit(
     }
 
     const clientId = clientIdOf();
-    const watched: Watched[] = [{ key: addressKey, limit: limits.perAddress }];
+    const watched: Watched[] = [byAddress];
     if (clientId) watched.push({ key: `client:${clientId}`, limit: limits.perClient });
     // A failure that cannot be counted is answered 503 (the store is down): never left uncounted.
-    const counts = await Promise.all(
-      watched.map(({ key, limit }) => counters.increment([key], limit.windowSeconds).then(([count]) => count!)),
-    );
-    const over = watched.map((watch, index) => ({ key: watch.key, count: counts[index]! })).filter(({ count }, index) => count.count > watched[index]!.limit.max);
-    if (over.length) {
-      const retryAfter = Math.max(...over.map(({ count }) => count.resetsIn));
-      refuse(ctx, over[0]!.key, retryAfter, { client_id: clientId, address, failures: counts.map(({ count }) => count) });
-    }
+    const counts = await windows.count(watched);
+    const failures = counts.map(({ count }) => count.count);
+    const over = counts.filter((counted) => counted.over);
+    if (over.length) refuse(ctx, over, { client_id: clientId, address, failures });
     // Within the limits only: the failures past them are the refusals', logged as such.
-    logger.info('client authentication failed', { client_id: clientId, address, failures: counts.map(({ count }) => count) });
+    logger.info('client authentication failed', { client_id: clientId, address, failures });
     if (thrown) throw thrown;
   };
 }

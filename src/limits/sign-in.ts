@@ -1,16 +1,12 @@
 import { createHmac } from 'node:crypto';
-import type { Counters, WindowCount } from '../../adapters/types.js';
+import type { Counters } from '../../adapters/types.js';
 import { NotSupported, ValidationError } from '../../policies/errors.js';
 import type { Account, AccountStore } from '../accounts.js';
 import type { AuditContext, AuditTrail } from '../audit/trail.js';
 import type { Logger } from '../logger.js';
-import { RefusalLog } from '../observability/refusal-log.js';
+import { WindowLimits, type Watched, type WindowLimit } from './window-limits.js';
 
-/** A fixed-window limit: `max` events per `windowSeconds`. */
-export interface WindowLimit {
-  max: number;
-  windowSeconds: number;
-}
+export type { WindowLimit };
 
 /** The option `rateLimits.failedSignIn`. */
 export interface SignInLimits {
@@ -61,7 +57,7 @@ function usernameCounter(hint: string): string {
  */
 export class SignInThrottle {
   private readonly key: Buffer;
-  private readonly refusals: RefusalLog;
+  private readonly windows: WindowLimits;
 
   constructor(
     private readonly counters: Counters,
@@ -72,7 +68,7 @@ export class SignInThrottle {
     private readonly events: SignInEvents,
   ) {
     this.key = hintKey(cookieKeys);
-    this.refusals = new RefusalLog(logger, 'sign-in refused: too many failures');
+    this.windows = new WindowLimits(counters, logger, 'sign-in refused: too many failures', () => events.refused());
   }
 
   /** The non-reversible hint of a username, for counters, logs and the device cookie. */
@@ -80,8 +76,8 @@ export class SignInThrottle {
     return hintOf(this.key, username);
   }
 
-  private keys(hint: string, address: string): [string, string] {
-    return [usernameCounter(hint), `signin:addr:${address}`];
+  private watched(limits: SignInLimits, hint: string, address: string): [Watched, Watched] {
+    return [{ key: usernameCounter(hint), limit: limits.perUsername }, { key: `signin:addr:${address}`, limit: limits.perAddress }];
   }
 
   /**
@@ -91,18 +87,12 @@ export class SignInThrottle {
   async wait(hint: string, address: string, knownDevice: boolean): Promise<number | undefined> {
     const { limits } = this;
     if (!limits) return undefined;
-    const [byUser, byAddress] = await this.counters.peek(this.keys(hint, address));
-    const addressOver = byAddress!.count >= limits.perAddress.max;
-    const over: WindowCount[] = [];
-    if (addressOver) over.push(byAddress!);
-    if (!knownDevice && byUser!.count >= limits.perUsername.max) over.push(byUser!);
+    const [byUser, byAddress] = await this.windows.peek(this.watched(limits, hint, address));
+    const over = [byAddress!, ...(knownDevice ? [] : [byUser!])].filter((counted) => counted.reached);
     if (over.length === 0) return undefined;
-    const wait = Math.max(1, ...over.map(({ resetsIn }) => resetsIn));
-    this.events.refused();
-    this.refusals.refused(addressOver ? `addr:${address}` : `user:${hint}`, wait, {
-      address, user_hint: hint, failures: [byUser!.count, byAddress!.count],
-    });
-    return wait;
+    return this.windows.refuse(over, byAddress!.reached ? `addr:${address}` : `user:${hint}`, {
+      address, user_hint: hint, failures: [byUser!.count.count, byAddress!.count.count],
+    }).wait;
   }
 
   /** A failed sign-in: counted (atomically, both counters) and logged with the address and the hint. */
@@ -113,10 +103,8 @@ export class SignInThrottle {
       this.logger.info('sign-in failed', { client_id: clientId, address, user_hint: hint });
       return;
     }
-    const [userKey, addressKey] = this.keys(hint, address);
-    const [byUser] = await this.counters.increment([userKey], limits.perUsername.windowSeconds);
-    const [byAddress] = await this.counters.increment([addressKey], limits.perAddress.windowSeconds);
-    this.logger.info('sign-in failed', { client_id: clientId, address, user_hint: hint, failures: [byUser!.count, byAddress!.count] });
+    const counts = await this.windows.count(this.watched(limits, hint, address));
+    this.logger.info('sign-in failed', { client_id: clientId, address, user_hint: hint, failures: counts.map(({ count }) => count.count) });
   }
 }
 
