@@ -38,6 +38,7 @@ import { endSessionHandler } from './http/end-session.js';
 import { Sealer } from './http/sealed.js';
 import { tenantOfClient } from './http/calling-client.js';
 import { AuditTrail, OPERATOR, type AuditEventPage, type AuditQuery } from './audit/trail.js';
+import { clientAuthRateLimited, refreshTokenPresentedAgain as refreshTokenPresentedAgainEvent, sessionEnded } from './audit/events.js';
 import { engineRouteKey } from './http/engine-path.js';
 import { failedClientAuthLimit } from './limits/client-auth.js';
 import { clientAddress } from './http/client-address.js';
@@ -229,27 +230,20 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   const look = { localizer, brands };
 
   /** A rotated refresh token presented again, in the trail of its user's tenant. */
-  const refreshTokenPresentedAgain = (type: 'refresh_token.reuse_detected' | 'refresh_token.retried', token: RefreshTokenUse, details: Record<string, unknown>): void => {
+  const refreshTokenPresentedAgain = (type: 'refresh_token.reuse_detected' | 'refresh_token.retried', token: RefreshTokenUse): void => {
     const request = engineRequest() as unknown as Koa.Context | undefined;
     const address = request ? addressOf(request) : undefined;
     void (async () => {
       const account = token.accountId && options.accounts ? await options.accounts.findAccount(token.accountId).catch(() => undefined) : undefined;
-      audit.recordLater({
-        type,
-        ...(account ? { tenant: account.tenant } : {}),
-        actor: { type: 'client', ...(token.clientId ? { id: token.clientId } : {}) },
-        ...(token.clientId ? { target: { type: 'app_registration', id: token.clientId } } : {}),
-        ...(address ? { address } : {}),
-        details: { user: token.accountId, ...details },
-      });
+      audit.recordLater(refreshTokenPresentedAgainEvent(type, token, account?.tenant, address));
     })();
   };
 
   const revokedChains = new RevokedChains(store.records);
   const singleUse = new SingleUse(store, {
     // A refresh token reused (its grant ends: the engine, or single use) or retried: recorded.
-    onReuse: (token) => refreshTokenPresentedAgain('refresh_token.reuse_detected', token, { grant_ended: true }),
-    onRetry: (token) => refreshTokenPresentedAgain('refresh_token.retried', token, { retry: 1 }),
+    onReuse: (token) => refreshTokenPresentedAgain('refresh_token.reuse_detected', token),
+    onRetry: (token) => refreshTokenPresentedAgain('refresh_token.retried', token),
     reuseWindowSeconds: options.refreshTokenReuseWindowSeconds,
     revokedChains,
     successorKey: createHmac('sha256', cookieKeys[0]!).update('talent-auth refresh token successors').digest(),
@@ -297,13 +291,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     const clientId = ctx.oidc.client?.clientId;
     void (async () => {
       const account = accountId && options.accounts ? await options.accounts.findAccount(accountId).catch(() => undefined) : undefined;
-      audit.recordLater({
-        type: 'session.ended',
-        ...(account ? { tenant: account.tenant } : {}),
-        actor: accountId ? { type: 'user', id: accountId } : { type: 'anonymous' },
-        ...(clientId ? { target: { type: 'app_registration', id: clientId } } : {}),
-        address: addressOf(ctx),
-      });
+      audit.recordLater(sessionEnded(accountId ? { sub: accountId, tenant: account?.tenant } : undefined, clientId, addressOf(ctx)));
     })();
   });
   // Back-channel logout (src/engine/backchannel-delivery.ts): each one that did not arrive is
@@ -343,13 +331,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     const client = clientId ? await findClient(clientId).catch(() => undefined) : undefined;
     const tenant = client ? tenantOfClient(client) : undefined;
     const machine = client?.grantTypes?.includes('client_credentials') === true;
-    audit.recordLater({
-      type: 'client_auth.rate_limited',
-      ...(tenant ? { tenant } : {}),
-      actor: client ? { type: 'client', id: client.clientId } : { type: 'anonymous' },
-      ...(client ? { target: { type: machine ? 'client_configuration' : 'app_registration', id: client.clientId } } : {}),
-      address,
-    });
+    audit.recordLater(clientAuthRateLimited(client ? { clientId: client.clientId, tenant, machine } : undefined, address));
   };
   const signInHolds = new SignInHolds(store.counters, cookieKeys, options.accounts, audit);
   const clientEndpoint = clientEndpoints(options, store, appRegistrations, addressOf, logger, metrics, clientRateLimited);

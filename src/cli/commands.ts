@@ -23,6 +23,7 @@ import { AuditTrail, DEFAULT_AUDIT_SETTINGS, OPERATOR, type AuditEventType } fro
 import { Consents } from '../records/consents.js';
 import type { Logger } from '../logger.js';
 import { SignInHolds } from '../limits/sign-in.js';
+import { signingKeyChanged } from '../audit/events.js';
 
 export interface CommandContext {
   args: ParsedArgs;
@@ -302,7 +303,7 @@ async function keyEvent(context: CommandContext, type: 'signing_key.added' | 'si
     context.io.stderr(`talent-auth: note: not recorded in the audit trail (${type}): give --redis or REDIS_URL to record key changes\n`);
     return;
   }
-  await (await auditTrail(context)).record({ type, actor: OPERATOR.actor, target: { type: 'signing_key', id: kid }, ...(alg ? { details: { alg } } : {}) });
+  await (await auditTrail(context)).record(signingKeyChanged(type, OPERATOR, kid, alg));
 }
 
 const keysList: Command = {

@@ -21,6 +21,7 @@ import type { AuditTrail } from '../audit/trail.js';
 import type { RouteHandler } from './router.js';
 import type { RouteName } from './routes.js';
 import type { SignInThrottle } from '../limits/sign-in.js';
+import { signInFailed, signInSucceeded } from '../audit/events.js';
 
 const CSRF_COOKIE = 'talent_auth_csrf';
 /** A browser that signed in as a user before (see SignInThrottle). */
@@ -160,17 +161,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
    * address and app and window (AuditTrail.recordRefusal).
    */
   function signInRefused(app: AppRegistration, address: string, reason: 'throttled' | 'wrong_credentials', windowSeconds?: number): void {
-    setup.audit?.recordRefusal(
-      {
-        type: 'sign_in.failed',
-        ...(app.tenant !== undefined ? { tenant: app.tenant } : {}),
-        actor: { type: 'anonymous' },
-        target: { type: 'app_registration', id: app.clientId },
-        address,
-        details: { reason },
-      },
-      { who: address, where: `${app.clientId}:${reason}`, ...(windowSeconds !== undefined ? { windowSeconds } : {}) },
-    );
+    setup.audit?.recordRefusal(signInFailed(app, address, reason), { who: address, where: `${app.clientId}:${reason}`, ...(windowSeconds !== undefined ? { windowSeconds } : {}) });
   }
 
   async function login(ctx: Context, uid: string, form: Form): Promise<void> {
@@ -200,7 +191,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     // This browser may sign in as this user again even while someone else's guesses hold the
     // username (sign-in-throttle.ts).
     ctx.cookies.set(DEVICE_COOKIE, hint, { signed: true, httpOnly: true, sameSite: 'lax', path, maxAge: DEVICE_COOKIE_DAYS * 86_400_000, overwrite: true });
-    setup.audit?.recordLater({ type: 'sign_in.succeeded', tenant: account.tenant, actor: { type: 'user', id: account.sub }, target: { type: 'app_registration', id: clientId }, address });
+    setup.audit?.recordLater(signInSucceeded(account, clientId, address));
     await finish(ctx, { login: { accountId: account.sub } }, false);
   }
 

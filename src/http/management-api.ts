@@ -14,6 +14,7 @@ import type { RouteHandler } from './router.js';
 import type { RouteName } from './routes.js';
 import type { SignInHolds } from '../limits/sign-in.js';
 import { appInput, appPatch, appWire, auditEventWire, clientInput, clientPatch, clientWire, platformAppWire, signInUnlockInput, wireField } from './wire.js';
+import { managementDenied } from '../audit/events.js';
 
 /** The query of `GET audit-events`: each parameter once, as text (the trail checks the values). */
 function auditQuery(query: Record<string, string | string[] | undefined>): Omit<AuditQuery, 'tenant'> {
@@ -104,14 +105,7 @@ export function managementHandlers(setup: ManagementSetup): Partial<Record<Route
   function denied(ctx: Context, route: RouteName, known: { sub: string; tenant: string } | undefined, status: number, error: string): void {
     const address = addressOf(ctx);
     audit.recordRefusal(
-      {
-        type: 'management.denied',
-        ...(known ? { tenant: known.tenant } : {}),
-        actor: known ? { type: 'user', id: known.sub } : { type: 'anonymous' },
-        target: { type: 'management_api', id: route },
-        address,
-        details: { method: ctx.method, status, error },
-      },
+      managementDenied(known, route, { method: ctx.method, address }, { status, error }),
       { who: known ? `user:${known.sub}` : `address:${address}`, where: `${route}:${ctx.method}:${status}` },
     );
   }

@@ -5,6 +5,7 @@ import type { Account, AccountStore } from '../accounts.js';
 import type { AuditContext, AuditTrail } from '../audit/trail.js';
 import type { Logger } from '../logger.js';
 import { WindowLimits, type Watched, type WindowLimit } from './window-limits.js';
+import { signInUnlocked } from '../audit/events.js';
 
 export type { WindowLimit };
 
@@ -184,14 +185,7 @@ export class SignInHolds {
     const [window] = mine ? await this.counters.peek([counter]) : [{ count: 0, resetsIn: 0 }];
     const failures = window!.count;
     const eventTenant = tenant ?? account?.tenant;
-    await this.audit?.record({
-      type: 'sign_in.unlocked',
-      ...(eventTenant !== undefined ? { tenant: eventTenant } : {}),
-      actor: by.actor,
-      ...(account ? { target: { type: 'user' as const, id: account.sub } } : {}),
-      ...(by.address ? { address: by.address } : {}),
-      details: { failures, ...(account ? {} : { user_hint: hint }) },
-    });
+    await this.audit?.record(signInUnlocked(by, eventTenant, account, failures, hint));
     if (failures > 0) await this.counters.clear([counter]);
     return { unlocked: failures > 0 };
   }

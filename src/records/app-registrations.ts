@@ -9,6 +9,7 @@ import { changeRecord, changedFields } from './change.js';
 import { digestSecret, generateSecret } from './secrets.js';
 import { displayDescription, displayName, parseInput } from './validation.js';
 import { OPERATOR, type AuditContext, type AuditEventType, type AuditTrail } from '../audit/trail.js';
+import { changed } from '../audit/events.js';
 
 export const APP_REGISTRATION = 'app';
 /** App registrations are not tenant-bound: users of any tenant may authorize an app. */
@@ -304,14 +305,7 @@ export class AppRegistrations {
 
   /** Records a change of an app (before it is made: see the audit trail). */
   private async audited(type: AuditEventType, by: AuditContext, app: { clientId: string; tenant?: string | undefined }, details?: Record<string, unknown>): Promise<void> {
-    await this.audit?.record({
-      type,
-      ...(app.tenant !== undefined ? { tenant: app.tenant } : {}),
-      actor: by.actor,
-      target: { type: 'app_registration', id: app.clientId },
-      ...(by.address ? { address: by.address } : {}),
-      ...(details ? { details } : {}),
-    });
+    await this.audit?.record(changed(type, by, { type: 'app_registration', id: app.clientId }, app.tenant, details));
   }
 }
 

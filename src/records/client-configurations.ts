@@ -9,6 +9,7 @@ import { changeRecord, changedFields } from './change.js';
 import { digestSecret, generateSecret } from './secrets.js';
 import { displayDescription, displayName, parseInput } from './validation.js';
 import { OPERATOR, type AuditContext, type AuditEventType, type AuditTrail } from '../audit/trail.js';
+import { changed } from '../audit/events.js';
 
 export const CLIENT_CONFIGURATION = 'client';
 
@@ -82,14 +83,7 @@ export class ClientConfigurations {
 
   /** Records a change of a client configuration (before it is made: see the audit trail). */
   private async audited(type: AuditEventType, by: AuditContext, client: { clientId: string; tenant: string }, details?: Record<string, unknown>): Promise<void> {
-    await this.audit?.record({
-      type,
-      tenant: client.tenant,
-      actor: by.actor,
-      target: { type: 'client_configuration', id: client.clientId },
-      ...(by.address ? { address: by.address } : {}),
-      ...(details ? { details } : {}),
-    });
+    await this.audit?.record(changed(type, by, { type: 'client_configuration', id: client.clientId }, client.tenant, details));
   }
 
   /**

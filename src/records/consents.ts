@@ -4,6 +4,7 @@ import type { ApiCatalog } from '../../policies/catalog.js';
 import { scopeWords } from '../pages/scope-words.js';
 import { APP_REGISTRATION, type StoredAppRegistration } from './app-registrations.js';
 import { OPERATOR, type AuditContext, type AuditTrail } from '../audit/trail.js';
+import { consentChanged } from '../audit/events.js';
 
 export const CONSENT = 'consent';
 /** The index of an app's consents (group: the app), so that they can all end with the app. */
@@ -58,14 +59,7 @@ export class Consents {
   }
 
   private async audited(type: 'consent.granted' | 'consent.revoked', by: AuditContext, key: ConsentKey & { clientId: string }, details: Record<string, unknown>): Promise<void> {
-    await this.audit?.record({
-      type,
-      tenant: key.tenant,
-      actor: by.actor,
-      target: { type: 'app_registration', id: key.clientId },
-      ...(by.address ? { address: by.address } : {}),
-      details: { user: key.sub, ...details },
-    });
+    await this.audit?.record(consentChanged(type, by, key, details));
   }
 
   /**
