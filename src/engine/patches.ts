@@ -6,7 +6,7 @@ import type { ClientLookups, EngineClient } from './client-cache.js';
 import { engineAppOwner } from './client-directory.js';
 import { engineErrors, toEngineError } from './errors.js';
 import type { Consumable, SingleUse } from './single-use.js';
-import { engineRequest } from './request.js';
+import { engineRequest, knowEngine } from './request.js';
 
 /**
  * EVERY CHANGE WE MAKE TO THE ENGINE'S INTERNALS, in this one module. node-oidc-provider has hooks
@@ -98,6 +98,7 @@ function patchConsumable(
 
 /** Installs every patch on one engine instance (its models are its own: other instances are untouched). */
 export function patchEngine(provider: Provider, { clients, singleUse }: EnginePatches): void {
+  knowEngine(provider);
   const Client = provider.Client;
   Client.prototype.compareClientSecret = function compareClientSecret(actual: string) {
     return typeof this.clientSecret === 'string' && secretMatches(actual, this.clientSecret);
