@@ -4,7 +4,7 @@ import { InvalidClient, TooManyRequests } from '../../policies/errors.js';
 import type { Logger } from '../logger.js';
 import { WindowLimits, type Watched, type WindowLimit } from './window-limits.js';
 import { claimedClientId } from '../../policies/client-authentication.js';
-import { basicCredentialsOf } from '../http/token-endpoint.js';
+import { basicCredentialsOf } from '../http/oauth-request.js';
 
 export type { WindowLimit };
 

@@ -1,12 +1,12 @@
 import type { Context } from 'koa';
-import type { AccountStore } from '../accounts.js';
-import { InsufficientScope, NotFound } from '../../policies/errors.js';
-import type { Consents } from '../records/consents.js';
-import type { RouteHandler } from './router.js';
-import type { RouteName } from './routes.js';
-import { consentWire } from './wire.js';
-import type { TokenVerifier } from '../resource-server/verifier.js';
-import { namedUserCaller } from './named-user-caller.js';
+import type { AccountStore } from '../../accounts.js';
+import { InsufficientScope, NotFound } from '../../../policies/errors.js';
+import type { Consents } from '../../records/consents.js';
+import type { RouteHandler } from '../../http/router.js';
+import type { RouteName } from '../../http/routes.js';
+import { consentWire } from '../../http/wire.js';
+import type { TokenVerifier } from '../../resource-server/verifier.js';
+import { namedUserCaller } from '../../http/named-user-caller.js';
 
 /**
  * The consent API: `GET {base}` lists, `DELETE {base}/{clientId}` revokes the consents of the

@@ -1,9 +1,9 @@
-import type { AccountStore } from '../accounts.js';
-import { InsufficientScope, InvalidBearerRequest, InvalidToken, TenantMoved, TokenError } from '../../policies/errors.js';
-import type { LiveTokens } from '../engine/live-tokens.js';
-import { IDENTITY_CLAIMS } from '../../policies/scopes.js';
-import type { RouteHandler } from './router.js';
-import { readForm } from './token-endpoint.js';
+import type { AccountStore } from '../../accounts.js';
+import { InsufficientScope, InvalidBearerRequest, InvalidToken, TenantMoved, TokenError } from '../../../policies/errors.js';
+import type { LiveTokens } from '../../engine/live-tokens.js';
+import { IDENTITY_CLAIMS } from '../../../policies/scopes.js';
+import type { RouteHandler } from '../../http/router.js';
+import { readForm } from '../../http/oauth-request.js';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 

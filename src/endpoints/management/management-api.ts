@@ -1,20 +1,20 @@
 import type { Context } from 'koa';
-import type { AccountStore } from '../accounts.js';
-import { holdsIntegrationSetup, MANAGEMENT_SCOPE } from '../../policies/management.js';
-import { InsufficientScope, InvalidRequest, NotFound, TokenError, ValidationError } from '../../policies/errors.js';
-import type { AuditContext, AuditEventType, AuditQuery, AuditTrail } from '../audit/trail.js';
-import { appRefusal } from '../../policies/consent.js';
-import { tenantPolicy, type TenantPolicyFunction } from '../../policies/tenant-policy.js';
-import type { AppRegistrations } from '../records/app-registrations.js';
-import type { ClientConfigurations } from '../records/client-configurations.js';
-import { checkScopes, type TokenVerifier } from '../resource-server/verifier.js';
-import { readJsonObject } from './json-body.js';
-import { namedUserCaller } from './named-user-caller.js';
-import type { RouteHandler } from './router.js';
-import type { RouteName } from './routes.js';
-import type { SignInHolds } from '../limits/sign-in.js';
-import { appInput, appPatch, appWire, auditEventWire, clientInput, clientPatch, clientWire, platformAppWire, signInUnlockInput, wireField } from './wire.js';
-import { managementDenied } from '../audit/events.js';
+import type { AccountStore } from '../../accounts.js';
+import { holdsIntegrationSetup, MANAGEMENT_SCOPE } from '../../../policies/management.js';
+import { InsufficientScope, InvalidRequest, NotFound, TokenError, ValidationError } from '../../../policies/errors.js';
+import type { AuditContext, AuditEventType, AuditQuery, AuditTrail } from '../../audit/trail.js';
+import { appRefusal } from '../../../policies/consent.js';
+import { tenantPolicy, type TenantPolicyFunction } from '../../../policies/tenant-policy.js';
+import type { AppRegistrations } from '../../records/app-registrations.js';
+import type { ClientConfigurations } from '../../records/client-configurations.js';
+import { checkScopes, type TokenVerifier } from '../../resource-server/verifier.js';
+import { readJsonObject } from '../../http/json-body.js';
+import { namedUserCaller } from '../../http/named-user-caller.js';
+import type { RouteHandler } from '../../http/router.js';
+import type { RouteName } from '../../http/routes.js';
+import type { SignInHolds } from '../../limits/sign-in.js';
+import { appInput, appPatch, appWire, auditEventWire, clientInput, clientPatch, clientWire, platformAppWire, signInUnlockInput, wireField } from '../../http/wire.js';
+import { managementDenied } from '../../audit/events.js';
 
 /** The query of `GET audit-events`: each parameter once, as text (the trail checks the values). */
 function auditQuery(query: Record<string, string | string[] | undefined>): Omit<AuditQuery, 'tenant'> {

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
-import { oauthErrorPage, sendPage } from '../pages/html.js';
-import { localeOf } from '../i18n/localizer.js';
-import { readForm } from './forms.js';
+import { oauthErrorPage, sendPage } from '../../pages/html.js';
+import { localeOf } from '../../i18n/localizer.js';
+import { readForm } from '../../http/forms.js';
 
 /**
  * A browser POST to the authorization or end-session endpoint, answered with a 303 to the same

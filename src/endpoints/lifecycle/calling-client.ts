@@ -1,10 +1,10 @@
 import type { Context } from 'koa';
-import { checkClientAuthentication, type ClientAuthentication } from '../../policies/client-authentication.js';
-import { InvalidClient } from '../../policies/errors.js';
-import type { EngineClient } from '../engine/client-cache.js';
-import { secretMatches } from '../records/secrets.js';
-import type { FormParams } from './request-body.js';
-import { basicCredentialsOf } from './token-endpoint.js';
+import { checkClientAuthentication, type ClientAuthentication } from '../../../policies/client-authentication.js';
+import { InvalidClient } from '../../../policies/errors.js';
+import type { EngineClient } from '../../engine/client-cache.js';
+import { secretMatches } from '../../records/secrets.js';
+import type { FormParams } from '../../http/request-body.js';
+import { basicCredentialsOf } from '../../http/oauth-request.js';
 
 /** A secret no client has: compared with when the client is unknown, so that both take the same time. */
 const NO_CLIENT_DIGEST = 'A'.repeat(43);

@@ -1,10 +1,10 @@
-import { InvalidRequest, TokenError } from '../../policies/errors.js';
-import type { EngineClient } from '../engine/client-cache.js';
-import type { LiveTokens } from '../engine/live-tokens.js';
-import { mayIntrospect, type Introspector } from '../../policies/introspection.js';
+import { InvalidRequest, TokenError } from '../../../policies/errors.js';
+import type { EngineClient } from '../../engine/client-cache.js';
+import type { LiveTokens } from '../../engine/live-tokens.js';
+import { mayIntrospect, type Introspector } from '../../../policies/introspection.js';
 import { callingClient, tenantOfClient } from './calling-client.js';
-import type { RouteHandler } from './router.js';
-import { readForm } from './token-endpoint.js';
+import type { RouteHandler } from '../../http/router.js';
+import { readForm } from '../../http/oauth-request.js';
 
 /**
  * TOKEN INTROSPECTION (RFC 7662), `POST {issuer}/introspect`, for resource servers that must see a

@@ -1,16 +1,16 @@
 import type { Context, Next } from 'koa';
 import type Provider from 'oidc-provider';
 import { decodeJwt } from 'jose';
-import { InvalidClient, InvalidRequest, OAuthError } from '../../policies/errors.js';
-import { MAX_STATE_OR_NONCE } from '../../policies/request-limits.js';
-import { engineAppOwner } from '../engine/client-directory.js';
-import type { SignOutLook } from '../engine/sign-out.js';
-import { oauthErrorPage, sendPage } from '../pages/html.js';
-import { notSignedInPage } from '../pages/sign-out.js';
-import { localeOf } from '../i18n/localizer.js';
-import { readForm } from './forms.js';
-import type { RouteHandler } from './router.js';
-import type { Sealer } from './sealed.js';
+import { InvalidClient, InvalidRequest, OAuthError } from '../../../policies/errors.js';
+import { MAX_STATE_OR_NONCE } from '../../../policies/request-limits.js';
+import { engineAppOwner } from '../../engine/client-directory.js';
+import type { SignOutLook } from '../../engine/sign-out.js';
+import { oauthErrorPage, sendPage } from '../../pages/html.js';
+import { notSignedInPage } from '../../pages/sign-out.js';
+import { localeOf } from '../../i18n/localizer.js';
+import { readForm } from '../../http/forms.js';
+import type { RouteHandler } from '../../http/router.js';
+import type { Sealer } from '../../http/sealed.js';
 
 /*
  * THE END-SESSION ENDPOINT (`{issuer}/session/end`, OpenID Connect RP-Initiated Logout), in front

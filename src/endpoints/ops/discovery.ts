@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
-import { engineRouteKey } from './engine-path.js';
-import type { RouteHandler } from './router.js';
+import { engineRouteKey } from '../../http/engine-path.js';
+import type { RouteHandler } from '../../http/router.js';
 
 /**
  * RFC 8414 §3: the metadata of issuer `{base}{path}` is also at

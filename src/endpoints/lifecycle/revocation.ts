@@ -1,12 +1,12 @@
 import type Provider from 'oidc-provider';
-import type { Store } from '../../adapters/types.js';
-import { InvalidRequest, TokenError } from '../../policies/errors.js';
-import type { EngineClient } from '../engine/client-cache.js';
-import { endGrant } from '../records/end-grant.js';
-import type { LiveTokens } from '../engine/live-tokens.js';
+import type { Store } from '../../../adapters/types.js';
+import { InvalidRequest, TokenError } from '../../../policies/errors.js';
+import type { EngineClient } from '../../engine/client-cache.js';
+import { endGrant } from '../../records/end-grant.js';
+import type { LiveTokens } from '../../engine/live-tokens.js';
 import { callingClient } from './calling-client.js';
-import type { RouteHandler } from './router.js';
-import { readForm } from './token-endpoint.js';
+import type { RouteHandler } from '../../http/router.js';
+import { readForm } from '../../http/oauth-request.js';
 
 /** A JWS in compact form: three base64url parts. Our refresh tokens are opaque (no dot). */
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+$/;
