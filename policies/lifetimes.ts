@@ -28,6 +28,8 @@ export const ID_TOKEN_SECONDS = 3600;
 export const INTERACTION_SECONDS = 600;
 /** A sign-in session (the browser's, at the authorization server), by default. */
 export const SESSION_SECONDS = 86_400;
+/** A portal session without use (its tokens are refreshed within it). */
+export const PORTAL_SESSION_SECONDS = 30 * 60;
 
 /** A configurable lifetime: its bounds and its default. */
 export interface LifetimeBounds {

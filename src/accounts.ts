@@ -23,3 +23,6 @@ export interface AccountStore {
 }
 
 export { INTEGRATION_SETUP } from '../policies/management.js';
+
+/** A tenant's name as people know it, for the consent page's "Registered by ..." (option `tenantDisplayName`; undefined: the tenant ID is shown). */
+export type TenantDisplayName = (tenant: string) => string | undefined | Promise<string | undefined>;

@@ -1,4 +1,5 @@
 import type { EngineAdapter, EnginePayload, RecordStore } from '../../adapters/types.js';
+import { ValidationError } from '../../policies/errors.js';
 import { APP_REGISTRATION, type StoredAppRegistration } from '../records/app-registrations.js';
 import {
   CLIENT_CONFIGURATION,
@@ -104,4 +105,26 @@ export class ClientDirectory implements EngineAdapter {
   async destroy(): Promise<void> {}
 
   async revokeByGrantId(): Promise<void> {}
+}
+
+/**
+ * The engine's own rules for an app's metadata (its URIs, its ID-token algorithm), checked when the
+ * app is registered or changed: an engine refusal becomes our ValidationError at the field.
+ */
+export function engineAppCheck(provider: { Client: { validate(metadata: never): Promise<unknown> } }): (app: StoredAppRegistration) => Promise<void> {
+  return async (app) => {
+    try {
+      await provider.Client.validate(appRegistrationMetadata(app) as never);
+    } catch (error) {
+      const description = (error as { error_description?: string }).error_description ?? 'invalid app registration';
+      const fields: Array<[string, string]> = [
+        ['redirect_uris', 'redirectUris'],
+        ['post_logout_redirect_uris', 'postLogoutRedirectUris'],
+        ['backchannel_logout_uri', 'backchannelLogoutUri'],
+        ['id_token_signed_response_alg', 'idTokenSigningAlg'],
+      ];
+      const field = fields.find(([engine]) => description.startsWith(engine))?.[1] ?? 'appRegistration';
+      throw new ValidationError(field, description);
+    }
+  };
 }

@@ -14,7 +14,8 @@ import { MANAGEMENT_SCOPE } from '../../policies/management.js';
 import { MAX_STATE_OR_NONCE } from '../../policies/request-limits.js';
 import { checkCodeChallenge, pkceRequired } from '../../policies/pkce.js';
 import { IDENTITY_CLAIMS, validateAuthorizationScopes } from '../../policies/scopes.js';
-import type { ResolvedOptions } from '../options.js';
+import type { AccountStore } from '../accounts.js';
+import type { TenantPolicyFunction } from '../../policies/tenant-policy.js';
 import type { Consents } from '../records/consents.js';
 import { PrivateHosts } from '../../policies/backchannel-logout.js';
 import { engineAccount } from './accounts.js';
@@ -36,8 +37,20 @@ interface EngineClientExtras {
   first_party?: boolean;
 }
 
+/** The settings the engine configuration reads (the server's resolved options hold them). */
+export interface EngineSettings {
+  audience: string;
+  namedUserAccessTokenTtl: number;
+  managementAccessTokenTtl: number;
+  sessionTtl: number;
+  grantIdleSeconds: number;
+  accounts?: AccountStore | undefined;
+  tenantPolicy?: TenantPolicyFunction | undefined;
+  backchannelLogout: { privateHosts: readonly string[] };
+}
+
 export interface EngineSetup {
-  options: ResolvedOptions;
+  options: EngineSettings;
   catalog: ApiCatalog;
   store: Store;
   clients: ClientDirectory;

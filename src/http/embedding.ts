@@ -3,7 +3,7 @@ import type Koa from 'koa';
 import type { Context, Next } from 'koa';
 import { engineRouteKey } from './engine-path.js';
 import { Router } from './router.js';
-import { routeTable } from './routes.js';
+import type { RouteDefinition } from './routes.js';
 import type { Logger } from '../logger.js';
 import { HOST_PARSED_BODY, MOUNT_BEFORE_BODY_PARSERS } from './request-body.js';
 import { BodyConsumedByHost, MountedWrong } from '../../policies/errors.js';
@@ -78,8 +78,8 @@ export type ConnectMiddleware = (req: IncomingMessage, res: ServerResponse, next
  * Whether a request path is one the app serves: a row of the route table (the engine's rows match
  * case-insensitively), or anything under the API path (ours to answer, if only with 404).
  */
-export function ownPaths(pathPrefix: string, portalPath?: string): (path: string) => boolean {
-  const router = new Router(routeTable(pathPrefix), {});
+export function ownPaths(routes: readonly RouteDefinition[], pathPrefix: string, portalPath?: string): (path: string) => boolean {
+  const router = new Router(routes, {});
   const oauth = engineRouteKey(`${pathPrefix}/oauth2`);
   const api = `${pathPrefix}/api/oauth2`;
   const portal = portalPath === undefined ? undefined : `${pathPrefix}${portalPath}`;
@@ -100,9 +100,8 @@ export function ownPaths(pathPrefix: string, portalPath?: string): (path: string
  * served, the host's go on to `next`. A request under a mount path that our URLs do not have is
  * served too, so that it gets the answer saying what to change instead of the host's 404.
  */
-export function connectMiddleware(app: Koa, baseUrl: string, pathPrefix: string, portalPath?: string): ConnectMiddleware {
+export function connectMiddleware(app: Koa, baseUrl: string, ours: (path: string) => boolean): ConnectMiddleware {
   const callback = app.callback();
-  const ours = ownPaths(pathPrefix, portalPath);
   const expected = basePathOf(baseUrl);
   return (req, res, next) => {
     const mounted = hostMountPath({ req });

@@ -2,7 +2,8 @@ import Koa from 'koa';
 import { serveWithNext } from '../support/koa-app.js';
 import { NotFound, OAuthError } from '../../policies/errors.js';
 import { Router, type RouteHandler } from '../../src/http/router.js';
-import { routeTable, type RouteName } from '../../src/http/routes.js';
+import type { RouteName } from '../../src/http/routes.js';
+import { routeTable } from '../../src/endpoints/index.js';
 
 const table = routeTable('/auth2');
 const router = new Router(table, {});

@@ -4,7 +4,7 @@ import type { InteractionResults } from 'oidc-provider';
 import type { AccountStore } from '../../accounts.js';
 import type { ApiCatalog } from '../../../policies/catalog.js';
 import type { Logger } from '../../logger.js';
-import type { TenantDisplayName } from '../../options.js';
+import type { TenantDisplayName } from '../../accounts.js';
 import { errorPage, sendPage } from '../../pages/html.js';
 import type { Brands } from '../../pages/branding.js';
 import { knowsUiLocales, localeOf, rememberUiLocales } from '../../i18n/localizer.js';

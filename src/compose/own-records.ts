@@ -6,8 +6,8 @@
  * again without a restart. What others stored (client configurations, app registrations, consents,
  * sessions, tokens) is gone for good: only a backup or persistence brings it back.
  */
-import type { Store } from '../adapters/types.js';
-import type { Logger } from './logger.js';
+import type { Store } from '../../adapters/types.js';
+import type { Logger } from '../logger.js';
 
 /** How long to wait before writing again after a write that failed (the store down again). */
 const RETRY_MS = 1000;

@@ -1,0 +1,77 @@
+import type Koa from 'koa';
+import { ApiCatalog } from '../../policies/catalog.js';
+import { AuditTrail } from '../audit/trail.js';
+import type { ServerParts } from '../endpoints/endpoint.js';
+import { engineAppCheck } from '../engine/client-directory.js';
+import { resolveSigningKeys, type SigningAlgorithm } from '../engine/keys.js';
+import { clientAddress } from '../http/client-address.js';
+import { Localizer } from '../i18n/localizer.js';
+import { SignInHolds } from '../limits/sign-in.js';
+import { createLogger } from '../logger.js';
+import { Metrics } from '../observability/metrics.js';
+import type { ResolvedOptions } from '../options.js';
+import { Brands } from '../pages/branding.js';
+import { ForwardedAddress, PORTAL_ADDRESS_HEADER } from '../portal/address.js';
+import { AppRegistrations } from '../records/app-registrations.js';
+import { ClientConfigurations } from '../records/client-configurations.js';
+import { Consents } from '../records/consents.js';
+import { startEngine, type StartedEngine } from './engine.js';
+import { OwnRecords } from './own-records.js';
+import { cookieKeysOf, openStore } from './store.js';
+
+/** The parts of a server (what its endpoints are built from), and what the rest of the composition needs. */
+export interface AssembledServer {
+  options: ResolvedOptions;
+  parts: ServerParts;
+  engine: StartedEngine;
+  /** What the server writes for itself, written again should the store be emptied. */
+  ownRecords: OwnRecords;
+  /** The portal's signature on the browser's address it tells our APIs. */
+  forwardedAddress: ForwardedAddress;
+}
+
+/**
+ * Opens the store, loads or makes the signing keys, starts the audit trail, the records and the
+ * engine: the parts every endpoint is built from.
+ */
+export async function assembleServer(options: ResolvedOptions): Promise<AssembledServer> {
+  const logger = options.logger ?? createLogger();
+  const metrics = options.observability.metrics ? new Metrics() : undefined;
+  const catalog = new ApiCatalog(options.apis);
+  // ID tokens are RS256 (OIDC's default) whatever the access-token algorithm is.
+  const algorithms: SigningAlgorithm[] = [options.accessTokenAlgorithm, 'RS256'];
+  const jwks = await resolveSigningKeys(options.keys?.jwks, algorithms, logger);
+  const store = await openStore(options, logger, metrics);
+  const ownRecords = new OwnRecords(store, logger, () => metrics?.storeEmptied.inc());
+  const audit = new AuditTrail(store, options.audit, logger, options.onAuditEvent);
+  const consents = new Consents(store, catalog, audit);
+  const cookieKeys = cookieKeysOf(options, logger);
+  // The pages' languages and the tenants' branding (src/i18n/, src/pages/branding.ts).
+  const look = { localizer: new Localizer(options.i18n), brands: new Brands(options.branding, logger) };
+  const addressOf = clientAddress(options.proxy ? options.trustedProxyHops : 0);
+  // The portal tells our APIs the browser's address (signed): theirs for the audit trail.
+  const forwardedAddress = new ForwardedAddress(cookieKeys[cookieKeys.length - 1]!);
+  const apiAddressOf = options.portal.enabled
+    ? (ctx: Koa.Context) => forwardedAddress.verify(ctx.get(PORTAL_ADDRESS_HEADER) || undefined) ?? addressOf(ctx)
+    : addressOf;
+  const engine = startEngine({ options, logger, metrics, store, catalog, audit, consents, cookieKeys, jwks, algorithms, look, addressOf });
+  const apps = new AppRegistrations(store.records, engineAppCheck(engine.provider), (clientId, by, reason) => consents.endAllOf(clientId, by, reason), audit);
+  const parts: ServerParts = {
+    settings: options,
+    logger,
+    metrics,
+    store,
+    audit,
+    catalog,
+    cookieKeys,
+    look,
+    addressOf,
+    apiAddressOf,
+    clients: new ClientConfigurations(store.records, catalog, audit),
+    apps,
+    consents,
+    holds: new SignInHolds(store.counters, cookieKeys, options.accounts, audit),
+    engine,
+  };
+  return { options, parts, engine, ownRecords, forwardedAddress };
+}

@@ -1,0 +1,55 @@
+import { SignInThrottle } from '../../limits/sign-in.js';
+import { ENGINE_ROW, GET, row, type EndpointModule } from '../endpoint.js';
+import { authorizeGuard } from './authorize.js';
+import { signInOperations } from './openapi.js';
+import { interactionHandlers } from './pages.js';
+
+/**
+ * SIGN-IN: the authorization endpoint (the engine's, behind its guard: size and requests per
+ * address), and the pages it sends the browser to (login, consent: src/endpoints/sign-in/pages.ts),
+ * with the failed sign-in throttle.
+ */
+export const signInEndpoints: EndpointModule<'authorize' | 'authorizeResume' | 'interaction' | 'interactionStep'> = {
+  routes: ({ oauth }) => [
+    // OpenID Connect Core §3.1.2.1: the authorization endpoint takes GET and POST alike.
+    row({ name: 'authorize', path: `${oauth}/authorize`, methods: ['GET', 'POST'], group: 'authorize', store: true, ...ENGINE_ROW, documented: ['GET', 'POST'] }),
+    row({ name: 'authorizeResume', path: `${oauth}/authorize/{uid}`, methods: ['GET'], group: 'authorize', store: true, ...ENGINE_ROW }),
+    row({ name: 'interaction', path: `${oauth}/interaction/{uid}`, methods: GET, group: 'interaction', store: true, refuse: 'page' }),
+    row({ name: 'interactionStep', path: `${oauth}/interaction/{uid}/{step}`, methods: ['POST'], group: 'interaction', store: true, refuse: 'page' }),
+  ],
+  operations: signInOperations,
+  audits: ['sign_in.succeeded', 'sign_in.failed', 'consent.granted'],
+  handlers(parts) {
+    const { settings, store, addressOf, logger, metrics, engine, look, cookieKeys } = parts;
+    return {
+      authorize: authorizeGuard(
+        { queryBytes: settings.limits.authorizeQueryBytes, perAddress: settings.rateLimits.authorize },
+        store.counters,
+        addressOf,
+        logger,
+        () => metrics?.rateLimited.inc({ limit: 'authorize' }),
+      ),
+      ...interactionHandlers({
+        provider: engine.provider,
+        publicOrigin: new URL(settings.baseUrl).origin,
+        path: engine.interactionPath,
+        accounts: settings.accounts,
+        apps: parts.apps,
+        consents: parts.consents,
+        audience: settings.audience,
+        catalog: parts.catalog,
+        tenantPolicy: settings.tenantPolicy,
+        tenantDisplayName: settings.tenantDisplayName,
+        logger,
+        formLimit: settings.limits.formRequestBytes,
+        addressOf,
+        audit: parts.audit,
+        brands: look.brands,
+        throttle: new SignInThrottle(store.counters, settings.rateLimits.failedSignIn, cookieKeys, logger, {
+          failed: () => metrics?.signInFailures.inc(),
+          refused: () => metrics?.rateLimited.inc({ limit: 'sign_in' }),
+        }),
+      }),
+    };
+  },
+};

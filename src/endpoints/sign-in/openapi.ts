@@ -1,0 +1,66 @@
+import { authFailures, BEARER_CHALLENGE, clientIdParameter, errorResponse, json, NO_STORE, oauthError, ref, response, TOKEN_HEADERS, uuid, type Json } from '../../http/openapi-parts.js';
+
+/** The parameters of an authorization request: in the query (GET) or the form body (POST). */
+const AUTHORIZE_PARAMETERS: ReadonlyArray<[name: string, required: boolean, schema: Json, description: string]> = [
+  ['response_type', true, { type: 'string', const: 'code' }, 'Anything else: `unsupported_response_type` back to the app.'],
+  ['client_id', true, uuid, 'The app registration\'s client ID.'],
+  ['redirect_uri', true, { type: 'string' }, 'Exactly one of the registered redirect URIs.'],
+  ['scope', true, { type: 'string' }, 'Space-separated: API scopes of the catalog and `openid`, `profile`, `email`, `offline_access`.'],
+  ['state', true, { type: 'string', minLength: 1, maxLength: 1024 }, 'Returned unchanged.'],
+  ['code_challenge', false, { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' }, 'PKCE S256 challenge: required for public and PKCE-enabled apps.'],
+  ['code_challenge_method', false, { type: 'string', const: 'S256' }, '`plain` is refused.'],
+  ['nonce', false, { type: 'string', maxLength: 1024 }, 'Echoed in the ID token.'],
+  ['response_mode', false, { type: 'string', const: 'query' }, 'Only `query` (the default); another is `invalid_request` back to the app.'],
+  ['prompt', false, { type: 'string' }, 'OpenID Connect `prompt`: `none` (no page: `login_required` or `consent_required` back to the app), `login` (the password again), `consent`.'],
+  ['max_age', false, { type: 'integer', minimum: 0 }, 'Seconds since the user last entered her password; older asks again. The ID token then carries `auth_time`.'],
+];
+
+function authorizeOperation(): Json {
+  const common = {
+    tags: ['oauth2'],
+    summary: 'Starts a user sign-in (browser redirect)',
+    description:
+      'Authorization code flow with PKCE. The browser is sent to the login and consent pages (browser pages, '
+      + 'not described here) and then back to the app. Errors before the client and `redirect_uri` are '
+      + 'verified give an HTML error page and never a redirect; every later error goes back to the app with '
+      + '`error`, `error_description`, the unchanged `state` and `iss` (`access_denied` when the user denies or the '
+      + 'user\'s tenant policy does not allow the app). GET and POST take the same parameters (OpenID Connect Core §3.1.2.1).',
+    security: [],
+    responses: {
+      303: {
+        description:
+          'To the login or consent page (`{pathPrefix}/oauth2/interaction/{uid}`), or back to the app\'s '
+          + 'redirect URI with `code`, `state`, `iss` or with `error`, `error_description`, `state`, `iss`.',
+        headers: { Location: { required: true, schema: { type: 'string' } } },
+      },
+      400: {
+        description: 'An unknown client, a missing or unregistered `redirect_uri`, a request over 4 KiB: an HTML error page, no redirect.',
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+      429: { description: 'Too many authorization requests from one address: an HTML page, with `Retry-After`.', content: { 'text/html': { schema: { type: 'string' } } } },
+    },
+  };
+  const form = {
+    type: 'object',
+    required: AUTHORIZE_PARAMETERS.filter(([, required]) => required).map(([name]) => name),
+    properties: Object.fromEntries(AUTHORIZE_PARAMETERS.map(([name, , schema, description]) => [name, { ...schema, description }])),
+  };
+  return {
+    get: {
+      ...common,
+      operationId: 'authorize',
+      parameters: AUTHORIZE_PARAMETERS.map(([name, required, schema, description]) => ({ name, in: 'query', required, schema, description })),
+    },
+    post: {
+      ...common,
+      operationId: 'authorizeWithPost',
+      requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: form } } },
+    },
+  };
+}
+
+
+/** The authorization endpoint's operation of the OpenAPI document (the pages it leads to are not an API). */
+export function signInOperations(): Record<'authorize', Json> {
+  return { authorize: authorizeOperation() };
+}

@@ -1,0 +1,60 @@
+import { authFailures, BEARER_CHALLENGE, clientIdParameter, errorResponse, json, NO_STORE, oauthError, ref, response, TOKEN_HEADERS, uuid, type Json } from '../../http/openapi-parts.js';
+
+function tokenOperation(): Json {
+  const body = { schema: ref('TokenRequest') };
+  return {
+    post: {
+      operationId: 'token',
+      tags: ['oauth2'],
+      summary: 'Token endpoint (client_credentials, authorization_code + PKCE, refresh_token)',
+      description:
+        'Credentials go only in the HTTP Basic header (client_id and client_secret form-urlencoded, then Base64: '
+        + 'RFC 6749 §2.3.1). Public apps exchanging a code send no Authorization header and put `client_id` in the '
+        + 'body. Browser calls (and CORS preflights) are answered for the origins of a public app\'s redirect '
+        + 'URIs. Any method but POST gets 405 `invalid_request` with `Allow: POST`. The body is limited to '
+        + '`limits.tokenRequestBytes` (16 KiB by default).',
+      security: [{ basicAuth: [] }, {}],
+      requestBody: {
+        required: true,
+        description:
+          'Form-urlencoded, or multipart/form-data with text fields only (a file part is `invalid_request`).',
+        content: {
+          'application/x-www-form-urlencoded': body,
+          'multipart/form-data': body,
+        },
+      },
+      responses: {
+        200: { description: 'The tokens.', headers: TOKEN_HEADERS, content: json(ref('TokenResponse')) },
+        400: errorResponse(
+          'Missing or duplicated parameters, bad encoding, another content type, a parameter of another grant '
+            + '(`invalid_request`); an unassigned or widened scope (`invalid_scope`); an expired, used, unknown or '
+            + 'foreign code or refresh token, a different `redirect_uri`, a PKCE mismatch, an app the user\'s tenant policy '
+            + 'does not allow (`invalid_grant`); another '
+            + 'grant type (`unsupported_grant_type`); a foreign `resource` (`invalid_target`).',
+          ['invalid_request', 'invalid_scope', 'invalid_grant', 'unsupported_grant_type', 'invalid_target'],
+          TOKEN_HEADERS,
+        ),
+        401: errorResponse(
+          'Client authentication failed: wrong secret, unknown client, missing or malformed credentials, a secret '
+            + 'in the body, Basic with a public app or a confidential app without it.',
+          ['invalid_client'],
+          {
+            ...TOKEN_HEADERS,
+            'WWW-Authenticate': {
+              description: '`Basic realm="{issuer}", error="invalid_client"`',
+              schema: { type: 'string', pattern: '^Basic realm=' },
+            },
+          },
+        ),
+        413: errorResponse('The body exceeds the limit.', ['invalid_request'], TOKEN_HEADERS),
+        500: response('ServerError'),
+      },
+    },
+  };
+}
+
+
+/** The token endpoint's operation of the OpenAPI document. */
+export function tokenOperations(): Record<'token', Json> {
+  return { token: tokenOperation() };
+}
