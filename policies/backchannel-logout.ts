@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { z } from 'zod';
 import { ValidationError } from './errors.js';
 import { checkRedirectUri } from './redirect-uris.js';
 
@@ -161,6 +162,22 @@ export function privateHostProblem(entry: string): string | undefined {
   if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > (family === 4 ? 32 : 128)) return `the prefix length must be 0..${family === 4 ? 32 : 128}`;
   return undefined;
 }
+
+/** The `backchannelLogout.privateHosts` option, each entry checked at start. */
+export const privateHostsSchema = z
+  .array(z.string().max(253).superRefine((entry, ctx) => {
+    const problem = privateHostProblem(entry);
+    if (problem) ctx.addIssue({ code: 'custom', message: `${entry}: ${problem}` });
+  }))
+  .max(100)
+  .default([])
+  .meta({
+    description: 'where [back-channel logout](endpoints.md#back-channel-logout) may post although the address is special-use '
+      + "(loopback, private, link-local, ...), for the operator's own apps only, never a tenant's: host names matched exactly "
+      + '(`localhost`, `billing.default.svc.cluster.local`; a name allows whatever it resolves to), IP addresses (`127.0.0.1`, '
+      + '`::1`) and CIDR ranges (`10.0.0.0/8`, `fd00::/8`; an address or range allows any name that resolves into it), each '
+      + 'checked at start. Public hosts need no entry. Without it, logout tokens reach public addresses only',
+  });
 
 /**
  * The operator's exceptions to the delivery rule (`backchannelLogout.privateHosts`): host names,

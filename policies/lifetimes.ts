@@ -1,17 +1,19 @@
 import { MANAGEMENT_SCOPE } from './management.js';
 
 /**
- * LIFETIMES: how long each thing the server issues or keeps lives, in seconds, in one place.
+ * LIFETIMES: how long each thing the server issues or keeps lives, in seconds, in one place. The
+ * configurable ones are stated here once, as bounds and a default (LifetimeBounds): the option
+ * schema (src/options.ts) checks them and the option reference (docs/configuration.md) shows them.
  *
  * - A machine token (client_credentials) lives one hour, and that is not configurable.
- * - A named-user access token lives `namedUserAccessTokenTtl` (300 s by default, 300..3600 s: the
- *   shorter default because a JWT already out lives until it expires even after its consent is
- *   revoked), or what the user's tenant policy says within the same bounds; one that carries the
- *   management right lives at most `managementAccessTokenTtl` (300 s by default, 60..3600 s).
+ * - A named-user access token lives `namedUserAccessTokenTtl` (NAMED_USER_ACCESS_TOKEN: the short
+ *   default because a JWT already out lives until it expires even after its consent is revoked),
+ *   or what the user's tenant policy says within the same bounds; one that carries the management
+ *   right lives at most `managementAccessTokenTtl` (MANAGEMENT_ACCESS_TOKEN).
  * - An authorization code lives 5 minutes; a refresh token one hour, rolling (each refresh gives a
  *   new one); an ID token one hour; a pending sign-in 10 minutes.
- * - A sign-in session (the browser's, here) lives `sessionTtl` (a day by default, 5 minutes..30
- *   days) unless the user signs out; `prompt=login` and `max_age` ask for the password sooner.
+ * - A sign-in session (the browser's, here) lives `sessionTtl` (SESSION) unless the user signs
+ *   out; `prompt=login` and `max_age` ask for the password sooner.
  * - A grant nobody refreshed for `grantIdleSeconds` ends (a refresh token lifetime plus a session
  *   lifetime by default); a grant is never shorter-lived than a refresh token of it.
  */

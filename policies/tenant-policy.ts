@@ -20,7 +20,7 @@ export interface TenantPolicy {
   allowedApps?: readonly string[];
   /** The scopes this tenant's tokens (named-user and machine) may carry. */
   allowedScopes?: readonly string[];
-  /** Lifetime of this tenant's named-user access tokens, 300..3600 s. */
+  /** Lifetime of this tenant's named-user access tokens, in seconds, within the bounds of `namedUserAccessTokenTtl`. */
   accessTokenTtl?: number;
 }
 

@@ -1,19 +1,26 @@
+/*
+ * THE OPTIONS of createAuthServer, validated once. The zod schema below is their one statement:
+ * its checks are the bounds, its defaults the defaults, its `.meta({ description })` the words of
+ * the option reference in docs/configuration.md (generated from it by src/options-reference.ts; a
+ * test keeps them equal), and the public types (AuthServerOptions, ResolvedOptions) are derived
+ * from it. A feature that owns an option states it beside its code (the Redis store, the audit
+ * trail, the portal, the pages' languages and branding, back-channel logout's private hosts); this
+ * module composes them. Lifetimes take their numbers from policies/lifetimes.ts.
+ */
 import { z } from 'zod';
 import type { AccountStore } from './accounts.js';
 import type { ApiDefinition } from '../policies/catalog.js';
-import { en, type Messages } from './i18n/messages/en.js';
-import type { I18nOptions } from './i18n/localizer.js';
-import { PORTAL_TEXT, type PortalTextOverrides } from './portal/text.js';
-import { BUILT_IN_MESSAGES } from './i18n/localizer.js';
-import { brandingProblems, type Branding, type BrandingOption } from './pages/branding.js';
+import { i18nOptionSchema } from './i18n/localizer.js';
+import { languageTagSchema } from './i18n/locale.js';
+import { portalOptionSchema } from './portal/options.js';
+import { brandingOptionSchema } from './pages/branding.js';
 import type { Logger } from './logger.js';
 import type { PrivateJwks, SigningAlgorithm } from './engine/keys.js';
 import type { TenantPolicyFunction } from '../policies/tenant-policy.js';
-import { DEFAULT_AUDIT_SETTINGS, type AuditHook } from './audit/trail.js';
-import type { RedisConnectionOptions } from '../adapters/redis/index.js';
-import { databaseIndexProblem } from '../adapters/redis/url.js';
+import { auditOptionSchema, onAuditEventOptionSchema } from './audit/options.js';
+import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_KEY_PREFIX, redisStoreSchema, type RedisStoreOption } from '../adapters/redis/options.js';
 import { MANAGEMENT_SCOPE } from '../policies/management.js';
-import { privateHostProblem } from '../policies/backchannel-logout.js';
+import { privateHostsSchema } from '../policies/backchannel-logout.js';
 import { OIDC_SCOPES } from '../policies/scopes.js';
 import {
   GRANT_IDLE,
@@ -23,14 +30,9 @@ import {
   REFRESH_TOKEN_REUSE_WINDOW,
   type LifetimeBounds,
 } from '../policies/lifetimes.js';
+import { checkedAs, functionOf, httpUrlWithoutTrailingSlash } from './option-kinds.js';
 
-const urlWithoutTrailingSlash = z
-  .string()
-  .max(200, 'must be at most 200 characters (it is in every token, twice)')
-  .url('must be an absolute URL')
-  .refine((value) => /^https?:\/\//.test(value), 'must be an http(s) URL')
-  .refine((value) => !/[?#]/.test(value), 'must not have a query or fragment')
-  .transform((value) => value.replace(/\/+$/, ''));
+export type { RedisStoreOption };
 
 const identifier = z
   .string()
@@ -42,16 +44,13 @@ const MAX_SCOPE_NAME_LENGTH = 64;
 /** The scope claim of the largest token: every scope of the catalog, and ours (docs: "Limits"). */
 const MAX_SCOPE_CLAIM_BYTES = 2048;
 
-/** A BCP 47 language tag in its common shape (`de`, `pt-BR`). */
-const languageTag = z.string().regex(/^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/, 'must be a language tag like de or pt-BR');
-
 /** What a scope allows: English words, or words per language (English required). */
-const scopeWordsSchema = z.union([
+const scopeWordsSchema = checkedAs<string | ({ en: string } & Record<string, string>)>(z.union([
   z.string(),
   z
-    .record(languageTag, z.string().min(1))
+    .record(languageTagSchema, z.string().min(1))
     .refine((words) => typeof words.en === 'string', 'needs English words (en) besides the other languages'),
-]);
+]));
 
 const apiSchema = z
   .object({
@@ -67,58 +66,12 @@ const apiSchema = z
 /** Scopes the server defines itself: no API of the catalog may define them too. */
 const RESERVED_SCOPES: ReadonlySet<string> = new Set([...OIDC_SCOPES, MANAGEMENT_SCOPE]);
 
-const redisUrl = z
-  .string()
-  .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
-  .superRefine((url, ctx) => {
-    const problem = databaseIndexProblem(url);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
+/** The memory store, or the Redis store (adapters/redis/options.ts). */
+const storeSchema = checkedAs<{ type: 'memory' } | RedisStoreOption>(
+  z.discriminatedUnion('type', [z.object({ type: z.literal('memory') }).strict(), redisStoreSchema]),
+);
 
-const redisStoreSchema = z
-  .object({
-    type: z.literal('redis'),
-    url: redisUrl.optional(),
-    cluster: z.object({ nodes: z.array(redisUrl).min(1, 'at least one node') }).strict().optional(),
-    sentinel: z
-      .object({
-        sentinels: z
-          .array(z.object({ host: z.string().min(1), port: z.number().int().min(1).max(65535) }).strict())
-          .min(1, 'at least one sentinel'),
-        name: z.string().min(1),
-        username: z.string().optional(),
-        password: z.string().optional(),
-      })
-      .strict()
-      .optional(),
-    username: z.string().optional(),
-    password: z.string().optional(),
-    tls: z
-      .union([
-        z.boolean(),
-        z
-          .object({
-            ca: z.string().optional(),
-            cert: z.string().optional(),
-            key: z.string().optional(),
-            servername: z.string().optional(),
-            rejectUnauthorized: z.boolean().optional(),
-          })
-          .strict(),
-      ])
-      .optional(),
-    keyPrefix: z.string().optional(),
-    commandTimeoutMs: z.number().int().min(50).max(10_000).optional(),
-  })
-  .strict()
-  .refine(
-    (store) => [store.url, store.cluster, store.sentinel].filter((given) => given !== undefined).length === 1,
-    'give exactly one of url, cluster or sentinel',
-  );
-
-const storeSchema = z.discriminatedUnion('type', [z.object({ type: z.literal('memory') }).strict(), redisStoreSchema]);
-
-/** A configurable lifetime in seconds, within its bounds (policies/lifetimes.ts). */
+/** A configurable lifetime in seconds, within its bounds and with its default (policies/lifetimes.ts). */
 const seconds = (bounds: LifetimeBounds) => z.number().int().min(bounds.min).max(bounds.max).default(bounds.default);
 
 const bytes = z.number().int().min(1024).max(1024 * 1024);
@@ -129,76 +82,25 @@ const windowLimit = z
 
 const algorithms = ['ES256', 'RS256', 'PS256', 'EdDSA'] as const satisfies readonly SigningAlgorithm[];
 
-const functionOf = <T>(what: string) =>
-  z.custom<T>((value) => typeof value === 'function', { message: `must be ${what}` });
-
-/** A host's texts for one language: only names of ours, each a text or a function like ours. */
-const hostMessages = z.record(z.string(), z.unknown()).superRefine((given, ctx) => {
-  for (const [key, value] of Object.entries(given)) {
-    if (!Object.hasOwn(en, key)) {
-      ctx.addIssue({ code: 'custom', path: [key], message: 'is not a text of the pages (see Messages)' });
-      continue;
-    }
-    const kind = typeof en[key as keyof Messages];
-    if (value !== undefined && typeof value !== kind) ctx.addIssue({ code: 'custom', path: [key], message: `must be a ${kind === 'function' ? 'function' : 'string'}` });
-  }
-});
-
-/**
- * A host's portal texts for one language: names of ours only, each of the kind ours is (a text, a
- * function, or a group of them, checked one level down).
- */
-const portalMessages = z.record(z.string(), z.unknown()).superRefine((given, ctx) => {
-  const check = (ours: Record<string, unknown>, theirs: Record<string, unknown>, path: string[]) => {
-    for (const [key, value] of Object.entries(theirs)) {
-      if (value === undefined) continue;
-      if (!Object.hasOwn(ours, key)) {
-        ctx.addIssue({ code: 'custom', path: [...path, key], message: 'is not a text of the portal (see PortalText)' });
-        continue;
-      }
-      const mine = ours[key];
-      const kind = typeof mine === 'object' && mine !== null ? 'group' : typeof mine;
-      const theirKind = typeof value === 'object' && value !== null && !Array.isArray(value) ? 'group' : typeof value;
-      if (kind !== theirKind) ctx.addIssue({ code: 'custom', path: [...path, key], message: `must be a ${kind === 'group' ? 'group of texts' : kind === 'function' ? 'function' : 'string'}` });
-      else if (kind === 'group' && path.length === 0) check(mine as Record<string, unknown>, value as Record<string, unknown>, [key]);
-    }
-  };
-  check(PORTAL_TEXT as unknown as Record<string, unknown>, given, []);
-});
-
-const i18nSchema = z
-  .object({
-    messages: z.record(languageTag, hostMessages).optional(),
-    defaultLocale: languageTag.optional(),
-  })
-  .strict()
-  .superRefine((i18n, ctx) => {
-    if (i18n.defaultLocale === undefined) return;
-    const tags = [...Object.keys(BUILT_IN_MESSAGES), ...Object.keys(i18n.messages ?? {})].map((tag) => tag.toLowerCase());
-    if (!tags.includes(i18n.defaultLocale.toLowerCase())) {
-      ctx.addIssue({ code: 'custom', path: ['defaultLocale'], message: `"${i18n.defaultLocale}" has no texts: use en, de, fr or a language of i18n.messages` });
-    }
-  });
-
-/** A static branding is checked here; a function's answers when a page is rendered (pages/branding.ts). */
-const brandingSchema = z.union([
-  functionOf<Exclude<BrandingOption, Branding>>('a function of the tenant'),
-  z
-    .object({ productName: z.string().optional(), logoUrl: z.string().optional(), accentColor: z.string().optional() })
-    .strict()
-    .superRefine((branding, ctx) => {
-      for (const { field, message } of brandingProblems(branding)) ctx.addIssue({ code: 'custom', path: [field], message });
-    }),
-]);
+/** A tenant's display name (`tenantDisplayName` option). */
+export type TenantDisplayName = (tenant: string) => string | undefined | Promise<string | undefined>;
 
 export const optionsSchema = z
   .object({
-    baseUrl: urlWithoutTrailingSlash,
+    baseUrl: httpUrlWithoutTrailingSlash.meta({
+      description: 'public base address, `http(s)://host[:port][/path]`, no query; a trailing `/` is dropped. Every URL we '
+        + "publish or redirect to is built from it, never from a request's `Host` or forwarded headers",
+    }),
     pathPrefix: z
       .string()
       .regex(/^(\/[A-Za-z0-9._~-]+)*$/, "must be '' or start with '/' and not end with '/'")
-      .default(''),
-    store: storeSchema.default({ type: 'memory' }),
+      .default('')
+      .meta({ description: 'prefix of every route; issuer = `{baseUrl}{pathPrefix}/oauth2`' }),
+    store: storeSchema.default({ type: 'memory' }).meta({
+      description: "or `{ type: 'redis', url | cluster: { nodes } | sentinel: { sentinels, name }, username?, password?, tls?, "
+        + `keyPrefix?, commandTimeoutMs? }\` (\`keyPrefix\` default \`${DEFAULT_KEY_PREFIX}\`, \`commandTimeoutMs\` default `
+        + `${DEFAULT_COMMAND_TIMEOUT_MS} ms); see [Stores](#stores)`,
+    }),
     apis: z
       .array(apiSchema)
       .min(1, 'at least one API is required')
@@ -224,6 +126,13 @@ export const optionsSchema = z
         if (Buffer.byteLength(claim) > MAX_SCOPE_CLAIM_BYTES) {
           ctx.addIssue({ code: 'custom', message: `the scopes' names take ${Buffer.byteLength(claim)} bytes; a token carrying all of them must stay within ${MAX_SCOPE_CLAIM_BYTES}` });
         }
+      })
+      .meta({
+        description: 'the API catalog: `{ id, name, scopes: { scope: words }, constraints?: [dimension] }` (`words` is English '
+          + 'text, or text per language `{ en, de?, fr?, ... }` with `en` required, see [languages and branding](#languages-and-branding)); '
+          + `ids unique, a scope belongs to exactly one API, scope names are RFC 6749 scope tokens of at most ${MAX_SCOPE_NAME_LENGTH} `
+          + `characters, all of them together (with ours) at most ${MAX_SCOPE_CLAIM_BYTES.toLocaleString('en-US')} bytes `
+          + '(see [limits](#limits)), none of them `manage.integrations` or an OpenID Connect scope',
       }),
     accounts: z
       .object({
@@ -231,25 +140,74 @@ export const optionsSchema = z
         findAccount: functionOf<AccountStore['findAccount']>('a function'),
         findByUsername: functionOf<NonNullable<AccountStore['findByUsername']>>('a function').optional(),
       })
-      .optional(),
+      .optional()
+      .meta({
+        description: "the host platform's users (`AccountStore`: `authenticate({ username, password })`, `findAccount(sub)`, and "
+          + 'optionally `findByUsername(username)`, the account a username signs in as, which lets a tenant\'s admin '
+          + '[lift a sign-in hold](operations.md#sign-in-throttling) of her own users through the management API and the portal); '
+          + 'without it nobody can sign in',
+      }),
     keys: z
-      .object({ jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())).min(1) }) })
-      .optional(),
-    audience: z.string().url().optional(),
-    accessTokenAlgorithm: z.enum(algorithms).default('ES256'),
-    namedUserAccessTokenTtl: seconds(NAMED_USER_ACCESS_TOKEN),
-    managementAccessTokenTtl: seconds(MANAGEMENT_ACCESS_TOKEN),
-    refreshTokenReuseWindowSeconds: seconds(REFRESH_TOKEN_REUSE_WINDOW),
-    grantIdleSeconds: seconds(GRANT_IDLE),
-    sessionTtl: seconds(SESSION),
-    cookieKeys: z.array(z.string().min(32, 'cookie keys need at least 32 characters')).min(1).optional(),
+      .object({ jwks: checkedAs<PrivateJwks>(z.object({ keys: z.array(z.record(z.string(), z.unknown())).min(1) })) })
+      .optional()
+      .meta({
+        description: '`{ jwks }`, private JWKs; must hold a key for `accessTokenAlgorithm` and an RSA key for RS256 ID tokens; '
+          + 'the first key of each algorithm signs, later ones are only published (see [keys](keys.md)). Absent: keys are '
+          + 'generated per process with a loud warning (tokens stop verifying at restart)',
+        absent: 'generated',
+      }),
+    audience: z.string().url().optional().meta({
+      description: 'the `aud` of every access token (one audience for all platform APIs)',
+      absent: '`{baseUrl}/api`',
+    }),
+    accessTokenAlgorithm: z.enum(algorithms).default('ES256').meta({ description: 'the algorithm that signs access tokens' }),
+    namedUserAccessTokenTtl: seconds(NAMED_USER_ACCESS_TOKEN).meta({
+      description: 'lifetime of named-user access tokens, in seconds (we default to the shorter because a JWT already out lives '
+        + 'until `exp` even after its consent is revoked, for APIs that verify locally; [introspection](endpoints.md#introspection) '
+        + 'sees it at once); a [tenant policy](#per-tenant-policies) may set its own within the same bounds',
+    }),
+    managementAccessTokenTtl: seconds(MANAGEMENT_ACCESS_TOKEN).meta({
+      description: 'lifetime of access tokens that carry the management right (`manage.integrations`), in seconds, whatever the '
+        + 'named-user or tenant lifetime ([management API](management-api.md))',
+    }),
+    refreshTokenReuseWindowSeconds: seconds(REFRESH_TOKEN_REUSE_WINDOW).meta({
+      description: 'a rotated refresh token presented again within this time, while its successor is unused, gets the same '
+        + 'successor **once** instead of ending the grant (a client that lost the answer), recorded as `refresh_token.retried`; '
+        + 'a second retry, or one after the window, is a reuse that ends the grant (0: only a rotation that never answered may '
+        + "be retried). Okta's grace period is up to a minute (30 s by default), Auth0's reuse interval 0 by default. See "
+        + '[retries and replays](operations.md#retries-and-replays)',
+    }),
+    grantIdleSeconds: seconds(GRANT_IDLE).meta({
+      description: 'a grant nobody refreshed for this long ends (default: the refresh token lifetime plus the session lifetime); '
+        + 'the consent stays',
+    }),
+    sessionTtl: seconds(SESSION).meta({
+      description: 'how long a browser stays signed in here (the sign-in session), unless the user signs out; apps ask for the '
+        + 'password sooner with `prompt=login` or `max_age` (the ID token then carries `auth_time`). A sign-out ends the session '
+        + 'on every instance at once ([sign-out](endpoints.md#sign-out))',
+    }),
+    cookieKeys: z
+      .array(z.string().min(32, 'cookie keys need at least 32 characters'))
+      .min(1)
+      .optional()
+      .meta({
+        description: 'keys signing the sign-in cookies (newest first); the first also keys the derivation of refresh-token '
+          + "successors and the sign-in throttle's username hints, so every instance needs the same; absent: one per process, "
+          + 'with a warning (sign-ins then break at restart and across instances)',
+        absent: 'generated',
+      }),
     limits: z
       .object({
-        tokenRequestBytes: bytes.default(16 * 1024),
-        apiRequestBytes: bytes.default(64 * 1024),
-        formRequestBytes: bytes.default(4 * 1024),
-        authorizeQueryBytes: bytes.default(4 * 1024),
-        bodyTimeoutMs: z.number().int().min(100).max(300_000).default(10_000),
+        tokenRequestBytes: bytes.default(16 * 1024).meta({ description: 'largest token request body; larger gets `413 invalid_request`' }),
+        apiRequestBytes: bytes.default(64 * 1024).meta({ description: 'largest JSON body of the management API; larger gets `413`' }),
+        formRequestBytes: bytes.default(4 * 1024).meta({ description: 'largest sign-in or consent form; larger gets a `413` page' }),
+        authorizeQueryBytes: bytes.default(4 * 1024).meta({
+          description: 'largest authorization request (its query, or the form body of a POST); larger gets a `400 invalid_request` '
+            + 'page and nothing is stored',
+        }),
+        bodyTimeoutMs: z.number().int().min(100).max(300_000).default(10_000).meta({
+          description: 'a request body that has not arrived in this time is cut: `408`, connection closed',
+        }),
       })
       .strict()
       .prefault({}),
@@ -265,8 +223,15 @@ export const optionsSchema = z
               })
               .strict(),
           ])
-          .prefault({}),
-        authorize: z.union([z.literal(false), windowLimit]).default({ max: 120, windowSeconds: 60 }),
+          .prefault({})
+          .meta({
+            description: 'failed client authentications allowed per client ID and per source address in a window, counted in '
+              + 'the store (shared by all instances); `false` turns it off. See [abuse limits](operations.md#abuse-limits)',
+          }),
+        authorize: z.union([z.literal(false), windowLimit]).default({ max: 120, windowSeconds: 60 }).meta({
+          description: 'authorization requests per source address (each stores a pending sign-in); past it a `429` page with '
+            + '`Retry-After`; `false` turns it off',
+        }),
         failedSignIn: z
           .union([
             z.literal(false),
@@ -277,53 +242,47 @@ export const optionsSchema = z
               })
               .strict(),
           ])
-          .prefault({}),
+          .prefault({})
+          .meta({
+            description: 'failed sign-ins per username (case-folded) and per address; past them a `429` page with `Retry-After`, '
+              + 'except for a browser that signed in as that user before; `false` turns it off. See '
+              + '[sign-in throttling](operations.md#sign-in-throttling)',
+          }),
       })
       .strict()
       .prefault({}),
     observability: z
       .object({ health: z.boolean().default(true), metrics: z.boolean().default(false) })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .meta({
+        description: '`health`: `{pathPrefix}/healthz` and `/readyz`; `metrics`: Prometheus `{pathPrefix}/metrics`. See '
+          + '[observability](operations.md#observability)',
+      }),
     backchannelLogout: z
-      .object({
-        privateHosts: z
-          .array(z.string().max(253).superRefine((entry, ctx) => {
-            const problem = privateHostProblem(entry);
-            if (problem) ctx.addIssue({ code: 'custom', message: `${entry}: ${problem}` });
-          }))
-          .max(100)
-          .default([]),
-      })
+      .object({ privateHosts: privateHostsSchema })
       .strict()
       .prefault({}),
-    proxy: z.boolean().default(false),
-    trustedProxyHops: z.number().int().min(1).max(10).default(1),
-    tenantPolicy: functionOf<TenantPolicyFunction>('a function of the tenant').optional(),
-    tenantDisplayName: functionOf<TenantDisplayName>('a function of the tenant').optional(),
-    audit: z
-      .object({
-        retentionDays: z.number().int().min(1).max(3650).default(DEFAULT_AUDIT_SETTINGS.retentionDays),
-        maxEventsPerTenant: z.number().int().min(100).max(10_000_000).default(DEFAULT_AUDIT_SETTINGS.maxEventsPerTenant),
-      })
-      .strict()
-      .prefault({}),
-    onAuditEvent: functionOf<AuditHook>('a function of the event').optional(),
-    portal: z
-      .object({
-        enabled: z.boolean().default(false),
-        path: z.string().regex(/^(\/[a-z0-9-]+)+$/, "must be like '/portal': lower-case letters, digits and '-' in each segment").max(64).default('/portal'),
-        internalUrl: urlWithoutTrailingSlash
-          .refine((value) => value.startsWith('https:') || ['localhost', '127.0.0.1', '[::1]'].includes(new URL(value).hostname), {
-            message: 'must be https, or http to a loopback address (the portal sends its secret and users\' tokens there)',
-          })
-          .optional(),
-        messages: z.record(languageTag, portalMessages).optional(),
-      })
-      .strict()
-      .prefault({}),
-    i18n: i18nSchema.optional(),
-    branding: brandingSchema.optional(),
+    proxy: z.boolean().default(false).meta({
+      description: 'trust `X-Forwarded-*` (behind a TLS-terminating proxy); also decides the source address the rate limits count',
+    }),
+    trustedProxyHops: z.number().int().min(1).max(10).default(1).meta({
+      description: 'with `proxy`: how many proxies append to `X-Forwarded-For`; the client\'s address is the entry the outermost '
+        + 'of them added (entries left of it are the client\'s own words)',
+    }),
+    tenantPolicy: functionOf<TenantPolicyFunction>('a function of the tenant').optional().meta({
+      description: '`(tenant) => TenantPolicy | undefined` (may be async), see [per-tenant policies](#per-tenant-policies)',
+    }),
+    tenantDisplayName: functionOf<TenantDisplayName>('a function of the tenant').optional().meta({
+      description: '`(tenant) => string | undefined` (may be async): the name the consent page gives as "Registered by ..." '
+        + "for a tenant's app",
+      absent: 'the tenant ID',
+    }),
+    audit: auditOptionSchema,
+    onAuditEvent: onAuditEventOptionSchema,
+    portal: portalOptionSchema,
+    i18n: i18nOptionSchema,
+    branding: brandingOptionSchema,
     logger: z
       .custom<Logger>(
         (value) =>
@@ -331,187 +290,30 @@ export const optionsSchema = z
           && ['info', 'warn', 'error'].every((level) => typeof (value as Record<string, unknown>)[level] === 'function'),
         { message: 'must have info, warn and error functions' },
       )
-      .optional(),
+      .optional()
+      .meta({
+        description: '`{ info, warn, error }(message, fields)`; `createLogger({ level, destination })` or `fromPino(hostPinoLogger)` '
+          + 'make one; never receives secrets or tokens. See [logs](operations.md#logs)',
+        absent: 'pino JSON lines on stderr, with redaction',
+      }),
   })
   .strict();
 
-/** The Redis store: a connection (adapters/redis/) plus key prefix and command timeout. */
-export type RedisStoreOption = { type: 'redis'; keyPrefix?: string; commandTimeoutMs?: number } & RedisConnectionOptions;
-
-/** What `createAuthServer()` accepts. */
-export interface AuthServerOptions {
-  /** Public base address, e.g. `https://auth.example.com`. */
-  baseUrl: string;
-  /** Path under which everything is served: `''` (default) or e.g. `'/auth2'`. */
-  pathPrefix?: string;
-  /**
-   * Where state lives: memory (one process, development) or Redis: exactly one of `url` (one node),
-   * `cluster: { nodes }` (Redis Cluster) or `sentinel: { sentinels, name }` (Sentinel-managed master).
-   */
-  store?: { type: 'memory' } | RedisStoreOption;
-  apis: ApiDefinitionInput[];
-  accounts?: AccountStore;
-  keys?: { jwks: PrivateJwks };
-  /** The `aud` of every access token; default `{baseUrl}/api`. */
-  audience?: string;
-  /** Access-token signing algorithm; default ES256. */
-  accessTokenAlgorithm?: SigningAlgorithm;
-  /** Lifetime of named-user access tokens, 300..3600 s; default 300. */
-  namedUserAccessTokenTtl?: number;
-  /**
-   * Lifetime of access tokens that carry the management right (`manage.integrations`), 60..3600 s;
-   * default 300, whatever the named-user or tenant lifetime.
-   */
-  managementAccessTokenTtl?: number;
-  /**
-   * A refresh token presented again within this many seconds of its rotation, while its successor
-   * is unused, gets the same successor instead of ending the grant (a client that lost the answer
-   * retries safely); 0..300, default 60. 0: only a rotation that never answered may be retried.
-   */
-  refreshTokenReuseWindowSeconds?: number;
-  /**
-   * A grant (a user's consent to an app, with its refresh tokens) nobody used for this long ends;
-   * every refresh gives it this long again, and the consent itself stays until revoked (the next
-   * sign-in makes a new grant without asking again). 3600 s..366 days; default 90,000 s (the
-   * refresh token lifetime plus the sign-in session lifetime).
-   */
-  grantIdleSeconds?: number;
-  /**
-   * How long a browser stays signed in here (the sign-in session) unless the user signs out,
-   * 300 s..30 days; default 86,400 (a day). Apps ask for the password sooner with `prompt=login`
-   * or `max_age`. Signing out ends the session on every instance at once.
-   */
-  sessionTtl?: number;
-  /** Keys that sign the sign-in cookies (newest first); generated per process when absent. */
-  cookieKeys?: string[];
-  /** Request body limits in bytes (1 KiB..1 MiB); larger bodies get 413. */
-  limits?: {
-    /** POST /oauth2/token; default 16 KiB. */
-    tokenRequestBytes?: number;
-    /** JSON bodies of the management API; default 64 KiB. */
-    apiRequestBytes?: number;
-    /** The sign-in and consent forms; default 4 KiB. */
-    formRequestBytes?: number;
-    /** The query (or form body) of an authorization request; default 4 KiB (larger: 400 page). */
-    authorizeQueryBytes?: number;
-    /** A request body that has not arrived in this many milliseconds is cut with 408; default 10 s. */
-    bodyTimeoutMs?: number;
-  };
-  /**
-   * Failed client authentications at the token endpoint, counted in the store (shared by every
-   * instance) per client ID and per source address; over `max` in the window: 429 + Retry-After.
-   * Defaults 10 per client ID and 100 per address per 60 s; `false` turns it off.
-   */
-  rateLimits?: {
-    failedClientAuth?:
-      | false
-      | { perClient?: { max: number; windowSeconds: number }; perAddress?: { max: number; windowSeconds: number } };
-    /**
-     * Authorization requests per source address, counted in the store; default 120 per 60 s; past
-     * it: a 429 page with Retry-After. `false` turns it off.
-     */
-    authorize?: false | { max: number; windowSeconds: number };
-    /**
-     * Failed sign-ins (a wrong password), counted per username and per address in the store;
-     * defaults 10 per username and 100 per address per 15 minutes; past them: a 429 page with
-     * Retry-After. A browser that signed in as that user before is not held by the username limit.
-     * `false` turns it off.
-     */
-    failedSignIn?:
-      | false
-      | { perUsername?: { max: number; windowSeconds: number }; perAddress?: { max: number; windowSeconds: number } };
-  };
-  /**
-   * Back-channel logout delivery. Logout tokens never go to a special-use address (loopback,
-   * private, link-local, CGNAT, unique-local, ...): every address a host resolves to is checked
-   * before we connect. `privateHosts` lists the operator's own local or private destinations that
-   * may be reached anyway, for the operator's apps only (never a tenant's): exact host names
-   * (`billing.default.svc.cluster.local`, `localhost`), IP addresses and CIDR ranges
-   * (`10.0.0.0/8`, `fd00::/8`); default none. Public hosts need no entry.
-   */
-  backchannelLogout?: { privateHosts?: string[] };
-  /** `{pathPrefix}/healthz` and `/readyz` (default on), Prometheus `{pathPrefix}/metrics` (default off). */
-  observability?: { health?: boolean; metrics?: boolean };
-  /** Trust X-Forwarded-* headers (behind a TLS-terminating proxy). */
-  proxy?: boolean;
-  /**
-   * With `proxy`: how many proxies in front append to X-Forwarded-For; the client's address is the
-   * entry the outermost of them added (default 1). Entries left of it are the client's own words.
-   */
-  trustedProxyHops?: number;
-  /** Per-tenant narrowing: which apps its users may authorize, which scopes, token lifetime. */
-  tenantPolicy?: TenantPolicyFunction;
-  /**
-   * A tenant's name as people know it, for the consent page's "Registered by ..." (may be async;
-   * undefined or absent: the tenant ID is shown).
-   */
-  tenantDisplayName?: TenantDisplayName;
-  /**
-   * The audit trail's retention: events older than `retentionDays` (1..3650, default 400) go, and
-   * beyond `maxEventsPerTenant` (100..10,000,000, default 1,000,000) the oldest of a tenant go.
-   */
-  audit?: { retentionDays?: number; maxEventsPerTenant?: number };
-  /**
-   * Called with every audit event written (for a SIEM, a webhook); may be async. What it throws
-   * or rejects with is logged and ignored: it never breaks the action.
-   */
-  onAuditEvent?: AuditHook;
-  /**
-   * The administration portal (off by default): served at `{pathPrefix}{path}` (`path` default
-   * `/portal`). It signs users in through our own authorization endpoint as a first-party app of
-   * its own and calls the management and consent APIs with their tokens, at `internalUrl` when
-   * given (e.g. `http://127.0.0.1:3000`, when the public base URL is not reachable from the server
-   * itself), else at `baseUrl`.
-   */
-  portal?: {
-    enabled?: boolean;
-    path?: string;
-    internalUrl?: string;
-    /**
-     * The portal's texts a host adds or overrides, per language tag: a tag of ours (`en`, `de`,
-     * `fr`) has only the texts given replaced; a new tag is a new language, its missing texts in
-     * English. Groups (`clients`, `apps`, ...) are merged one level down.
-     */
-    messages?: Record<string, PortalTextOverrides>;
-  };
-  /**
-   * The pages' languages: English, German and French are built in; `messages` adds a language
-   * (missing texts in English) or overrides texts of one; `defaultLocale` is served when neither
-   * the request's `ui_locales` nor the browser's `Accept-Language` names one we have (default `en`).
-   */
-  i18n?: I18nOptions;
-  /**
-   * The look of the sign-in, consent and sign-out pages of an app: one branding, or a function of
-   * the app's tenant (`undefined` for the platform's own apps). The accent colour must keep a
-   * contrast of 4.5:1 with white (a static one is refused here; a function's bad answer falls back
-   * to the default, with a warning); the logo is https (http only on localhost) or a path here.
-   */
-  branding?: BrandingOption;
-  logger?: Logger;
-}
+/**
+ * What `createAuthServer()` accepts: derived from the option schema (src/options.ts), whose
+ * reference, with each option's default and bounds, is docs/configuration.md ("Options").
+ */
+export type AuthServerOptions = z.input<typeof optionsSchema>;
 
 /**
  * An API of the catalog as the `apis` option takes it: each scope's words in English, or per
  * language (`{ en: 'Read users', de: 'Benutzer lesen' }`, English required).
  */
-export type ApiDefinitionInput = Omit<ApiDefinition, 'constraints' | 'scopes' | 'scopeTranslations'> & {
-  scopes: Record<string, string | ({ en: string } & Record<string, string>)>;
-  constraints?: string[];
-};
+export type ApiDefinitionInput = z.input<typeof apiSchema>;
 
-/** A tenant's display name (`tenantDisplayName` option). */
-export type TenantDisplayName = (tenant: string) => string | undefined | Promise<string | undefined>;
-
-export type ResolvedOptions = Omit<z.output<typeof optionsSchema>, 'keys' | 'apis' | 'accounts' | 'tenantPolicy' | 'tenantDisplayName' | 'store' | 'onAuditEvent' | 'i18n' | 'branding'> & {
-  i18n?: I18nOptions;
-  branding?: BrandingOption;
-  onAuditEvent?: AuditHook;
-  store: { type: 'memory' } | RedisStoreOption;
+/** The options once validated: defaults applied, the catalog's APIs as it keeps them, the audience and issuer. */
+export type ResolvedOptions = Omit<z.output<typeof optionsSchema>, 'apis' | 'audience'> & {
   apis: ApiDefinition[];
-  tenantPolicy?: TenantPolicyFunction;
-  tenantDisplayName?: TenantDisplayName;
-  keys?: { jwks: PrivateJwks };
-  accounts?: AccountStore;
   audience: string;
   issuer: string;
 };
@@ -524,7 +326,7 @@ export function catalogApi(api: z.output<typeof apiSchema>): ApiDefinition {
     if (typeof words === 'string') {
       scopes[scope] = words;
     } else {
-      scopes[scope] = words.en!;
+      scopes[scope] = words.en;
       scopeTranslations[scope] = words;
     }
   }
@@ -544,14 +346,6 @@ export function resolveOptions(input: AuthServerOptions): ResolvedOptions {
   return {
     ...options,
     apis: options.apis.map(catalogApi),
-    keys: options.keys as { jwks: PrivateJwks } | undefined,
-    store: options.store as ResolvedOptions['store'],
-    accounts: options.accounts,
-    tenantPolicy: options.tenantPolicy,
-    tenantDisplayName: options.tenantDisplayName,
-    onAuditEvent: options.onAuditEvent,
-    i18n: options.i18n as I18nOptions | undefined,
-    branding: options.branding as BrandingOption | undefined,
     audience: options.audience ?? `${options.baseUrl}/api`,
     issuer: `${options.baseUrl}${options.pathPrefix}/oauth2`,
   };

@@ -12,6 +12,7 @@ import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
 import { StoreUnavailable } from '../types.js';
 import { SCRIPTS, type Client, type Scripts } from './scripts.js';
 import { databaseIndexProblem } from './url.js';
+import type { RedisConnectionOptions, RedisTlsSettings } from './options.js';
 
 /** How long createRedisStore may take to connect (and subscribe) before it gives up. */
 export const STARTUP_TIMEOUT_MS = 10_000;
@@ -126,48 +127,6 @@ export class Io {
   }
 }
 
-/** TLS towards Redis (PEM text); `true` means TLS with the system's CAs. */
-export interface RedisTlsSettings {
-  ca?: string;
-  cert?: string;
-  key?: string;
-  servername?: string;
-  rejectUnauthorized?: boolean;
-}
-
-/** Settings shared by every connection mode. Secrets here never appear in errors or logs. */
-export interface RedisSharedSettings {
-  /** ACL user (Redis 6+); a url may carry it instead. */
-  username?: string;
-  /** AUTH password; a url may carry it instead. */
-  password?: string;
-  /** TLS for every connection (with Sentinel, to the sentinels too); `rediss://` URLs imply it. */
-  tls?: boolean | RedisTlsSettings;
-}
-
-/** A Redis Cluster to connect to. */
-export interface RedisClusterSettings {
-  /** Some nodes of the cluster (redis:// or rediss:// URLs); the others are discovered. */
-  nodes: string[];
-}
-
-/** A master that Redis Sentinel manages, found by asking the sentinels. */
-export interface RedisSentinelSettings {
-  sentinels: Array<{ host: string; port: number }>;
-  /** The master group name (`sentinel monitor <name> ...`). */
-  name: string;
-  /** Credentials of the sentinels themselves, when they require AUTH. */
-  username?: string;
-  password?: string;
-}
-
-/** Where Redis is: exactly one of a single node's URL, a Redis Cluster, or a Sentinel-managed master. */
-export type RedisConnectionOptions = RedisSharedSettings & (
-  | { url: string; cluster?: never; sentinel?: never }
-  | { cluster: RedisClusterSettings; url?: never; sentinel?: never }
-  | { sentinel: RedisSentinelSettings; url?: never; cluster?: never }
-);
-
 /**
  * Where Redis is (RedisConnectionOptions), plus the key prefix, the timeouts and the hooks told of
  * errors and warnings.
@@ -176,7 +135,8 @@ export type RedisStoreOptions = RedisConnectionOptions & {
   keyPrefix?: string;
   /**
    * Every store operation answers within this many milliseconds or rejects with
-   * StoreUnavailable('timeout'), e.g. when Redis accepts connections but does not answer. 500 ms.
+   * StoreUnavailable('timeout'), e.g. when Redis accepts connections but does not answer (default:
+   * DEFAULT_COMMAND_TIMEOUT_MS, options.ts).
    */
   commandTimeoutMs?: number;
   /** How often the change subscription is proven live by an echo through Redis. 5000 ms. */

@@ -22,6 +22,7 @@ import {
   type StartProbes,
 } from './connection.js';
 import { StoreEpoch } from './epoch.js';
+import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_KEY_PREFIX } from './options.js';
 import { addressText, answersPlainRedis, answersTls, firstAddresses, firstAnswering } from './probes.js';
 import { RedisCounters } from './counters.js';
 import { RedisAuditLog } from './audit.js';
@@ -29,17 +30,17 @@ import { RedisEngineAdapter } from './engine-adapter.js';
 import { RedisRecords } from './records.js';
 
 export { StoreError, StoreStartError, describeRedisTarget } from './connection.js';
+export type { RedisStoreOptions } from './connection.js';
 export type {
   RedisClusterSettings,
   RedisConnectionOptions,
   RedisSentinelSettings,
   RedisSharedSettings,
-  RedisStoreOptions,
   RedisTlsSettings,
-} from './connection.js';
+} from './options.js';
 
 /*
- * Key layout (prefix `p`, default `talent-auth:`; <...> are placeholders). The part in braces is
+ * Key layout (prefix `p`, default DEFAULT_KEY_PREFIX; <...> are placeholders). The part in braces is
  * the Redis Cluster hash tag: only it decides the slot, so keys with the same tag share a slot.
  *
  *   engine entry               p<Model>:{<id>}                                  HASH p=payload c=consumed (epoch ms) d=confirmed
@@ -67,7 +68,6 @@ export type {
  * Pub/sub needs no slot: PUBLISH reaches the subscribers on every node of a cluster.
  */
 
-const DEFAULT_COMMAND_TIMEOUT_MS = 500;
 const DEFAULT_HEARTBEAT_MS = 5000;
 /**
  * A TLS connection not up after this long at start: ask whether plain Redis answers there (it would
@@ -83,7 +83,7 @@ const PROBE_TIMEOUT_MS = 1000;
  * single node, a Redis Cluster or a Sentinel-managed master.
  */
 export async function createRedisStore(options: RedisStoreOptions): Promise<Store> {
-  const prefix = options.keyPrefix ?? 'talent-auth:';
+  const prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
   if (options.cluster && /[{}]/.test(prefix)) throw new TypeError('keyPrefix: no braces on a cluster (they would make a hash tag)');
   const timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new RangeError('commandTimeoutMs must be a positive number');

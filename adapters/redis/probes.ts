@@ -8,7 +8,7 @@
  */
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import type { RedisConnectionOptions } from './connection.js';
+import type { RedisConnectionOptions } from './options.js';
 
 /** A host and port the store connects to, and whether it does so with TLS. */
 export interface RedisAddress {

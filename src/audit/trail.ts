@@ -132,7 +132,7 @@ export interface AuditSettings {
   maxEventsPerTenant: number;
 }
 
-/** The defaults of the `audit` option: 400 days, a million events per tenant. */
+/** The defaults of the `audit` option (its bounds: src/audit/options.ts). */
 export const DEFAULT_AUDIT_SETTINGS: AuditSettings = { retentionDays: 400, maxEventsPerTenant: 1_000_000 };
 
 /** The host's hook: called with each event written. */

@@ -357,7 +357,7 @@ ${EXIT_CODES}
   'sign-ins unlock': `Usage: talent-auth sign-ins unlock --username <username> [--cookie-key <key>]
 
 Lifts a user's sign-in hold: clears the failed sign-ins counted for the username (sign-in
-throttling: 10 per username per 15 minutes by default), so that she can sign in from a new
+throttling: the rateLimits.failedSignIn option), so that she can sign in from a new
 browser at once. The hold of an address is not lifted (it ends with its window). Recorded in the
 audit trail (sign_in.unlocked, actor operator, the events of no tenant) with a hint of the
 username, never the username itself.

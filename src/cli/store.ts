@@ -2,9 +2,11 @@ import type { RedisOptions } from 'ioredis';
 import { createRedisStore, StoreStartError } from '../../adapters/redis/index.js';
 import type { Store } from '../../adapters/types.js';
 import { databaseIndexProblem } from '../../adapters/redis/url.js';
+import { DEFAULT_KEY_PREFIX } from '../../adapters/redis/options.js';
 import { ConnectionError, UsageError } from './errors.js';
 
-export const DEFAULT_KEY_PREFIX = 'talent-auth:';
+/** The server's key prefix (the `store` option's default), for a CLI given none. */
+export { DEFAULT_KEY_PREFIX };
 
 /**
  * A CLI runs one command and exits: no reconnecting forever, no queueing while disconnected, a

@@ -12,8 +12,12 @@
  * entry by entry, never thrown: these headers come from anyone.
  */
 
+import { z } from 'zod';
+
 /** What a tag looks like (BCP 47 in its common shape: a language and subtags of letters and digits). */
 const TAG = /^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/;
+/** A language tag as the options take it (`de`, `pt-BR`): the shape negotiation matches. */
+export const languageTagSchema = z.string().regex(TAG, 'must be a language tag like de or pt-BR');
 /** A header longer than this is read only this far: nobody prefers 50 languages. */
 const MAX_HEADER_CHARS = 1000;
 const MAX_ENTRIES = 50;

@@ -1,21 +1,9 @@
+import { z } from 'zod';
 import { de } from './messages/de.js';
 import { en, type Messages } from './messages/en.js';
 import { fr } from './messages/fr.js';
-import { negotiateLocale } from './locale.js';
-
-/**
- * The `i18n` option: texts the host adds or overrides, per language tag, and the language served
- * when nothing the request or the browser asks for is available.
- */
-export interface I18nOptions {
-  /**
-   * Texts per BCP 47 tag (`'nl'`, `'de'`, `'pt-BR'`). A tag of ours (`en`, `de`, `fr`) has only the
-   * texts given replaced; a new tag is a new language, its missing texts in English.
-   */
-  messages?: Record<string, Partial<Messages>>;
-  /** The language served when nothing matches: `en` (default) or any language above. */
-  defaultLocale?: string;
-}
+import { checkedAs } from '../option-kinds.js';
+import { languageTagSchema, negotiateLocale } from './locale.js';
 
 /** A page's language: its tag (for `<html lang>`) and its texts. */
 export interface PageLocale {
@@ -25,6 +13,48 @@ export interface PageLocale {
 
 /** The languages we ship. */
 export const BUILT_IN_MESSAGES: Readonly<Record<string, Messages>> = { en, de, fr };
+
+/** A host's texts for one language: only names of ours, each a text or a function like ours. */
+const hostMessages = checkedAs<Partial<Messages>>(z.record(z.string(), z.unknown()).superRefine((given, ctx) => {
+  for (const [key, value] of Object.entries(given)) {
+    if (!Object.hasOwn(en, key)) {
+      ctx.addIssue({ code: 'custom', path: [key], message: 'is not a text of the pages (see Messages)' });
+      continue;
+    }
+    const kind = typeof en[key as keyof Messages];
+    if (value !== undefined && typeof value !== kind) ctx.addIssue({ code: 'custom', path: [key], message: `must be a ${kind === 'function' ? 'function' : 'string'}` });
+  }
+}));
+
+const i18nSchema = z
+  .object({
+    messages: z.record(languageTagSchema, hostMessages).optional(),
+    defaultLocale: languageTagSchema.optional(),
+  })
+  .strict()
+  .superRefine((i18n, ctx) => {
+    if (i18n.defaultLocale === undefined) return;
+    const tags = [...Object.keys(BUILT_IN_MESSAGES), ...Object.keys(i18n.messages ?? {})].map((tag) => tag.toLowerCase());
+    if (!tags.includes(i18n.defaultLocale.toLowerCase())) {
+      ctx.addIssue({ code: 'custom', path: ['defaultLocale'], message: `"${i18n.defaultLocale}" has no texts: use en, de, fr or a language of i18n.messages` });
+    }
+  });
+
+/** The `i18n` option, checked at start: unknown text names and a text where a function is due are refused. */
+export const i18nOptionSchema = i18nSchema.optional().meta({
+  description: '`{ messages?: { [tag]: Partial<Messages> }, defaultLocale?: tag }`: add a language (its missing texts in English) '
+    + 'or override texts of ours (`en`, `de`, `fr`); `defaultLocale` (default `en`) is served when nothing the request or the '
+    + 'browser asks for is available. Unknown text names and a text where a function is due are refused at start. See '
+    + '[languages and branding](#languages-and-branding)',
+  absent: 'English, German, French',
+});
+
+/**
+ * The `i18n` option (docs/configuration.md, "Options", is its reference): texts the host adds or
+ * overrides per language tag, and the language served when nothing the request or the browser
+ * asks for is available.
+ */
+export type I18nOptions = z.input<typeof i18nSchema>;
 
 /**
  * The languages of our pages, ours and the host's, and the choice of one per request

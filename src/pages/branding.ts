@@ -1,25 +1,23 @@
+import { z } from 'zod';
 import type { Logger } from '../logger.js';
+import { functionOf } from '../option-kinds.js';
 
 /**
  * BRANDING: a product name, a logo and an accent colour on the pages of an app (sign-in, consent,
  * sign-out), per tenant. The rules keep the pages readable and strict:
  *
- * - the accent colour is `#rrggbb` with a contrast of at least 4.5:1 against white (white text on
- *   the primary button; the colour as text, border and focus ring on white);
+ * - the accent colour is `#rrggbb` with a contrast against white of at least MIN_CONTRAST (white
+ *   text on the primary button; the colour as text, border and focus ring on white);
  * - the logo is an https URL (http only for localhost) or a path on our own origin; the page's CSP
  *   allows images from exactly that origin and nothing else;
  * - the product name is plain text (escaped), in the title and heading, and is the logo's alt text.
  */
 
-/** How a page looks for a tenant (option `branding`). */
-export interface Branding {
-  /** The product's name, e.g. "Acme HR": in the page title and heading, and the logo's alt text. */
-  productName?: string;
-  /** `https://...` (or `http://localhost...`), or a path on the auth server's origin (`/logo.svg`). */
-  logoUrl?: string;
-  /** `#rrggbb`, with a contrast of at least 4.5:1 against white. */
-  accentColor?: string;
-}
+/**
+ * How a page looks for a tenant (option `branding`; docs/configuration.md, "Options", is its
+ * reference): a product name, a logo and an accent colour.
+ */
+export type Branding = z.input<typeof brandingSchema>;
 
 /** The `branding` option: one branding, or one per tenant (`undefined`: the platform's own apps). */
 export type BrandingOption =
@@ -38,6 +36,28 @@ export interface CheckedBranding {
 const MIN_CONTRAST = 4.5;
 const MAX_PRODUCT_NAME = 80;
 const MAX_LOGO_URL = 2048;
+
+/** A static branding is checked here; a function's answers when a page is rendered (Brands). */
+const brandingSchema = z
+  .object({ productName: z.string().optional(), logoUrl: z.string().optional(), accentColor: z.string().optional() })
+  .strict()
+  .superRefine((branding, ctx) => {
+    for (const { field, message } of brandingProblems(branding)) ctx.addIssue({ code: 'custom', path: [field], message });
+  });
+
+/** The `branding` option, as createAuthServer validates it. */
+export const brandingOptionSchema = z
+  .union([functionOf<Exclude<BrandingOption, Branding>>('a function of the tenant'), brandingSchema])
+  .optional()
+  .meta({
+    description: '`{ productName?, logoUrl?, accentColor? }` for every app, or `(tenant) => Branding | undefined` (may be async; '
+      + "`undefined` tenant: the platform's own apps) for the sign-in, consent and sign-out pages of an app. `accentColor` is "
+      + `\`#rrggbb\` with a contrast of at least ${MIN_CONTRAST}:1 against white, \`logoUrl\` is https (http only for `
+      + '`localhost`/`127.0.0.1`) to a plain host name (letters, digits, `-`, `.`) or a path on our origin, at most '
+      + `${MAX_LOGO_URL.toLocaleString('en-US')} characters, \`productName\` 1 to ${MAX_PRODUCT_NAME} characters; a static branding `
+      + 'breaking a rule is refused at start. See [languages and branding](#languages-and-branding)',
+  });
+
 /** A DNS host name: labels of letters, digits and inner hyphens (an IDN in its xn-- form). */
 const PLAIN_HOST = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
