@@ -93,7 +93,7 @@ describe('the pending sign-ins cookie', () => {
   const carried = (ctx: Context) => `portal_signin=${setCookies(ctx).get('portal_signin')!.split(';')[0]!}`;
 
   it('keeps the last three sign-ins of a browser, sealed, for ten minutes; expired ones are dropped', () => {
-    const { cookies } = parts();
+    const { sessions, cookies } = parts();
     let cookie: string | undefined;
     for (const state of ['a', 'b', 'c', 'd']) {
       const ctx = request(cookie);
@@ -101,7 +101,9 @@ describe('the pending sign-ins cookie', () => {
       expect(setCookies(ctx).get('portal_signin')).toMatch(/^[A-Za-z0-9_-]+; path=\/portal; expires=[^;]+; samesite=lax; httponly$/);
       cookie = carried(ctx);
     }
-    expect(cookie).not.toContain('v-d');
+    // Sealed: no state, verifier or nonce in clear; the cookie itself holds three, not more.
+    expect(cookie).not.toMatch(/v-[a-d]|n-[a-d]/);
+    expect(sessions.open<Array<{ state: string }>>(cookie!.slice('portal_signin='.length), 'sign-in')?.map((entry) => entry.state)).toEqual(['b', 'c', 'd']);
     expect(cookies.pendingSignIns(request(cookie)).map((entry) => entry.state)).toEqual(['b', 'c', 'd']);
     const withExpired = request();
     cookies.setPendingSignIns(withExpired, [signIn('old', Date.now() - 1), signIn('new')]);
