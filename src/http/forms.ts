@@ -26,9 +26,13 @@ export class Form {
     return value === '' ? undefined : value;
   }
 
-  /** Every value of a repeatable field, empty ones left out. */
-  getAll(name: string): string[] {
-    return (this.#fields.get(name) ?? []).filter((value) => value !== '');
+  /**
+   * Every value of a repeatable field, empty ones left out; with `keepEmpty`, every value as sent,
+   * in order (a page whose inputs are told apart by their position: a list of URIs).
+   */
+  getAll(name: string, options: { keepEmpty?: boolean } = {}): string[] {
+    const values = this.#fields.get(name) ?? [];
+    return options.keepEmpty ? [...values] : values.filter((value) => value !== '');
   }
 
   has(name: string): boolean {

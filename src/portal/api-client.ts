@@ -138,3 +138,25 @@ export class PortalApiClient {
     return { status: response.status, body: typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {} };
   }
 }
+
+/** The API's `error_description` (and field), or the status. */
+export function reasonOf(answer: ApiAnswer): string {
+  const description = typeof answer.body.error_description === 'string' ? answer.body.error_description : undefined;
+  return description ?? (typeof answer.body.error === 'string' ? answer.body.error : `HTTP ${answer.status}`);
+}
+
+/** A validation error's description without the wire field name it starts with (the page shows it at the field). */
+export function fieldMessage(answer: ApiAnswer, field: string): string {
+  const description = reasonOf(answer);
+  return field && description.startsWith(`${field}: `) ? description.slice(field.length + 2) : description;
+}
+
+/** The field a validation error names (`field` of the API's 400), or '' (the whole form). */
+export function fieldOf(answer: ApiAnswer): string {
+  return typeof answer.body.field === 'string' ? answer.body.field : '';
+}
+
+/** A list of an API answer, or [] when it did not answer with one. */
+export function listOf<T>(answer: ApiAnswer | undefined, key: string): T[] {
+  return answer?.status === 200 && Array.isArray(answer.body[key]) ? answer.body[key] as T[] : [];
+}

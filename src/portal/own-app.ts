@@ -1,0 +1,35 @@
+import { createHash, createHmac } from 'node:crypto';
+import type { AppRegistrations } from '../records/app-registrations.js';
+import type { PortalClient } from './setup.js';
+import { PORTAL_TEXT } from './text.js';
+
+/*
+ * The portal's own app: a first-party confidential app of the server, the same on every instance
+ * (its ID from the issuer, its secret from the cookie key), so that nothing about it is stored
+ * but its registration.
+ */
+
+/** The portal's own client ID: UUID-shaped, derived from the issuer, the same on every instance. */
+export function portalClientId(issuer: string): string {
+  const hex = createHash('sha256').update(`talent-auth portal ${issuer}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** The portal's client secret: derived from the cookie key, the same on every instance, never stored in clear. */
+export function portalClientSecret(cookieKey: string): string {
+  return createHmac('sha256', cookieKey).update('talent-auth portal client secret').digest('base64url');
+}
+
+/** Registers (or brings up to date) the portal's own first-party confidential app. */
+export async function registerPortalApp(apps: AppRegistrations, issuer: string, portalUrl: string, cookieKey: string): Promise<PortalClient> {
+  const clientId = portalClientId(issuer);
+  const clientSecret = portalClientSecret(cookieKey);
+  await apps.ensureBuiltIn(clientId, {
+    name: PORTAL_TEXT.product,
+    redirectUris: [`${portalUrl}/callback`],
+    postLogoutRedirectUris: [portalUrl],
+    clientType: 'confidential',
+    firstParty: true,
+  }, clientSecret);
+  return { clientId, clientSecret };
+}

@@ -1,0 +1,82 @@
+import type { ApiAnswer } from './api-client.js';
+import { editAppForm, saveApp } from './app-forms.js';
+import { editClientForm, updateClient } from './client-forms.js';
+import type { PortalKit } from './kit.js';
+import { done, failed } from './outcomes.js';
+import type { PortalCall } from './routes.js';
+import { showSecret } from './secret.js';
+import type { PortalText } from './text.js';
+import { confirmPage } from './views/simple-pages.js';
+import type { AppRegistrationWire, ClientConfigurationWire } from './wire.js';
+
+/*
+ * A CLIENT CONFIGURATION OR APP REGISTRATION of the organisation: its pages and forms all start by
+ * reading it from the API as the user (so what she may not see is "gone", and the API decides),
+ * then show its form or a confirmation, or save, delete or regenerate its secret.
+ */
+
+/** The management API's collections the portal edits. */
+export type Collection = 'client-configurations' | 'app-registrations';
+
+/** The record of the call's `{id}` as the API gives it to the user. */
+function read(kit: PortalKit, { now, id }: PortalCall, collection: Collection): Promise<ApiAnswer> {
+  return kit.api.call(now.session, 'GET', `${collection}/${encodeURIComponent(id)}`);
+}
+
+/** The texts of a collection (its notices and confirmations). */
+function textsOf(kit: PortalKit, collection: Collection): PortalText['clients'] | PortalText['apps'] {
+  return collection === 'client-configurations' ? kit.t.clients : kit.t.apps;
+}
+
+/** GET …/{id}: the record's form. */
+export async function editPage(kit: PortalKit, call: PortalCall, collection: Collection): Promise<void> {
+  const answer = await read(kit, call, collection);
+  await kit.cookies.save(call.ctx, call.now);
+  if (answer.status !== 200) return failed(kit, call.ctx, call.now, answer);
+  if (collection === 'client-configurations') return editClientForm(kit, call, answer.body as unknown as ClientConfigurationWire);
+  return editAppForm(kit, call, answer.body as unknown as AppRegistrationWire);
+}
+
+/** GET …/{id}/delete and …/{id}/secret: what will happen, and the button that does it. */
+export async function confirmation(kit: PortalKit, call: PortalCall, collection: Collection, action: 'delete' | 'secret'): Promise<void> {
+  const { ctx, now } = call;
+  const answer = await read(kit, call, collection);
+  await kit.cookies.save(ctx, now);
+  if (answer.status !== 200) return failed(kit, ctx, now, answer);
+  const { t, pages } = kit;
+  const name = String(answer.body.name);
+  const to = `${pages.base}/${collection}/${encodeURIComponent(call.id)}/${action}`;
+  const [heading, warning, button] = action === 'delete'
+    ? [textsOf(kit, collection).deleteHeading(name), textsOf(kit, collection).deleteWarning, `${t.delete} ${name}`]
+    : [t.secret.regenerateHeading(name), t.secret.regenerateWarning, t.regenerate];
+  pages.send(ctx, heading, confirmPage(pages.view(now.session), heading, warning, to, button, true));
+}
+
+/** POST …/{id}: the edit saved. */
+export async function update(kit: PortalKit, call: PortalCall, collection: Collection): Promise<void> {
+  const answer = await read(kit, call, collection);
+  if (answer.status !== 200) return failed(kit, call.ctx, call.now, answer);
+  if (collection === 'client-configurations') return updateClient(kit, call, { clientId: call.id, name: String(answer.body.name) });
+  return saveApp(kit, call, answer.body as unknown as AppRegistrationWire);
+}
+
+/** POST …/{id}/delete: gone (its secret stops at once). */
+export async function remove(kit: PortalKit, call: PortalCall, collection: Collection): Promise<void> {
+  const { ctx, now, id } = call;
+  const existing = await read(kit, call, collection);
+  if (existing.status !== 200) return failed(kit, ctx, now, existing);
+  const answer = await kit.api.call(now.session, 'DELETE', `${collection}/${encodeURIComponent(id)}`);
+  if (answer.status !== 204) return failed(kit, ctx, now, answer);
+  return done(kit, ctx, now, textsOf(kit, collection).deleted(String(existing.body.name)));
+}
+
+/** POST …/{id}/secret: a new secret, shown once (the old one stops at once). */
+export async function regenerate(kit: PortalKit, call: PortalCall, collection: Collection): Promise<void> {
+  const { ctx, now, id } = call;
+  const existing = await read(kit, call, collection);
+  if (existing.status !== 200) return failed(kit, ctx, now, existing);
+  const answer = await kit.api.call(now.session, 'POST', `${collection}/${encodeURIComponent(id)}/secret`);
+  if (answer.status !== 200 || typeof answer.body.client_secret !== 'string') return failed(kit, ctx, now, answer);
+  const what = collection === 'client-configurations' ? 'client_configuration' : 'app_registration';
+  return showSecret(kit, ctx, now, { what, name: String(existing.body.name), clientId: id, clientSecret: answer.body.client_secret, regenerated: true });
+}

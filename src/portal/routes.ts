@@ -1,0 +1,113 @@
+import type { Context } from 'koa';
+import type { Form } from '../http/forms.js';
+import type { Current } from './session-cookies.js';
+
+/*
+ * THE PORTAL'S ROUTES: every page and form of the portal, with the right it needs. Paths are under
+ * the portal's path; `{id}` is a client ID (UUID-shaped: anything else is no page of ours and never
+ * reaches the APIs). The first row that matches answers, so a fixed path comes before an `{id}`.
+ *
+ * The rights: `public` rows answer anyone (the sign-in's two steps); `session` rows need a signed-in
+ * session (a browser without one is sent home, to sign in); `manage` rows are forms and
+ * confirmations of the organisation's setup: a user whose token lacks the management right gets the
+ * permission's page (403), and the APIs are not called at all. Every POST also needs the form's
+ * CSRF token (src/portal/dispatch.ts).
+ *
+ * The table is the portal's own rather than a part of the server's (src/http/routes.ts): its
+ * refusals are the portal's pages in the user's language, and its rows need a session, not a route
+ * metric or the store check of the server's rows.
+ */
+
+/** What a row needs of the request: nothing, a signed-in session, or the management right too. */
+export type Right = 'public' | 'session' | 'manage';
+
+/** A row of the table. */
+export interface PortalRoute {
+  method: 'GET' | 'POST';
+  /** Under the portal's path; `{id}` is a client ID. */
+  path: string;
+  right: Right;
+  /** The handler's name (src/portal/index.ts attaches the handlers). */
+  name: string;
+  /** Present only when the host allows it (the AccountStore has `findByUsername`). */
+  when?: 'canUnlock';
+}
+
+/** The table. */
+export const PORTAL_ROUTES = [
+  // Signing in: the redirect to our authorization endpoint, and the way back.
+  { method: 'GET', path: '/login', right: 'public', name: 'login' },
+  { method: 'GET', path: '/callback', right: 'public', name: 'callback' },
+  { method: 'GET', path: '/', right: 'session', name: 'home' },
+  { method: 'GET', path: '/secret', right: 'session', name: 'secret' },
+  { method: 'POST', path: '/logout', right: 'session', name: 'logout' },
+  { method: 'POST', path: '/consents/{id}/revoke', right: 'session', name: 'revokeConsent' },
+  { method: 'GET', path: '/activity', right: 'manage', name: 'activity' },
+  { method: 'GET', path: '/sign-ins/unlock', right: 'manage', name: 'unlockForm', when: 'canUnlock' },
+  { method: 'POST', path: '/sign-ins/unlock', right: 'manage', name: 'unlock', when: 'canUnlock' },
+  { method: 'GET', path: '/client-configurations/new', right: 'manage', name: 'newClient' },
+  { method: 'POST', path: '/client-configurations', right: 'manage', name: 'createClient' },
+  { method: 'GET', path: '/client-configurations/{id}', right: 'manage', name: 'editClient' },
+  { method: 'POST', path: '/client-configurations/{id}', right: 'manage', name: 'updateClient' },
+  { method: 'GET', path: '/client-configurations/{id}/delete', right: 'manage', name: 'confirmDeleteClient' },
+  { method: 'POST', path: '/client-configurations/{id}/delete', right: 'manage', name: 'deleteClient' },
+  { method: 'GET', path: '/client-configurations/{id}/secret', right: 'manage', name: 'confirmRegenerateClient' },
+  { method: 'POST', path: '/client-configurations/{id}/secret', right: 'manage', name: 'regenerateClient' },
+  { method: 'GET', path: '/app-registrations/new', right: 'manage', name: 'newApp' },
+  { method: 'POST', path: '/app-registrations', right: 'manage', name: 'createApp' },
+  { method: 'GET', path: '/app-registrations/{id}', right: 'manage', name: 'editApp' },
+  { method: 'POST', path: '/app-registrations/{id}', right: 'manage', name: 'updateApp' },
+  { method: 'GET', path: '/app-registrations/{id}/delete', right: 'manage', name: 'confirmDeleteApp' },
+  { method: 'POST', path: '/app-registrations/{id}/delete', right: 'manage', name: 'deleteApp' },
+  { method: 'GET', path: '/app-registrations/{id}/secret', right: 'manage', name: 'confirmRegenerateApp' },
+  { method: 'POST', path: '/app-registrations/{id}/secret', right: 'manage', name: 'regenerateApp' },
+] as const satisfies readonly PortalRoute[];
+
+type Row = (typeof PORTAL_ROUTES)[number];
+/** The name of a row of the table. */
+export type PortalRouteName = Row['name'];
+/** The names of the rows that answer anyone. */
+export type PublicRouteName = Extract<Row, { right: 'public' }>['name'];
+
+/** What the handler of a signed-in row gets: the request, its session, its `{id}` ('' if none), its form (empty for a GET). */
+export interface PortalCall {
+  ctx: Context;
+  now: Current;
+  id: string;
+  form: Form;
+}
+
+/** The handlers, by the names of the table. */
+export type PortalHandlers =
+  & { [Name in PublicRouteName]: (ctx: Context) => Promise<void> }
+  & { [Name in Exclude<PortalRouteName, PublicRouteName>]: (call: PortalCall) => Promise<void> };
+
+/** A row that matched a request, and its `{id}`. */
+export interface PortalMatch {
+  route: Row;
+  id: string;
+}
+
+/** What a client ID is (UUID-shaped); the pattern of `{id}`. */
+const ID = '[A-Za-z0-9-]{1,64}';
+
+/** Matches requests against the table. */
+export class PortalRouter {
+  readonly #rows: Array<{ route: Row; pattern: RegExp }>;
+
+  constructor(options: { canUnlock: boolean }) {
+    this.#rows = PORTAL_ROUTES
+      .filter((route: PortalRoute) => route.when !== 'canUnlock' || options.canUnlock)
+      .map((route) => ({ route, pattern: new RegExp(`^${route.path.replace('{id}', `(${ID})`)}$`) }));
+  }
+
+  /** The row of a request's method and path under the portal (`''` is its home, as `/`). */
+  match(method: 'GET' | 'POST', path: string): PortalMatch | undefined {
+    const wanted = path === '' ? '/' : path;
+    for (const { route, pattern } of this.#rows) {
+      const found = route.method === method ? pattern.exec(wanted) : null;
+      if (found) return { route, id: found[1] ?? '' };
+    }
+    return undefined;
+  }
+}
