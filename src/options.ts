@@ -8,7 +8,7 @@
  * module composes them. Lifetimes take their numbers from policies/lifetimes.ts.
  */
 import { z } from 'zod';
-import type { AccountStore } from './accounts.js';
+import type { AccountStore, TenantDisplayName } from './accounts.js';
 import type { ApiDefinition } from '../policies/catalog.js';
 import { i18nOptionSchema } from './i18n/localizer.js';
 import { languageTagSchema } from './i18n/locale.js';
@@ -83,7 +83,7 @@ const windowLimit = z
 const algorithms = ['ES256', 'RS256', 'PS256', 'EdDSA'] as const satisfies readonly SigningAlgorithm[];
 
 /** A tenant's display name (`tenantDisplayName` option). */
-export type TenantDisplayName = (tenant: string) => string | undefined | Promise<string | undefined>;
+export type { TenantDisplayName } from './accounts.js';
 
 export const optionsSchema = z
   .object({
