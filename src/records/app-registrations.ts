@@ -14,6 +14,8 @@ import { changed } from '../audit/events.js';
 export const APP_REGISTRATION = 'app';
 /** App registrations are not tenant-bound: users of any tenant may authorize an app. */
 const ALL_APPS = '';
+/** The index of a tenant's apps (group: the tenant), by which they are listed in the store. */
+export const APP_OF_TENANT = 'app-of-tenant';
 
 /** An app's client type: `public` (SPA, mobile: no secret, PKCE always) or `confidential` (a server: a secret, refresh tokens). */
 export type ClientType = 'public' | 'confidential';
@@ -184,6 +186,7 @@ export class AppRegistrations {
     await this.engineCheck(stored);
     await this.audited('app_registration.created', by, stored, { name: stored.name, client_type: stored.clientType, redirect_uris: stored.redirectUris });
     await this.records.put(APP_REGISTRATION, stored.clientId, ALL_APPS, stored);
+    if (stored.tenant !== undefined) await this.records.put(APP_OF_TENANT, stored.clientId, stored.tenant, { clientId: stored.clientId });
     return { ...toPublic(stored), ...(clientSecret ? { clientSecret } : {}) };
   }
 
@@ -215,6 +218,35 @@ export class AppRegistrations {
   async list(): Promise<AppRegistration[]> {
     const all = await this.records.list<StoredAppRegistration>(APP_REGISTRATION, ALL_APPS);
     return all.map(toPublic).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /**
+   * The apps of one tenant, oldest first, listed by the tenant in the store (an index of a tenant's
+   * apps, kept with each app: a tenant's listing never reads another's). Apps registered before
+   * the index was kept are indexed at this process's first listing.
+   */
+  async listByTenant(tenant: string): Promise<AppRegistration[]> {
+    this.indexed ??= this.indexEarlierApps().catch((error: unknown) => {
+      this.indexed = undefined;
+      throw error;
+    });
+    await this.indexed;
+    const ids = await this.records.list<{ clientId: string }>(APP_OF_TENANT, tenant);
+    const apps = await Promise.all(ids.map(({ clientId }) => this.records.get<StoredAppRegistration>(APP_REGISTRATION, clientId)));
+    return apps
+      .filter((app): app is StoredAppRegistration => app !== undefined && app.tenant === tenant)
+      .map(toPublic)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /** Whether apps registered before the tenant index have their entries (once per process). */
+  private indexed: Promise<void> | undefined;
+
+  private async indexEarlierApps(): Promise<void> {
+    const all = await this.records.list<StoredAppRegistration>(APP_REGISTRATION, ALL_APPS);
+    await Promise.all(all.filter((app) => app.tenant !== undefined).map(async (app) => {
+      if (!(await this.records.get(APP_OF_TENANT, app.clientId))) await this.records.put(APP_OF_TENANT, app.clientId, app.tenant!, { clientId: app.clientId });
+    }));
   }
 
   /**
@@ -299,6 +331,7 @@ export class AppRegistrations {
     const stored = await this.records.get<StoredAppRegistration>(APP_REGISTRATION, clientId);
     if (stored) await this.audited('app_registration.deleted', by, stored, { name: stored.name });
     const deleted = await this.records.delete(APP_REGISTRATION, clientId);
+    await this.records.delete(APP_OF_TENANT, clientId);
     await this.endGrantsOf(clientId, by, 'app_deleted');
     return deleted;
   }

@@ -106,6 +106,23 @@ describe('app registrations (src/records/app-registrations.ts)', () => {
     if ('clientType' in patch) expect(stored?.pkceEnabled).toBe(true);
   });
 
+  it('lists a tenant\'s apps by the tenant in the store; apps registered before its index are found too', async () => {
+    const mine = await apps.create({ ...valid, name: 'Mine', tenant: 'acme' });
+    await apps.create({ ...valid, name: 'Theirs', tenant: 'globex' });
+    await apps.create({ ...valid, name: 'Operator' });
+    // An app of acme registered before the index was kept: its record only.
+    const earlier = { ...(await apps.get(mine.clientId))!, clientId: '00000000-0000-4000-8000-00000000000e', name: 'Earlier', createdAt: '2020-01-01T00:00:00.000Z' };
+    await store.records.put('app', earlier.clientId, '', earlier);
+    const fresh = new AppRegistrations(store.records, async () => {});
+    expect((await fresh.listByTenant('acme')).map((app) => app.name)).toEqual(['Earlier', 'Mine']);
+    expect((await fresh.listByTenant('globex')).map((app) => app.name)).toEqual(['Theirs']);
+    expect(await fresh.listByTenant('nobody')).toEqual([]);
+    // A deleted app leaves its tenant's list.
+    await fresh.delete(mine.clientId);
+    expect((await fresh.listByTenant('acme')).map((app) => app.name)).toEqual(['Earlier']);
+    expect(await store.records.list('app-of-tenant', 'acme')).toEqual([{ clientId: earlier.clientId }]);
+  });
+
   it('rotates a confidential secret (the old one stops matching) and refuses to give a public app one', async () => {
     const created = await apps.create(valid);
     const { clientSecret } = await apps.rotateSecret(created.clientId);

@@ -7,6 +7,7 @@ import type { RouteName } from '../../http/routes.js';
 import { consentWire } from '../../http/wire.js';
 import type { TokenVerifier } from '../../resource-server/verifier.js';
 import { namedUserCaller } from '../../http/named-user-caller.js';
+import { TenantGuard } from '../tenant-guard.js';
 
 /**
  * The consent API: `GET {base}` lists, `DELETE {base}/{clientId}` revokes the consents of the
@@ -37,9 +38,8 @@ export function consentHandlers(
         throw new InsufficientScope("only the platform's own apps may revoke another app's consent", verifier.realm);
       }
       const by = { actor: { type: 'user' as const, id: auth.sub }, address: addressOf(ctx) };
-      if (!(await consents.revoke({ tenant: auth.tenant, sub: auth.sub, clientId: clientId! }, by))) {
-        throw new NotFound('consent for this application');
-      }
+      // The consents of the caller's tenant and user only: the store keys them so (TenantGuard).
+      new TenantGuard().found(await consents.revoke({ tenant: auth.tenant, sub: auth.sub, clientId: clientId! }, by), 'consent for this application', auth);
       ctx.status = 204;
     },
   };

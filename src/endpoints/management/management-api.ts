@@ -15,6 +15,7 @@ import type { RouteName } from '../../http/routes.js';
 import type { SignInHolds } from '../../limits/sign-in.js';
 import { appInput, appPatch, appWire, auditEventWire, clientInput, clientPatch, clientWire, platformAppWire, signInUnlockInput, wireField } from '../../http/wire.js';
 import { managementDenied } from '../../audit/events.js';
+import { TenantGuard, type TenantRecords } from '../tenant-guard.js';
 
 /** The query of `GET audit-events`: each parameter once, as text (the trail checks the values). */
 function auditQuery(query: Record<string, string | string[] | undefined>): Omit<AuditQuery, 'tenant'> {
@@ -111,33 +112,20 @@ export function managementHandlers(setup: ManagementSetup): Partial<Record<Route
   }
 
   /** One tenant-scoped collection's routes: list, create, read, update, delete, new secret. */
-  function collectionHandlers<R extends { tenant?: string }>(what: string, listKey: string, routes: { list: RouteName; one: RouteName; secret: RouteName }, collection: {
-    list(tenant: string): Promise<R[]>;
-    get(id: string): Promise<R | undefined>;
+  function collectionHandlers<R extends { tenant?: string }>(what: string, listKey: string, routes: { list: RouteName; one: RouteName; secret: RouteName }, collection: TenantRecords<R> & {
     create(body: Record<string, unknown>, tenant: string, by: AuditContext): Promise<R>;
     update(id: string, body: Record<string, unknown>, by: AuditContext): Promise<R>;
     delete(id: string, by: AuditContext): Promise<unknown>;
     rotateSecret(id: string, by: AuditContext): Promise<{ clientSecret: string }>;
     wire(record: R): unknown;
   }): { list: RouteHandler; one: RouteHandler; secret: RouteHandler } {
-    /**
-     * The caller's record `id`. Another tenant's is answered exactly like a missing one, and both
-     * are recorded alike in the caller's tenant (a probe of IDs leaves a trace there, and the
-     * caller's own trail cannot tell which IDs exist elsewhere).
-     */
-    async function own(ctx: Context, route: RouteName, id: string, caller: Caller): Promise<R> {
-      const record = await collection.get(id);
-      if (!record || record.tenant !== caller.tenant) {
-        const notFound = new NotFound(`${what} ${id}`);
-        denied(ctx, route, { sub: caller.by.actor.id!, tenant: caller.tenant }, notFound.status, notFound.error);
-        throw notFound;
-      }
-      return record;
-    }
+    /** The caller's record `id` (TenantGuard: another tenant's is answered and recorded like a missing one). */
+    const own = (ctx: Context, route: RouteName, id: string, caller: Caller): Promise<R> =>
+      new TenantGuard(() => denied(ctx, route, { sub: caller.by.actor.id!, tenant: caller.tenant }, 404, 'not_found')).own(collection, id, caller, what);
     return {
       list: handler(routes.list, {
-        GET: async (ctx, { tenant }) => {
-          ctx.body = { [listKey]: (await collection.list(tenant)).map(collection.wire) };
+        GET: async (ctx, caller) => {
+          ctx.body = { [listKey]: (await new TenantGuard().list(collection, caller)).map(collection.wire) };
         },
         POST: async (ctx, { tenant, by }) => {
           const body = await readJsonObject(ctx, bodyLimit);
@@ -191,7 +179,7 @@ export function managementHandlers(setup: ManagementSetup): Partial<Record<Route
   const clientRoutes = collectionHandlers('client configuration', 'client_configurations', {
     list: 'clientConfigurations', one: 'clientConfiguration', secret: 'clientConfigurationSecret',
   }, {
-    list: (tenant) => clients.list(tenant),
+    listByTenant: (tenant) => clients.list(tenant),
     get: (id) => clients.get(id),
     create: (body, tenant, by) => clients.create(clientInput(body, tenant), by),
     update: (id, body, by) => clients.update(id, clientPatch(body), by),
@@ -202,7 +190,7 @@ export function managementHandlers(setup: ManagementSetup): Partial<Record<Route
   const appRoutes = collectionHandlers('app registration', 'app_registrations', {
     list: 'appRegistrations', one: 'appRegistration', secret: 'appRegistrationSecret',
   }, {
-    list: async (tenant) => (await apps.list()).filter((app) => app.tenant === tenant),
+    listByTenant: (tenant) => apps.listByTenant(tenant),
     get: (id) => apps.get(id),
     create: (body, tenant, by) => apps.create(appInput(body, tenant), by),
     update: (id, body, by) => apps.update(id, appPatch(body), by),
