@@ -74,6 +74,7 @@ function portProblem(authority: string): string | undefined {
 export function checkRedirectUri(uri: unknown): RedirectUriVerdict {
   if (typeof uri !== 'string' || uri.length === 0) return refuse('must be a non-empty string');
   if (uri.length > MAX_LENGTH) return refuse(`must be at most ${MAX_LENGTH} characters`);
+  // eslint-disable-next-line no-control-regex -- control characters are what this rule refuses
   if (/[\s\x00-\x1f\x7f\\]/.test(uri)) return refuse('must not contain whitespace, control characters or backslashes');
   const schemeMatch = SCHEME.exec(uri);
   if (!schemeMatch) return refuse('must start with a scheme, e.g. https://');

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite, from a fresh checkout: installs what it needs, type-checks, builds, runs jest.
+# The whole test suite, from a fresh checkout: installs what it needs, type-checks, lints, builds, runs jest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,5 +20,6 @@ fi
 
 bash scripts/install-deps.sh
 npm run --silent typecheck
+npm run --silent lint
 npm run --silent build
 npm run --silent test:jest -- "$@"

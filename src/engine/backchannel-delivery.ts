@@ -3,7 +3,7 @@ import { lookup as resolve, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { deliveryRefusal, exceptionsFor, PrivateHosts } from '../../policies/backchannel-logout.js';
+import { deliveryRefusal, exceptionsFor, type PrivateHosts } from '../../policies/backchannel-logout.js';
 
 /*
  * BACK-CHANNEL DELIVERY: the engine's outgoing requests (its `fetch` hook), made by us so that

@@ -1,4 +1,4 @@
-import Provider from 'oidc-provider';
+import type Provider from 'oidc-provider';
 import { redirectUriMatches } from '../../policies/redirect-uris.js';
 import { secretMatches } from '../records/secrets.js';
 import { deliveringFor } from './backchannel-delivery.js';

@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import { z } from 'zod';
-import { errorResponse, json, NO_STORE, oauthError, ref, TOKEN_HEADERS, BEARER_CHALLENGE, type Json } from './openapi-parts.js';
+import { errorResponse, json, NO_STORE, oauthError, ref, BEARER_CHALLENGE, type Json } from './openapi-parts.js';
 import type { RouteHandler } from './router.js';
 import type { RouteDefinition } from './routes.js';
 import { authorizationServerMetadata, WIRE_SCHEMAS } from './wire.js';
@@ -81,7 +81,7 @@ function responses(apiBodyLimit: number): Json {
  * documented row of `routes` the operations written for it (src/endpoints composes both).
  */
 export function openApiDocument(
-  { issuer, baseUrl, pathPrefix, apiBodyLimit = 64 * 1024 }: OpenApiSetup,
+  { issuer, baseUrl, apiBodyLimit = 64 * 1024 }: OpenApiSetup,
   routes: readonly RouteDefinition[],
   operations: Readonly<Record<string, Json>>,
 ): Record<string, unknown> {

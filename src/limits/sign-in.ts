@@ -61,7 +61,7 @@ export class SignInThrottle {
   private readonly windows: WindowLimits;
 
   constructor(
-    private readonly counters: Counters,
+    counters: Counters,
     /** false: nothing is counted (the failures are still logged). */
     private readonly limits: SignInLimits | false,
     cookieKeys: readonly string[],

@@ -48,9 +48,6 @@ export interface PortalSession {
   savedAt?: number;
 }
 
-/** The store's model of the secret shown once (apart from the session: taken out atomically). */
-const SHOWN_ONCE = 'PortalSecret';
-
 /** How long a secret waits for its page. */
 const SECRET_TTL_SECONDS = 600;
 

@@ -206,7 +206,7 @@ describe('key rotation: publish, switch, retire with rolling restarts; every liv
     }
     expect({ when, outcomes }).toEqual({
       when,
-      outcomes: outcomes.map(([label, state, outcome]) => [label, state, state === 'live' ? 'verifies' : expect.stringMatching(/^refused: /) as unknown as string]),
+      outcomes: outcomes.map(([label, state]) => [label, state, state === 'live' ? 'verifies' : expect.stringMatching(/^refused: /) as unknown as string]),
     });
   }
 

@@ -6,7 +6,7 @@ import { testJwks } from '../support/keys.js';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
 import { signInForCode } from '../support/sign-in.js';
 import { STORE_KINDS, useStore } from '../support/stores.js';
-import { UserAgent } from '../support/user-agent.js';
+import { type UserAgent } from '../support/user-agent.js';
 
 const WEB = 'https://app.example.com/cb';
 const SIGNED_OUT = 'https://app.example.com/signed-out';

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type JWK } from 'jose';
@@ -210,7 +210,7 @@ describe('resource-server kit: token verification', () => {
       else expect(check).toThrow(expect.objectContaining({ status: 403, error: 'insufficient_scope', description: 'the access token belongs to another tenant' }));
     });
 
-    async function serve(app: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void) {
+    async function serve(app: (req: IncomingMessage, res: ServerResponse) => void) {
       const http = createServer(app);
       await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
       const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { AccountStore } from '../../accounts.js';
-import { InsufficientScope, NotFound } from '../../../policies/errors.js';
+import { InsufficientScope } from '../../../policies/errors.js';
 import type { Consents } from '../../records/consents.js';
 import type { RouteHandler } from '../../http/router.js';
 import type { RouteName } from '../../http/routes.js';

@@ -1,4 +1,4 @@
-import { authFailures, BEARER_CHALLENGE, clientIdParameter, errorResponse, json, NO_STORE, oauthError, ref, response, TOKEN_HEADERS, uuid, type Json } from '../../http/openapi-parts.js';
+import { authFailures, clientIdParameter, errorResponse, json, NO_STORE, ref, response, type Json } from '../../http/openapi-parts.js';
 
 function consentOperations(): Json {
   return {

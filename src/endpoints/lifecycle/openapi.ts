@@ -1,4 +1,4 @@
-import { authFailures, BEARER_CHALLENGE, clientIdParameter, errorResponse, json, NO_STORE, oauthError, ref, response, TOKEN_HEADERS, uuid, type Json } from '../../http/openapi-parts.js';
+import { errorResponse, json, NO_STORE, ref, response, type Json } from '../../http/openapi-parts.js';
 
 /** Userinfo, introspection and revocation: ours beside the engine's endpoints. */
 export function lifecycleOperations(): Record<'userinfo' | 'introspection' | 'revocation', Json> {

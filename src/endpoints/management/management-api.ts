@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { AccountStore } from '../../accounts.js';
 import { holdsIntegrationSetup, MANAGEMENT_SCOPE } from '../../../policies/management.js';
-import { InsufficientScope, InvalidRequest, NotFound, TokenError, ValidationError } from '../../../policies/errors.js';
+import { InsufficientScope, InvalidRequest, TokenError, ValidationError } from '../../../policies/errors.js';
 import type { AuditContext, AuditEventType, AuditQuery, AuditTrail } from '../../audit/trail.js';
 import { appRefusal } from '../../../policies/consent.js';
 import { tenantPolicy, type TenantPolicyFunction } from '../../../policies/tenant-policy.js';

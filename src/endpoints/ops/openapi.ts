@@ -1,4 +1,4 @@
-import { authFailures, BEARER_CHALLENGE, clientIdParameter, errorResponse, json, NO_STORE, oauthError, ref, response, TOKEN_HEADERS, uuid, type Json } from '../../http/openapi-parts.js';
+import { json, ref, type Json } from '../../http/openapi-parts.js';
 
 function discoveryOperation(operationId: string, summary: string): Json {
   return {

@@ -1,4 +1,4 @@
-import { authFailures, BEARER_CHALLENGE, clientIdParameter, errorResponse, json, NO_STORE, oauthError, ref, response, TOKEN_HEADERS, uuid, type Json } from '../../http/openapi-parts.js';
+import { uuid, type Json } from '../../http/openapi-parts.js';
 
 /** The parameters of an authorization request: in the query (GET) or the form body (POST). */
 const AUTHORIZE_PARAMETERS: ReadonlyArray<[name: string, required: boolean, schema: Json, description: string]> = [

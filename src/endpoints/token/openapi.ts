@@ -1,4 +1,4 @@
-import { authFailures, BEARER_CHALLENGE, clientIdParameter, errorResponse, json, NO_STORE, oauthError, ref, response, TOKEN_HEADERS, uuid, type Json } from '../../http/openapi-parts.js';
+import { errorResponse, json, ref, response, TOKEN_HEADERS, type Json } from '../../http/openapi-parts.js';
 
 function tokenOperation(): Json {
   const body = { schema: ref('TokenRequest') };
