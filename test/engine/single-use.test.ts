@@ -1,0 +1,237 @@
+import { randomBytes } from 'node:crypto';
+import { jest } from '@jest/globals';
+import { createMemoryStore } from '../../adapters/memory.js';
+import type { Store } from '../../adapters/types.js';
+import { InvalidGrant, InvalidTarget } from '../../policies/errors.js';
+import { knowEngine, type EngineRequest } from '../../src/engine/request.js';
+import { RevokedChains } from '../../src/engine/revoked-chains.js';
+import { SingleUse, undoConsumptions, type Consumable, type RefreshTokenUse } from '../../src/engine/single-use.js';
+import { existingTokenRequest } from '../../src/engine/token-request.js';
+
+/** Stands for the engine's Provider class: `ctx` is the request it serves (src/engine/request.ts). */
+class FakeEngine {
+  static ctx: EngineRequest | undefined;
+}
+knowEngine(new FakeEngine());
+
+/** Serves `fn` as the engine would serve a token request of `grantType` (its own state). */
+async function asRequest<T>(grantType: string, fn: () => Promise<T>, params: Record<string, unknown> = {}): Promise<{ value: T; state: Record<PropertyKey, unknown> }> {
+  const state: Record<PropertyKey, unknown> = {};
+  FakeEngine.ctx = { oidc: { params: { grant_type: grantType, ...params } }, state };
+  try {
+    return { value: await fn(), state };
+  } finally {
+    FakeEngine.ctx = undefined;
+  }
+}
+
+/**
+ * Single use, retries and derived successors (src/engine/single-use.ts) on their own, over a real
+ * memory store: what a replay is and what a retry is, for refresh tokens and for codes.
+ */
+describe('single use (src/engine/single-use.ts)', () => {
+  let store: Store;
+  let singleUse: SingleUse;
+  let reused: RefreshTokenUse[];
+  let retried: RefreshTokenUse[];
+  let revokedChains: RevokedChains;
+
+  beforeEach(() => {
+    store = createMemoryStore();
+    reused = [];
+    retried = [];
+    revokedChains = new RevokedChains(store.records);
+    singleUse = new SingleUse(store, {
+      reuseWindowSeconds: 5,
+      successorKey: randomBytes(32),
+      revokedChains,
+      onReuse: (token) => reused.push(token),
+      onRetry: (token) => retried.push(token),
+    });
+  });
+  afterEach(() => store.close());
+
+  /** A code or refresh token of the engine, stored, as the rules read it. */
+  async function stored(model: 'RefreshToken' | 'AuthorizationCode', jti: string, grantId = 'grant-1'): Promise<Consumable> {
+    await store.engine(model).upsert(jti, { jti, grantId, clientId: 'app', accountId: 'alice' }, 3600);
+    return {
+      jti,
+      grantId,
+      clientId: 'app',
+      accountId: 'alice',
+      resourceIndicators: new Set(['https://api.example']),
+      consume: () => store.engine(model).consume(jti),
+    };
+  }
+  const consumeRefresh = (token: Consumable) => singleUse.consumeRefreshToken(token, token.consume);
+  const consumeCode = (code: Consumable) => singleUse.consumeCode(code, code.consume);
+  const grantExists = async () => (await store.engine('Grant').find('grant-1')) !== undefined;
+  beforeEach(async () => {
+    await store.engine('Grant').upsert('grant-1', { jti: 'grant-1' }, 3600);
+  });
+
+  describe('derived ids', () => {
+    it('a successor is the same for every request that rotates a token, in the chain of its parent', () => {
+      const first = singleUse.firstOfCode('code-1');
+      const second = singleUse.successorOf(first);
+      expect(singleUse.successorOf(first)).toBe(second);
+      expect(singleUse.chainOf(second)).toBe(singleUse.chainOf(first));
+      expect(singleUse.chainOf(first)).toBe(singleUse.chainOfCode('code-1'));
+      expect(singleUse.chainOfCode('code-2')).not.toBe(singleUse.chainOfCode('code-1'));
+      // A token issued before chains (a random id) is a chain of its own.
+      expect(singleUse.chainOf('legacy-token-id')).toHaveLength(16);
+      expect(singleUse.chainOf(singleUse.successorOf('legacy-token-id'))).toBe(singleUse.chainOf('legacy-token-id'));
+    });
+
+    it('the id of a new refresh token: the successor when rotating, the code\'s head when exchanging a code, else the engine\'s', async () => {
+      const parent = await stored('RefreshToken', 'rt-parent');
+      const { value: rotated } = await asRequest('refresh_token', async () => {
+        await consumeRefresh(parent);
+        return singleUse.refreshTokenId(() => 'random');
+      });
+      expect(rotated).toBe(singleUse.successorOf('rt-parent'));
+      const code = await stored('AuthorizationCode', 'code-1');
+      const { value: first, state } = await asRequest('authorization_code', async () => {
+        await consumeCode(code);
+        return singleUse.refreshTokenId(() => 'random');
+      });
+      expect(first).toBe(singleUse.firstOfCode('code-1'));
+      expect(existingTokenRequest(state)).toMatchObject({ codes: ['code-1'], chain: singleUse.chainOfCode('code-1') });
+      expect((await asRequest('client_credentials', async () => singleUse.refreshTokenId(() => 'random'))).value).toBe('random');
+    });
+  });
+
+  describe('refresh tokens', () => {
+    it('a resource the token does not cover is invalid_target, before anything is consumed', async () => {
+      const token = await stored('RefreshToken', 'rt-1');
+      await expect(asRequest('refresh_token', () => consumeRefresh(token), { resource: 'https://elsewhere.example' })).rejects.toBeInstanceOf(InvalidTarget);
+      expect(await store.engine('RefreshToken').consumption('rt-1')).toBeUndefined();
+    });
+
+    it('a race lost while the successor is not stored yet is a retry, not counted (nothing went out)', async () => {
+      const token = await stored('RefreshToken', 'rt-1');
+      await asRequest('refresh_token', () => consumeRefresh(token));
+      for (let attempt = 0; attempt < 3; attempt += 1) await asRequest('refresh_token', () => consumeRefresh(token));
+      expect(retried).toEqual([]);
+      expect(reused).toEqual([]);
+      expect(await grantExists()).toBe(true);
+    });
+
+    it('once the successor is stored: one retry within the window (told), the second a reuse that ends the grant', async () => {
+      const token = await stored('RefreshToken', 'rt-1');
+      await asRequest('refresh_token', () => consumeRefresh(token));
+      await stored('RefreshToken', singleUse.successorOf('rt-1'));
+      await asRequest('refresh_token', () => consumeRefresh(token));
+      expect(retried.map((use) => use.accountId)).toEqual(['alice']);
+      await expect(asRequest('refresh_token', () => consumeRefresh(token))).rejects.toBeInstanceOf(InvalidGrant);
+      expect(reused).toHaveLength(1);
+      expect(await grantExists()).toBe(false);
+    });
+
+    it('the engine\'s find of a consumed token within the window shows it unused, once per request', async () => {
+      const token = await stored('RefreshToken', 'rt-1');
+      await asRequest('refresh_token', () => consumeRefresh(token));
+      await stored('RefreshToken', singleUse.successorOf('rt-1'));
+      const found = { ...token, consumed: Date.now() };
+      await asRequest('refresh_token', async () => {
+        await singleUse.refreshTokenFound(found);
+        expect(found.consumed).toBeUndefined();
+        // The engine then consumes it: the same request's retry, not a second one.
+        await consumeRefresh(token);
+      });
+      expect(retried).toHaveLength(1);
+      expect(reused).toEqual([]);
+    });
+
+    it('after the window, or once the successor was used: a reuse', async () => {
+      const token = await stored('RefreshToken', 'rt-1');
+      await asRequest('refresh_token', () => consumeRefresh(token));
+      await stored('RefreshToken', singleUse.successorOf('rt-1'));
+      const realNow = Date.now.bind(Date);
+      const spy = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 6000);
+      try {
+        await expect(asRequest('refresh_token', () => consumeRefresh(token))).rejects.toBeInstanceOf(InvalidGrant);
+      } finally {
+        spy.mockRestore();
+      }
+      expect(reused).toHaveLength(1);
+
+      const other = await stored('RefreshToken', 'rt-2', 'grant-1');
+      await store.engine('Grant').upsert('grant-1', { jti: 'grant-1' }, 3600);
+      await asRequest('refresh_token', () => consumeRefresh(other));
+      const successor = await stored('RefreshToken', singleUse.successorOf('rt-2'));
+      await successor.consume();
+      await expect(asRequest('refresh_token', () => consumeRefresh(other))).rejects.toBeInstanceOf(InvalidGrant);
+      expect(reused).toHaveLength(2);
+    });
+
+    it('with the window at 0, only a rotation that never answered may be retried', async () => {
+      const strict = new SingleUse(store, { reuseWindowSeconds: 0, successorKey: randomBytes(32), onReuse: (token) => reused.push(token) });
+      const token = await stored('RefreshToken', 'rt-1');
+      await asRequest('refresh_token', () => strict.consumeRefreshToken(token, token.consume));
+      await asRequest('refresh_token', () => strict.consumeRefreshToken(token, token.consume));
+      await stored('RefreshToken', strict.successorOf('rt-1'));
+      await expect(asRequest('refresh_token', () => strict.consumeRefreshToken(token, token.consume))).rejects.toBeInstanceOf(InvalidGrant);
+      expect(reused).toHaveLength(1);
+    });
+
+    it('a refreshed grant is extended once its lifetime ran down; a request that failed undoes its consume', async () => {
+      const token = await stored('RefreshToken', 'rt-1');
+      const grant = { exp: Math.floor(Date.now() / 1000) + 60, save: jest.fn(async () => undefined) };
+      const { state } = await asRequest('refresh_token', () => consumeRefresh(token));
+      await singleUse.extendRefreshedGrant({ state, oidc: { entities: { Grant: grant } } }, 90_000);
+      expect(grant.save).toHaveBeenCalledTimes(1);
+      expect(grant.exp).toBeUndefined();
+      await undoConsumptions(state);
+      expect(await store.engine('RefreshToken').consumption('rt-1')).toBeUndefined();
+    });
+  });
+
+  describe('codes', () => {
+    it('a consumed code that never answered (no confirmation, over a second ago) is refused, and nothing ends', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      await asRequest('authorization_code', () => consumeCode(code));
+      const realNow = Date.now.bind(Date);
+      const spy = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 1500);
+      try {
+        await expect(asRequest('authorization_code', () => consumeCode(code))).rejects.toBeInstanceOf(InvalidGrant);
+      } finally {
+        spy.mockRestore();
+      }
+      expect(await grantExists()).toBe(true);
+      expect(await revokedChains.isRevoked(singleUse.chainOfCode('code-1'))).toBe(false);
+    });
+
+    it('a confirmed code presented again is a replay: its chain ends (refresh tokens destroyed, chain revoked), not the grant', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      const { state } = await asRequest('authorization_code', () => consumeCode(code));
+      const first = await stored('RefreshToken', singleUse.firstOfCode('code-1'));
+      await stored('RefreshToken', singleUse.successorOf(first.jti));
+      await singleUse.confirmCodes(state);
+      await expect(asRequest('authorization_code', () => consumeCode(code))).rejects.toBeInstanceOf(InvalidGrant);
+      expect(await store.engine('RefreshToken').find(first.jti)).toBeUndefined();
+      expect(await store.engine('RefreshToken').find(singleUse.successorOf(first.jti))).toBeUndefined();
+      expect(await revokedChains.isRevoked(singleUse.chainOfCode('code-1'))).toBe(true);
+      expect(await grantExists()).toBe(true);
+    });
+
+    it('a replay while the exchange is under way: the exchange ends its chain once it has saved its refresh token', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      const { state } = await asRequest('authorization_code', () => consumeCode(code));
+      // The second request, within the race window: a replay, marked; no refresh token saved yet.
+      await expect(asRequest('authorization_code', () => consumeCode(code))).rejects.toBeInstanceOf(InvalidGrant);
+      const first = await stored('RefreshToken', singleUse.firstOfCode('code-1'));
+      await singleUse.confirmCodes(state);
+      expect(await store.engine('RefreshToken').find(first.jti)).toBeUndefined();
+    });
+
+    it('the engine is shown a consumed code as unused, so that its own checks run before ours', async () => {
+      const code = { ...(await stored('AuthorizationCode', 'code-1')), consumed: Date.now() };
+      await asRequest('authorization_code', () => singleUse.codeFound(code));
+      expect(code.consumed).toBeUndefined();
+      const other = { ...(await stored('AuthorizationCode', 'code-2')), consumed: Date.now() };
+      await asRequest('refresh_token', () => singleUse.codeFound(other));
+      expect(other.consumed).toBeDefined();
+    });
+  });
+});
