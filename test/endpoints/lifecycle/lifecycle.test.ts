@@ -1,12 +1,12 @@
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
 import { decodeJwt } from 'jose';
-import { alice, bob, testAccounts } from '../support/accounts.js';
-import { testJwks } from '../support/keys.js';
-import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
-import { signInForCode } from '../support/sign-in.js';
-import { STORE_KINDS, useStore } from '../support/stores.js';
-import { type UserAgent } from '../support/user-agent.js';
+import { alice, bob, testAccounts } from '../../support/accounts.js';
+import { testJwks } from '../../support/keys.js';
+import { basic, postToken, startServer, type RunningServer } from '../../support/server.js';
+import { signInForCode } from '../../support/sign-in.js';
+import { STORE_KINDS, useStore } from '../../support/stores.js';
+import { type UserAgent } from '../../support/user-agent.js';
 
 const WEB = 'https://app.example.com/cb';
 const SIGNED_OUT = 'https://app.example.com/signed-out';

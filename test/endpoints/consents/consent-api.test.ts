@@ -1,10 +1,10 @@
 import { SignJWT, importJWK, type JWK } from 'jose';
-import { testAccounts } from '../support/accounts.js';
-import { testJwks } from '../support/keys.js';
-import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
-import { signInForCode } from '../support/sign-in.js';
-import { STORE_KINDS, useStore } from '../support/stores.js';
-import { UserAgent } from '../support/user-agent.js';
+import { testAccounts } from '../../support/accounts.js';
+import { testJwks } from '../../support/keys.js';
+import { basic, postToken, startServer, type RunningServer } from '../../support/server.js';
+import { signInForCode } from '../../support/sign-in.js';
+import { STORE_KINDS, useStore } from '../../support/stores.js';
+import { UserAgent } from '../../support/user-agent.js';
 
 const A = 'https://a.example/cb';
 const B = 'https://b.example/cb';

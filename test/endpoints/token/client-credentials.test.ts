@@ -1,6 +1,6 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
-import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
-import { STORE_KINDS, useStore } from '../support/stores.js';
+import { basic, postToken, startServer, type RunningServer } from '../../support/server.js';
+import { STORE_KINDS, useStore } from '../../support/stores.js';
 
 const resources = {
   scim: { scopes: ['scim.read'], constraints: { group: ['eng'], department: ['rnd', 'ops'] } },

@@ -1,14 +1,14 @@
-import { startRecordingListener, type RecordingListener } from '../support/recording-listener.js';
+import { startRecordingListener, type RecordingListener } from '../../support/recording-listener.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import * as client from 'openid-client';
-import { alice, testAccounts } from '../support/accounts.js';
-import { testJwks } from '../support/keys.js';
-import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
-import { signInForCode } from '../support/sign-in.js';
-import { pkcePair, UserAgent } from '../support/user-agent.js';
+import { alice, testAccounts } from '../../support/accounts.js';
+import { testJwks } from '../../support/keys.js';
+import { basic, postToken, startServer, type RunningServer } from '../../support/server.js';
+import { signInForCode } from '../../support/sign-in.js';
+import { pkcePair, UserAgent } from '../../support/user-agent.js';
 
 /**
  * OpenID Connect sessions end to end: every ID token names its session (`sid`), and a sign-out

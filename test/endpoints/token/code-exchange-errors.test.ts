@@ -1,9 +1,9 @@
-import { alice, testAccounts } from '../support/accounts.js';
-import { startRedis, type RedisServer } from '../support/redis.js';
-import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
-import { signInForCode } from '../support/sign-in.js';
-import { STORE_KINDS, useStore } from '../support/stores.js';
-import { testJwks } from '../support/keys.js';
+import { alice, testAccounts } from '../../support/accounts.js';
+import { startRedis, type RedisServer } from '../../support/redis.js';
+import { basic, postToken, startServer, type RunningServer } from '../../support/server.js';
+import { signInForCode } from '../../support/sign-in.js';
+import { STORE_KINDS, useStore } from '../../support/stores.js';
+import { testJwks } from '../../support/keys.js';
 
 const SPA = 'http://localhost:5173/cb';
 const WEB = 'https://portal.example.com/cb';

@@ -1,7 +1,7 @@
-import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
-import { startRedis, type RedisServer } from '../support/redis.js';
-import { STORE_KINDS, useStore } from '../support/stores.js';
-import { ValidationError, NotFound } from '../../src/index.js';
+import { basic, postToken, startServer, type RunningServer } from '../../support/server.js';
+import { startRedis, type RedisServer } from '../../support/redis.js';
+import { STORE_KINDS, useStore } from '../../support/stores.js';
+import { ValidationError, NotFound } from '../../../src/index.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -166,7 +166,7 @@ describe('two server instances sharing Redis', () => {
 
   beforeAll(async () => {
     redis = await startRedis();
-    const sharedKeys = await import('../support/keys.js').then((m) => m.testJwks());
+    const sharedKeys = await import('../../support/keys.js').then((m) => m.testJwks());
     a = await startServer({ store: { type: 'redis', url: redis.url }, keys: sharedKeys });
     b = await startServer({ store: { type: 'redis', url: redis.url }, keys: sharedKeys, baseUrl: a.baseUrl });
   });

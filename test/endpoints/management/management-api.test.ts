@@ -1,8 +1,8 @@
-import { testAccounts } from '../support/accounts.js';
-import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
-import { signInForCode } from '../support/sign-in.js';
-import { STORE_KINDS, useStore } from '../support/stores.js';
-import { UserAgent } from '../support/user-agent.js';
+import { testAccounts } from '../../support/accounts.js';
+import { basic, postToken, startServer, type RunningServer } from '../../support/server.js';
+import { signInForCode } from '../../support/sign-in.js';
+import { STORE_KINDS, useStore } from '../../support/stores.js';
+import { UserAgent } from '../../support/user-agent.js';
 
 const PORTAL = 'https://portal.example/cb';
 

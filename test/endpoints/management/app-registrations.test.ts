@@ -1,11 +1,11 @@
 import { decodeProtectedHeader } from 'jose';
-import { NotFound, ValidationError } from '../../src/index.js';
-import { alice, testAccounts } from '../support/accounts.js';
-import { testJwks } from '../support/keys.js';
-import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
-import { signInForCode } from '../support/sign-in.js';
-import { STORE_KINDS, useStore } from '../support/stores.js';
-import { UserAgent } from '../support/user-agent.js';
+import { NotFound, ValidationError } from '../../../src/index.js';
+import { alice, testAccounts } from '../../support/accounts.js';
+import { testJwks } from '../../support/keys.js';
+import { basic, postToken, startServer, type RunningServer } from '../../support/server.js';
+import { signInForCode } from '../../support/sign-in.js';
+import { STORE_KINDS, useStore } from '../../support/stores.js';
+import { UserAgent } from '../../support/user-agent.js';
 
 const WEB = 'https://portal.example.com/cb';
 const LOCAL = 'http://localhost:3000/cb';

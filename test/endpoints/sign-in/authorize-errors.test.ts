@@ -1,6 +1,6 @@
-import { alice, testAccounts } from '../support/accounts.js';
-import { startServer, type RunningServer } from '../support/server.js';
-import { pkcePair, UserAgent } from '../support/user-agent.js';
+import { alice, testAccounts } from '../../support/accounts.js';
+import { startServer, type RunningServer } from '../../support/server.js';
+import { pkcePair, UserAgent } from '../../support/user-agent.js';
 
 const SPA = 'http://127.0.0.1:5173/callback';
 const WEB = 'https://app.example.com/cb';

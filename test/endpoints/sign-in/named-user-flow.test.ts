@@ -1,8 +1,8 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
-import { alice, bob, testAccounts } from '../support/accounts.js';
-import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
-import { STORE_KINDS, useStore } from '../support/stores.js';
-import { pkcePair, UserAgent, type Step } from '../support/user-agent.js';
+import { alice, bob, testAccounts } from '../../support/accounts.js';
+import { basic, postToken, startServer, type RunningServer } from '../../support/server.js';
+import { STORE_KINDS, useStore } from '../../support/stores.js';
+import { pkcePair, UserAgent, type Step } from '../../support/user-agent.js';
 
 const SPA = 'http://127.0.0.1:5173/callback';
 const WEB = 'https://app.example.com/oauth/callback';

@@ -3,10 +3,10 @@
  * (the operator's, and other tenants' apps the operator opened to all), less those the tenant's
  * policy does not allow: exactly what /authorize lets them authorize, read-only, never a secret.
  */
-import { testAccounts } from '../support/accounts.js';
-import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
-import { pkcePair, UserAgent } from '../support/user-agent.js';
-import { signInForCode } from '../support/sign-in.js';
+import { testAccounts } from '../../support/accounts.js';
+import { basic, postToken, startServer, type RunningServer } from '../../support/server.js';
+import { pkcePair, UserAgent } from '../../support/user-agent.js';
+import { signInForCode } from '../../support/sign-in.js';
 
 const CB = 'https://apps.example/cb';
 const admin = { sub: 'admin', password: 'admin-pw', tenant: 'acme', permissions: ['integration_setup'] };

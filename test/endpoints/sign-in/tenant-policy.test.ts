@@ -1,9 +1,9 @@
 import { decodeJwt } from 'jose';
-import type { TenantPolicy } from '../../src/index.js';
-import { testAccounts } from '../support/accounts.js';
-import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
-import { signInForCode } from '../support/sign-in.js';
-import { pkcePair, UserAgent } from '../support/user-agent.js';
+import type { TenantPolicy } from '../../../src/index.js';
+import { testAccounts } from '../../support/accounts.js';
+import { basic, postToken, startServer, type RunningServer } from '../../support/server.js';
+import { signInForCode } from '../../support/sign-in.js';
+import { pkcePair, UserAgent } from '../../support/user-agent.js';
 
 const A = 'https://a.example/cb';
 const B = 'https://b.example/cb';

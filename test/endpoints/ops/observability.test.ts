@@ -1,4 +1,4 @@
-import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
+import { basic, postToken, startServer, type RunningServer } from '../../support/server.js';
 
 const resources = { scim: { scopes: ['scim.read'] } };
 

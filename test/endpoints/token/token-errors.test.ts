@@ -1,5 +1,5 @@
-import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
-import { STORE_KINDS, useStore } from '../support/stores.js';
+import { basic, postToken, startServer, type RunningServer } from '../../support/server.js';
+import { STORE_KINDS, useStore } from '../../support/stores.js';
 
 /** Every error of the token endpoint that applies to client_credentials (docs/errors.md), and malformed input. */
 describe.each(STORE_KINDS)('token endpoint errors (%s store)', (kind) => {

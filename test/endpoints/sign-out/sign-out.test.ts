@@ -1,9 +1,9 @@
-import { alice, testAccounts } from '../support/accounts.js';
-import { testJwks } from '../support/keys.js';
-import { startRedis, type RedisServer } from '../support/redis.js';
-import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
-import { signInForCode } from '../support/sign-in.js';
-import { pkcePair } from '../support/user-agent.js';
+import { alice, testAccounts } from '../../support/accounts.js';
+import { testJwks } from '../../support/keys.js';
+import { startRedis, type RedisServer } from '../../support/redis.js';
+import { basic, postToken, startServer, type RunningServer } from '../../support/server.js';
+import { signInForCode } from '../../support/sign-in.js';
+import { pkcePair } from '../../support/user-agent.js';
 
 const WEB = 'https://app.example.com/cb';
 const SIGNED_OUT = 'https://app.example.com/signed-out';
