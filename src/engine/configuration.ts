@@ -144,7 +144,7 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       rpInitiatedLogout: { enabled: true, ...signOutSources(look) },
       // Delivered by our fetch below: only where policies/backchannel-logout.ts allows.
       backchannelLogout: { enabled: true },
-      // Ours instead (src/http/userinfo.ts, introspection.ts, revocation.ts): the engine's serve
+      // Ours instead (src/endpoints/lifecycle/userinfo.ts, introspection.ts, revocation.ts): the engine's serve
       // only tokens it stores (ours are JWTs it does not keep) and refuse any with an audience.
       introspection: { enabled: false },
       revocation: { enabled: false },

@@ -12,7 +12,7 @@ import { signedOutPage, signOutPage, type SignOutView } from '../pages/sign-out.
  *   and optionally `post_logout_redirect_uri` and `state`. The engine checks the hint's signature
  *   (a modified hint is an error page), that `client_id` matches it, and that the URI is one the
  *   app registered, exactly (src/engine/patches.ts); an unregistered URI never receives the browser.
- * - A browser that is not signed in here never reaches the engine (src/http/end-session.ts: nothing
+ * - A browser that is not signed in here never reaches the engine (src/endpoints/sign-out/end-session.ts: nothing
  *   is stored for it). A signed-in browser gets our confirmation page: one "Sign out" button posting
  *   the engine's CSRF value (bound to the session); no script. Signing out ends this browser's session here (on every
  *   instance: sessions live in the store), so the next authorization request asks for the password.

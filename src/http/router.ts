@@ -39,7 +39,7 @@ function compile(route: RouteDefinition): Compiled {
 }
 
 /**
- * THE ROUTER: matches a request against the route table (src/http/routes.ts), once per request,
+ * THE ROUTER: matches a request against the route table (src/endpoints/index.ts composes it), once per request,
  * and dispatches it. The same match gives the metric label, tells whether the request needs the
  * store, and answers a method the route does not have with 405 and `Allow`.
  */

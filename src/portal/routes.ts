@@ -13,7 +13,7 @@ import type { Current } from './session-cookies.js';
  * permission's page (403), and the APIs are not called at all. Every POST also needs the form's
  * CSRF token (src/portal/dispatch.ts).
  *
- * The table is the portal's own rather than a part of the server's (src/http/routes.ts): its
+ * The table is the portal's own rather than a part of the server's (src/endpoints/index.ts): its
  * refusals are the portal's pages in the user's language, and its rows need a session, not a route
  * metric or the store check of the server's rows.
  */

@@ -399,7 +399,7 @@ describe.each(STORE_KINDS)('adversarial client authentication (%s store)', (kind
     });
 
     // RFC 6749 §5.2: "the authenticated client is not authorized to use this authorization grant
-    // type"; the engine says invalid_request, which src/http/token-endpoint.ts renames.
+    // type"; the engine says invalid_request, which src/endpoints/token/token-endpoint.ts renames.
     it.each(cases)('$name → exactly 400 unauthorized_client (RFC 6749 §5.2)', async ({ run }) => {
       const { response } = await run();
       expectOAuthError(server(), response, 400, 'unauthorized_client');

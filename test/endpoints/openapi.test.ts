@@ -14,13 +14,13 @@ type Json = Record<string, unknown>;
 
 /**
  * Every (method, path) we serve, read off the route code:
- * - src/server.ts mounts the engine at `{prefix}/oauth2`; src/engine/configuration.ts routes
+ * - src/compose/engine.ts mounts the engine at `{prefix}/oauth2`; src/engine/configuration.ts routes
  *   `/authorize` (GET and POST), `/token`, `/jwks`, the engine's discovery document and its
  *   sign-out pages (browser pages, left out); the engine's userinfo, introspection, revocation and
  *   PAR are off, ours are `/userinfo` (GET, POST), `/introspect` and `/revoke` (POST);
- * - src/http/discovery.ts: the RFC 8414 alias at `/.well-known/oauth-authorization-server{prefix}/oauth2`;
- * - src/http/consent-api.ts: GET `{base}`, DELETE `{base}/{clientId}`;
- * - src/http/management-api.ts: the `routes` table (two collections × five operations), the
+ * - src/endpoints/ops/discovery.ts: the RFC 8414 alias at `/.well-known/oauth-authorization-server{prefix}/oauth2`;
+ * - src/endpoints/consents/consent-api.ts: GET `{base}`, DELETE `{base}/{clientId}`;
+ * - src/endpoints/management/management-api.ts: the `routes` table (two collections × five operations), the
  *   audit events, the platform's apps and the sign-in unlock.
  * The interaction pages (`/oauth2/interaction/...`) are browser pages, left out on purpose.
  */

@@ -162,7 +162,7 @@ export function managementHandlers(setup: ManagementSetup): Partial<Record<Route
     return async (ctx, params) => {
       ctx.set('Cache-Control', 'no-store');
       try {
-        // The router answers other methods with 405 (src/http/routes.ts lists these).
+        // The router answers other methods with 405 (the management module lists these: src/endpoints/management/index.ts).
         await methods[ctx.method]!(ctx, await callerOf(ctx, route), params.clientId);
       } catch (error) {
         if (error instanceof ValidationError) {
@@ -222,7 +222,7 @@ export function managementHandlers(setup: ManagementSetup): Partial<Record<Route
         ctx.body = { platform_apps: serving.map(platformAppWire) };
       },
     }),
-    // A user of the tenant held by sign-in throttling, let in again (src/http/sign-in-throttle.ts).
+    // A user of the tenant held by sign-in throttling, let in again (src/limits/sign-in.ts).
     signInUnlock: handler('signInUnlock', {
       POST: async (ctx, { tenant, by }) => {
         const { username } = signInUnlockInput(await readJsonObject(ctx, bodyLimit));

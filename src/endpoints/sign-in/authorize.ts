@@ -7,7 +7,7 @@ import { answerPostWithGet } from './post-as-get.js';
 /**
  * In front of the engine's authorization endpoint, which stores a pending sign-in (an interaction
  * record) for each request: the browser request guard (above), and a POST answered with a 303 to
- * the same request as a GET (src/http/post-as-get.ts). The resumption of a sign-in
+ * the same request as a GET (src/endpoints/sign-in/post-as-get.ts). The resumption of a sign-in
  * (`/authorize/{uid}`) is not counted: it stores nothing new.
  *
  * `state` and `nonce` (1 KiB each) are checked by the engine configuration, which sends the error

@@ -257,7 +257,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     }
   }
 
-  // The router answers other methods with a 405 page (src/http/routes.ts).
+  // The router answers other methods with a 405 page (src/endpoints/sign-in/index.ts).
   return {
     interaction: (ctx, { uid }) => page(ctx, async () => {
       if (!UID.test(uid!)) throw new PageError(404, 'signInPageMissing');

@@ -17,7 +17,7 @@ import type { Sealer } from '../../http/sealed.js';
  * of the engine:
  *
  * - Anyone can call it, so it has the guard of the authorization endpoint (size, including `state`,
- *   and requests per address: src/http/authorize-guard.ts).
+ *   and requests per address: src/limits/browser-requests.ts).
  * - A browser that is signed in here goes on to the engine: its confirmation page, then the
  *   sign-out (src/engine/sign-out.ts). The engine keeps the request (its CSRF value, `state`, the
  *   URI to return to) in that browser's session until the confirmation.
@@ -29,7 +29,7 @@ import type { Sealer } from '../../http/sealed.js';
  *   a sealed, short-lived cookie, never in the URL: its `id_token_hint` must not end up in address
  *   bars, histories and logs. The redirect is needed because the sign-in session cookie is
  *   SameSite=Lax: a browser does not send it with a POST from another site, only with the
- *   top-level GET that follows (src/http/post-as-get.ts says the same of /authorize).
+ *   top-level GET that follows (src/endpoints/sign-in/post-as-get.ts says the same of /authorize).
  */
 
 /** The parameters of an end-session request, as the engine reads them. */
