@@ -14,6 +14,8 @@ import { MANAGEMENT_SCOPE } from './management.js';
  *   new one); an ID token one hour; a pending sign-in 10 minutes.
  * - A sign-in session (the browser's, here) lives `sessionTtl` (SESSION) unless the user signs
  *   out; `prompt=login` and `max_age` ask for the password sooner.
+ * - Kept for a moment only: a portal sign-in or a secret waiting for its page (10 minutes), a
+ *   sign-out's carried parameters (a minute), what an instance remembers of a client (10 minutes).
  * - A grant nobody refreshed for `grantIdleSeconds` ends (a refresh token lifetime plus a session
  *   lifetime by default); a grant is never shorter-lived than a refresh token of it.
  */
@@ -32,6 +34,18 @@ export const INTERACTION_SECONDS = 600;
 export const SESSION_SECONDS = 86_400;
 /** A portal session without use (its tokens are refreshed within it). */
 export const PORTAL_SESSION_SECONDS = 30 * 60;
+/** A portal sign-in under way, from the portal's redirect to its callback. */
+export const PORTAL_SIGN_IN_SECONDS = 600;
+/** A secret the portal holds for its one showing (shown once, then gone, or gone after this). */
+export const PORTAL_SECRET_SECONDS = 600;
+/** The cookie that remembers a browser which signed in as a user before (the sign-in throttle trusts it). */
+export const KNOWN_DEVICE_SECONDS = 180 * 86_400;
+/** The cookie that carries a sign-out POST's parameters to its GET: one redirect's time. */
+export const SIGN_OUT_CARRIED_SECONDS = 60;
+/** How long an instance trusts the redirect URIs it read of a client, unless told it changed. */
+export const CLIENT_CACHE_SECONDS = 600;
+/** The window in which repeated refusals of one kind count as one audit event. */
+export const REFUSAL_WINDOW_SECONDS = 300;
 
 /** A configurable lifetime: its bounds and its default. */
 export interface LifetimeBounds {

@@ -1,3 +1,4 @@
+import { REFUSAL_WINDOW_SECONDS } from '../../policies/lifetimes.js';
 import { createHmac, randomUUID } from 'node:crypto';
 import {
   comparePositions,
@@ -66,8 +67,6 @@ export function auditLogOf(type: AuditEventType): AuditLogName {
   return CHANGE_TYPES.has(type) ? 'changes' : 'activity';
 }
 
-/** How long a refusal's window lasts for the audit trail (see recordRefusal). */
-export const REFUSAL_WINDOW_SECONDS = 300;
 
 /** Who did it: a user (her `sub`), the operator (library, CLI), a client (its ID), or nobody known. */
 export interface AuditActor {

@@ -1,3 +1,4 @@
+import { CLIENT_CACHE_SECONDS } from '../../policies/lifetimes.js';
 import type Provider from 'oidc-provider';
 import type { RecordStore } from '../../adapters/types.js';
 import { APP_REGISTRATION } from '../records/app-registrations.js';
@@ -14,7 +15,6 @@ export interface KnownClients {
   redirectUris(clientId: string): readonly string[] | undefined;
 }
 
-const KNOWN_FOR_MS = 10 * 60_000;
 
 /**
  * Keeps the engine's Client objects by client ID, so that a token request costs no store round
@@ -57,7 +57,7 @@ export class ClientLookups implements KnownClients {
       if (cached && cached.until > Date.now()) return cached.client;
       const before = this.#generation;
       const client = await find(id);
-      if (client) remember(this.#known, id, { redirectUris: client.redirectUris ?? [], until: Date.now() + KNOWN_FOR_MS }, this.maxEntries);
+      if (client) remember(this.#known, id, { redirectUris: client.redirectUris ?? [], until: Date.now() + CLIENT_CACHE_SECONDS * 1000 }, this.maxEntries);
       // A change while we read may be older or newer than what we read: do not keep it.
       if (client && this.records.watching && this.#generation === before) {
         remember(this.#cache, id, { client, until: Date.now() + this.maxAgeMs }, this.maxEntries);

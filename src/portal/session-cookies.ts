@@ -1,3 +1,4 @@
+import { PORTAL_SIGN_IN_SECONDS } from '../../policies/lifetimes.js';
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import { PortalSessions, type PendingSignIn, type PortalSession } from './sessions.js';
@@ -14,8 +15,6 @@ const SESSION_COOKIE = 'portal_session';
 const SIGN_IN_COOKIE = 'portal_signin';
 /** An unchanged session is written again (its idle lifetime renewed) at most this often. */
 const RENEW_AFTER_MS = 5 * 60_000;
-/** How long a sign-in may take, from the portal's redirect to its callback. */
-export const SIGN_IN_TTL_MS = 10 * 60_000;
 /** Sign-ins under way at once in one browser (tabs); the oldest go first. */
 const MAX_PENDING = 3;
 
@@ -100,6 +99,6 @@ export class SessionCookies {
 
   /** Keeps the sign-ins under way in their sealed cookie (cleared when there are none). */
   setPendingSignIns(ctx: Context, list: PendingSignIn[]): void {
-    this.#set(ctx, SIGN_IN_COOKIE, list.length ? this.sessions.seal(list, 'sign-in') : '', list.length ? SIGN_IN_TTL_MS : 0);
+    this.#set(ctx, SIGN_IN_COOKIE, list.length ? this.sessions.seal(list, 'sign-in') : '', list.length ? PORTAL_SIGN_IN_SECONDS * 1000 : 0);
   }
 }

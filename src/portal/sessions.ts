@@ -1,3 +1,4 @@
+import { PORTAL_SECRET_SECONDS } from '../../policies/lifetimes.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { EngineAdapter } from '../../adapters/types.js';
 import { Sealer } from '../http/sealed.js';
@@ -47,9 +48,6 @@ export interface PortalSession {
   /** When the session was last written (epoch ms): an unchanged session is rewritten only now and then. */
   savedAt?: number;
 }
-
-/** How long a secret waits for its page. */
-const SECRET_TTL_SECONDS = 600;
 
 /**
  * Sessions by ID, sealed at rest, and the portal's other sealed values (the pending sign-ins'
@@ -108,7 +106,7 @@ export class PortalSessions {
   /** Keeps a secret for the session's next secret page (sealed, apart from the session). */
   async putSecret(id: string, secret: ShownSecret): Promise<void> {
     const key = this.storageKey(id);
-    await this.secrets.upsert(key, { sealed: this.seal(secret, `secret ${key}`) }, SECRET_TTL_SECONDS);
+    await this.secrets.upsert(key, { sealed: this.seal(secret, `secret ${key}`) }, PORTAL_SECRET_SECONDS);
   }
 
   /**

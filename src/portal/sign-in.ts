@@ -1,3 +1,4 @@
+import { PORTAL_SIGN_IN_SECONDS } from '../../policies/lifetimes.js';
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import { constantTimeEqual } from '../../policies/constant-time.js';
@@ -6,7 +7,6 @@ import { PortalApiClient } from './api-client.js';
 import type { PortalKit } from './kit.js';
 import type { PortalCall } from './routes.js';
 import type { PortalSession } from './sessions.js';
-import { SIGN_IN_TTL_MS } from './session-cookies.js';
 
 /*
  * SIGNING IN AND OUT: the portal is a confidential app of our own authorization endpoint (code,
@@ -35,7 +35,7 @@ export async function login(kit: PortalKit, ctx: Context): Promise<void> {
   const nonce = randomBytes(24).toString('base64url');
   // A few sign-ins may be under way in one browser (tabs); the oldest go first. Sealed in a
   // cookie of this browser: a stranger's request stores nothing, and the state is bound to it.
-  kit.cookies.addPendingSignIn(ctx, { state, verifier, nonce, expires: Date.now() + SIGN_IN_TTL_MS });
+  kit.cookies.addPendingSignIn(ctx, { state, verifier, nonce, expires: Date.now() + PORTAL_SIGN_IN_SECONDS * 1000 });
   const query = new URLSearchParams({
     response_type: 'code', client_id: kit.client.clientId, redirect_uri: `${kit.publicUrl}/callback`, scope: SCOPE, state, nonce,
     code_challenge: s256Challenge(verifier), code_challenge_method: 'S256',

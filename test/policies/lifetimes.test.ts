@@ -9,6 +9,8 @@ import {
   REFRESH_TOKEN_SECONDS,
   SESSION,
 } from '../../policies/lifetimes.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { MANAGEMENT_SCOPE } from '../../policies/management.js';
 import { resolveOptions } from '../../src/options.js';
 import { tenantPolicy } from '../../policies/tenant-policy.js';
@@ -68,5 +70,35 @@ describe('lifetimes (policies/lifetimes.ts)', () => {
 
   it('no grant is shorter-lived than a refresh token', () => {
     expect(GRANT_IDLE.min).toBe(REFRESH_TOKEN_SECONDS);
+  });
+
+  // A lifetime stated in a module of its own would escape this table; what stays in the modules is
+  // timing (timeouts, retries, margins), listed here with why, so a new one is a decision.
+  const TIMINGS: Record<string, string> = {
+    RACE_SECONDS: 'single-use: the margin within which two uses count as one race',
+    DELIVERY_TIMEOUT_MS: 'back-channel delivery: how long one POST may take',
+    STORE_RETRY_AFTER_SECONDS: 'the Retry-After of a 503 while the store is away',
+    RETRY_MS: "a retry of the portal's own records at start-up",
+    DAY_MS: 'a unit',
+    RENEW_AFTER_MS: 'how often an unchanged portal session is written again',
+    MAX_AGE_MS: "how fresh the portal's signed address header must be",
+    TOKEN_MARGIN_MS: 'how early the portal refreshes its token',
+    TIMEOUT_MS: "the portal's API calls",
+  };
+
+  it('no lifetime is stated outside policies/lifetimes.ts: the numbers left in modules are timings', () => {
+    const found: string[] = [];
+    const walk = (dir: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (path.endsWith('.ts')) {
+          for (const match of readFileSync(path, 'utf8').matchAll(/const ([A-Z_]*(?:SECONDS|TTL|DAYS|_MS))\s*=\s*[0-9]/g)) found.push(match[1]!);
+        }
+      }
+    };
+    walk(join(process.cwd(), 'src'));
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.filter((name) => !(name in TIMINGS))).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { KNOWN_DEVICE_SECONDS } from '../../../policies/lifetimes.js';
 import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
@@ -26,7 +27,6 @@ import { signInFailed, signInSucceeded } from '../../audit/events.js';
 const CSRF_COOKIE = 'talent_auth_csrf';
 /** A browser that signed in as a user before (see SignInThrottle). */
 const DEVICE_COOKIE = 'talent_auth_device';
-const DEVICE_COOKIE_DAYS = 180;
 
 interface InteractionSetup {
   provider: Provider;
@@ -190,7 +190,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     }
     // This browser may sign in as this user again even while someone else's guesses hold the
     // username (sign-in-throttle.ts).
-    ctx.cookies.set(DEVICE_COOKIE, hint, { signed: true, httpOnly: true, sameSite: 'lax', path, maxAge: DEVICE_COOKIE_DAYS * 86_400_000, overwrite: true });
+    ctx.cookies.set(DEVICE_COOKIE, hint, { signed: true, httpOnly: true, sameSite: 'lax', path, maxAge: KNOWN_DEVICE_SECONDS * 1000, overwrite: true });
     setup.audit?.recordLater(signInSucceeded(account, clientId, address));
     await finish(ctx, { login: { accountId: account.sub } }, false);
   }

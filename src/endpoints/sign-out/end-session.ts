@@ -1,3 +1,4 @@
+import { SIGN_OUT_CARRIED_SECONDS } from '../../../policies/lifetimes.js';
 import type { Context, Next } from 'koa';
 import type Provider from 'oidc-provider';
 import { decodeJwt } from 'jose';
@@ -36,9 +37,8 @@ import type { Sealer } from '../../http/sealed.js';
 const PARAMS = ['id_token_hint', 'post_logout_redirect_uri', 'state', 'ui_locales', 'client_id', 'logout_hint'] as const;
 type Params = Partial<Record<(typeof PARAMS)[number], string>>;
 
-/** The cookie that carries a POST's parameters to its GET, and how long it lives. */
+/** The cookie that carries a POST's parameters to its GET (its lifetime: policies/lifetimes.ts). */
 const CARRIED_COOKIE = 'talent_auth_sign_out';
-const CARRIED_SECONDS = 60;
 /** What a browser keeps of one cookie, with room for its name and attributes. */
 const MAX_CARRIED = 3800;
 const PURPOSE = 'sign-out request';
@@ -82,7 +82,7 @@ export function endSessionHandler(setup: EndSessionSetup): RouteHandler {
       sendPage(ctx, oauthErrorPage('invalid_request', locale.t.requestTooLarge(MAX_CARRIED), locale, true), 400);
       return;
     }
-    ctx.cookies.set(CARRIED_COOKIE, carried, { httpOnly: true, sameSite: 'lax', path: ctx.path, maxAge: CARRIED_SECONDS * 1000, signed: false, overwrite: true });
+    ctx.cookies.set(CARRIED_COOKIE, carried, { httpOnly: true, sameSite: 'lax', path: ctx.path, maxAge: SIGN_OUT_CARRIED_SECONDS * 1000, signed: false, overwrite: true });
     ctx.status = 303;
     ctx.set('Cache-Control', 'no-store');
     ctx.redirect(ctx.path);
