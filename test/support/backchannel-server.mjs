@@ -8,20 +8,10 @@
 import { createServer } from 'node:http';
 import { createAuthServer } from '../../dist/src/index.js';
 import { demoApis } from '../../dist/examples/demo-data.js';
+import { accountsOf, stopWithParent } from './child-process.mjs';
 
 const options = JSON.parse(process.env.BACKCHANNEL_SERVER_OPTIONS ?? '{}');
-const users = new Map((options.accounts ?? []).map((account) => [account.sub, account]));
-const strip = ({ password: _password, ...account }) => account;
-const accounts = {
-  async authenticate({ username, password }) {
-    const account = users.get(username);
-    return account && account.password === password ? strip(account) : undefined;
-  },
-  async findAccount(sub) {
-    const account = users.get(sub);
-    return account && strip(account);
-  },
-};
+const accounts = accountsOf(options.accounts ?? []);
 const line = (level) => (message, fields) => process.stderr.write(`${JSON.stringify({ level, message, ...fields })}\n`);
 const logger = { info() {}, warn: line('warn'), error: line('error') };
 
@@ -46,17 +36,4 @@ const app = await auth.appRegistrations.create({
 http.on('request', auth.app.callback());
 process.stdout.write(`${JSON.stringify({ port, clientId: app.clientId, clientSecret: app.clientSecret })}\n`);
 
-let stopping = false;
-async function stop() {
-  if (stopping) return;
-  stopping = true;
-  http.closeAllConnections();
-  http.close();
-  await auth.close().catch(() => undefined);
-  process.exit(0);
-}
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-process.stdin.on('end', stop);
-process.stdin.on('error', stop);
-process.stdin.resume();
+stopWithParent(http, auth);

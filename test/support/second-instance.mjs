@@ -7,21 +7,10 @@
 import { createServer } from 'node:http';
 import { createAuthServer } from '../../dist/src/index.js';
 import { demoApis } from '../../dist/examples/demo-data.js';
+import { accountsOf, stopWithParent } from './child-process.mjs';
 
 const options = JSON.parse(process.env.SECOND_INSTANCE_OPTIONS ?? '{}');
-const users = new Map((options.accounts ?? []).map((account) => [account.sub, account]));
-const strip = ({ password: _password, ...account }) => account;
-
-const accounts = {
-  async authenticate({ username, password }) {
-    const account = users.get(username);
-    return account && account.password === password ? strip(account) : undefined;
-  },
-  async findAccount(sub) {
-    const account = users.get(sub);
-    return account && strip(account);
-  },
-};
+const accounts = accountsOf(options.accounts ?? []);
 
 const quiet = { info() {}, warn() {}, error: (message, fields) => process.stderr.write(`${JSON.stringify({ message, ...fields })}\n`) };
 
@@ -40,17 +29,4 @@ http.listen(0, '127.0.0.1', () => {
   process.stdout.write(`${JSON.stringify({ port: http.address().port })}\n`);
 });
 
-let stopping = false;
-async function stop() {
-  if (stopping) return;
-  stopping = true;
-  http.closeAllConnections();
-  http.close();
-  await auth.close().catch(() => undefined);
-  process.exit(0);
-}
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-process.stdin.on('end', stop);
-process.stdin.on('error', stop);
-process.stdin.resume();
+stopWithParent(http, auth);
