@@ -98,6 +98,8 @@ export function readBody(ctx: Context, limit: number): Promise<Buffer> {
 export type FormParams = Map<string, string>;
 
 function decodeComponent(value: string): string {
+  // Most values have nothing to decode (ids, grant types, base64url): taken as they are.
+  if (value.indexOf('%') === -1 && value.indexOf('+') === -1) return value;
   try {
     return decodeURIComponent(value.replace(/\+/g, ' '));
   } catch {
@@ -117,11 +119,11 @@ function addParam(params: FormParams, name: string, value: string): void {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * The name=value pairs of an application/x-www-form-urlencoded body, in order, strictly:
+ * Each name=value pair of an application/x-www-form-urlencoded body, in order, strictly:
  * malformed escapes or invalid UTF-8 are refused, and so is a body that starts with a byte order
- * mark. Names may repeat here; what a repetition means is the reader's to say.
+ * mark. Names may repeat here; what a repetition means is the visitor's to say.
  */
-export function urlEncodedPairs(body: Buffer): Array<[string, string]> {
+function visitUrlEncoded(body: Buffer, visit: (name: string, value: string) => void): void {
   // A byte order mark would be read as part of the first name by other parsers (the engine's
   // among them), so that they would see other parameters than we do: refused, not stripped.
   if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) {
@@ -133,19 +135,24 @@ export function urlEncodedPairs(body: Buffer): Array<[string, string]> {
   } catch {
     throw new InvalidRequest('request body is not valid UTF-8');
   }
-  const pairs: Array<[string, string]> = [];
   for (const pair of text.split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
-    pairs.push([decodeComponent(eq === -1 ? pair : pair.slice(0, eq)), eq === -1 ? '' : decodeComponent(pair.slice(eq + 1))]);
+    visit(decodeComponent(eq === -1 ? pair : pair.slice(0, eq)), eq === -1 ? '' : decodeComponent(pair.slice(eq + 1)));
   }
+}
+
+/** The name=value pairs of a urlencoded body, in order, repetitions kept (see visitUrlEncoded). */
+export function urlEncodedPairs(body: Buffer): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  visitUrlEncoded(body, (name, value) => pairs.push([name, value]));
   return pairs;
 }
 
 /** application/x-www-form-urlencoded as OAuth reads it: each parameter once (RFC 6749 §3.2), empty ones dropped (§3.1). */
 export function parseUrlEncoded(body: Buffer): FormParams {
   const params: FormParams = new Map();
-  for (const [name, value] of urlEncodedPairs(body)) addParam(params, name, value);
+  visitUrlEncoded(body, (name, value) => addParam(params, name, value));
   for (const [name, value] of params) if (value === '') params.delete(name);
   return params;
 }

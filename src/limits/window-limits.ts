@@ -70,5 +70,7 @@ export class WindowLimits {
 }
 
 function withCount(watched: Watched, count: WindowCount): WatchedCount {
-  return { ...watched, count, reached: count.count >= watched.limit.max, over: count.count > watched.limit.max };
+  // A literal, not a spread: this runs on every token request.
+  const { key, limit } = watched;
+  return { key, limit, count, reached: count.count >= limit.max, over: count.count > limit.max };
 }
