@@ -105,7 +105,7 @@ export class Io {
     // withDeadline's race in hand-written form: this runs for every store operation of every
     // request, and the race with its finally costs three more promises each time.
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new StoreUnavailable('timeout')), this.timeoutMs);
+      const deadline = new Deadline(this.timeoutMs, reject);
       let running: Promise<T>;
       try {
         running = operation(this.client);
@@ -114,11 +114,11 @@ export class Io {
       }
       running.then(
         (value) => {
-          clearTimeout(timer);
+          deadline.clear();
           resolve(value);
         },
         (error: unknown) => {
-          clearTimeout(timer);
+          deadline.clear();
           const reason = unavailableReason(error);
           reject(reason === undefined ? withoutCommand(error) : new StoreUnavailable(reason));
         },
@@ -220,8 +220,11 @@ export function connect(options: RedisStoreOptions, timeoutMs: number): Connecti
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
-    commandTimeout: timeoutMs,
-    socketTimeout: Math.max(1000, 2 * timeoutMs),
+    // Io's Deadline answers an operation first, and it tolerates a busy moment of ours; ioredis's
+    // own timers do not (they fire before the reply is read), so they are backstops, further off:
+    // for a command outside Io, and for a connection on which nothing at all answers.
+    commandTimeout: BACKSTOP_FACTOR * timeoutMs,
+    socketTimeout: Math.max(SOCKET_TIMEOUT_MIN_MS, BACKSTOP_FACTOR * timeoutMs),
     // A closing connection whose peer does not answer is destroyed this soon (ioredis: 2 s, which
     // would also hold a process that wants to exit).
     disconnectTimeout: 200,
@@ -432,11 +435,54 @@ export async function evictionWarning(client: Client): Promise<string | undefine
   }
 }
 
+/** ioredis's timers are this many times the command timeout (failFast in connect). */
+const BACKSTOP_FACTOR = 4;
+/** A connection on which nothing answers is dropped after this long at least. */
+const SOCKET_TIMEOUT_MIN_MS = 2000;
+
+/**
+ * The deadline of one store operation, which is there to tell a Redis that does not answer. The
+ * time that counts is the event loop's: timers run before the loop reads its sockets, so when the
+ * process itself was busy past the deadline (a long garbage collection, a synchronous task), an
+ * answer Redis gave in time is still unread when the timer fires, and an operation that started
+ * just before the busy moment may not even have sent its command. Failing then would turn a busy
+ * moment of ours into a 503 for every request in flight. So a timer that fires late by more than a
+ * tenth of its time (the process was busy) gives the operation its time once more, and a deadline that has passed rejects only after
+ * the replies already received are read (setImmediate runs after that read): an operation
+ * answered meanwhile has settled, and the rejection no longer counts. A Redis that does not answer
+ * is still told within the timeout, or within about twice it after a busy moment.
+ */
+class Deadline {
+  private readonly timer: NodeJS.Timeout;
+  private due: number;
+  private extended = false;
+
+  constructor(private readonly ms: number, private readonly reject: (error: unknown) => void) {
+    this.due = performance.now() + ms;
+    this.timer = setTimeout(() => this.passed(), ms);
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+
+  private passed(): void {
+    const now = performance.now();
+    if (!this.extended && now - this.due > this.ms / 10) {
+      this.extended = true;
+      this.due = now + this.ms;
+      this.timer.refresh();
+      return;
+    }
+    setImmediate(this.reject, new StoreUnavailable('timeout'));
+  }
+}
+
 /** `promise`, or a rejection with StoreUnavailable('timeout') if it has not settled within `ms`. */
 export function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StoreUnavailable('timeout')), ms);
+  let deadline: Deadline | undefined;
+  const passed = new Promise<never>((_, reject) => {
+    deadline = new Deadline(ms, reject);
   });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, passed]).finally(() => deadline?.clear());
 }

@@ -146,6 +146,10 @@ describe('Redis faults', () => {
         expectUnavailable(value);
         expect(ms).toBeLessThan(1000);
       }
+      // The connection on which nothing answers is dropped (about 2 s): from then on the store is
+      // known to be down, and /readyz says so at once, without waiting for a PING.
+      const known = await eventually(() => timed(ready), ({ value, ms }) => value === 503 && ms < 100, 10_000);
+      expect([known.value, known.ms < 100]).toEqual([503, true]);
       await expectAuthorizeWhileDown();
     } finally {
       process.kill(redis.pid, 'SIGCONT');
