@@ -1,7 +1,7 @@
 import { PORTAL_SECRET_SECONDS } from '../../policies/lifetimes.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { EngineAdapter } from '../../adapters/types.js';
-import { Sealer } from '../http/sealed.js';
+import { Sealer } from '../records/sealed.js';
 
 /*
  * THE PORTAL'S SESSIONS, kept in the store (memory or Redis) so that every instance serves every
