@@ -1,9 +1,10 @@
-export { createAuthServer, type AuthServer, type ConsentsApi, type SignInsApi } from './server.js';
+export { createAuthServer, type AuthServer, type ConsentsApi, type SignInsApi, type FactorsApi } from './server.js';
 export type { SignInUnlockRequest, SignInUnlockResult } from './limits/sign-in.js';
 export type { ConnectMiddleware } from './http/embedding.js';
 export type { ClientConfigurations } from './records/client-configurations.js';
 export type { AppRegistrations } from './records/app-registrations.js';
 export type { Consent, ConsentKey } from './records/consents.js';
+export type { FactorOwner, FactorSummary } from './factors/index.js';
 export { StoreStartError } from '../adapters/redis/index.js';
 export type { AuthServerOptions, ApiDefinitionInput } from './options.js';
 export type { Messages } from './i18n/messages/en.js';

@@ -18,6 +18,7 @@ import type { Logger } from './logger.js';
 import type { PrivateJwks, SigningAlgorithm } from './engine/keys.js';
 import type { TenantPolicyFunction } from '../policies/tenant-policy.js';
 import { auditOptionSchema, onAuditEventOptionSchema } from './audit/options.js';
+import { factorKeysOptionSchema } from './factors/options.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_KEY_PREFIX, redisStoreSchema, type RedisStoreOption } from '../adapters/redis/options.js';
 import { MANAGEMENT_SCOPE } from '../policies/management.js';
 import { privateHostsSchema } from '../policies/backchannel-logout.js';
@@ -196,6 +197,7 @@ export const optionsSchema = z
           + 'with a warning (sign-ins then break at restart and across instances)',
         absent: 'generated',
       }),
+    factorKeys: factorKeysOptionSchema,
     limits: z
       .object({
         tokenRequestBytes: bytes.default(16 * 1024).meta({ description: 'largest token request body; larger gets `413 invalid_request`' }),

@@ -11,6 +11,7 @@ import { resolveOptions, type AuthServerOptions } from './options.js';
 import type { AppRegistrations } from './records/app-registrations.js';
 import type { ClientConfigurations } from './records/client-configurations.js';
 import type { Consent, ConsentKey } from './records/consents.js';
+import type { FactorOwner, FactorSummary } from './factors/index.js';
 
 /** What a host may do with consents: list a user's, revoke one (same rules as the consent API). */
 export interface ConsentsApi {
@@ -29,6 +30,25 @@ export interface SignInsApi {
    *   AccountStore has no `findByUsername`, StoreUnavailable when the store cannot be reached.
    */
   unlock(request: SignInUnlockRequest): Promise<SignInUnlockResult>;
+}
+
+/** What the operator may do with a user's second factors (docs/operations.md#second-factors). */
+export interface FactorsApi {
+  /**
+   * What the user (`sub`) of `tenant` holds: her authenticator app (when added), how many recovery
+   * codes are left, her passkeys; never a secret, hash or key.
+   * @throws ValidationError for an empty or overlong tenant or sub, StoreUnavailable when the store
+   *   cannot be reached.
+   */
+  list(owner: FactorOwner): Promise<FactorSummary>;
+  /**
+   * Resets every factor of the user (a lost phone): authenticator app, recovery codes, passkeys,
+   * recorded as `factor.reset` (actor `operator`) before it is done; her next sign-in asks for the
+   * password alone until she enrols again. False when she held none.
+   * @throws ValidationError for an empty or overlong tenant or sub, Conflict when her factors kept
+   *   changing meanwhile, StoreUnavailable when the store cannot be reached.
+   */
+  reset(owner: FactorOwner): Promise<boolean>;
 }
 
 /**
@@ -62,6 +82,8 @@ export interface AuthServer {
   readonly audit: { list(query: AuditQuery): Promise<AuditEventPage> };
   /** Sign-in throttling: lift a user's hold (`signIns.unlock({ tenant?, username })`). */
   readonly signIns: SignInsApi;
+  /** A user's second factors: list them, reset them (`factors.reset({ tenant, sub })`). */
+  readonly factors: FactorsApi;
   /**
    * The Prometheus registry when `observability.metrics` is on (also served at `{pathPrefix}/metrics`):
    * a host may serve it elsewhere, e.g. on an internal port.
@@ -115,6 +137,10 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     },
     audit: { list: (query) => parts.audit.list(query) },
     signIns: { unlock: (request) => parts.holds.unlock(request, OPERATOR) },
+    factors: {
+      list: (owner) => parts.factors.list(owner),
+      reset: (owner) => parts.factors.reset(owner, OPERATOR),
+    },
     metrics: parts.metrics?.registry,
     close: () => {
       ownRecords.close();

@@ -17,7 +17,8 @@ import { ClientConfigurations } from '../records/client-configurations.js';
 import { Consents } from '../records/consents.js';
 import { startEngine, type StartedEngine } from './engine.js';
 import { OwnRecords } from './own-records.js';
-import { cookieKeysOf, openStore } from './store.js';
+import { cookieKeysOf, factorKeysOf, openStore } from './store.js';
+import { Factors } from '../factors/index.js';
 
 /** The parts of a server (what its endpoints are built from), and what the rest of the composition needs. */
 export interface AssembledServer {
@@ -71,6 +72,8 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
     apps,
     consents,
     holds: new SignInHolds(store.counters, cookieKeys, options.accounts, audit),
+    // Authenticator apps show the issuer's host name beside the account.
+    factors: new Factors(store.records, { keys: factorKeysOf(options, cookieKeys, logger), issuerName: new URL(options.issuer).host }, audit),
     engine,
   };
   return { options, parts, engine, ownRecords, forwardedAddress };

@@ -21,6 +21,7 @@ import type { Brands } from '../pages/branding.js';
 import type { AppRegistrations } from '../records/app-registrations.js';
 import type { ClientConfigurations } from '../records/client-configurations.js';
 import type { Consents } from '../records/consents.js';
+import type { Factors } from '../factors/index.js';
 import type { TokenVerifier } from '../resource-server/verifier.js';
 
 /** Where the server's paths are: `{prefix}`, `{prefix}/oauth2` (the engine's), `{prefix}/api/oauth2` (our APIs'). */
@@ -85,6 +86,8 @@ export interface ServerParts {
   apps: AppRegistrations;
   consents: Consents;
   holds: SignInHolds;
+  /** The users' second factors (src/factors/). */
+  factors: Factors;
   engine: EngineParts;
 }
 

@@ -197,6 +197,11 @@ export const PORTAL_TEXT_DE: PortalText = {
       'signing_key.added': 'Signaturschlüssel hinzugefügt',
       'signing_key.promoted': 'Signaturschlüssel in Gebrauch genommen',
       'signing_key.retired': 'Signaturschlüssel entfernt',
+      'factor.added': 'Zweiter Faktor hinzugefügt',
+      'factor.removed': 'Zweiter Faktor entfernt',
+      'factor.reset': 'Zweite Faktoren zurückgesetzt',
+      'sign_in.second_factor_failed': 'Zweiter Faktor abgelehnt',
+      'recovery_code.used': 'Wiederherstellungscode verwendet',
     },
     kinds: {
       client_configuration: 'Client-Konfiguration', app_registration: 'App', user: 'Benutzer', signing_key: 'Signaturschlüssel', management_api: 'Integrationseinstellungen',

@@ -201,6 +201,11 @@ export const PORTAL_TEXT_FR: PortalText = {
       'signing_key.added': 'Clé de signature ajoutée',
       'signing_key.promoted': 'Clé de signature mise en service',
       'signing_key.retired': 'Clé de signature retirée',
+      'factor.added': 'Second facteur ajouté',
+      'factor.removed': 'Second facteur supprimé',
+      'factor.reset': 'Seconds facteurs réinitialisés',
+      'sign_in.second_factor_failed': 'Second facteur refusé',
+      'recovery_code.used': 'Code de récupération utilisé',
     },
     kinds: {
       client_configuration: 'Configuration client', app_registration: 'Application', user: 'Utilisateur', signing_key: 'Clé de signature', management_api: 'Configuration des intégrations',

@@ -190,6 +190,11 @@ export const PORTAL_TEXT = {
       'signing_key.added': 'Signing key added',
       'signing_key.promoted': 'Signing key put in use',
       'signing_key.retired': 'Signing key retired',
+      'factor.added': 'Second factor added',
+      'factor.removed': 'Second factor removed',
+      'factor.reset': 'Second factors reset',
+      'sign_in.second_factor_failed': 'Second factor refused',
+      'recovery_code.used': 'Recovery code used',
     } as Record<string, string>,
     /** What a target is, before its name. */
     kinds: {

@@ -1,0 +1,255 @@
+import type { RecordStore } from '../../adapters/types.js';
+import { TOTP_ENROLMENT_SECONDS } from '../../policies/lifetimes.js';
+import { ValidationError } from '../../policies/errors.js';
+import { factorChanged, recoveryCodeUsed, secondFactorFailed, type FactorKind } from '../audit/events.js';
+import { OPERATOR, type AuditContext, type AuditTrail } from '../audit/trail.js';
+import { Sealer } from '../records/sealed.js';
+import { checkedOwner, FactorRecords, factorRecordId, type FactorOwner, type FactorRecord } from './record.js';
+import { matchRecoveryCode, newRecoveryCodes, recoveryCodeHash, recoveryCodeKeys } from './recovery-codes.js';
+import { matchTotp, newTotpSecret, totpQrSvg, totpUri } from './totp.js';
+
+/*
+ * A USER'S SECOND FACTORS: enrol and use an authenticator app (totp.ts), make and use recovery
+ * codes (recovery-codes.ts), list what a user holds, reset it all; one record per user
+ * (record.ts), every change compared-and-set.
+ *
+ * - An authenticator app is enrolled in two steps: `startAuthenticatorApp` makes a secret (kept
+ *   sealed as pending for TOTP_ENROLMENT_SECONDS) and answers it with its URI and QR code; a first
+ *   valid code (`confirmAuthenticatorApp`) makes it the user's app, replacing one she had. The code
+ *   that confirmed is used: it cannot sign in after.
+ * - Audited (src/audit/events.ts): a factor added, removed or reset, written before the change and
+ *   not made when the event cannot be written; a recovery code used; a second factor refused (as a
+ *   refusal: once per user and window, then at the 10th, 100th...). Never a secret or a code.
+ * - What is listed never holds a secret, a hash or a credential's key.
+ */
+
+export type { FactorOwner } from './record.js';
+export { FACTORS } from './record.js';
+
+/** The label of the factor keys' sealing key (distinct from every cookie use). */
+const SEALING_LABEL = 'talent-auth factor secrets';
+
+/** What a user holds, as listed (never a secret). */
+export interface FactorSummary {
+  /** The authenticator app, when one is enrolled (confirmed). */
+  authenticatorApp: { addedAt: string } | undefined;
+  /** The recovery codes, when a set was made: how many are left. */
+  recoveryCodes: { remaining: number; createdAt: string } | undefined;
+  /** The passkeys (filled by the passkey part). */
+  passkeys: Array<{ id: string; name: string; createdAt: string; backedUp: boolean }>;
+}
+
+/** An authenticator app's enrolment, to show once: the secret in text, its URI and QR code. */
+export interface AuthenticatorAppEnrolment {
+  /** The secret, base32, for typing into the app. */
+  secret: string;
+  /** The `otpauth://totp/...` URI (what the QR code holds). */
+  uri: string;
+  /** The QR code as an SVG document, drawn on the server. */
+  qrSvg: string;
+  /** When the enrolment ends unless confirmed (ISO 8601). */
+  expiresAt: string;
+}
+
+/** What a code checked answers: accepted, or refused and why. */
+export type FactorCheck = { accepted: true } | { accepted: false; reason: 'malformed' | 'wrong' | 'replayed' | 'not_enrolled' | 'expired' };
+
+/** How the factors are set up. */
+export interface FactorSettings {
+  /** The keys: the first seals and keys new recovery codes, every one opens and matches. */
+  keys: readonly string[];
+  /** The name authenticator apps show for us (the `issuer` of the URI). */
+  issuerName: string;
+  /** The clock (epoch ms); tests move it. */
+  now?: () => number;
+}
+
+/** A user's second factors (see above). */
+export class Factors {
+  readonly #records: FactorRecords;
+  readonly #sealer: Sealer;
+  readonly #codeKeys: Buffer[];
+  readonly #issuerName: string;
+  readonly #now: () => number;
+
+  constructor(
+    records: RecordStore,
+    settings: FactorSettings,
+    private readonly audit: AuditTrail,
+  ) {
+    this.#records = new FactorRecords(records);
+    this.#sealer = new Sealer(settings.keys, SEALING_LABEL);
+    this.#codeKeys = recoveryCodeKeys(settings.keys);
+    this.#issuerName = settings.issuerName;
+    this.#now = settings.now ?? Date.now;
+  }
+
+  /** What `owner` holds (never a secret); nothing enrolled: every entry empty. */
+  async list(owner: FactorOwner): Promise<FactorSummary> {
+    const record = await this.#records.read(checkedOwner(owner));
+    return {
+      authenticatorApp: record?.authenticatorApp ? { addedAt: record.authenticatorApp.addedAt } : undefined,
+      recoveryCodes: record?.recoveryCodes ? { remaining: record.recoveryCodes.hashes.length, createdAt: record.recoveryCodes.createdAt } : undefined,
+      passkeys: (record?.passkeys ?? []).map(({ id, name, createdAt, backedUp }) => ({ id, name, createdAt, backedUp })),
+    };
+  }
+
+  /**
+   * Starts enrolling an authenticator app: a new secret, pending until a first code confirms it
+   * (an enrolment started before is replaced). `account`: what the app shows beside the issuer
+   * (the user's username or e-mail address).
+   */
+  async startAuthenticatorApp(owner: FactorOwner, account: string): Promise<AuthenticatorAppEnrolment> {
+    const who = checkedOwner(owner);
+    if (typeof account !== 'string' || account.length === 0 || account.length > 255) {
+      throw new ValidationError('account', 'must be a string of 1 to 255 characters');
+    }
+    const secret = newTotpSecret();
+    const expiresAt = this.#now() + TOTP_ENROLMENT_SECONDS * 1000;
+    const sealed = this.#seal(who, 'pending', secret);
+    await this.#records.change(who, (record) => ({ next: { ...record, pendingAuthenticatorApp: { secret: sealed, expiresAt } }, result: undefined }));
+    const uri = totpUri(secret, this.#issuerName, account);
+    return { secret, uri, qrSvg: await totpQrSvg(uri), expiresAt: new Date(expiresAt).toISOString() };
+  }
+
+  /**
+   * Confirms the pending authenticator app with its first code: it becomes the user's app
+   * (`factor.added`, by `by`), replacing one she had. Refused (nothing changed): no enrolment
+   * pending (`not_enrolled`), past its time (`expired`), a code that is not one or not right.
+   */
+  async confirmAuthenticatorApp(owner: FactorOwner, code: unknown, by: AuditContext): Promise<FactorCheck> {
+    const who = checkedOwner(owner);
+    return this.#records.change<FactorCheck>(who, async (record) => {
+      const pending = record.pendingAuthenticatorApp;
+      if (!pending) return { next: 'unchanged', result: { accepted: false, reason: 'not_enrolled' } };
+      const now = this.#now();
+      if (now > pending.expiresAt) {
+        const { pendingAuthenticatorApp: _gone, ...rest } = record;
+        return { next: rest, result: { accepted: false, reason: 'expired' } };
+      }
+      const secret = this.#open(who, 'pending', pending.secret);
+      if (secret === undefined) return { next: 'unchanged', result: { accepted: false, reason: 'not_enrolled' } };
+      const match = matchTotp(secret, code, now, -1);
+      if (!match.accepted) return { next: 'unchanged', result: { accepted: false, reason: match.reason } };
+      await this.audit.record(factorChanged('factor.added', by, who, { factor: 'authenticator_app', replaced: record.authenticatorApp !== undefined }));
+      const { pendingAuthenticatorApp: _done, ...rest } = record;
+      return {
+        next: { ...rest, authenticatorApp: { secret: this.#seal(who, 'app', secret), lastStep: match.step, addedAt: new Date(now).toISOString() } },
+        result: { accepted: true },
+      };
+    });
+  }
+
+  /**
+   * Checks a code of the user's authenticator app (the second factor of a sign-in): accepted once,
+   * within a step either side of now, never again nor an older one. A refusal is audited
+   * (`sign_in.second_factor_failed`); counting guesses against the sign-in throttle is the caller's.
+   */
+  async verifyAuthenticatorApp(owner: FactorOwner, code: unknown): Promise<FactorCheck> {
+    const who = checkedOwner(owner);
+    const check = await this.#records.change<FactorCheck>(who, (record) => {
+      const app = record.authenticatorApp;
+      const secret = app && this.#open(who, 'app', app.secret);
+      if (!app || secret === undefined) return { next: 'unchanged', result: { accepted: false, reason: 'not_enrolled' } };
+      const match = matchTotp(secret, code, this.#now(), app.lastStep);
+      if (!match.accepted) return { next: 'unchanged', result: { accepted: false, reason: match.reason } };
+      // The step is written before the code is accepted: the compare-and-set lets one use win.
+      return { next: { ...record, authenticatorApp: { ...app, lastStep: match.step } }, result: { accepted: true } };
+    });
+    if (!check.accepted) this.#refused(who, 'authenticator_app', check.reason);
+    return check;
+  }
+
+  /**
+   * Removes the user's authenticator app (`factor.removed`); false when she had none. An enrolment
+   * pending goes too.
+   */
+  async removeAuthenticatorApp(owner: FactorOwner, by: AuditContext): Promise<boolean> {
+    const who = checkedOwner(owner);
+    return this.#records.change(who, async (record) => {
+      if (!record.authenticatorApp && !record.pendingAuthenticatorApp) return { next: 'unchanged', result: false };
+      if (record.authenticatorApp) await this.audit.record(factorChanged('factor.removed', by, who, { factor: 'authenticator_app' }));
+      const { authenticatorApp: _app, pendingAuthenticatorApp: _pending, ...rest } = record;
+      return { next: rest, result: record.authenticatorApp !== undefined };
+    });
+  }
+
+  /**
+   * A new set of recovery codes, to show once: replaces the set she had (`factor.added`, with
+   * `replaced`). Only their HMACs are kept.
+   */
+  async newRecoveryCodes(owner: FactorOwner, by: AuditContext): Promise<string[]> {
+    const who = checkedOwner(owner);
+    const codes = newRecoveryCodes();
+    const key = this.#codeKeys[0]!;
+    const hashes = codes.map((code) => recoveryCodeHash(code, key));
+    await this.#records.change(who, async (record) => {
+      await this.audit.record(factorChanged('factor.added', by, who, { factor: 'recovery_codes', replaced: record.recoveryCodes !== undefined }));
+      return { next: { ...record, recoveryCodes: { hashes, createdAt: new Date(this.#now()).toISOString() } }, result: undefined };
+    });
+    return codes;
+  }
+
+  /**
+   * Uses a recovery code (instead of the second factor): accepted once, then gone
+   * (`recovery_code.used`, with how many are left). A refusal is audited like a wrong code.
+   */
+  async useRecoveryCode(owner: FactorOwner, code: unknown): Promise<FactorCheck> {
+    const who = checkedOwner(owner);
+    const check = await this.#records.change<FactorCheck & { remaining?: number }>(who, (record) => {
+      const set = record.recoveryCodes;
+      if (!set) return { next: 'unchanged', result: { accepted: false, reason: 'not_enrolled' } };
+      const index = matchRecoveryCode(code, set.hashes, this.#codeKeys);
+      if (index === -1) return { next: 'unchanged', result: { accepted: false, reason: 'wrong' } };
+      const hashes = set.hashes.filter((_, at) => at !== index);
+      return { next: { ...record, recoveryCodes: { ...set, hashes } }, result: { accepted: true, remaining: hashes.length } };
+    });
+    if (!check.accepted) {
+      this.#refused(who, 'recovery_codes', check.reason);
+      return check;
+    }
+    this.audit.recordLater(recoveryCodeUsed(who, check.remaining ?? 0));
+    return { accepted: true };
+  }
+
+  /**
+   * Resets every factor of the user (authenticator app, pending enrolment, recovery codes,
+   * passkeys): `factor.reset` by `by` (default: the operator), written before. False when she held
+   * none.
+   */
+  async reset(owner: FactorOwner, by: AuditContext = OPERATOR): Promise<boolean> {
+    const who = checkedOwner(owner);
+    return this.#records.change(who, async (record) => {
+      const removed: FactorKind[] = [
+        ...(record.authenticatorApp ? ['authenticator_app' as const] : []),
+        ...(record.recoveryCodes ? ['recovery_codes' as const] : []),
+        ...(record.passkeys.length > 0 ? ['passkey' as const] : []),
+      ];
+      if (removed.length === 0 && !record.pendingAuthenticatorApp) return { next: 'unchanged', result: false };
+      await this.audit.record(factorChanged('factor.reset', by, who, { removed }));
+      return { next: undefined, result: removed.length > 0 };
+    });
+  }
+
+  #refused(who: FactorOwner, factor: FactorKind, reason: Exclude<FactorCheck, { accepted: true }>['reason']): void {
+    const why = reason === 'expired' ? 'wrong' : reason;
+    this.audit.recordRefusal(secondFactorFailed(who, factor, why), { who: who.sub, where: factor });
+  }
+
+  /** The purpose a secret is sealed for: its use and its owner, so that a copy elsewhere does not open. */
+  #purpose(who: FactorOwner, use: 'pending' | 'app'): string {
+    return `factor:totp:${use}:${factorRecordId(who)}`;
+  }
+
+  #seal(who: FactorOwner, use: 'pending' | 'app', secret: string): string {
+    return this.#sealer.seal(secret, this.#purpose(who, use));
+  }
+
+  #open(who: FactorOwner, use: 'pending' | 'app', sealed: string): string | undefined {
+    const secret = this.#sealer.open<unknown>(sealed, this.#purpose(who, use));
+    return typeof secret === 'string' ? secret : undefined;
+  }
+}
+
+/** Re-exported for the composition and tests: the record as stored. */
+export type { FactorRecord };
