@@ -47,6 +47,8 @@ async function everythingStored(handle: ReturnType<typeof useAdapterStore>, stor
   return parts.join('\n');
 }
 
+const settled = () => new Promise((resolve) => setTimeout(resolve, 50));
+
 describe.each(STORE_KINDS)('a user\'s factors (src/factors), %s store', (kind) => {
   const handle = useAdapterStore(kind);
   let h: Harness;
@@ -66,6 +68,8 @@ describe.each(STORE_KINDS)('a user\'s factors (src/factors), %s store', (kind) =
     h = { store, events, lines, clock, on, factors: on(store) };
   });
   afterEach(async () => {
+    // Refusals and uses are audited without waiting: let them land before the stores close.
+    await settled();
     await Promise.all([h.store, ...extra.splice(0)].map((store) => store.close()));
   });
 
@@ -75,7 +79,6 @@ describe.each(STORE_KINDS)('a user\'s factors (src/factors), %s store', (kind) =
     expect(await factors.confirmAuthenticatorApp(alice, totpCode(secret, totpStep(h.clock.now)), { actor: { type: 'user', id: 'alice' } })).toEqual({ accepted: true });
     return secret;
   }
-  const settled = () => new Promise((resolve) => setTimeout(resolve, 50));
 
   describe('enrolling an authenticator app', () => {
     it('answers a secret, its otpauth URI and a QR code drawn as SVG; nothing is enrolled until a first code', async () => {
