@@ -55,6 +55,9 @@ export {
   TemporarilyUnavailable,
   InvalidToken,
   InsufficientScope,
+  InsufficientUserAuthentication,
+  UnmetAuthenticationRequirements,
+  type UserAuthenticationNeeded,
   TenantMoved,
   InvalidBearerRequest,
   KeysUnavailable,
@@ -62,6 +65,7 @@ export {
   type ErrorHeaders,
 } from '../policies/errors.js';
 export * from './resource-server/index.js';
+export type { AuthenticationMethod } from '../policies/authentication-context.js';
 export type { TenantPolicy, TenantPolicyFunction } from '../policies/tenant-policy.js';
 export {
   AUDIT_EVENT_TYPES,
