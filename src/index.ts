@@ -56,6 +56,9 @@ export {
   TemporarilyUnavailable,
   InvalidToken,
   InsufficientScope,
+  InsufficientUserAuthentication,
+  UnmetAuthenticationRequirements,
+  type UserAuthenticationNeeded,
   TenantMoved,
   InvalidBearerRequest,
   KeysUnavailable,
@@ -63,6 +66,7 @@ export {
   type ErrorHeaders,
 } from '../policies/errors.js';
 export * from './resource-server/index.js';
+export type { AuthenticationMethod } from '../policies/authentication-context.js';
 export type { TenantPolicy, TenantPolicyFunction } from '../policies/tenant-policy.js';
 export {
   AUDIT_EVENT_TYPES,

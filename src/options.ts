@@ -184,7 +184,7 @@ export const optionsSchema = z
     }),
     sessionTtl: seconds(SESSION).meta({
       description: 'how long a browser stays signed in here (the sign-in session), unless the user signs out; apps ask for the '
-        + 'password sooner with `prompt=login` or `max_age` (the ID token then carries `auth_time`). A sign-out ends the session '
+        + 'password sooner with `prompt=login` or `max_age` (every ID token carries `auth_time`). A sign-out ends the session '
         + 'on every instance at once ([sign-out](endpoints.md#sign-out))',
     }),
     cookieKeys: z

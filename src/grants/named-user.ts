@@ -25,7 +25,10 @@ import type { GrantSetup } from './grant.js';
  * - The app must still be one she may authorize (policies/consent.ts), at every token issue.
  * - Lifetime: her tenant's `accessTokenTtl`, else `namedUserAccessTokenTtl`; at most
  *   `managementAccessTokenTtl` when the token carries the management right (policies/lifetimes.ts).
- * - Claims: `sub` is the user, `client_id` the app, `tenant` the user's tenant; the ID token carries
+ * - Claims: `sub` is the user, `client_id` the app, `tenant` the user's tenant, and how she signed
+ *   in: `acr`, `amr` and `auth_time` (RFC 9068 §2.2.1), those of the sign-in that gave the code, kept
+ *   through every refresh (policies/authentication-context.ts), so that an API can ask for a second
+ *   factor or a recent sign-in (the resource-server kit). The ID token carries the same three and
  *   the identity claims its OIDC scopes allow (IDENTITY_CLAIMS, policies/scopes.ts).
  * - The access token's `scope` lists its API scopes and, first, the OIDC scopes of the request that
  *   the user allowed (`openid`, `profile`, `email`): what userinfo may answer with this token. The
@@ -88,9 +91,30 @@ export function namedUserTokenScope(resourceScopes: readonly string[], requested
   return [...oidc, ...resourceScopes.filter((scope) => !oidc.includes(scope))];
 }
 
-/** The claims a named-user access token carries besides the standard ones. */
-export function namedUserClaims(user: { tenant: string }): { tenant: string } {
-  return { tenant: user.tenant };
+/** How a user signed in, as the code or refresh token of a request recorded it (the engine's names). */
+export interface SignInRecord {
+  acr?: unknown;
+  amr?: unknown;
+  authTime?: unknown;
+}
+
+/** The claims a named-user access token carries besides the standard ones: her tenant, and how and when she signed in. */
+export type NamedUserClaims = {
+  tenant: string;
+  acr?: string;
+  amr?: string[];
+  auth_time?: number;
+};
+
+/** The claims a named-user access token carries besides the standard ones (each sign-in claim only when recorded). */
+export function namedUserClaims(user: { tenant: string }, signIn: SignInRecord = {}): NamedUserClaims {
+  const { acr, amr, authTime } = signIn;
+  return {
+    tenant: user.tenant,
+    ...(typeof acr === 'string' ? { acr } : {}),
+    ...(Array.isArray(amr) && amr.every((method) => typeof method === 'string') ? { amr: [...amr as string[]] } : {}),
+    ...(typeof authTime === 'number' ? { auth_time: authTime } : {}),
+  };
 }
 
 /**
@@ -127,7 +151,10 @@ export function namedUserHooks(setup: GrantSetup): EngineGrantHooks {
     },
     async claims(ctx, token) {
       const user = accountOf(ctx);
-      return token.kind === 'AccessToken' && user ? namedUserClaims(user) : undefined;
+      if (token.kind !== 'AccessToken' || !user) return undefined;
+      // The code being exchanged, or the refresh token (which keeps the code's sign-in).
+      const entities = ctx.oidc.entities as { AuthorizationCode?: SignInRecord; RefreshToken?: SignInRecord };
+      return namedUserClaims(user, entities.AuthorizationCode ?? entities.RefreshToken);
     },
     customizeJwt(ctx, token, jwt) {
       if (!token.accountId) return;

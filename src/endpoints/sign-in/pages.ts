@@ -23,6 +23,7 @@ import type { RouteHandler } from '../../http/router.js';
 import type { RouteName } from '../../http/routes.js';
 import type { SignInThrottle } from '../../limits/sign-in.js';
 import { signInFailed, signInSucceeded } from '../../audit/events.js';
+import { signInSignals, type AuthenticationMethod } from '../../../policies/authentication-context.js';
 
 const CSRF_COOKIE = 'talent_auth_csrf';
 /** A browser that signed in as a user before (see SignInThrottle). */
@@ -192,7 +193,10 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     // username (sign-in-throttle.ts).
     ctx.cookies.set(DEVICE_COOKIE, hint, { signed: true, httpOnly: true, sameSite: 'lax', path, maxAge: KNOWN_DEVICE_SECONDS * 1000, overwrite: true });
     setup.audit?.recordLater(signInSucceeded(account, clientId, address));
-    await finish(ctx, { login: { accountId: account.sub } }, false);
+    // The methods this sign-in used, in order (RFC 8176): a second-factor step adds its own
+    // before the login is finished; `amr` and `acr` follow from them.
+    const methods: AuthenticationMethod[] = ['pwd'];
+    await finish(ctx, { login: { accountId: account.sub, ...signInSignals(methods) } }, false);
   }
 
   async function confirm(ctx: Context, uid: string, form: Form): Promise<void> {
