@@ -9,8 +9,10 @@ import { engineErrors } from './errors.js';
  * whose known `acr_values` need a class the browser's session has not reached (a second factor
  * over a password session) signs the user in again rather than answering with the weaker session
  * (policies/authentication-context.ts). With `prompt=none` that is `login_required`, as for the
- * engine's own checks. When the sign-in this request just went through still did not reach the
- * class (the sign-in step could offer no factor that does), the request ends with
+ * engine's own checks. A user with an authenticator app reaches the mfa class at the sign-in
+ * (the password, then the app's code or a recovery code: src/endpoints/sign-in/pages.ts). When
+ * the sign-in this request just went through still did not reach the class (a user without a
+ * second factor: the step had none to offer), the request ends with
  * `unmet_authentication_requirements` at the app's redirect URI: asking again would only loop.
  */
 export function signInPolicy(): interactionPolicy.DefaultPolicy {

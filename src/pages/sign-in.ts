@@ -43,6 +43,56 @@ ${error ? `<p role="alert" class="error" id="login-error">${escapeHtml(error)}</
 }
 
 
+/** What the second-factor page shows. */
+export interface SecondFactorView extends PageLook {
+  /** Where both forms post (the interaction's `second-factor` step). */
+  action: string;
+  csrf: string;
+  appName: string;
+  redirectUris: readonly string[];
+  /** What went wrong with the last code. */
+  error?: string;
+  /** The recovery-code form open (the last attempt was one). */
+  recovery?: boolean;
+}
+
+/**
+ * The second-factor page, after a correct password for a user with an authenticator app: the app's
+ * 6-digit code, or (behind a disclosure on the same page, no script) a recovery code. Both forms
+ * post to the same step; `method` says which one.
+ */
+export function secondFactorPage({ action, csrf, appName, redirectUris, error, recovery = false, locale = ENGLISH, branding }: SecondFactorView): Page {
+  const { t, lang } = locale;
+  const described = (field: 'app' | 'recovery') => (error && recovery === (field === 'recovery') ? ' aria-describedby="code-error" aria-invalid="true"' : '');
+  return page(
+    brandedTitle(t.secondFactorTitle, branding),
+    `<h1>${escapeHtml(t.secondFactorTitle)}</h1>
+<p>${withStrong(t.signInContinueTo, appName)}</p>
+${error ? `<p role="alert" class="error" id="code-error">${escapeHtml(error)}</p>` : ''}
+<form method="post" action="${escapeHtml(action)}" autocomplete="off">
+<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">
+<input type="hidden" name="method" value="otp">
+<p id="app-code-intro">${escapeHtml(t.secondFactorIntro)}</p>
+<label for="app-code">${escapeHtml(t.authenticatorCodeLabel)}</label>
+<input id="app-code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="12" required${recovery ? '' : ' autofocus'}${described('app')}>
+<button type="submit" class="primary">${escapeHtml(t.verifyButton)}</button>
+</form>
+<details${recovery ? ' open' : ''}>
+<summary>${escapeHtml(t.recoveryCodeInstead)}</summary>
+<form method="post" action="${escapeHtml(action)}" autocomplete="off">
+<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">
+<input type="hidden" name="method" value="recovery">
+<p>${escapeHtml(t.recoveryCodeIntro)}</p>
+<label for="recovery-code">${escapeHtml(t.recoveryCodeLabel)}</label>
+<input id="recovery-code" name="code" type="text" autocomplete="off" autocapitalize="characters" spellcheck="false" maxlength="40" required${recovery ? ' autofocus' : ''}${described('recovery')}>
+<button type="submit" class="secondary">${escapeHtml(t.recoveryCodeButton)}</button>
+</form>
+</details>`,
+    redirectUris.map(cspSource).filter(Boolean),
+    { lang, branding },
+  );
+}
+
 export interface ConsentView extends PageLook {
   action: string;
   csrf: string;

@@ -6,7 +6,8 @@ import { interactionHandlers } from './pages.js';
 
 /**
  * SIGN-IN: the authorization endpoint (the engine's, behind its guard: size and requests per
- * address), and the pages it sends the browser to (login, consent: src/endpoints/sign-in/pages.ts),
+ * address), and the pages it sends the browser to (login, second factor, consent:
+ * src/endpoints/sign-in/pages.ts),
  * with the failed sign-in throttle.
  */
 export const signInEndpoints: EndpointModule<'authorize' | 'authorizeResume' | 'interaction' | 'interactionStep'> = {
@@ -18,7 +19,7 @@ export const signInEndpoints: EndpointModule<'authorize' | 'authorizeResume' | '
     row({ name: 'interactionStep', path: `${oauth}/interaction/{uid}/{step}`, methods: ['POST'], group: 'interaction', store: true, refuse: 'page' }),
   ],
   operations: signInOperations,
-  audits: ['sign_in.succeeded', 'sign_in.failed', 'consent.granted'],
+  audits: ['sign_in.succeeded', 'sign_in.failed', 'sign_in.second_factor_failed', 'recovery_code.used', 'consent.granted'],
   handlers(parts) {
     const { settings, store, addressOf, logger, metrics, engine, look, cookieKeys } = parts;
     return {
@@ -45,6 +46,7 @@ export const signInEndpoints: EndpointModule<'authorize' | 'authorizeResume' | '
         addressOf,
         audit: parts.audit,
         brands: look.brands,
+        factors: parts.factors,
         throttle: new SignInThrottle(store.counters, settings.rateLimits.failedSignIn, cookieKeys, logger, {
           failed: () => metrics?.signInFailures.inc(),
           refused: () => metrics?.rateLimited.inc({ limit: 'sign_in' }),

@@ -10,7 +10,7 @@ import { errorPage, sendPage } from '../../pages/html.js';
 import type { Brands } from '../../pages/branding.js';
 import { knowsUiLocales, localeOf, rememberUiLocales } from '../../i18n/localizer.js';
 import type { Messages } from '../../i18n/messages/en.js';
-import { consentPage, loginPage } from '../../pages/sign-in.js';
+import { consentPage, loginPage, secondFactorPage } from '../../pages/sign-in.js';
 import { isResourceScope, namedUserResourceScopes } from '../../../policies/scopes.js';
 import { tenantPolicy, type TenantPolicyFunction } from '../../../policies/tenant-policy.js';
 import { grantScopes } from '../../engine/consent-grants.js';
@@ -24,6 +24,7 @@ import type { RouteName } from '../../http/routes.js';
 import type { SignInThrottle } from '../../limits/sign-in.js';
 import { signInFailed, signInSucceeded } from '../../audit/events.js';
 import { signInSignals, type AuthenticationMethod } from '../../../policies/authentication-context.js';
+import type { Factors } from '../../factors/index.js';
 
 const CSRF_COOKIE = 'talent_auth_csrf';
 /** A browser that signed in as a user before (see SignInThrottle). */
@@ -54,6 +55,36 @@ interface InteractionSetup {
   audit?: AuditTrail;
   /** The tenants' branding of the sign-in and consent pages (none when absent). */
   brands?: Brands;
+  /** The users' second factors: a user with an authenticator app gives its code after the password. */
+  factors: Factors;
+}
+
+/**
+ * Who passed the password step of an interaction that waits for the second factor. Kept in the
+ * interaction itself, in the store (its `lastSubmission`, the one field of the engine's record we
+ * may write that the login result does not read: finishing the login replaces it), never in the
+ * browser: a form field could be forged, the record cannot. Bound to its interaction by the uid
+ * (an interaction's record copied elsewhere does not pass) and, through the engine's interaction
+ * cookie, to the browser that typed the password. Holds no secret: the user, and the username's
+ * hint that the throttle counts guesses under (never the username).
+ */
+interface PasswordPassed {
+  uid: string;
+  accountId: string;
+  tenant: string;
+  hint: string;
+}
+
+/** The key of PasswordPassed in the interaction's `lastSubmission`. */
+const PASSWORD_PASSED = 'talentAuthPasswordPassed';
+
+/** The PasswordPassed of this interaction, or undefined (none, or another interaction's). */
+function passwordPassedOf(interaction: { uid: string; lastSubmission?: unknown }): PasswordPassed | undefined {
+  const kept = (interaction.lastSubmission as Record<string, unknown> | undefined)?.[PASSWORD_PASSED] as Partial<PasswordPassed> | undefined;
+  if (!kept || kept.uid !== interaction.uid) return undefined;
+  const { accountId, tenant, hint } = kept;
+  if (typeof accountId !== 'string' || typeof tenant !== 'string' || typeof hint !== 'string') return undefined;
+  return { uid: kept.uid, accountId, tenant, hint };
 }
 
 /** Koa's http-errors carry `status`, the engine's and the store's `statusCode`. */
@@ -78,15 +109,19 @@ class PageError extends Error {
 
 
 /**
- * The sign-in pages the engine sends browsers to: GET shows the login or the consent page of an
- * interaction; POST .../login checks the password with the AccountStore; POST .../confirm records
- * the consent (Allow) or ends the request with access_denied (Deny).
+ * The sign-in pages the engine sends browsers to: GET shows the login, second-factor or consent
+ * page of an interaction; POST .../login checks the password with the AccountStore (and, for a
+ * user with an authenticator app, leads to the second-factor page); POST .../second-factor checks
+ * the app's code or a recovery code; POST .../confirm records the consent (Allow) or ends the
+ * request with access_denied (Deny).
  */
 /** What an interaction id is (the engine's: base64url). */
 const UID = /^[A-Za-z0-9_-]+$/;
+/** The steps a form posts to. */
+const STEPS: ReadonlySet<string> = new Set(['login', 'second-factor', 'confirm']);
 
 export function interactionHandlers(setup: InteractionSetup): Partial<Record<RouteName, RouteHandler>> {
-  const { provider, publicOrigin, path, accounts, apps, consents, audience, catalog, logger, throttle } = setup;
+  const { provider, publicOrigin, path, accounts, apps, consents, audience, catalog, logger, throttle, factors } = setup;
   const csrfTokens = new CsrfTokens(CSRF_COOKIE, path, publicOrigin);
   const issueCsrf = (ctx: Context) => csrfTokens.issue(ctx);
   const policyOf = setup.tenantPolicy;
@@ -120,6 +155,10 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const app = await appOf(interaction.params.client_id);
     const csrf = issueCsrf(ctx);
     const look = { locale: localeOf(ctx), branding: await setup.brands?.of(app.tenant) };
+    if (interaction.prompt.name === 'login' && passwordPassedOf(interaction)) {
+      sendPage(ctx, secondFactorPage({ action: `${path}/${uid}/second-factor`, csrf, appName: app.name, redirectUris: app.redirectUris, ...look }));
+      return;
+    }
     if (interaction.prompt.name === 'login') {
       sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, ...look }));
       return;
@@ -189,14 +228,81 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       await loginAgain(ctx, uid, app, username, (t) => t.wrongCredentials, 401);
       return;
     }
+    if ((await factors.list({ tenant: account.tenant, sub: account.sub })).authenticatorApp) {
+      // A second factor to come: the sign-in is not finished, and this browser is not yet one that
+      // signed in as her (no device cookie: the guesses at her code stay held by the username limit).
+      const passed: PasswordPassed = { uid, accountId: account.sub, tenant: account.tenant, hint };
+      interaction.lastSubmission = { [PASSWORD_PASSED]: passed } as InteractionResults;
+      await interaction.persist();
+      // To the page of the code (a reload shows it again, not the password form).
+      ctx.status = 303;
+      ctx.redirect(`${path}/${uid}`);
+      return;
+    }
+    await signedIn(ctx, app, { accountId: account.sub, tenant: account.tenant, hint }, address, ['pwd']);
+  }
+
+  /**
+   * The end of a sign-in: the device cookie, `sign_in.succeeded`, and the login with the methods
+   * used, in order (RFC 8176), from which `amr` and `acr` follow.
+   */
+  async function signedIn(
+    ctx: Context, app: AppRegistration, user: Omit<PasswordPassed, 'uid'>, address: string, methods: AuthenticationMethod[],
+  ): Promise<void> {
     // This browser may sign in as this user again even while someone else's guesses hold the
     // username (sign-in-throttle.ts).
-    ctx.cookies.set(DEVICE_COOKIE, hint, { signed: true, httpOnly: true, sameSite: 'lax', path, maxAge: KNOWN_DEVICE_SECONDS * 1000, overwrite: true });
-    setup.audit?.recordLater(signInSucceeded(account, clientId, address));
-    // The methods this sign-in used, in order (RFC 8176): a second-factor step adds its own
-    // before the login is finished; `amr` and `acr` follow from them.
-    const methods: AuthenticationMethod[] = ['pwd'];
-    await finish(ctx, { login: { accountId: account.sub, ...signInSignals(methods) } }, false);
+    ctx.cookies.set(DEVICE_COOKIE, user.hint, { signed: true, httpOnly: true, sameSite: 'lax', path, maxAge: KNOWN_DEVICE_SECONDS * 1000, overwrite: true });
+    setup.audit?.recordLater(signInSucceeded({ sub: user.accountId, tenant: user.tenant }, app.clientId, address));
+    await finish(ctx, { login: { accountId: user.accountId, ...signInSignals(methods) } }, false);
+  }
+
+  /** The second-factor page again, with what went wrong. */
+  async function secondFactorAgain(
+    ctx: Context, uid: string, app: AppRegistration, recovery: boolean, error: (t: Messages) => string, status: number,
+  ): Promise<void> {
+    const csrf = issueCsrf(ctx);
+    const locale = localeOf(ctx);
+    const branding = await setup.brands?.of(app.tenant);
+    sendPage(ctx, secondFactorPage({ action: `${path}/${uid}/second-factor`, csrf, appName: app.name, redirectUris: app.redirectUris, error: error(locale.t), recovery, locale, branding }), status);
+  }
+
+  /**
+   * The second factor, after the password: the authenticator app's code (`method=otp`) or a
+   * recovery code (`method=recovery`); either counts as `otp` (a one-time code). Refused codes are
+   * audited by Factors (`sign_in.second_factor_failed`) and, as guesses, counted by the sign-in
+   * throttle under the username's hint and the address, like wrong passwords; a code that is not
+   * one (not six digits) is refused unread and not counted. A code used already is answered like a
+   * wrong one: telling them apart would confirm to whoever saw it that it was right.
+   */
+  async function secondFactor(ctx: Context, uid: string, form: Form): Promise<void> {
+    const interaction = await details(ctx);
+    const passed = interaction.uid === uid && interaction.prompt.name === 'login' ? passwordPassedOf(interaction) : undefined;
+    if (!passed) throw new PageError(400, 'signInStepOver');
+    const method = form.get('method');
+    if (method !== 'otp' && method !== 'recovery') throw new PageError(400, 'signInStepOver');
+    const recovery = method === 'recovery';
+    const app = await appOf(interaction.params.client_id);
+    const address = setup.addressOf(ctx);
+    const wait = await throttle.wait(passed.hint, address, ctx.cookies.get(DEVICE_COOKIE, { signed: true }) === passed.hint);
+    if (wait !== undefined) {
+      signInRefused(app, address, 'throttled', wait);
+      ctx.set('Retry-After', String(wait));
+      await secondFactorAgain(ctx, uid, app, recovery, (t) => t.tooManyFailedSignIns(wait), 429);
+      return;
+    }
+    const owner = { tenant: passed.tenant, sub: passed.accountId };
+    const code = form.get('code') ?? '';
+    const check = recovery ? await factors.useRecoveryCode(owner, code) : await factors.verifyAuthenticatorApp(owner, code);
+    if (!check.accepted) {
+      if (check.reason === 'malformed') {
+        await secondFactorAgain(ctx, uid, app, recovery, (t) => t.malformedAppCode, 400);
+        return;
+      }
+      await throttle.failed(passed.hint, address, app.clientId);
+      await secondFactorAgain(ctx, uid, app, recovery, (t) => t.wrongSecondFactorCode, 401);
+      return;
+    }
+    await signedIn(ctx, app, passed, address, ['pwd', 'otp']);
   }
 
   async function confirm(ctx: Context, uid: string, form: Form): Promise<void> {
@@ -268,12 +374,12 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       await show(ctx, uid!);
     }),
     interactionStep: (ctx, { uid, step }) => page(ctx, async () => {
-      if (!UID.test(uid!) || (step !== 'login' && step !== 'confirm')) throw new PageError(404, 'signInPageMissing');
+      if (!UID.test(uid!) || !STEPS.has(step!)) throw new PageError(404, 'signInPageMissing');
       if (ctx.request.type.toLowerCase() !== 'application/x-www-form-urlencoded') throw new PageError(415, 'formEncoding');
       const form = await readForm(ctx, setup.formLimit);
       const refusal = csrfTokens.refusal(ctx, form.get('csrf'));
       if (refusal) throw new PageError(403, refusal === 'other_site' ? 'formFromOtherSite' : 'formExpired');
-      await (step === 'login' ? login(ctx, uid!, form) : confirm(ctx, uid!, form));
+      await (step === 'login' ? login(ctx, uid!, form) : step === 'second-factor' ? secondFactor(ctx, uid!, form) : confirm(ctx, uid!, form));
     }),
   };
 }

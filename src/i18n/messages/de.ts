@@ -17,6 +17,17 @@ export const de: Messages = {
   wrongCredentials: 'Benutzername oder Passwort ist falsch.',
   tooManyFailedSignIns: (seconds) => `Zu viele fehlgeschlagene Anmeldeversuche. Zu Ihrer Sicherheit versuchen Sie es bitte in ${wait(seconds)} erneut.`,
 
+  secondFactorTitle: 'Bestätigung in zwei Schritten',
+  secondFactorIntro: 'Geben Sie den 6-stelligen Code ein, den Ihre Authenticator-App für dieses Konto anzeigt.',
+  authenticatorCodeLabel: 'Code aus Ihrer Authenticator-App',
+  verifyButton: 'Bestätigen',
+  recoveryCodeInstead: 'Stattdessen einen Wiederherstellungscode verwenden',
+  recoveryCodeIntro: 'Jeder Wiederherstellungscode gilt nur einmal.',
+  recoveryCodeLabel: 'Wiederherstellungscode',
+  recoveryCodeButton: 'Wiederherstellungscode verwenden',
+  wrongSecondFactorCode: 'Dieser Code ist nicht richtig. Geben Sie den Code ein, den Ihre App jetzt anzeigt, oder einen Wiederherstellungscode.',
+  malformedAppCode: 'Ein Code Ihrer Authenticator-App hat 6 Ziffern.',
+
   consentTitle: 'Zugriff erlauben?',
   consentHeading: (app) => `Möchten Sie ${app} den Zugriff auf Ihr Konto erlauben?`,
   consentRegisteredBy: (owner) => `Registriert von ${owner}`,

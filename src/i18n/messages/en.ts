@@ -21,6 +21,24 @@ export interface Messages {
   /** Too many failed sign-ins; `seconds` to wait. */
   tooManyFailedSignIns: (seconds: number) => string;
 
+  // --- The second-factor page (after the password, for a user with an authenticator app)
+  /** Title and heading of the second-factor page. */
+  secondFactorTitle: string;
+  /** What to type: the code the authenticator app shows. */
+  secondFactorIntro: string;
+  authenticatorCodeLabel: string;
+  verifyButton: string;
+  /** The disclosure that opens the recovery-code form on the same page. */
+  recoveryCodeInstead: string;
+  /** What a recovery code is, beside its field. */
+  recoveryCodeIntro: string;
+  recoveryCodeLabel: string;
+  recoveryCodeButton: string;
+  /** A wrong code (or one used already: not told apart, see src/endpoints/sign-in/pages.ts). */
+  wrongSecondFactorCode: string;
+  /** Not a code of six digits (not counted as a guess). */
+  malformedAppCode: string;
+
   // --- The consent page
   consentTitle: string;
   consentHeading: (app: string) => string;
@@ -108,6 +126,17 @@ export const en: Messages = {
   signInButton: 'Sign in',
   wrongCredentials: 'Wrong username or password.',
   tooManyFailedSignIns: (seconds) => `Too many failed sign-ins. For your security, try again in ${wait(seconds)}.`,
+
+  secondFactorTitle: 'Two-step verification',
+  secondFactorIntro: 'Enter the 6-digit code your authenticator app shows for this account.',
+  authenticatorCodeLabel: 'Code from your authenticator app',
+  verifyButton: 'Verify',
+  recoveryCodeInstead: 'Use a recovery code instead',
+  recoveryCodeIntro: 'Each recovery code works once.',
+  recoveryCodeLabel: 'Recovery code',
+  recoveryCodeButton: 'Use recovery code',
+  wrongSecondFactorCode: 'That code is not right. Enter the code your app shows now, or a recovery code.',
+  malformedAppCode: 'A code from your authenticator app has 6 digits.',
 
   consentTitle: 'Allow access?',
   consentHeading: (app) => `Allow ${app} to access your account?`,

@@ -17,6 +17,17 @@ export const fr: Messages = {
   wrongCredentials: "Nom d'utilisateur ou mot de passe incorrect.",
   tooManyFailedSignIns: (seconds) => `Trop de tentatives de connexion échouées. Pour votre sécurité, réessayez dans ${wait(seconds)}.`,
 
+  secondFactorTitle: 'Validation en deux étapes',
+  secondFactorIntro: 'Saisissez le code à 6 chiffres que votre application d’authentification affiche pour ce compte.',
+  authenticatorCodeLabel: 'Code de votre application d’authentification',
+  verifyButton: 'Valider',
+  recoveryCodeInstead: 'Utiliser plutôt un code de récupération',
+  recoveryCodeIntro: 'Chaque code de récupération ne sert qu’une fois.',
+  recoveryCodeLabel: 'Code de récupération',
+  recoveryCodeButton: 'Utiliser le code de récupération',
+  wrongSecondFactorCode: 'Ce code n’est pas correct. Saisissez le code que votre application affiche maintenant, ou un code de récupération.',
+  malformedAppCode: 'Un code de votre application d’authentification comporte 6 chiffres.',
+
   consentTitle: "Autoriser l'accès ?",
   consentHeading: (app) => `Autoriser ${app} à accéder à votre compte ?`,
   consentRegisteredBy: (owner) => `Enregistrée par ${owner}`,
