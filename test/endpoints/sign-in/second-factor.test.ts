@@ -129,6 +129,10 @@ describe('the second factor of a sign-in (redis store)', () => {
     expect(afterPassword.location).toBeUndefined();
     expect(isSecondFactorPage(afterPassword)).toBe(true);
     expect(await events('sign_in.succeeded', 'ann')).toEqual([]);
+    // Not yet a browser that signed in as her: no known-device cookie (it would lift the username
+    // limit off the guesses at her code).
+    const deviceCookies = () => agent.setCookieHeaders.filter((header) => header.startsWith('talent_auth_device='));
+    expect(deviceCookies()).toEqual([]);
     // A reload shows the code page again, not the password form.
     const reloaded = await agent.request(afterPassword.url);
     expect(isSecondFactorPage(reloaded)).toBe(true);
@@ -137,6 +141,7 @@ describe('the second factor of a sign-in (redis store)', () => {
     const tokens = await tokensOf({ ...started, step: back });
     expect(tokens.claims()).toMatchObject({ sub: 'ann', amr: ['pwd', 'otp', 'mfa'], acr: ACR_MFA });
     expect(await events('sign_in.succeeded', 'ann')).toHaveLength(1);
+    expect(deviceCookies()).toHaveLength(1);
   });
 
   it('a wrong code is refused (401, the page again), audited as sign_in.second_factor_failed; the right one then signs in', async () => {
