@@ -115,9 +115,21 @@ describe('the second factor of a sign-in (redis store)', () => {
     return client.authorizationCodeGrant(on, new URL(step.location!), { pkceCodeVerifier: verifier, expectedState: state });
   }
 
-  async function events(type: string, sub: string) {
-    const { events: found } = await server.auth.audit.list({ tenant: TENANT, type: type as never });
-    return found.filter((event) => event.actor.type === 'user' && event.actor.id === sub);
+  /**
+   * The user's events of a type, once `count` of them are written (refusals and sign-ins are
+   * written after the answer: waited for, up to 3 s), and no more after a further moment.
+   */
+  async function events(type: string, sub: string, count = 1) {
+    const read = async () => (await server.auth.audit.list({ tenant: TENANT, type: type as never })).events
+      .filter((event) => event.actor.type === 'user' && event.actor.id === sub);
+    const until = Date.now() + 3000;
+    let found = await read();
+    while (found.length < count && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      found = await read();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return read();
   }
 
   it('a right code after the password signs in with amr [pwd, otp, mfa] and the mfa class; the password alone finishes nothing', async () => {
@@ -128,7 +140,7 @@ describe('the second factor of a sign-in (redis store)', () => {
     expect(afterPassword.status).toBe(200);
     expect(afterPassword.location).toBeUndefined();
     expect(isSecondFactorPage(afterPassword)).toBe(true);
-    expect(await events('sign_in.succeeded', 'ann')).toEqual([]);
+    expect(await events('sign_in.succeeded', 'ann', 0)).toEqual([]);
     // Not yet a browser that signed in as her: no known-device cookie (it would lift the username
     // limit off the guesses at her code).
     const deviceCookies = () => agent.setCookieHeaders.filter((header) => header.startsWith('talent_auth_device='));
