@@ -95,8 +95,9 @@ export function openApiDocument(
       description: [
         `Issuer: \`${issuer}\`. Access tokens are RFC 9068 JWTs for the platform APIs; verify them with the keys at `
           + '`/oauth2/jwks`.',
-        'Not described here: the login and consent pages that `GET /oauth2/authorize` sends the browser to '
-          + '(`/oauth2/interaction/{uid}`, `/oauth2/interaction/{uid}/login`, `/oauth2/interaction/{uid}/confirm`, '
+        'Not described here: the login, second-factor and consent pages that `GET /oauth2/authorize` sends the browser to '
+          + '(`/oauth2/interaction/{uid}`, `/oauth2/interaction/{uid}/login`, `/oauth2/interaction/{uid}/second-factor`, '
+          + '`/oauth2/interaction/{uid}/confirm`, '
           + 'the engine\'s resume step `/oauth2/authorize/{uid}`, and the sign-out pages `/oauth2/session/end`, '
           + '`/oauth2/session/end/confirm`, `/oauth2/session/end/success`): they are browser pages with CSRF-protected forms, '
           + 'not an API.',
