@@ -20,11 +20,12 @@ main{max-width:26rem;margin:3rem auto;background:#fff;border-radius:8px;padding:
 h1{font-size:1.4rem;margin:0 0 1rem}
 label{display:block;margin:.8rem 0 .3rem;font-weight:600}
 input{width:100%;box-sizing:border-box;padding:.6rem;border:1px solid #8a93a6;border-radius:4px;font-size:1rem}
-input:focus,button:focus{outline:3px solid #2f6fde;outline-offset:1px}
+input:focus,button:focus,summary:focus{outline:3px solid #2f6fde;outline-offset:1px}
 button{margin-top:1.2rem;padding:.6rem 1.2rem;font-size:1rem;border-radius:4px;border:1px solid #1f4fa8;cursor:pointer}
 .primary{background:#1f5fcf;color:#fff}.secondary{background:#fff;color:#1f4fa8}
 .error{color:#a4161a;background:#fde8e8;padding:.6rem;border-radius:4px}
 ul{padding-left:1.2rem}li{margin:.3rem 0}.muted{color:#5b6478}
+details{margin-top:1.5rem}summary{cursor:pointer;color:#1f4fa8}
 .brand{margin:0 0 1rem}.brand img{height:40px;width:auto;max-width:100%}
 `;
 
@@ -39,7 +40,7 @@ export interface PageOptions {
 /** The accent colour in place of the default blue (a checked `#rrggbb`: safe in a stylesheet). */
 function brandStyle(accent: string): string {
   return `
-input:focus,button:focus,a:focus{outline-color:${accent}}
+input:focus,button:focus,summary:focus,a:focus{outline-color:${accent}}
 button{border-color:${accent}}
 .primary{background:${accent}}.secondary{color:${accent}}a{color:${accent}}`;
 }

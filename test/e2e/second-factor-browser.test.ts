@@ -1,4 +1,7 @@
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createRedisStore } from '../../adapters/redis/index.js';
@@ -18,8 +21,11 @@ import { pkcePair } from '../support/user-agent.js';
  * The second-factor page in headless Chromium, in English, German and French: reached with the
  * keyboard alone after the password, the app's code or (behind the disclosure) a recovery code
  * typed, axe-core WCAG 2.0/2.1/2.2 A and AA with zero violations, its error state too. The user's
- * app is enrolled by a second Factors instance on the same Redis.
+ * app is enrolled by a second Factors instance on the same Redis. Screenshots (desktop and phone)
+ * go to docs/screenshots/ when UPDATE_SCREENSHOTS=1, else to a temporary folder.
  */
+
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(process.cwd(), 'docs/screenshots') : join(tmpdir(), `talent-auth-screenshots-${process.pid}`);
 
 const SLOW = 120_000;
 const TEST_TIMEOUT = 90_000;
@@ -108,25 +114,33 @@ describe('the second-factor page in Chromium (keyboard only, axe-core, en/de/fr)
     await page.keyboard.press('Enter');
   }
 
-  async function check(page: Page, lang: string, heading: string): Promise<void> {
+  /** The page's language and heading, no accessibility violation; a screenshot (desktop and phone) when named. */
+  async function check(page: Page, lang: string, heading: string, shot?: string): Promise<void> {
     await page.getByRole('heading', { level: 1 }).waitFor({ state: 'visible' });
     expect(await page.locator('html').getAttribute('lang')).toBe(lang);
     expect((await page.getByRole('heading', { level: 1 }).textContent())?.trim()).toBe(heading);
     expect(await accessibilityViolations(page)).toEqual([]);
+    if (!shot) return;
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: join(SHOTS, `${shot}.png`), fullPage: true });
+    const size = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: join(SHOTS, `${shot}-phone.png`), fullPage: true });
+    await page.setViewportSize(size);
   }
 
   it('English: the code typed into the field that has the focus, Enter: on to the consent; a wrong code first shows the error, accessible', async () => {
     const secret = await enrolled('kim');
     const page = await newPage('en-US');
     await passwordByKeyboard(page, 'kim');
-    await check(page, 'en', 'Two-step verification');
+    await check(page, 'en', 'Two-step verification', 'second-factor');
     expect(await focused(page)).toBe('app-code');
     const right = totpCode(secret, totpStep(Date.now()));
     await page.keyboard.type(right === '000000' ? '111111' : '000000');
     await page.keyboard.press('Enter');
     await page.getByRole('alert').waitFor({ state: 'visible' });
     expect(await page.getByRole('alert').textContent()).toContain('That code is not right.');
-    await check(page, 'en', 'Two-step verification');
+    await check(page, 'en', 'Two-step verification', 'second-factor-wrong-code');
     expect(await page.locator('#app-code').getAttribute('aria-describedby')).toBe('code-error');
     // The field has the focus again: the right code, Enter.
     expect(await focused(page)).toBe('app-code');
@@ -149,7 +163,7 @@ describe('the second-factor page in Chromium (keyboard only, axe-core, en/de/fr)
     await page.keyboard.press('Enter');
     await page.keyboard.press('Tab');
     expect(await focused(page)).toBe('recovery-code');
-    await check(page, 'de', 'Bestätigung in zwei Schritten');
+    await check(page, 'de', 'Bestätigung in zwei Schritten', 'second-factor-recovery-de');
     await page.keyboard.type(recovery!);
     await page.keyboard.press('Enter');
     await page.getByRole('button', { name: 'Erlauben' }).waitFor({ state: 'visible' });
@@ -170,6 +184,6 @@ describe('the second-factor page in Chromium (keyboard only, axe-core, en/de/fr)
     await page.getByRole('button', { name: 'Valider' }).click();
     await page.getByRole('alert').waitFor({ state: 'visible' });
     expect(await page.getByRole('alert').textContent()).toContain('6 chiffres');
-    await check(page, 'fr', 'Validation en deux étapes');
+    await check(page, 'fr', 'Validation en deux étapes', 'second-factor-malformed-fr');
   }, TEST_TIMEOUT);
 });
