@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { RouteHandler } from '../http/router.js';
 
 /*
  * THE PASSKEY SCRIPT: the one piece of JavaScript our pages run, served from our own origin (no
@@ -106,9 +105,6 @@ export const PASSKEY_SCRIPT_INTEGRITY = `sha384-${digest('sha384').toString('bas
 /** The script's path under the server's path prefix: its content hash in the name (cached for good). */
 export const PASSKEY_SCRIPT_PATH = `/assets/passkeys-${digest('sha256').toString('base64url').slice(0, 16)}.js`;
 
-/** How long a browser keeps the script: a year, never revalidated (a new version is a new path). */
-const SCRIPT_CACHE = 'public, max-age=31536000, immutable';
-
 /**
  * The script element a page puts in its `<head>` (`src`: the prefix and PASSKEY_SCRIPT_PATH); the
  * page's CSP then carries `script-src 'nonce-<nonce>'`, and no page without it allows a script.
@@ -116,12 +112,3 @@ const SCRIPT_CACHE = 'public, max-age=31536000, immutable';
 export function passkeyScriptTag(src: string, nonce: string): string {
   return `<script src="${src}" nonce="${nonce}" integrity="${PASSKEY_SCRIPT_INTEGRITY}" defer></script>`;
 }
-
-/** Serves the script: JavaScript, cached for good, never sniffed, readable by our own pages only. */
-export const passkeyScriptHandler: RouteHandler = async (ctx) => {
-  ctx.set('Content-Type', 'text/javascript; charset=utf-8');
-  ctx.set('Cache-Control', SCRIPT_CACHE);
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Cross-Origin-Resource-Policy', 'same-origin');
-  ctx.body = PASSKEY_SCRIPT;
-};

@@ -9,7 +9,8 @@ import { AuditTrail, DEFAULT_AUDIT_SETTINGS, type AuditEvent } from '../../src/a
 import { Factors, FACTORS, type FactorRecord } from '../../src/factors/index.js';
 import { Passkeys, passkeyMethod, relyingParty } from '../../src/factors/passkeys.js';
 import { createLogger } from '../../src/logger.js';
-import { PASSKEY_SCRIPT, PASSKEY_SCRIPT_PATH, passkeyScriptHandler, passkeyScriptTag } from '../../src/pages/passkey-script.js';
+import { passkeyScriptHandler } from '../../src/endpoints/ops/assets.js';
+import { PASSKEY_SCRIPT, PASSKEY_SCRIPT_PATH, passkeyScriptTag } from '../../src/pages/passkey-script.js';
 import { ValidationError } from '../../policies/errors.js';
 import { PASSKEY_CHALLENGE_SECONDS } from '../../policies/lifetimes.js';
 import { launchChromium } from '../support/chromium.js';

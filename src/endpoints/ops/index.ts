@@ -2,7 +2,8 @@ import { ENGINE_ROW, GET, row, type EndpointModule } from '../endpoint.js';
 import { metadataAliasHandler } from './discovery.js';
 import { healthHandlers, metricsHandler } from './health.js';
 import { opsOperations } from './openapi.js';
-import { PASSKEY_SCRIPT_PATH, passkeyScriptHandler } from '../../pages/passkey-script.js';
+import { PASSKEY_SCRIPT_PATH } from '../../pages/passkey-script.js';
+import { passkeyScriptHandler } from './assets.js';
 
 type OpsRoute = 'jwks' | 'openidConfiguration' | 'metadataAlias' | 'engine' | 'openapi' | 'healthz' | 'readyz' | 'metrics' | 'passkeyScript';
 
