@@ -148,6 +148,19 @@ ${user ? `<input type="hidden" name="user" value="${escape(user)}">` : ''}<input
     return response.json();
   }
 
+  /** Like `ceremony`, but the browser may refuse: then 'refused by the browser' (nothing posted). */
+  async function attempt(page: Page, path: string): Promise<unknown> {
+    await page.goto(`${origin}${path}`);
+    const before = posted.length;
+    await page.getByRole('button', { name: 'Go' }).click();
+    const outcome = await Promise.race([
+      page.waitForResponse((answer) => answer.request().method() === 'POST').then((answer) => answer.json() as Promise<unknown>),
+      page.getByText('The passkey was not used.').waitFor().then(() => 'refused by the browser'),
+    ]);
+    if (outcome === 'refused by the browser') expect(posted.length).toBe(before);
+    return outcome;
+  }
+
   const stored = async (owner = alice) => store.records.get<FactorRecord>(FACTORS, `${owner.tenant}:${owner.sub}`);
 
   it('registers a passkey (stored without a secret, audited), then signs in with it as a second factor and alone', async () => {
@@ -226,6 +239,31 @@ ${user ? `<input type="hidden" name="user" value="${escape(user)}">` : ''}<input
     expect(refusals.map((event) => event.target)).toEqual(expect.arrayContaining([{ type: 'user', id: 'alice' }, { type: 'user', id: 'bob' }]));
     for (const event of refusals) expect(event.details).toMatchObject({ factor: 'passkey' });
     expect(JSON.stringify(events)).not.toContain(credential.response.signature);
+  }, SLOW);
+
+  it('refuses a passkey alone without user verification; refuses a second registration of one authenticator; a reset takes the passkeys', async () => {
+    const { page, cdp, authenticatorId } = await withAuthenticator();
+    await ceremony(page, '/register?user=alice');
+    // The same authenticator again: her passkey is excluded, the browser makes none.
+    const before = posted.length;
+    await page.goto(`${origin}/register?user=alice`);
+    await page.getByRole('button', { name: 'Go' }).click();
+    await page.getByText('The passkey was not used.').waitFor();
+    expect(posted.length).toBe(before);
+    expect((await stored())!.passkeys).toHaveLength(1);
+
+    // The user present but not verified (no PIN, no biometrics).
+    await cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified: false });
+    // (Chromium's authenticator that can verify but did not refuses itself; the server requires it too.)
+    expect(await attempt(page, '/sign-in')).toBe('refused by the browser');
+    await cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified: true });
+    expect(await ceremony(page, '/sign-in')).toMatchObject({ accepted: true, userVerified: true });
+
+    // An operator's reset: the passkey cannot sign in after, alone or not.
+    expect(await factors.reset(alice)).toBe(true);
+    expect(await ceremony(page, '/sign-in')).toEqual({ accepted: false, reason: 'wrong' });
+    const forHer = await passkeys.authenticationOptions(alice);
+    expect(forHer.options.allowCredentials).toEqual([]);
   }, SLOW);
 
   it('refuses a cloned authenticator (its counter goes back) and audits it as cloned_authenticator; the counter stays', async () => {
