@@ -69,6 +69,7 @@ describe.each(STORE_KINDS)('passkeys (src/factors/passkeys.ts) in Chromium, %s s
     app.use(async (ctx) => {
       const url = new URL(ctx.url, origin);
       if (url.pathname === PASSKEY_SCRIPT_PATH) return passkeyScriptHandler(ctx, {}, async () => undefined);
+      if (url.pathname !== '/register' && url.pathname !== '/sign-in') return; // 404 (the browser's favicon request)
       if (ctx.method === 'POST') {
         const form = await formOf(ctx.req);
         const ceremony = form.get('ceremony') ?? '';
