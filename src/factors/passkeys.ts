@@ -226,6 +226,7 @@ export class Passkeys {
     // The index first: written again as it is at each registration, it is never ahead of a record.
     await this.store.records.put(PASSKEY_USERS, `${encodeURIComponent(who.tenant)}:${handle}`, encodeURIComponent(who.tenant), { sub: who.sub });
     return this.#records.change<PasskeyRegistration>(who, async (record) => {
+      // Two first registrations at once draw two handles: the first kept wins, the other starts again.
       if (record.passkeyUserHandle !== undefined && record.passkeyUserHandle !== handle) return { next: 'unchanged', result: { accepted: false, reason: 'expired' } };
       if (record.passkeys.length >= MAX_PASSKEYS || record.passkeys.some((held) => held.id === passkey.id)) return { next: 'unchanged', result: { accepted: false, reason: 'not_allowed' } };
       await this.audit.record(factorChanged('factor.added', by, who, { factor: 'passkey' }));
