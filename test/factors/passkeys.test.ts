@@ -58,6 +58,8 @@ describe.each(STORE_KINDS)('passkeys (src/factors/passkeys.ts) in Chromium, %s s
   let port: number;
   let store: Store;
   let passkeys: Passkeys;
+  /** Who checks what the page posts, when not the instance that served it (a second instance). */
+  let verifier: Passkeys | undefined;
   let factors: Factors;
   let events: AuditEvent[];
   let posted: Posted[];
@@ -77,8 +79,8 @@ describe.each(STORE_KINDS)('passkeys (src/factors/passkeys.ts) in Chromium, %s s
         const user = form.get('user');
         const owner = user ? { tenant: 'acme', sub: user } : undefined;
         const answer = url.pathname === '/register'
-          ? await passkeys.register(owner!, ceremony, credential, form.get('name') ?? '', byAlice)
-          : await passkeys.authenticate(ceremony, credential, owner);
+          ? await (verifier ?? passkeys).register(owner!, ceremony, credential, form.get('name') ?? '', byAlice)
+          : await (verifier ?? passkeys).authenticate(ceremony, credential, owner);
         posted.push({ ceremony, credential, answer });
         ctx.body = answer;
         return;
@@ -116,6 +118,7 @@ ${user ? `<input type="hidden" name="user" value="${escape(user)}">` : ''}<input
     store = await handle.create();
     events = [];
     posted = [];
+    verifier = undefined;
     const logger = createLogger({ destination: new Writable({ write(_chunk, _e, done) { done(); } }) });
     const audit = new AuditTrail(store, DEFAULT_AUDIT_SETTINGS, logger, (event) => void events.push(event));
     passkeys = new Passkeys(store, { baseUrl: origin, rpName: 'Acme HR' }, audit);
@@ -265,6 +268,26 @@ ${user ? `<input type="hidden" name="user" value="${escape(user)}">` : ''}<input
     expect(await ceremony(page, '/sign-in')).toEqual({ accepted: false, reason: 'wrong' });
     const forHer = await passkeys.authenticationOptions(alice);
     expect(forHer.options.allowCredentials).toEqual([]);
+  }, SLOW);
+
+  (kind === 'redis' ? it : it.skip)('runs a ceremony across two instances on one Redis: the challenge lives PASSKEY_CHALLENGE_SECONDS at most, and goes once used', async () => {
+    const { page } = await withAuthenticator();
+    const second = await handle.another();
+    try {
+      const quiet = createLogger({ destination: new Writable({ write(_c, _e, done) { done(); } }) });
+      verifier = new Passkeys(second, { baseUrl: origin, rpName: 'Acme HR' }, new AuditTrail(second, DEFAULT_AUDIT_SETTINGS, quiet, undefined));
+      const pending = await passkeys.authenticationOptions(alice);
+      const [key] = await handle.keys(`${handle.prefix}PasskeyChallenge:*${pending.ceremony}*`);
+      const ttl = await handle.ttl(key!);
+      expect(ttl).toBeGreaterThan(PASSKEY_CHALLENGE_SECONDS - 10);
+      expect(ttl).toBeLessThanOrEqual(PASSKEY_CHALLENGE_SECONDS);
+      expect(await ceremony(page, '/register?user=alice')).toMatchObject({ accepted: true });
+      expect(await ceremony(page, '/sign-in?user=alice')).toMatchObject({ accepted: true, owner: alice });
+      // Every ceremony the pages made is gone once used: only the one never used is left.
+      expect(await handle.keys(`${handle.prefix}PasskeyChallenge:*`)).toEqual([key]);
+    } finally {
+      await second.close();
+    }
   }, SLOW);
 
   it('refuses a cloned authenticator (its counter goes back) and audits it as cloned_authenticator; the counter stays', async () => {
