@@ -15,7 +15,8 @@ import { MANAGEMENT_SCOPE } from './management.js';
  * - A sign-in session (the browser's, here) lives `sessionTtl` (SESSION) unless the user signs
  *   out; `prompt=login` and `max_age` ask for the password sooner.
  * - Kept for a moment only: a portal sign-in or a secret waiting for its page (10 minutes), an
- *   authenticator app's enrolment waiting for its first code (10 minutes), a
+ *   authenticator app's enrolment waiting for its first code (10 minutes), a passkey ceremony's
+ *   challenge (5 minutes, used once), a
  *   sign-out's carried parameters (a minute), what an instance remembers of a client (10 minutes).
  * - A grant nobody refreshed for `grantIdleSeconds` ends (a refresh token lifetime plus a session
  *   lifetime by default); a grant is never shorter-lived than a refresh token of it.
@@ -23,6 +24,8 @@ import { MANAGEMENT_SCOPE } from './management.js';
 
 /** An authenticator app's enrolment waiting for its first code: 10 minutes (time to scan and type). */
 export const TOTP_ENROLMENT_SECONDS = 600;
+/** A passkey ceremony's challenge (registration or sign-in): 5 minutes, the browser's own timeout. */
+export const PASSKEY_CHALLENGE_SECONDS = 300;
 /** A machine token's lifetime: one hour, not configurable. */
 export const CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS = 3600;
 /** An authorization code: 5 minutes (short: it travels in a URL). */

@@ -157,7 +157,7 @@ export function recoveryCodeUsed(user: { tenant: string; sub: string }, remainin
 export function secondFactorFailed(
   user: { tenant: string; sub: string },
   factor: FactorKind,
-  reason: 'malformed' | 'wrong' | 'replayed' | 'not_enrolled',
+  reason: 'malformed' | 'wrong' | 'replayed' | 'not_enrolled' | 'cloned_authenticator',
 ): NewAuditEvent {
   return { type: 'sign_in.second_factor_failed', tenant: user.tenant, actor: { type: 'user', id: user.sub }, target: { type: 'user', id: user.sub }, details: { factor, reason } };
 }

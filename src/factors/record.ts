@@ -66,6 +66,8 @@ export interface StoredPasskey {
   /** Whether the credential may be backed up (synced), and whether it is. */
   backupEligible: boolean;
   backedUp: boolean;
+  /** How the browser said it reaches the authenticator (`internal`, `usb`, `hybrid`...), handed back in the options. */
+  transports?: string[];
   /** The user's name for it. */
   name: string;
   createdAt: string;
@@ -79,6 +81,8 @@ export interface FactorRecord {
   pendingAuthenticatorApp?: PendingAuthenticatorApp;
   recoveryCodes?: StoredRecoveryCodes;
   passkeys: StoredPasskey[];
+  /** The user handle her passkeys carry (base64url, random: never her `sub`), made with her first passkey. */
+  passkeyUserHandle?: string;
 }
 
 const part = (value: string) => encodeURIComponent(value);
