@@ -11,7 +11,7 @@ import { resolveOptions, type AuthServerOptions } from './options.js';
 import type { AppRegistrations } from './records/app-registrations.js';
 import type { ClientConfigurations } from './records/client-configurations.js';
 import type { Consent, ConsentKey } from './records/consents.js';
-import type { FactorOwner, FactorSummary } from './factors/index.js';
+import type { FactorListEntry, FactorOwner, TotpEnrolment } from './factors/index.js';
 
 /** What a host may do with consents: list a user's, revoke one (same rules as the consent API). */
 export interface ConsentsApi {
@@ -35,12 +35,26 @@ export interface SignInsApi {
 /** What the operator may do with a user's second factors (docs/operations.md#second-factors). */
 export interface FactorsApi {
   /**
-   * What the user (`sub`) of `tenant` holds: her authenticator app (when added), how many recovery
-   * codes are left, her passkeys; never a secret, hash or key.
+   * What the user (`sub`) of `tenant` holds, one entry per factor: `{ id, type: 'passkey' |
+   * 'totp' | 'recovery_codes', createdAt, label? }` (a passkey's label is the name she gave it);
+   * never a secret, hash or key. Nothing enrolled: `[]`.
    * @throws ValidationError for an empty or overlong tenant or sub, StoreUnavailable when the store
    *   cannot be reached.
    */
-  list(owner: FactorOwner): Promise<FactorSummary>;
+  list(owner: FactorOwner): Promise<FactorListEntry[]>;
+  /**
+   * Enrols an authenticator app for the user at once (the host's own enrolment, e.g. from its
+   * account settings): answers `{ factorId, secret, otpauthUri }` once (base32 secret, SHA-1,
+   * 6 digits, 30 s); only the sealed secret is kept. Replaces an app she had; `factor.added` by
+   * the operator. `accountName` is what the app shows beside our name (default: `sub`).
+   * @throws ValidationError for an empty or overlong tenant, sub or accountName.
+   */
+  enrollTotp(request: FactorOwner & { accountName?: string }): Promise<TotpEnrolment>;
+  /**
+   * Removes one factor of the user by the id `list` gives (`factor.removed` by the operator).
+   * False when she holds none with that id.
+   */
+  remove(request: FactorOwner & { id: string }): Promise<boolean>;
   /**
    * Resets every factor of the user (a lost phone): authenticator app, recovery codes, passkeys,
    * recorded as `factor.reset` (actor `operator`) before it is done; her next sign-in asks for the
@@ -139,6 +153,8 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     signIns: { unlock: (request) => parts.holds.unlock(request, OPERATOR) },
     factors: {
       list: (owner) => parts.factors.list(owner),
+      enrollTotp: ({ accountName, ...owner }) => parts.factors.enrollTotp(owner, accountName ?? owner?.sub, OPERATOR),
+      remove: ({ id, ...owner }) => parts.factors.remove(owner, id, OPERATOR),
       reset: (owner) => parts.factors.reset(owner, OPERATOR),
     },
     metrics: parts.metrics?.registry,

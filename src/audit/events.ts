@@ -140,7 +140,7 @@ export function factorChanged(
   type: 'factor.added' | 'factor.removed' | 'factor.reset',
   by: AuditContext,
   user: { tenant: string; sub: string },
-  details: { factor?: FactorKind; replaced?: boolean; removed?: FactorKind[] },
+  details: { factor?: FactorKind; replaced?: boolean; removed?: FactorKind[]; requested?: boolean },
 ): NewAuditEvent {
   return changed(type, by, { type: 'user', id: user.sub }, user.tenant, details);
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { RecordStore } from '../../adapters/types.js';
 import { TOTP_ENROLMENT_SECONDS } from '../../policies/lifetimes.js';
 import { ValidationError } from '../../policies/errors.js';
@@ -37,6 +38,32 @@ export interface FactorSummary {
   recoveryCodes: { remaining: number; createdAt: string } | undefined;
   /** The passkeys (filled by the passkey part). */
   passkeys: Array<{ id: string; name: string; createdAt: string; backedUp: boolean }>;
+  /**
+   * A reset asked for (by a tenant admin, `requestReset`) and not yet done: at her next sign-in,
+   * after the password, she enrols anew and what she held goes.
+   */
+  resetRequested: boolean;
+}
+
+/** One factor as `auth.factors.list` names it (the public contract): never a secret. */
+export interface FactorListEntry {
+  /** The factor's id: a passkey's credential ID, else an id made when the factor was added. */
+  id: string;
+  type: 'passkey' | 'totp' | 'recovery_codes';
+  /** When it was added (ISO 8601). */
+  createdAt: string;
+  /** The user's name for a passkey. */
+  label?: string;
+}
+
+/** An authenticator app enrolled by the host for a user (`auth.factors.enrollTotp`): to show once. */
+export interface TotpEnrolment {
+  /** The id of the new factor (as `list` names it). */
+  factorId: string;
+  /** The secret, base32 (SHA-1, 6 digits, 30 s: what authenticator apps expect). */
+  secret: string;
+  /** The `otpauth://totp/...` URI (what a QR code holds). */
+  otpauthUri: string;
 }
 
 /** An authenticator app's enrolment, to show once: the secret in text, its URI and QR code. */
@@ -85,13 +112,100 @@ export class Factors {
   }
 
   /** What `owner` holds (never a secret); nothing enrolled: every entry empty. */
-  async list(owner: FactorOwner): Promise<FactorSummary> {
+  async summary(owner: FactorOwner): Promise<FactorSummary> {
     const record = await this.#records.read(checkedOwner(owner));
     return {
       authenticatorApp: record?.authenticatorApp ? { addedAt: record.authenticatorApp.addedAt } : undefined,
       recoveryCodes: record?.recoveryCodes ? { remaining: record.recoveryCodes.hashes.length, createdAt: record.recoveryCodes.createdAt } : undefined,
       passkeys: (record?.passkeys ?? []).map(({ id, name, createdAt, backedUp }) => ({ id, name, createdAt, backedUp })),
+      resetRequested: record?.resetRequestedAt !== undefined,
     };
+  }
+
+  /**
+   * The factors of `owner` as the public contract lists them (`auth.factors.list`): passkeys, the
+   * authenticator app, the recovery codes; never a secret. Nothing enrolled: an empty list.
+   */
+  async list(owner: FactorOwner): Promise<FactorListEntry[]> {
+    const record = await this.#records.read(checkedOwner(owner));
+    if (!record) return [];
+    const entries: FactorListEntry[] = record.passkeys.map(({ id, name, createdAt }) => ({ id, type: 'passkey', createdAt, label: name }));
+    if (record.authenticatorApp) entries.push({ id: record.authenticatorApp.id, type: 'totp', createdAt: record.authenticatorApp.addedAt });
+    if (record.recoveryCodes) entries.push({ id: record.recoveryCodes.id, type: 'recovery_codes', createdAt: record.recoveryCodes.createdAt });
+    return entries;
+  }
+
+  /**
+   * Enrols an authenticator app for `owner` at once, without a first code (the host's own
+   * enrolment: it shows the secret and is trusted to have confirmed it): `factor.added` by `by`,
+   * replacing an app she had. Answers the secret once; only its sealed form is kept.
+   */
+  async enrollTotp(owner: FactorOwner, account: string, by: AuditContext): Promise<TotpEnrolment> {
+    const who = checkedOwner(owner);
+    checkedAccountName(account);
+    const secret = newTotpSecret();
+    const factorId = newFactorId();
+    await this.#records.change(who, async (record) => {
+      await this.audit.record(factorChanged('factor.added', by, who, { factor: 'authenticator_app', replaced: record.authenticatorApp !== undefined }));
+      const { pendingAuthenticatorApp: _pending, ...rest } = record;
+      return { next: { ...rest, authenticatorApp: { id: factorId, secret: this.#seal(who, 'app', secret), lastStep: -1, addedAt: new Date(this.#now()).toISOString() } }, result: undefined };
+    });
+    return { factorId, secret, otpauthUri: totpUri(secret, this.#issuerName, account) };
+  }
+
+  /**
+   * Removes one factor of `owner` by its id (as `list` names it): a passkey, the authenticator
+   * app or the recovery codes (`factor.removed` by `by`). False when she holds none with that id.
+   */
+  async remove(owner: FactorOwner, factorId: string, by: AuditContext): Promise<boolean> {
+    const who = checkedOwner(owner);
+    if (typeof factorId !== 'string' || factorId.length === 0 || factorId.length > 1024) throw new ValidationError('id', 'must be a factor id');
+    return this.#records.change(who, async (record) => {
+      const passkeys = record.passkeys.filter((passkey) => passkey.id !== factorId);
+      let factor: FactorKind;
+      let next: FactorRecord;
+      if (passkeys.length !== record.passkeys.length) {
+        factor = 'passkey';
+        next = { ...record, passkeys };
+      } else if (record.authenticatorApp?.id === factorId) {
+        factor = 'authenticator_app';
+        const { authenticatorApp: _app, ...rest } = record;
+        next = rest;
+      } else if (record.recoveryCodes?.id === factorId) {
+        factor = 'recovery_codes';
+        const { recoveryCodes: _codes, ...rest } = record;
+        next = rest;
+      } else {
+        return { next: 'unchanged', result: false };
+      }
+      await this.audit.record(factorChanged('factor.removed', by, who, { factor }));
+      return { next, result: true };
+    });
+  }
+
+  /**
+   * Asks for a reset of `owner`'s factors that she completes herself at her next sign-in (a tenant
+   * admin's reset): her factors stay until then (a reset started by mistake locks nobody out), and
+   * the sign-in leads her through enrolment after the password, which replaces them. Audited as
+   * `factor.reset` with `requested: true`. False when she holds no factor.
+   */
+  async requestReset(owner: FactorOwner, by: AuditContext): Promise<boolean> {
+    const who = checkedOwner(owner);
+    return this.#records.change(who, async (record) => {
+      if (!record.authenticatorApp && !record.recoveryCodes && record.passkeys.length === 0) return { next: 'unchanged', result: false };
+      await this.audit.record(factorChanged('factor.reset', by, who, { requested: true }));
+      return { next: { ...record, resetRequestedAt: new Date(this.#now()).toISOString() }, result: true };
+    });
+  }
+
+  /**
+   * Checks a code typed on the second-factor page, whichever it is: six digits are the
+   * authenticator app's code, anything else is tried as a recovery code.
+   */
+  async checkCode(owner: FactorOwner, code: unknown): Promise<FactorCheck & { factor?: 'authenticator_app' | 'recovery_codes' }> {
+    const typed = typeof code === 'string' ? code.trim() : code;
+    if (typeof typed === 'string' && /^\d{6}$/.test(typed)) return { ...(await this.verifyAuthenticatorApp(owner, typed)), factor: 'authenticator_app' };
+    return { ...(await this.useRecoveryCode(owner, typed)), factor: 'recovery_codes' };
   }
 
   /**
@@ -101,9 +215,7 @@ export class Factors {
    */
   async startAuthenticatorApp(owner: FactorOwner, account: string): Promise<AuthenticatorAppEnrolment> {
     const who = checkedOwner(owner);
-    if (typeof account !== 'string' || account.length === 0 || account.length > 255) {
-      throw new ValidationError('account', 'must be a string of 1 to 255 characters');
-    }
+    checkedAccountName(account);
     const secret = newTotpSecret();
     const expiresAt = this.#now() + TOTP_ENROLMENT_SECONDS * 1000;
     const sealed = this.#seal(who, 'pending', secret);
@@ -134,7 +246,7 @@ export class Factors {
       await this.audit.record(factorChanged('factor.added', by, who, { factor: 'authenticator_app', replaced: record.authenticatorApp !== undefined }));
       const { pendingAuthenticatorApp: _done, ...rest } = record;
       return {
-        next: { ...rest, authenticatorApp: { secret: this.#seal(who, 'app', secret), lastStep: match.step, addedAt: new Date(now).toISOString() } },
+        next: { ...rest, authenticatorApp: { id: newFactorId(), secret: this.#seal(who, 'app', secret), lastStep: match.step, addedAt: new Date(now).toISOString() } },
         result: { accepted: true },
       };
     });
@@ -185,7 +297,7 @@ export class Factors {
     const hashes = codes.map((code) => recoveryCodeHash(code, key));
     await this.#records.change(who, async (record) => {
       await this.audit.record(factorChanged('factor.added', by, who, { factor: 'recovery_codes', replaced: record.recoveryCodes !== undefined }));
-      return { next: { ...record, recoveryCodes: { hashes, createdAt: new Date(this.#now()).toISOString() } }, result: undefined };
+      return { next: { ...record, recoveryCodes: { id: newFactorId(), hashes, createdAt: new Date(this.#now()).toISOString() } }, result: undefined };
     });
     return codes;
   }
@@ -225,7 +337,7 @@ export class Factors {
         ...(record.recoveryCodes ? ['recovery_codes' as const] : []),
         ...(record.passkeys.length > 0 ? ['passkey' as const] : []),
       ];
-      if (removed.length === 0 && !record.pendingAuthenticatorApp) return { next: 'unchanged', result: false };
+      if (removed.length === 0 && !record.pendingAuthenticatorApp && !record.resetRequestedAt) return { next: 'unchanged', result: false };
       await this.audit.record(factorChanged('factor.reset', by, who, { removed }));
       return { next: undefined, result: removed.length > 0 };
     });
@@ -249,6 +361,18 @@ export class Factors {
     const secret = this.#sealer.open<unknown>(sealed, this.#purpose(who, use));
     return typeof secret === 'string' ? secret : undefined;
   }
+}
+
+/** What an authenticator app shows beside our name: a string of 1 to 255 characters. */
+function checkedAccountName(account: unknown): void {
+  if (typeof account !== 'string' || account.length === 0 || account.length > 255) {
+    throw new ValidationError('account', 'must be a string of 1 to 255 characters');
+  }
+}
+
+/** A new factor id: random, URL-safe, never derived from a secret. */
+function newFactorId(): string {
+  return randomBytes(12).toString('base64url');
 }
 
 /** Re-exported for the composition and tests: the record as stored. */

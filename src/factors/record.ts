@@ -34,6 +34,8 @@ export interface FactorOwner {
 
 /** An authenticator app (TOTP), enrolled. */
 export interface StoredAuthenticatorApp {
+  /** Its factor id (as `auth.factors.list` names it). */
+  id: string;
   /** The secret, sealed (never in clear). */
   secret: string;
   /** The time step of the last code accepted: a code of this step or an earlier one is refused. */
@@ -51,6 +53,8 @@ export interface PendingAuthenticatorApp {
 
 /** The recovery codes of a user: the HMACs of those not yet used. */
 export interface StoredRecoveryCodes {
+  /** The set's factor id (a new set, a new id). */
+  id: string;
   hashes: string[];
   createdAt: string;
 }
@@ -83,6 +87,8 @@ export interface FactorRecord {
   passkeys: StoredPasskey[];
   /** The user handle her passkeys carry (base64url, random: never her `sub`), made with her first passkey. */
   passkeyUserHandle?: string;
+  /** When a tenant admin asked for a reset that she completes at her next sign-in (ISO 8601). */
+  resetRequestedAt?: string;
 }
 
 const part = (value: string) => encodeURIComponent(value);

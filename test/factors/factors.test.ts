@@ -89,7 +89,7 @@ describe.each(STORE_KINDS)('a user\'s factors (src/factors), %s store', (kind) =
       expect(Object.fromEntries(uri.searchParams)).toEqual({ secret: enrolment.secret, issuer: 'auth.example', algorithm: 'SHA1', digits: '6', period: '30' });
       expect(enrolment.qrSvg).toMatch(/^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"[^>]*>.*<path [^>]*d="M/s);
       expect(enrolment.expiresAt).toBe(new Date(START + 600_000).toISOString());
-      expect((await h.factors.list(alice)).authenticatorApp).toBeUndefined();
+      expect((await h.factors.summary(alice)).authenticatorApp).toBeUndefined();
       expect(await h.factors.verifyAuthenticatorApp(alice, totpCode(enrolment.secret, totpStep(START)))).toEqual({ accepted: false, reason: 'not_enrolled' });
     });
 
@@ -102,7 +102,7 @@ describe.each(STORE_KINDS)('a user\'s factors (src/factors), %s store', (kind) =
     ] as const)('refuses %s and enrols nothing', async (_name, code, reason) => {
       const { secret } = await h.factors.startAuthenticatorApp(alice, 'alice');
       expect(await h.factors.confirmAuthenticatorApp(alice, code(secret), { actor: { type: 'user', id: 'alice' } })).toEqual({ accepted: false, reason });
-      expect((await h.factors.list(alice)).authenticatorApp).toBeUndefined();
+      expect((await h.factors.summary(alice)).authenticatorApp).toBeUndefined();
       // The enrolment is still pending: the right code confirms it.
       expect(await h.factors.confirmAuthenticatorApp(alice, totpCode(secret, totpStep(START)), { actor: { type: 'user', id: 'alice' } })).toEqual({ accepted: true });
     });
@@ -110,7 +110,7 @@ describe.each(STORE_KINDS)('a user\'s factors (src/factors), %s store', (kind) =
     it('is confirmed by a first valid code, audited as factor.added by whoever confirmed, and that code is used', async () => {
       expect(await h.factors.confirmAuthenticatorApp(alice, '123456', { actor: { type: 'user', id: 'alice' } })).toEqual({ accepted: false, reason: 'not_enrolled' });
       const secret = await enrolled();
-      expect(await h.factors.list(alice)).toEqual({ authenticatorApp: { addedAt: new Date(START).toISOString() }, recoveryCodes: undefined, passkeys: [] });
+      expect(await h.factors.summary(alice)).toEqual({ authenticatorApp: { addedAt: new Date(START).toISOString() }, recoveryCodes: undefined, passkeys: [], resetRequested: false });
       expect(h.events.map(({ type, tenant, actor, target, details }) => ({ type, tenant, actor, target, details }))).toEqual([
         { type: 'factor.added', tenant: 'acme', actor: { type: 'user', id: 'alice' }, target: { type: 'user', id: 'alice' }, details: { factor: 'authenticator_app', replaced: false } },
       ]);
@@ -187,7 +187,7 @@ describe.each(STORE_KINDS)('a user\'s factors (src/factors), %s store', (kind) =
       const code = totpCode(secret, totpStep(h.clock.now));
       for (const other of [{ tenant: 'globex', sub: 'alice' }, { tenant: 'acme', sub: 'bob' }]) {
         expect(await h.factors.verifyAuthenticatorApp(other, code)).toEqual({ accepted: false, reason: 'not_enrolled' });
-        expect(await h.factors.list(other)).toEqual({ authenticatorApp: undefined, recoveryCodes: undefined, passkeys: [] });
+        expect(await h.factors.summary(other)).toEqual({ authenticatorApp: undefined, recoveryCodes: undefined, passkeys: [], resetRequested: false });
         expect(await h.factors.reset(other)).toBe(false);
       }
       expect(await h.factors.verifyAuthenticatorApp(alice, code)).toEqual({ accepted: true });
@@ -242,7 +242,7 @@ describe.each(STORE_KINDS)('a user\'s factors (src/factors), %s store', (kind) =
       expect(codes).toHaveLength(10);
       expect(new Set(codes).size).toBe(10);
       for (const code of codes) expect(code).toMatch(/^[0-9A-HJKMNP-TV-Z]{4}(-[0-9A-HJKMNP-TV-Z]{4}){3}$/);
-      expect((await h.factors.list(alice)).recoveryCodes).toEqual({ remaining: 10, createdAt: new Date(START).toISOString() });
+      expect((await h.factors.summary(alice)).recoveryCodes).toEqual({ remaining: 10, createdAt: new Date(START).toISOString() });
       expect(h.events.at(-1)).toEqual(expect.objectContaining({ type: 'factor.added', actor: { type: 'user', id: 'alice' }, details: { factor: 'recovery_codes', replaced: false } }));
     });
 
@@ -254,7 +254,7 @@ describe.each(STORE_KINDS)('a user\'s factors (src/factors), %s store', (kind) =
       expect(await h.factors.useRecoveryCode(alice, 'not a code')).toEqual({ accepted: false, reason: 'wrong' });
       expect(await h.factors.useRecoveryCode(alice, 42)).toEqual({ accepted: false, reason: 'wrong' });
       for (const code of codes.filter((_, index) => index !== 3)) expect(await h.factors.useRecoveryCode(alice, code)).toEqual({ accepted: true });
-      expect((await h.factors.list(alice)).recoveryCodes?.remaining).toBe(0);
+      expect((await h.factors.summary(alice)).recoveryCodes?.remaining).toBe(0);
       await settled();
       const used = h.events.filter(({ type }) => type === 'recovery_code.used');
       expect(used.map(({ details }) => details?.remaining)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
@@ -285,7 +285,7 @@ describe.each(STORE_KINDS)('a user\'s factors (src/factors), %s store', (kind) =
       }));
       const answers = await Promise.all([h.factors, ...others, h.factors].map((factors) => factors.useRecoveryCode(alice, codes[0])));
       expect(answers.filter(({ accepted }) => accepted)).toHaveLength(1);
-      expect((await h.factors.list(alice)).recoveryCodes?.remaining).toBe(9);
+      expect((await h.factors.summary(alice)).recoveryCodes?.remaining).toBe(9);
     });
   });
 
@@ -295,7 +295,7 @@ describe.each(STORE_KINDS)('a user\'s factors (src/factors), %s store', (kind) =
       const codes = await h.factors.newRecoveryCodes(alice, { actor: { type: 'user', id: 'alice' } });
       expect(await h.factors.reset(alice)).toBe(true);
       expect(h.events.at(-1)).toEqual(expect.objectContaining({ type: 'factor.reset', tenant: 'acme', actor: { type: 'operator' }, target: { type: 'user', id: 'alice' }, details: { removed: ['authenticator_app', 'recovery_codes'] } }));
-      expect(await h.factors.list(alice)).toEqual({ authenticatorApp: undefined, recoveryCodes: undefined, passkeys: [] });
+      expect(await h.factors.summary(alice)).toEqual({ authenticatorApp: undefined, recoveryCodes: undefined, passkeys: [], resetRequested: false });
       h.clock.now += 10 * STEP_MS;
       expect(await h.factors.verifyAuthenticatorApp(alice, totpCode(secret, totpStep(h.clock.now)))).toEqual({ accepted: false, reason: 'not_enrolled' });
       expect(await h.factors.useRecoveryCode(alice, codes[0])).toEqual({ accepted: false, reason: 'not_enrolled' });
@@ -304,10 +304,79 @@ describe.each(STORE_KINDS)('a user\'s factors (src/factors), %s store', (kind) =
 
     it('bad input is a ValidationError naming the field, nothing stored', async () => {
       await expect(h.factors.reset({ tenant: '', sub: 'alice' })).rejects.toThrow('tenant: must be a string of 1 to 255 characters');
-      await expect(h.factors.list({ tenant: 'acme', sub: 'x'.repeat(256) })).rejects.toThrow('sub: must be a string');
-      await expect(h.factors.list(null as unknown as typeof alice)).rejects.toThrow('tenant: must be a string');
+      await expect(h.factors.summary({ tenant: 'acme', sub: 'x'.repeat(256) })).rejects.toThrow('sub: must be a string');
+      await expect(h.factors.summary(null as unknown as typeof alice)).rejects.toThrow('tenant: must be a string');
       await expect(h.factors.startAuthenticatorApp(alice, '')).rejects.toThrow('account: must be a string');
       expect(await h.store.records.list(FACTORS, 'acme')).toEqual([]);
+    });
+  });
+
+  describe('the public list, the host\'s enrolment, removal by id, a requested reset, one code field', () => {
+    const admin = { actor: { type: 'user' as const, id: 'admin' } };
+
+    it('list names each factor { id, type, createdAt, label? }, never a secret; ids are random and a new set gets a new id', async () => {
+      expect(await h.factors.list(alice)).toEqual([]);
+      await enrolled();
+      await h.factors.newRecoveryCodes(alice, admin);
+      const listed = await h.factors.list(alice);
+      expect(listed).toEqual([
+        { id: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/), type: 'totp', createdAt: new Date(START).toISOString() },
+        { id: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/), type: 'recovery_codes', createdAt: new Date(START).toISOString() },
+      ]);
+      expect(listed[0]!.id).not.toBe(listed[1]!.id);
+      await h.factors.newRecoveryCodes(alice, admin);
+      expect((await h.factors.list(alice))[1]!.id).not.toBe(listed[1]!.id);
+    });
+
+    it('enrollTotp: active at once (no first code), answers the secret and its URI once, factor.added by the caller; replaces an app', async () => {
+      await enrolled();
+      const enrolment = await h.factors.enrollTotp(alice, 'alice@acme.example', admin);
+      expect(enrolment.secret).toMatch(/^[A-Z2-7]{32}$/);
+      expect(enrolment.otpauthUri).toBe(`otpauth://totp/auth.example:alice%40acme.example?issuer=auth.example&secret=${enrolment.secret}&algorithm=SHA1&digits=6&period=30`);
+      expect(await h.factors.list(alice)).toEqual([{ id: enrolment.factorId, type: 'totp', createdAt: new Date(START).toISOString() }]);
+      expect(h.events.at(-1)).toEqual(expect.objectContaining({ type: 'factor.added', actor: admin.actor, details: { factor: 'authenticator_app', replaced: true } }));
+      // The code of this very step works (nothing used it), once.
+      const code = totpCode(enrolment.secret, totpStep(h.clock.now));
+      expect(await h.factors.checkCode(alice, code)).toEqual({ accepted: true, factor: 'authenticator_app' });
+      expect(await h.factors.checkCode(alice, code)).toEqual({ accepted: false, reason: 'replayed', factor: 'authenticator_app' });
+      await expect(h.factors.enrollTotp(alice, '', admin)).rejects.toThrow('account: must be a string');
+    });
+
+    it('checkCode: six digits are the app\'s code, anything else a recovery code (any case and grouping), each once', async () => {
+      const secret = await enrolled();
+      const codes = await h.factors.newRecoveryCodes(alice, admin);
+      h.clock.now += STEP_MS;
+      expect(await h.factors.checkCode(alice, ` ${totpCode(secret, totpStep(h.clock.now))} `)).toEqual({ accepted: true, factor: 'authenticator_app' });
+      expect(await h.factors.checkCode(alice, codes[2]!.toLowerCase().replace(/-/g, ' '))).toEqual({ accepted: true, factor: 'recovery_codes' });
+      expect(await h.factors.checkCode(alice, codes[2])).toEqual({ accepted: false, reason: 'wrong', factor: 'recovery_codes' });
+      expect(await h.factors.checkCode(alice, '12345')).toEqual({ accepted: false, reason: 'wrong', factor: 'recovery_codes' });
+      expect(await h.factors.checkCode(alice, undefined)).toEqual({ accepted: false, reason: 'wrong', factor: 'recovery_codes' });
+    });
+
+    it('remove by id: the app or the recovery codes, factor.removed; an unknown id removes nothing; bad ids are refused', async () => {
+      await enrolled();
+      await h.factors.newRecoveryCodes(alice, admin);
+      const [app, codes] = await h.factors.list(alice);
+      expect(await h.factors.remove(alice, 'no-such-factor', admin)).toBe(false);
+      expect(await h.factors.remove(alice, codes!.id, admin)).toBe(true);
+      expect(h.events.at(-1)).toEqual(expect.objectContaining({ type: 'factor.removed', actor: admin.actor, details: { factor: 'recovery_codes' } }));
+      expect(await h.factors.list(alice)).toEqual([app]);
+      expect(await h.factors.remove(alice, app!.id, admin)).toBe(true);
+      expect(await h.factors.list(alice)).toEqual([]);
+      expect(await h.factors.remove(alice, app!.id, admin)).toBe(false);
+      await expect(h.factors.remove(alice, '', admin)).rejects.toThrow('id: must be a factor id');
+    });
+
+    it('requestReset: her factors stay and work until she completes it; summary says so; a reset clears it; none held: false', async () => {
+      expect(await h.factors.requestReset(alice, admin)).toBe(false);
+      const secret = await enrolled();
+      expect(await h.factors.requestReset(alice, admin)).toBe(true);
+      expect(h.events.at(-1)).toEqual(expect.objectContaining({ type: 'factor.reset', actor: admin.actor, target: { type: 'user', id: 'alice' }, details: { requested: true } }));
+      expect((await h.factors.summary(alice)).resetRequested).toBe(true);
+      h.clock.now += STEP_MS;
+      expect(await h.factors.checkCode(alice, totpCode(secret, totpStep(h.clock.now)))).toEqual({ accepted: true, factor: 'authenticator_app' });
+      expect(await h.factors.reset(alice, admin)).toBe(true);
+      expect((await h.factors.summary(alice)).resetRequested).toBe(false);
     });
   });
 

@@ -178,7 +178,7 @@ ${user ? `<input type="hidden" name="user" value="${escape(user)}">` : ''}<input
     expect(passkey!.publicKey.length).toBeGreaterThan(40);
     expect(record.passkeyUserHandle).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(events.filter((event) => event.type === 'factor.added')).toEqual([expect.objectContaining({ tenant: 'acme', target: { type: 'user', id: 'alice' }, details: { factor: 'passkey' } })]);
-    expect((await factors.list(alice)).passkeys).toEqual([{ id: passkey!.id, name: 'Laptop', createdAt: passkey!.createdAt, backedUp: false }]);
+    expect((await factors.summary(alice)).passkeys).toEqual([{ id: passkey!.id, name: 'Laptop', createdAt: passkey!.createdAt, backedUp: false }]);
 
     // Her passkey is excluded from a new registration: the same authenticator cannot register twice.
     const again = await passkeys.registrationOptions(alice, 'alice@acme.example');

@@ -26,13 +26,15 @@ describe('auth.factors and factorKeys', () => {
     const { logger } = capturingLogger();
     try {
       const factors = new Factors(other.records, { keys: [FACTOR_KEY], issuerName: 'x' }, new AuditTrail(other, DEFAULT_AUDIT_SETTINGS, logger, undefined));
-      expect(await server.auth.factors.list(alice)).toEqual({ authenticatorApp: undefined, recoveryCodes: undefined, passkeys: [] });
+      expect(await server.auth.factors.list(alice)).toEqual([]);
       const { secret } = await factors.startAuthenticatorApp(alice, 'alice');
       expect(await factors.confirmAuthenticatorApp(alice, totpCode(secret, totpStep(Date.now())), { actor: { type: 'user', id: 'alice' } })).toEqual({ accepted: true });
       await factors.newRecoveryCodes(alice, { actor: { type: 'user', id: 'alice' } });
       const listed = await server.auth.factors.list(alice);
-      expect(listed.authenticatorApp?.addedAt).toEqual(expect.any(String));
-      expect(listed.recoveryCodes?.remaining).toBe(10);
+      expect(listed).toEqual([
+        { id: expect.any(String), type: 'totp', createdAt: expect.any(String) },
+        { id: expect.any(String), type: 'recovery_codes', createdAt: expect.any(String) },
+      ]);
       expect(JSON.stringify(listed)).not.toContain(secret);
 
       // What a user with an app and recovery codes costs in Redis.
@@ -44,7 +46,7 @@ describe('auth.factors and factorKeys', () => {
       expect(bytes).toBeLessThan(1200);
 
       expect(await server.auth.factors.reset(alice)).toBe(true);
-      expect(await server.auth.factors.list(alice)).toEqual({ authenticatorApp: undefined, recoveryCodes: undefined, passkeys: [] });
+      expect(await server.auth.factors.list(alice)).toEqual([]);
       const { events } = await server.auth.audit.list({ tenant: 'acme', type: 'factor.reset' });
       expect(events).toEqual([expect.objectContaining({ type: 'factor.reset', actor: { type: 'operator' }, target: { type: 'user', id: 'alice' } })]);
       expect(await server.auth.factors.reset(alice)).toBe(false);
@@ -56,11 +58,32 @@ describe('auth.factors and factorKeys', () => {
     }
   });
 
+  it('enrollTotp and remove (the public contract): the app is enrolled at once, listed, removed by its id; audited with the operator', async () => {
+    const server = await startServer({ factorKeys: [FACTOR_KEY] });
+    try {
+      const enrolment = await server.auth.factors.enrollTotp(alice);
+      expect(Object.keys(enrolment).sort()).toEqual(['factorId', 'otpauthUri', 'secret']);
+      expect(enrolment.otpauthUri).toContain(':alice?');
+      expect(await server.auth.factors.list(alice)).toEqual([{ id: enrolment.factorId, type: 'totp', createdAt: expect.any(String) }]);
+      const named = await server.auth.factors.enrollTotp({ ...alice, accountName: 'alice@acme.example' });
+      expect(named.otpauthUri).toContain(':alice%40acme.example?');
+      expect(await server.auth.factors.remove({ ...alice, id: enrolment.factorId })).toBe(false);
+      expect(await server.auth.factors.remove({ ...alice, id: named.factorId })).toBe(true);
+      expect(await server.auth.factors.list(alice)).toEqual([]);
+      const { events } = await server.auth.audit.list({ tenant: 'acme' });
+      expect(events.map((event) => [event.type, event.actor.type])).toEqual([['factor.removed', 'operator'], ['factor.added', 'operator'], ['factor.added', 'operator']]);
+      await expect(server.auth.factors.enrollTotp({ tenant: 'acme', sub: '' })).rejects.toThrow('sub: must be a string');
+      expect(server.logLines.join('\n')).not.toContain(named.secret);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('without factorKeys: derived from cookieKeys, with a warning at start', async () => {
     const server = await startServer({ cookieKeys: [COOKIE_KEY] });
     try {
       expect(server.logLines.filter((line) => line.includes('NO FACTOR KEYS CONFIGURED'))).toHaveLength(1);
-      expect(await server.auth.factors.list(alice)).toEqual({ authenticatorApp: undefined, recoveryCodes: undefined, passkeys: [] });
+      expect(await server.auth.factors.list(alice)).toEqual([]);
     } finally {
       await server.stop();
     }

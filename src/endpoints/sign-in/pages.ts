@@ -228,7 +228,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       await loginAgain(ctx, uid, app, username, (t) => t.wrongCredentials, 401);
       return;
     }
-    if ((await factors.list({ tenant: account.tenant, sub: account.sub })).authenticatorApp) {
+    if ((await factors.summary({ tenant: account.tenant, sub: account.sub })).authenticatorApp) {
       // A second factor to come: the sign-in is not finished, and this browser is not yet one that
       // signed in as her (no device cookie: the guesses at her code stay held by the username limit).
       const passed: PasswordPassed = { uid, accountId: account.sub, tenant: account.tenant, hint };
