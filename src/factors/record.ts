@@ -144,10 +144,9 @@ export class FactorRecords {
       if (next === 'unchanged') return result;
       const keep: FactorRecord = next ?? { tenant: owner.tenant, sub: owner.sub, passkeys: [] };
       if (!current) {
-        // Nothing stored yet: created now. Two first changes at once are the one race a store
-        // without create-if-absent cannot settle; both come from the same user's first steps.
-        if (!holdsNothing(keep)) await this.records.put(FACTORS, id, part(owner.tenant), keep);
-        return result;
+        // Nothing stored yet: created only if nobody created it meanwhile (else decided again).
+        if (holdsNothing(keep) || (await this.records.create(FACTORS, id, part(owner.tenant), keep))) return result;
+        continue;
       }
       if (await this.records.replace(FACTORS, id, keep, current.revision)) return result;
     }

@@ -44,6 +44,7 @@ function everyOperation(store: Store): Record<string, () => Promise<unknown>> {
     'records getVersioned': () => store.records.getVersioned('client', 'c1'),
     'records put': () => store.records.put('client', 'c-new', 'elsewhere', {}),
     'records replace': () => store.records.replace('client', 'c3', {}, 1),
+    'records create': () => store.records.create('client', 'c4', 'elsewhere', {}),
     'records delete': () => store.records.delete('client', 'c3'),
     'records list': () => store.records.list('client', 'acme'),
     'counters increment': () => store.counters.increment(['ip:2', 'client:c1'], 60),

@@ -367,6 +367,14 @@ describe.each(STORE_KINDS)('a user\'s factors (src/factors), %s store', (kind) =
       await expect(h.factors.remove(alice, '', admin)).rejects.toThrow('id: must be a factor id');
     });
 
+    it('two first changes at once (no record yet) both land: neither overwrites the other', async () => {
+      const bob = { tenant: 'acme', sub: 'bob' };
+      const [codes, enrolment] = await Promise.all([h.factors.newRecoveryCodes(bob, admin), h.on(h.store).enrollTotp(bob, 'bob', admin)]);
+      expect(codes).toHaveLength(10);
+      expect((await h.factors.list(bob)).map((entry) => entry.type).sort()).toEqual(['recovery_codes', 'totp']);
+      expect((await h.factors.list(bob)).find((entry) => entry.type === 'totp')?.id).toBe(enrolment.factorId);
+    });
+
     it('requestReset: her factors stay and work until she completes it; summary says so; a reset clears it; none held: false', async () => {
       expect(await h.factors.requestReset(alice, admin)).toBe(false);
       const secret = await enrolled();
