@@ -350,6 +350,7 @@ describe.each(STORE_KINDS)('a user\'s factors (src/factors), %s store', (kind) =
       expect(await h.factors.checkCode(alice, codes[2]!.toLowerCase().replace(/-/g, ' '))).toEqual({ accepted: true, factor: 'recovery_codes' });
       expect(await h.factors.checkCode(alice, codes[2])).toEqual({ accepted: false, reason: 'wrong', factor: 'recovery_codes' });
       // Neither shape: refused unread, nothing audited (not a guess at either).
+      await new Promise((resolve) => setTimeout(resolve, 20));
       const before = h.events.length;
       for (const notACode of ['12345', '1234567', '12ab56', 'ABCD-EFGH', '', undefined, 42, 'x'.repeat(100)]) {
         expect(await h.factors.checkCode(alice, notACode)).toEqual({ accepted: false, reason: 'malformed' });
