@@ -24,6 +24,12 @@ export interface PasskeyOffer {
   options: unknown;
   /** The URL path of the passkey script. */
   script: string;
+  /**
+   * A login page's passkeys also in the browser's autofill (a conditional request started with
+   * the page; default true). Not after a passkey was just refused: the page would otherwise start
+   * the same request again at once.
+   */
+  autofill?: boolean;
 }
 
 export interface LoginView extends PageLook {
@@ -63,13 +69,13 @@ ${error ? `<p role="alert" class="error" id="login-error">${escapeHtml(error)}</
 <form method="post" action="${escapeHtml(action)}" autocomplete="on">
 <input type="hidden" name="csrf" value="${escapeHtml(csrf)}">
 <label for="username">${escapeHtml(t.usernameLabel)}</label>
-<input id="username" name="username" type="text" autocomplete="${passkey ? 'username webauthn' : 'username'}" required autofocus value="${escapeHtml(username ?? '')}"${error ? ' aria-describedby="login-error"' : ''}>
+<input id="username" name="username" type="text" autocomplete="${passkey && (passkey.autofill ?? true) ? 'username webauthn' : 'username'}" required autofocus value="${escapeHtml(username ?? '')}"${error ? ' aria-describedby="login-error"' : ''}>
 <label for="password">${escapeHtml(t.passwordLabel)}</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit" class="primary">${escapeHtml(t.signInButton)}</button>
 </form>${passkey ? `
 <p class="muted">${escapeHtml(t.passkeySignInIntro)}</p>
-${passkeyForm(passkey, csrf, t.signInWithPasskeyButton, t.passkeyNotUsed, true)}` : ''}`,
+${passkeyForm(passkey, csrf, t.signInWithPasskeyButton, t.passkeyNotUsed, passkey.autofill ?? true)}` : ''}`,
     redirectUris.map(cspSource).filter(Boolean),
     { lang, branding, ...(passkey ? { passkeyScript: passkey.script } : {}) },
   );

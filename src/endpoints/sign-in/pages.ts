@@ -207,12 +207,13 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
 
   /** The login page again, with what went wrong. */
   async function loginAgain(
-    ctx: Context, uid: string, app: AppRegistration, username: string, error: (t: Messages) => string, status: number,
+    ctx: Context, uid: string, app: AppRegistration, username: string, error: (t: Messages) => string, status: number, autofill = true,
   ): Promise<void> {
     const csrf = issueCsrf(ctx);
     const locale = localeOf(ctx);
     const branding = await setup.brands?.of(app.tenant);
-    const passkey = await passkeySignInOffer(ctx, uid, app);
+    const offer = await passkeySignInOffer(ctx, uid, app);
+    const passkey = offer && { ...offer, autofill };
     sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, username, error: error(locale.t), passkey, locale, branding }), status);
   }
 
@@ -367,7 +368,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const outcome = await passkeySteps.alone(form, app.tenant);
     if (!outcome.accepted) {
       signInRefused(app, address, 'wrong_credentials');
-      await loginAgain(ctx, uid, app, '', (t) => (outcome.malformed ? t.passkeyNotUsed : t.passkeyRefused), outcome.malformed ? 400 : 401);
+      await loginAgain(ctx, uid, app, '', (t) => (outcome.malformed ? t.passkeyNotUsed : t.passkeyRefused), outcome.malformed ? 400 : 401, false);
       return;
     }
     await signedIn(ctx, app, { accountId: outcome.owner.sub, tenant: outcome.owner.tenant, hint: '' }, address, outcome.methods);
