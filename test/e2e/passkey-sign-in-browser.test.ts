@@ -366,6 +366,21 @@ describe('passkeys at sign-in in Chromium (redis store): second factor, alone, r
     expect(await events('sign_in.second_factor_failed', 'rex', 2)).toHaveLength(2);
   }, TEST_TIMEOUT);
 
+  it('a passkey alone of a user the account store no longer knows is refused (401, the login page again)', async () => {
+    const { page, presence } = await withAuthenticator();
+    // Registered while she was a user of acme; the host's AccountStore does not know her (any more).
+    await register(page, 'gone');
+    await presence(false);
+    const started = await authorize(page, acme);
+    await presence(true);
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByRole('alert').waitFor({ state: 'visible' });
+    expect(await page.getByRole('alert').textContent()).toContain('That passkey cannot sign you in here.');
+    expect(page.url()).not.toContain(appServer.callback);
+    expect(started.state).toEqual(expect.any(String));
+    expect((await server.auth.audit.list({ tenant: 'acme', type: 'sign_in.succeeded' as never })).events.filter((event) => event.actor.id === 'gone')).toEqual([]);
+  }, TEST_TIMEOUT);
+
   it('German and French pages (ui_locales too), accessible; a tenant without passkey-only: no passkey, no script', async () => {
     const { page } = await withAuthenticator('de-DE');
     await authorize(page, acme);

@@ -173,7 +173,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const app = await appOf(interaction.params.client_id);
     const passed = interaction.prompt.name === 'login' ? passwordPassedOf(interaction) : undefined;
     if (passed) {
-      await secondFactorAgain(ctx, uid, app, passed, undefined, 200);
+      await showSecondFactor(ctx, uid, app, passed, undefined, 200);
       return;
     }
     const csrf = issueCsrf(ctx);
@@ -279,10 +279,10 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
   }
 
   /**
-   * The second-factor page of `passed` (with what went wrong): the code field for a user with an
+   * The second-factor page of `passed` (again, with what went wrong): the code field for a user with an
    * authenticator app or recovery codes, the "Use a passkey" button for one with a passkey.
    */
-  async function secondFactorAgain(
+  async function showSecondFactor(
     ctx: Context, uid: string, app: AppRegistration, passed: PasswordPassed, error: ((t: Messages) => string) | undefined, status: number, errorOf: 'code' | 'passkey' = 'code',
   ): Promise<void> {
     const csrf = issueCsrf(ctx);
@@ -322,17 +322,17 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     if (wait !== undefined) {
       signInRefused(app, address, 'throttled', wait);
       ctx.set('Retry-After', String(wait));
-      await secondFactorAgain(ctx, uid, app, passed, (t) => t.tooManyFailedSignIns(wait), 429);
+      await showSecondFactor(ctx, uid, app, passed, (t) => t.tooManyFailedSignIns(wait), 429);
       return;
     }
     const check = await factors.checkCode({ tenant: passed.tenant, sub: passed.accountId }, form.get('code'));
     if (!check.accepted) {
       if (check.reason === 'malformed') {
-        await secondFactorAgain(ctx, uid, app, passed, (t) => t.malformedSecondFactorCode, 400);
+        await showSecondFactor(ctx, uid, app, passed, (t) => t.malformedSecondFactorCode, 400);
         return;
       }
       await throttle.failed(passed.hint, address, app.clientId);
-      await secondFactorAgain(ctx, uid, app, passed, (t) => t.wrongSecondFactorCode, 401);
+      await showSecondFactor(ctx, uid, app, passed, (t) => t.wrongSecondFactorCode, 401);
       return;
     }
     await signedIn(ctx, app, passed, address, ['pwd', 'otp']);
@@ -348,7 +348,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const app = await appOf(interaction.params.client_id);
     const outcome = await passkeySteps.secondFactor(form, { tenant: passed.tenant, sub: passed.accountId });
     if (!outcome.accepted) {
-      await secondFactorAgain(ctx, uid, app, passed, (t) => (outcome.malformed ? t.passkeyNotUsed : t.passkeyRefused), outcome.malformed ? 400 : 401, 'passkey');
+      await showSecondFactor(ctx, uid, app, passed, (t) => (outcome.malformed ? t.passkeyNotUsed : t.passkeyRefused), outcome.malformed ? 400 : 401, 'passkey');
       return;
     }
     await signedIn(ctx, app, passed, setup.addressOf(ctx), outcome.methods);
