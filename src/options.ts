@@ -250,6 +250,11 @@ export const optionsSchema = z
               + 'except for a browser that signed in as that user before; `false` turns it off. See '
               + '[sign-in throttling](operations.md#sign-in-throttling)',
           }),
+        passkeySignIn: z.union([z.literal(false), windowLimit]).default({ max: 60, windowSeconds: 60 }).meta({
+          description: 'passkey ceremonies the sign-in pages start per source address (each keeps a challenge in the store for '
+            + '5 minutes); past it the pages offer no passkey until the window ends (the password still works); `false` turns '
+            + 'it off. See [passkeys at sign-in](endpoints.md#passkeys-at-sign-in)',
+        }),
       })
       .strict()
       .prefault({}),

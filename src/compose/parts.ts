@@ -19,6 +19,7 @@ import { startEngine, type StartedEngine } from './engine.js';
 import { OwnRecords } from './own-records.js';
 import { cookieKeysOf, factorKeysOf, openStore } from './store.js';
 import { Factors } from '../factors/index.js';
+import { Passkeys } from '../factors/passkeys.js';
 
 /** The parts of a server (what its endpoints are built from), and what the rest of the composition needs. */
 export interface AssembledServer {
@@ -74,6 +75,8 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
     holds: new SignInHolds(store.counters, cookieKeys, options.accounts, audit),
     // Authenticator apps show the issuer's host name beside the account.
     factors: new Factors(store.records, { keys: factorKeysOf(options, cookieKeys, logger), issuerName: new URL(options.issuer).host }, audit),
+    // The relying party is the public base URL's host, never a request's Host header.
+    passkeys: new Passkeys(store, { baseUrl: options.baseUrl, rpName: new URL(options.issuer).host }, audit),
     engine,
   };
   return { options, parts, engine, ownRecords, forwardedAddress };

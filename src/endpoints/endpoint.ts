@@ -22,6 +22,7 @@ import type { AppRegistrations } from '../records/app-registrations.js';
 import type { ClientConfigurations } from '../records/client-configurations.js';
 import type { Consents } from '../records/consents.js';
 import type { Factors } from '../factors/index.js';
+import type { Passkeys } from '../factors/passkeys.js';
 import type { TokenVerifier } from '../resource-server/verifier.js';
 
 /** Where the server's paths are: `{prefix}`, `{prefix}/oauth2` (the engine's), `{prefix}/api/oauth2` (our APIs'). */
@@ -50,6 +51,8 @@ export interface EndpointSettings {
     failedClientAuth: FailedClientAuthLimits | false;
     authorize: WindowLimit | false;
     failedSignIn: false | { perUsername: WindowLimit; perAddress: WindowLimit };
+    /** Passkey ceremonies the sign-in pages start per address (src/limits/passkey-ceremonies.ts). */
+    passkeySignIn: WindowLimit | false;
   };
   observability: { health: boolean; metrics: boolean };
 }
@@ -88,6 +91,8 @@ export interface ServerParts {
   holds: SignInHolds;
   /** The users' second factors (src/factors/). */
   factors: Factors;
+  /** The users' passkeys (src/factors/passkeys.ts): the relying party pinned to `baseUrl`. */
+  passkeys: Passkeys;
   engine: EngineParts;
 }
 

@@ -6,8 +6,8 @@ import { factorChanged, recoveryCodeUsed, secondFactorFailed, type FactorKind } 
 import { OPERATOR, type AuditContext, type AuditTrail } from '../audit/trail.js';
 import { Sealer } from '../records/sealed.js';
 import { checkedOwner, FactorRecords, factorRecordId, type FactorOwner, type FactorRecord } from './record.js';
-import { matchRecoveryCode, newRecoveryCodes, recoveryCodeHash, recoveryCodeKeys } from './recovery-codes.js';
-import { matchTotp, newTotpSecret, totpQrSvg, totpUri } from './totp.js';
+import { isRecoveryCodeShape, matchRecoveryCode, newRecoveryCodes, recoveryCodeHash, recoveryCodeKeys } from './recovery-codes.js';
+import { isTotpCodeShape, matchTotp, newTotpSecret, totpQrSvg, totpUri } from './totp.js';
 
 /*
  * A USER'S SECOND FACTORS: enrol and use an authenticator app (totp.ts), make and use recovery
@@ -199,13 +199,16 @@ export class Factors {
   }
 
   /**
-   * Checks a code typed on the second-factor page, whichever it is: six digits are the
-   * authenticator app's code, anything else is tried as a recovery code.
+   * Checks a code typed on the second-factor page, whichever it is: six digits (spaces allowed
+   * between them) are the authenticator app's code, the shape of a recovery code is tried as one.
+   * Anything else is `malformed`, refused unread: no record read, nothing audited, and (the
+   * caller's) not counted as a guess.
    */
   async checkCode(owner: FactorOwner, code: unknown): Promise<FactorCheck & { factor?: 'authenticator_app' | 'recovery_codes' }> {
-    const typed = typeof code === 'string' ? code.trim() : code;
-    if (typeof typed === 'string' && /^\d{6}$/.test(typed)) return { ...(await this.verifyAuthenticatorApp(owner, typed)), factor: 'authenticator_app' };
-    return { ...(await this.useRecoveryCode(owner, typed)), factor: 'recovery_codes' };
+    if (isTotpCodeShape(code)) return { ...(await this.verifyAuthenticatorApp(owner, code)), factor: 'authenticator_app' };
+    if (isRecoveryCodeShape(code)) return { ...(await this.useRecoveryCode(owner, code)), factor: 'recovery_codes' };
+    checkedOwner(owner);
+    return { accepted: false, reason: 'malformed' };
   }
 
   /**

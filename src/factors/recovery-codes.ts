@@ -40,6 +40,11 @@ function typedCode(code: unknown): string | undefined {
   return chars.length === CODE_LENGTH && [...chars].every((char) => ALPHABET.includes(char)) ? chars : undefined;
 }
 
+/** Whether `code` has the shape of a recovery code as typed (any case, spaces and hyphens anywhere). */
+export function isRecoveryCodeShape(code: unknown): boolean {
+  return typedCode(code) !== undefined;
+}
+
 /** What is stored of a code: its HMAC under `key` (base64url). */
 export function recoveryCodeHash(code: string, key: Buffer): string {
   return createHmac('sha256', key).update(typedCode(code) ?? code).digest('base64url');

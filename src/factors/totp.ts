@@ -71,6 +71,11 @@ function typedCode(code: unknown): string | undefined {
   return CODE_SHAPE.test(digits) ? digits : undefined;
 }
 
+/** Whether `code` has the shape of an authenticator app's code (six digits, spaces allowed between them). */
+export function isTotpCodeShape(code: unknown): boolean {
+  return typedCode(code) !== undefined;
+}
+
 /**
  * Whether `code` is a code of `secret` at `now`, newer than `lastStep` (the step of the last code
  * accepted; -1 when none was).

@@ -14,7 +14,9 @@ import { createHash } from 'node:crypto';
  *   base64url binaries) into the form's `credential` field and submits the form itself. When the
  *   browser refuses or the user cancels, the form's `[data-passkey-error]` element says so (it is
  *   a live region) and nothing is sent. A `get` form marked `data-passkey-autofill` also starts a
- *   conditional request (the browser's autofill UI for passkeys) when the browser offers one.
+ *   conditional request (the browser's autofill UI for passkeys, on inputs whose autocomplete
+ *   names `webauthn`) when the browser offers one; pressing the form's button ends it first
+ *   (browsers run one request at a time).
  * - Sending by form (not fetch) keeps the CSRF token, the redirects and the error pages of our
  *   forms as they are, and needs no `connect-src`.
  */
@@ -71,26 +73,34 @@ export const PASSKEY_SCRIPT = `'use strict';
     const place = form.querySelector('[data-passkey-error]');
     if (place) place.textContent = text;
   };
-  const run = async (form, mediation) => {
+  const run = async (form, mediation, signal) => {
     const mode = form.getAttribute('data-passkey');
     const json = JSON.parse(form.getAttribute('data-passkey-options'));
     const credential = mode === 'create'
       ? await navigator.credentials.create({ publicKey: createOptions(json) })
-      : await navigator.credentials.get(Object.assign({ publicKey: getOptions(json) }, mediation ? { mediation } : {}));
+      : await navigator.credentials.get(Object.assign({ publicKey: getOptions(json) }, mediation ? { mediation, signal } : {}));
     if (!credential) throw new Error('no credential');
     form.elements.namedItem('credential').value = JSON.stringify(asJson(credential));
     HTMLFormElement.prototype.submit.call(form);
   };
   for (const form of document.querySelectorAll('form[data-passkey]')) {
+    let autofill;
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       say(form, '');
+      // One request at a time: the autofill's waiting request ends before the button's starts.
+      if (autofill) autofill.abort();
+      autofill = undefined;
       run(form).catch(() => say(form, form.getAttribute('data-passkey-failed') || 'The passkey was not used.'));
     });
     if (form.getAttribute('data-passkey') === 'get' && form.hasAttribute('data-passkey-autofill')
       && window.PublicKeyCredential && typeof PublicKeyCredential.isConditionalMediationAvailable === 'function') {
       PublicKeyCredential.isConditionalMediationAvailable()
-        .then((available) => (available ? run(form, 'conditional') : undefined))
+        .then((available) => {
+          if (!available) return undefined;
+          autofill = new AbortController();
+          return run(form, 'conditional', autofill.signal);
+        })
         .catch(() => undefined);
     }
   }

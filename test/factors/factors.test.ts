@@ -342,15 +342,21 @@ describe.each(STORE_KINDS)('a user\'s factors (src/factors), %s store', (kind) =
       await expect(h.factors.enrollTotp(alice, '', admin)).rejects.toThrow('account: must be a string');
     });
 
-    it('checkCode: six digits are the app\'s code, anything else a recovery code (any case and grouping), each once', async () => {
+    it('checkCode: six digits are the app\'s code, the shape of a recovery code one (any case and grouping), each once; anything else malformed, unread', async () => {
       const secret = await enrolled();
       const codes = await h.factors.newRecoveryCodes(alice, admin);
       h.clock.now += STEP_MS;
       expect(await h.factors.checkCode(alice, ` ${totpCode(secret, totpStep(h.clock.now))} `)).toEqual({ accepted: true, factor: 'authenticator_app' });
       expect(await h.factors.checkCode(alice, codes[2]!.toLowerCase().replace(/-/g, ' '))).toEqual({ accepted: true, factor: 'recovery_codes' });
       expect(await h.factors.checkCode(alice, codes[2])).toEqual({ accepted: false, reason: 'wrong', factor: 'recovery_codes' });
-      expect(await h.factors.checkCode(alice, '12345')).toEqual({ accepted: false, reason: 'wrong', factor: 'recovery_codes' });
-      expect(await h.factors.checkCode(alice, undefined)).toEqual({ accepted: false, reason: 'wrong', factor: 'recovery_codes' });
+      // Neither shape: refused unread, nothing audited (not a guess at either).
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const before = h.events.length;
+      for (const notACode of ['12345', '1234567', '12ab56', 'ABCD-EFGH', '', undefined, 42, 'x'.repeat(100)]) {
+        expect(await h.factors.checkCode(alice, notACode)).toEqual({ accepted: false, reason: 'malformed' });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(h.events.length).toBe(before);
     });
 
     it('remove by id: the app or the recovery codes, factor.removed; an unknown id removes nothing; bad ids are refused', async () => {

@@ -24,7 +24,10 @@ import type { RouteName } from '../../http/routes.js';
 import type { SignInThrottle } from '../../limits/sign-in.js';
 import { signInFailed, signInSucceeded } from '../../audit/events.js';
 import { signInSignals, type AuthenticationMethod } from '../../../policies/authentication-context.js';
-import type { Factors } from '../../factors/index.js';
+import type { Factors, FactorSummary } from '../../factors/index.js';
+import type { PasskeyOffer } from '../../pages/sign-in.js';
+import { passkeyOnlyAllowed } from './passkey-only.js';
+import type { PasskeySteps } from './passkey-steps.js';
 
 const CSRF_COOKIE = 'talent_auth_csrf';
 /** A browser that signed in as a user before (see SignInThrottle). */
@@ -57,6 +60,8 @@ interface InteractionSetup {
   brands?: Brands;
   /** The users' second factors: a user with an authenticator app gives its code after the password. */
   factors: Factors;
+  /** Passkeys at sign-in: as the second factor, and alone where the tenant allows it (passkey-steps.ts). */
+  passkeySteps: PasskeySteps;
 }
 
 /**
@@ -118,13 +123,26 @@ class PageError extends Error {
 /** What an interaction id is (the engine's: base64url). */
 const UID = /^[A-Za-z0-9_-]+$/;
 /** The steps a form posts to. */
-const STEPS: ReadonlySet<string> = new Set(['login', 'second-factor', 'confirm']);
+const STEPS: ReadonlySet<string> = new Set(['login', 'second-factor', 'passkey', 'passkey-sign-in', 'confirm']);
+
+/** Whether a user has a second factor the sign-in asks for after the password: an authenticator app or a passkey. */
+function hasSecondFactor(summary: FactorSummary): boolean {
+  return summary.authenticatorApp !== undefined || summary.passkeys.length > 0;
+}
 
 export function interactionHandlers(setup: InteractionSetup): Partial<Record<RouteName, RouteHandler>> {
-  const { provider, publicOrigin, path, accounts, apps, consents, audience, catalog, logger, throttle, factors } = setup;
+  const { provider, publicOrigin, path, accounts, apps, consents, audience, catalog, logger, throttle, factors, passkeySteps } = setup;
   const csrfTokens = new CsrfTokens(CSRF_COOKIE, path, publicOrigin);
   const issueCsrf = (ctx: Context) => csrfTokens.issue(ctx);
   const policyOf = setup.tenantPolicy;
+  /** Whether the app's tenant lets its users sign in with a passkey alone. */
+  const passkeyOnly = (tenant: string | undefined) => passkeyOnlyAllowed(policyOf, tenant);
+
+  /** The passkey-alone offer of an app's login page: none where its tenant does not allow it. */
+  async function passkeySignInOffer(ctx: Context, uid: string, app: AppRegistration): Promise<PasskeyOffer | undefined> {
+    if (app.tenant === undefined || !(await passkeyOnly(app.tenant))) return undefined;
+    return passkeySteps.signInOffer(uid, app.tenant, setup.addressOf(ctx));
+  }
 
   async function details(ctx: Context) {
     try {
@@ -153,14 +171,16 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const interaction = await details(ctx);
     if (interaction.uid !== uid) throw new PageError(400, 'signInOtherBrowser');
     const app = await appOf(interaction.params.client_id);
-    const csrf = issueCsrf(ctx);
-    const look = { locale: localeOf(ctx), branding: await setup.brands?.of(app.tenant) };
-    if (interaction.prompt.name === 'login' && passwordPassedOf(interaction)) {
-      sendPage(ctx, secondFactorPage({ action: `${path}/${uid}/second-factor`, csrf, appName: app.name, redirectUris: app.redirectUris, ...look }));
+    const passed = interaction.prompt.name === 'login' ? passwordPassedOf(interaction) : undefined;
+    if (passed) {
+      await showSecondFactor(ctx, uid, app, passed, undefined, 200);
       return;
     }
+    const csrf = issueCsrf(ctx);
+    const look = { locale: localeOf(ctx), branding: await setup.brands?.of(app.tenant) };
     if (interaction.prompt.name === 'login') {
-      sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, ...look }));
+      const passkey = await passkeySignInOffer(ctx, uid, app);
+      sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, passkey, ...look }));
       return;
     }
     const account = accounts && interaction.session?.accountId
@@ -187,12 +207,14 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
 
   /** The login page again, with what went wrong. */
   async function loginAgain(
-    ctx: Context, uid: string, app: AppRegistration, username: string, error: (t: Messages) => string, status: number,
+    ctx: Context, uid: string, app: AppRegistration, username: string, error: (t: Messages) => string, status: number, autofill = true,
   ): Promise<void> {
     const csrf = issueCsrf(ctx);
     const locale = localeOf(ctx);
     const branding = await setup.brands?.of(app.tenant);
-    sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, username, error: error(locale.t), locale, branding }), status);
+    const offer = await passkeySignInOffer(ctx, uid, app);
+    const passkey = offer && { ...offer, autofill };
+    sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, username, error: error(locale.t), passkey, locale, branding }), status);
   }
 
   /**
@@ -228,7 +250,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       await loginAgain(ctx, uid, app, username, (t) => t.wrongCredentials, 401);
       return;
     }
-    if ((await factors.summary({ tenant: account.tenant, sub: account.sub })).authenticatorApp) {
+    if (hasSecondFactor(await factors.summary({ tenant: account.tenant, sub: account.sub }))) {
       // A second factor to come: the sign-in is not finished, and this browser is not yet one that
       // signed in as her (no device cookie: the guesses at her code stay held by the username limit).
       const passed: PasswordPassed = { uid, accountId: account.sub, tenant: account.tenant, hint };
@@ -250,59 +272,106 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     ctx: Context, app: AppRegistration, user: Omit<PasswordPassed, 'uid'>, address: string, methods: AuthenticationMethod[],
   ): Promise<void> {
     // This browser may sign in as this user again even while someone else's guesses hold the
-    // username (sign-in-throttle.ts).
-    ctx.cookies.set(DEVICE_COOKIE, user.hint, { signed: true, httpOnly: true, sameSite: 'lax', path, maxAge: KNOWN_DEVICE_SECONDS * 1000, overwrite: true });
+    // username (sign-in-throttle.ts). A passkey alone names no username: no hint, no cookie.
+    if (user.hint) ctx.cookies.set(DEVICE_COOKIE, user.hint, { signed: true, httpOnly: true, sameSite: 'lax', path, maxAge: KNOWN_DEVICE_SECONDS * 1000, overwrite: true });
     setup.audit?.recordLater(signInSucceeded({ sub: user.accountId, tenant: user.tenant }, app.clientId, address));
     await finish(ctx, { login: { accountId: user.accountId, ...signInSignals(methods) } }, false);
   }
 
-  /** The second-factor page again, with what went wrong. */
-  async function secondFactorAgain(
-    ctx: Context, uid: string, app: AppRegistration, recovery: boolean, error: (t: Messages) => string, status: number,
+  /**
+   * The second-factor page of `passed` (again, with what went wrong): the code field for a user with an
+   * authenticator app or recovery codes, the "Use a passkey" button for one with a passkey.
+   */
+  async function showSecondFactor(
+    ctx: Context, uid: string, app: AppRegistration, passed: PasswordPassed, error: ((t: Messages) => string) | undefined, status: number, errorOf: 'code' | 'passkey' = 'code',
   ): Promise<void> {
     const csrf = issueCsrf(ctx);
     const locale = localeOf(ctx);
     const branding = await setup.brands?.of(app.tenant);
-    sendPage(ctx, secondFactorPage({ action: `${path}/${uid}/second-factor`, csrf, appName: app.name, redirectUris: app.redirectUris, error: error(locale.t), recovery, locale, branding }), status);
+    const owner = { tenant: passed.tenant, sub: passed.accountId };
+    const held = await factors.summary(owner);
+    const passkey = held.passkeys.length > 0 ? await passkeySteps.secondFactorOffer(uid, owner, setup.addressOf(ctx)) : undefined;
+    sendPage(ctx, secondFactorPage({
+      action: `${path}/${uid}/second-factor`, csrf, appName: app.name, redirectUris: app.redirectUris,
+      code: held.authenticatorApp !== undefined || held.recoveryCodes !== undefined || !passkey,
+      passkey, ...(error ? { error: error(locale.t), errorOf } : {}), locale, branding,
+    }), status);
   }
 
-  /**
-   * The second factor, after the password: the authenticator app's code (`method=otp`) or a
-   * recovery code (`method=recovery`); either counts as `otp` (a one-time code). Refused codes are
-   * audited by Factors (`sign_in.second_factor_failed`) and, as guesses, counted by the sign-in
-   * throttle under the username's hint and the address, like wrong passwords; a code that is not
-   * one (not six digits) is refused unread and not counted. A code used already is answered like a
-   * wrong one: telling them apart would confirm to whoever saw it that it was right.
-   */
-  async function secondFactor(ctx: Context, uid: string, form: Form): Promise<void> {
+  /** The PasswordPassed of a step posted to interaction `uid`, or a PageError: this step is not (or no longer) hers. */
+  async function passedStep(ctx: Context, uid: string) {
     const interaction = await details(ctx);
     const passed = interaction.uid === uid && interaction.prompt.name === 'login' ? passwordPassedOf(interaction) : undefined;
     if (!passed) throw new PageError(400, 'signInStepOver');
-    const method = form.get('method');
-    if (method !== 'otp' && method !== 'recovery') throw new PageError(400, 'signInStepOver');
-    const recovery = method === 'recovery';
+    return { interaction, passed };
+  }
+
+  /**
+   * The second factor, after the password: ONE field, `code`, the authenticator app's code or a
+   * recovery code (Factors.checkCode tells them apart); either counts as `otp` (a one-time code).
+   * Refused codes are audited by Factors (`sign_in.second_factor_failed`) and, as guesses,
+   * counted by the sign-in throttle under the username's hint and the address, like wrong
+   * passwords; a code of neither shape is refused unread and not counted. A code used already is
+   * answered like a wrong one: telling them apart would confirm to whoever saw it that it was right.
+   */
+  async function secondFactor(ctx: Context, uid: string, form: Form): Promise<void> {
+    const { interaction, passed } = await passedStep(ctx, uid);
     const app = await appOf(interaction.params.client_id);
     const address = setup.addressOf(ctx);
     const wait = await throttle.wait(passed.hint, address, ctx.cookies.get(DEVICE_COOKIE, { signed: true }) === passed.hint);
     if (wait !== undefined) {
       signInRefused(app, address, 'throttled', wait);
       ctx.set('Retry-After', String(wait));
-      await secondFactorAgain(ctx, uid, app, recovery, (t) => t.tooManyFailedSignIns(wait), 429);
+      await showSecondFactor(ctx, uid, app, passed, (t) => t.tooManyFailedSignIns(wait), 429);
       return;
     }
-    const owner = { tenant: passed.tenant, sub: passed.accountId };
-    const code = form.get('code') ?? '';
-    const check = recovery ? await factors.useRecoveryCode(owner, code) : await factors.verifyAuthenticatorApp(owner, code);
+    const check = await factors.checkCode({ tenant: passed.tenant, sub: passed.accountId }, form.get('code'));
     if (!check.accepted) {
       if (check.reason === 'malformed') {
-        await secondFactorAgain(ctx, uid, app, recovery, (t) => t.malformedAppCode, 400);
+        await showSecondFactor(ctx, uid, app, passed, (t) => t.malformedSecondFactorCode, 400);
         return;
       }
       await throttle.failed(passed.hint, address, app.clientId);
-      await secondFactorAgain(ctx, uid, app, recovery, (t) => t.wrongSecondFactorCode, 401);
+      await showSecondFactor(ctx, uid, app, passed, (t) => t.wrongSecondFactorCode, 401);
       return;
     }
     await signedIn(ctx, app, passed, address, ['pwd', 'otp']);
+  }
+
+  /**
+   * A passkey as the second factor (passkey-steps.ts): one of her passkeys, for the ceremony of her
+   * second-factor page. A refusal (not hers, another's, a copy, the ceremony over) shows the page
+   * again with what happened; not counted by the throttle (nothing to guess: passkey-steps.ts).
+   */
+  async function passkeySecondFactor(ctx: Context, uid: string, form: Form): Promise<void> {
+    const { interaction, passed } = await passedStep(ctx, uid);
+    const app = await appOf(interaction.params.client_id);
+    const outcome = await passkeySteps.secondFactor(form, { tenant: passed.tenant, sub: passed.accountId });
+    if (!outcome.accepted) {
+      await showSecondFactor(ctx, uid, app, passed, (t) => (outcome.malformed ? t.passkeyNotUsed : t.passkeyRefused), outcome.malformed ? 400 : 401, 'passkey');
+      return;
+    }
+    await signedIn(ctx, app, passed, setup.addressOf(ctx), outcome.methods);
+  }
+
+  /**
+   * A passkey alone (passkey-steps.ts), where the app's tenant allows it (403 elsewhere, before
+   * anything is read). A refusal is a failed sign-in (`sign_in.failed`, anonymous) and the login
+   * page again.
+   */
+  async function passkeySignIn(ctx: Context, uid: string, form: Form): Promise<void> {
+    const interaction = await details(ctx);
+    if (interaction.uid !== uid || interaction.prompt.name !== 'login') throw new PageError(400, 'signInStepOver');
+    const app = await appOf(interaction.params.client_id);
+    if (app.tenant === undefined || !(await passkeyOnly(app.tenant))) throw new PageError(403, 'passkeyOnlyNotAllowed');
+    const address = setup.addressOf(ctx);
+    const outcome = await passkeySteps.alone(form, app.tenant);
+    if (!outcome.accepted) {
+      signInRefused(app, address, 'wrong_credentials');
+      await loginAgain(ctx, uid, app, '', (t) => (outcome.malformed ? t.passkeyNotUsed : t.passkeyRefused), outcome.malformed ? 400 : 401, false);
+      return;
+    }
+    await signedIn(ctx, app, { accountId: outcome.owner.sub, tenant: outcome.owner.tenant, hint: '' }, address, outcome.methods);
   }
 
   async function confirm(ctx: Context, uid: string, form: Form): Promise<void> {
@@ -379,7 +448,8 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       const form = await readForm(ctx, setup.formLimit);
       const refusal = csrfTokens.refusal(ctx, form.get('csrf'));
       if (refusal) throw new PageError(403, refusal === 'other_site' ? 'formFromOtherSite' : 'formExpired');
-      await (step === 'login' ? login(ctx, uid!, form) : step === 'second-factor' ? secondFactor(ctx, uid!, form) : confirm(ctx, uid!, form));
+      const handler = { login, 'second-factor': secondFactor, passkey: passkeySecondFactor, 'passkey-sign-in': passkeySignIn, confirm }[step!]!;
+      await handler(ctx, uid!, form);
     }),
   };
 }

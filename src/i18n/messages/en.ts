@@ -21,23 +21,36 @@ export interface Messages {
   /** Too many failed sign-ins; `seconds` to wait. */
   tooManyFailedSignIns: (seconds: number) => string;
 
-  // --- The second-factor page (after the password, for a user with an authenticator app)
+  // --- The second-factor page (after the password, for a user with a second factor)
   /** Title and heading of the second-factor page. */
   secondFactorTitle: string;
-  /** What to type: the code the authenticator app shows. */
+  /** What to type in the one field: the authenticator app's code or a recovery code. */
   secondFactorIntro: string;
-  authenticatorCodeLabel: string;
+  /** The label of the one code field. */
+  secondFactorCodeLabel: string;
   verifyButton: string;
-  /** The disclosure that opens the recovery-code form on the same page. */
-  recoveryCodeInstead: string;
-  /** What a recovery code is, beside its field. */
-  recoveryCodeIntro: string;
-  recoveryCodeLabel: string;
-  recoveryCodeButton: string;
   /** A wrong code (or one used already: not told apart, see src/endpoints/sign-in/pages.ts). */
   wrongSecondFactorCode: string;
-  /** Not a code of six digits (not counted as a guess). */
-  malformedAppCode: string;
+  /** Neither six digits nor a recovery code (not counted as a guess). */
+  malformedSecondFactorCode: string;
+
+  // --- Passkeys at sign-in (src/endpoints/sign-in/passkey-steps.ts)
+  /** The button of a passkey as the second factor (the contract's words in English). */
+  usePasskeyButton: string;
+  /** Above that button, under the code field. */
+  passkeyInstead: string;
+  /** Above that button when the user has no code to type (a passkey is her only second factor). */
+  passkeySecondFactorIntro: string;
+  /** The button of a passkey alone on the login page. */
+  signInWithPasskeyButton: string;
+  /** Above that button. */
+  passkeySignInIntro: string;
+  /** Said by the passkey script when the browser or the user did not use the passkey. */
+  passkeyNotUsed: string;
+  /** The server refused the passkey (not hers, not ours, a copy, or the ceremony was over). */
+  passkeyRefused: string;
+  /** The tenant does not allow a passkey alone (403). */
+  passkeyOnlyNotAllowed: string;
 
   // --- The consent page
   consentTitle: string;
@@ -128,15 +141,20 @@ export const en: Messages = {
   tooManyFailedSignIns: (seconds) => `Too many failed sign-ins. For your security, try again in ${wait(seconds)}.`,
 
   secondFactorTitle: 'Two-step verification',
-  secondFactorIntro: 'Enter the 6-digit code your authenticator app shows for this account.',
-  authenticatorCodeLabel: 'Code from your authenticator app',
+  secondFactorIntro: 'Enter the 6-digit code your authenticator app shows for this account, or one of your recovery codes.',
+  secondFactorCodeLabel: 'Verification code',
   verifyButton: 'Verify',
-  recoveryCodeInstead: 'Use a recovery code instead',
-  recoveryCodeIntro: 'Each recovery code works once.',
-  recoveryCodeLabel: 'Recovery code',
-  recoveryCodeButton: 'Use recovery code',
   wrongSecondFactorCode: 'That code is not right. Enter the code your app shows now, or a recovery code.',
-  malformedAppCode: 'A code from your authenticator app has 6 digits.',
+  malformedSecondFactorCode: 'A code from your authenticator app has 6 digits; a recovery code has 16 letters and digits.',
+
+  usePasskeyButton: 'Use a passkey',
+  passkeyInstead: 'Or confirm it is you with one of your passkeys.',
+  passkeySecondFactorIntro: 'Confirm it is you with one of your passkeys.',
+  signInWithPasskeyButton: 'Sign in with a passkey',
+  passkeySignInIntro: 'Or sign in without a password, with a passkey on this device or your phone.',
+  passkeyNotUsed: 'The passkey was not used. Try again, or choose another way to sign in.',
+  passkeyRefused: 'That passkey cannot sign you in here. Try again, or choose another way to sign in.',
+  passkeyOnlyNotAllowed: 'Signing in with a passkey alone is not turned on for your organisation. Sign in with your username and password.',
 
   consentTitle: 'Allow access?',
   consentHeading: (app) => `Allow ${app} to access your account?`,

@@ -90,22 +90,19 @@ describe('the second factor of a sign-in (redis store)', () => {
     return agent.submit(step, { username: sub, password: passwordOf(sub) });
   }
 
-  const isSecondFactorPage = (step: Step) => step.html.includes('name="method" value="otp"') && !step.html.includes('name="password"');
+  const isSecondFactorPage = (step: Step) => step.html.includes('name="code"') && !step.html.includes('name="password"');
 
-  /**
-   * One of the page's two forms, as a browser submits it: its own fields only (the page has two
-   * forms, each with the CSRF token and its method; the UserAgent would send both forms' fields).
-   */
-  function submitCode(agent: UserAgent, step: Step, method: string, value: string): Promise<Step> {
+  /** The page's code form, as a browser submits it: the CSRF token and the one field, `code`. */
+  function submitCode(agent: UserAgent, step: Step, value: string): Promise<Step> {
     const action = /<form method="post" action="([^"]+\/second-factor)"/.exec(step.html)?.[1];
     const csrf = /name="csrf" value="([^"]+)"/.exec(step.html)?.[1];
     if (!action || !csrf) throw new Error(`not the second-factor page:\n${step.html}`);
-    return agent.request(action, { method: 'POST', body: new URLSearchParams({ csrf, method, code: value }).toString() });
+    return agent.request(action, { method: 'POST', body: new URLSearchParams({ csrf, code: value }).toString() });
   }
 
-  /** A code on the second-factor page (`otp`: the app's, `recovery`: a recovery code), then the consent if asked. */
-  async function code(agent: UserAgent, step: Step, method: 'otp' | 'recovery', value: string): Promise<Step> {
-    let next = await submitCode(agent, step, method, value);
+  /** A code on the second-factor page (the app's or a recovery code, in the same field), then the consent if asked. */
+  async function code(agent: UserAgent, step: Step, value: string): Promise<Step> {
+    let next = await submitCode(agent, step, value);
     if (next.html.includes('value="allow"')) next = await agent.submit(next, { decision: 'allow' });
     return next;
   }
@@ -140,6 +137,14 @@ describe('the second factor of a sign-in (redis store)', () => {
     expect(afterPassword.status).toBe(200);
     expect(afterPassword.location).toBeUndefined();
     expect(isSecondFactorPage(afterPassword)).toBe(true);
+    // The contract's page: one form, one field named code (the app's code or a recovery code, so
+    // not numeric only), the browser's one-time-code autofill; no passkey button (she has none).
+    expect(afterPassword.html.match(/<form /g)).toHaveLength(1);
+    expect(afterPassword.html.match(/<input [^>]*>/g)!.filter((input) => !input.includes('type="hidden"'))).toEqual([
+      expect.stringMatching(/^<input id="code" name="code" type="text" inputmode="text" autocomplete="one-time-code"/),
+    ]);
+    expect(afterPassword.html).not.toContain('name="method"');
+    expect(afterPassword.html).not.toContain('Use a passkey');
     expect(await events('sign_in.succeeded', 'ann', 0)).toEqual([]);
     // Not yet a browser that signed in as her: no known-device cookie (it would lift the username
     // limit off the guesses at her code).
@@ -149,7 +154,7 @@ describe('the second factor of a sign-in (redis store)', () => {
     const reloaded = await agent.request(afterPassword.url);
     expect(isSecondFactorPage(reloaded)).toBe(true);
 
-    const back = await code(agent, reloaded, 'otp', codeNow(secret));
+    const back = await code(agent, reloaded, codeNow(secret));
     const tokens = await tokensOf({ ...started, step: back });
     expect(tokens.claims()).toMatchObject({ sub: 'ann', amr: ['pwd', 'otp', 'mfa'], acr: ACR_MFA });
     expect(await events('sign_in.succeeded', 'ann')).toHaveLength(1);
@@ -163,7 +168,7 @@ describe('the second factor of a sign-in (redis store)', () => {
     const page = await password(agent, started.step, 'ben');
     const right = codeNow(secret);
     const wrong = right === '000000' ? '111111' : '000000';
-    const refused = await submitCode(agent, page, 'otp', wrong);
+    const refused = await submitCode(agent, page, wrong);
     expect(refused.status).toBe(401);
     expect(refused.location).toBeUndefined();
     expect(refused.html).toContain('That code is not right.');
@@ -171,7 +176,7 @@ describe('the second factor of a sign-in (redis store)', () => {
     expect(await events('sign_in.second_factor_failed', 'ben')).toEqual([
       expect.objectContaining({ target: { type: 'user', id: 'ben' }, details: expect.objectContaining({ factor: 'authenticator_app', reason: 'wrong' }) }),
     ]);
-    const back = await code(agent, refused, 'otp', right);
+    const back = await code(agent, refused, right);
     expect((await tokensOf({ ...started, step: back })).claims()).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: ACR_MFA });
   });
 
@@ -180,11 +185,11 @@ describe('the second factor of a sign-in (redis store)', () => {
     const used = codeNow(secret);
     const first = new UserAgent(server.baseUrl);
     const started = await start(first);
-    await tokensOf({ ...started, step: await code(first, await password(first, started.step, 'cat'), 'otp', used) });
+    await tokensOf({ ...started, step: await code(first, await password(first, started.step, 'cat'), used) });
 
     const second = new UserAgent(server.baseUrl);
     const again = await start(second);
-    const replayed = await submitCode(second, await password(second, again.step, 'cat'), 'otp', used);
+    const replayed = await submitCode(second, await password(second, again.step, 'cat'), used);
     expect(replayed.status).toBe(401);
     expect(replayed.location).toBeUndefined();
     expect(replayed.html).toContain('That code is not right.');
@@ -193,15 +198,16 @@ describe('the second factor of a sign-in (redis store)', () => {
     ]);
   });
 
-  it.each([['letters', '12ab56'], ['five digits', '12345'], ['seven digits', '1234567'], ['empty', ''], ['overlong', '1'.repeat(100)]])(
-    'a code that is not six digits (%s) is refused unread: 400, the page says what a code is',
+  it.each([['letters', '12ab56'], ['five digits', '12345'], ['seven digits', '1234567'], ['a short recovery code', 'ABCD-EFGH-JKMN'], ['empty', ''], ['overlong', '1'.repeat(100)]])(
+    'a code of neither shape, six digits or a recovery code (%s), is refused unread: 400, the page says what a code is',
     async (_name, value) => {
       const agent = new UserAgent(server.baseUrl);
       await enrolled('dan');
       const started = await start(agent);
-      const refused = await submitCode(agent, await password(agent, started.step, 'dan'), 'otp', value);
+      const refused = await submitCode(agent, await password(agent, started.step, 'dan'), value);
       expect(refused.status).toBe(400);
-      expect(refused.html).toContain('A code from your authenticator app has 6 digits.');
+      expect(refused.html).toContain('A code from your authenticator app has 6 digits; a recovery code has 16 letters and digits.');
+      expect(await events('sign_in.second_factor_failed', 'dan', 0)).toEqual([]);
       expect(isSecondFactorPage(refused)).toBe(true);
     },
   );
@@ -213,17 +219,17 @@ describe('the second factor of a sign-in (redis store)', () => {
     const agent = new UserAgent(server.baseUrl);
     const started = await start(agent);
     // Typed in lower case, without its hyphens: still the code.
-    const back = await code(agent, await password(agent, started.step, 'eve'), 'recovery', codes[3]!.toLowerCase().replace(/-/g, ''));
+    const back = await code(agent, await password(agent, started.step, 'eve'), codes[3]!.toLowerCase().replace(/-/g, ''));
     expect((await tokensOf({ ...started, step: back })).claims()).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: ACR_MFA });
     expect(await events('recovery_code.used', 'eve')).toEqual([expect.objectContaining({ details: { remaining: 9 } })]);
 
     const second = new UserAgent(server.baseUrl);
     const again = await start(second);
-    const refused = await submitCode(second, await password(second, again.step, 'eve'), 'recovery', codes[3]!);
+    const refused = await submitCode(second, await password(second, again.step, 'eve'), codes[3]!);
     expect(refused.status).toBe(401);
     expect(refused.html).toContain('That code is not right.');
-    // The recovery form is open after a refused recovery code.
-    expect(refused.html).toContain('<details open>');
+    expect(isSecondFactorPage(refused)).toBe(true);
+    expect(refused.html).toContain('aria-describedby="code-error"');
     expect(await events('sign_in.second_factor_failed', 'eve')).toEqual([
       expect.objectContaining({ details: expect.objectContaining({ factor: 'recovery_codes', reason: 'wrong' }) }),
     ]);
@@ -238,7 +244,7 @@ describe('the second factor of a sign-in (redis store)', () => {
     const uid = /interaction\/([A-Za-z0-9_-]+)\/login/.exec(started.step.html)![1]!;
     const csrf = /name="csrf" value="([^"]+)"/.exec(started.step.html)![1]!;
     const post = (path: string, body: Record<string, string>) => agent.request(path, { method: 'POST', body: new URLSearchParams(body).toString() });
-    const early = await post(`${server.oauthUrl}/interaction/${uid}/second-factor`, { csrf, method: 'otp', code: '123456' });
+    const early = await post(`${server.oauthUrl}/interaction/${uid}/second-factor`, { csrf, code: '123456' });
     expect(early.status).toBe(400);
     expect(early.html).toContain('This sign-in step is over.');
 
@@ -248,23 +254,21 @@ describe('the second factor of a sign-in (redis store)', () => {
     const otherStart = await start(agent);
     const otherUid = /interaction\/([A-Za-z0-9_-]+)\/login/.exec(otherStart.step.html)![1]!;
     const otherCsrf = /name="csrf" value="([^"]+)"/.exec(otherStart.step.html)![1]!;
-    const elsewhere = await post(`${server.oauthUrl}/interaction/${otherUid}/second-factor`, { csrf: otherCsrf, method: 'otp', code: '123456' });
+    const elsewhere = await post(`${server.oauthUrl}/interaction/${otherUid}/second-factor`, { csrf: otherCsrf, code: '123456' });
     expect(elsewhere.status).toBe(400);
     expect(elsewhere.html).toContain('This sign-in step is over.');
     // The second interaction's login page knows nothing of the first's password.
     expect(otherStart.step.html).toContain('name="password"');
 
-    const noCsrf = await post(`${server.oauthUrl}/interaction/${otherUid}/second-factor`, { method: 'otp', code: '123456' });
+    const noCsrf = await post(`${server.oauthUrl}/interaction/${otherUid}/second-factor`, { code: '123456' });
     expect(noCsrf.status).toBe(403);
-    const unknownMethod = await post(`${server.oauthUrl}/interaction/${otherUid}/second-factor`, { csrf: otherCsrf, method: 'sms', code: '123456' });
-    expect(unknownMethod.status).toBe(400);
   });
 
   it('acr_values asking for the mfa class: a user with an app reaches it; one without ends with unmet_authentication_requirements', async () => {
     const secret = await enrolled('gus');
     const agent = new UserAgent(server.baseUrl);
     const asked = await start(agent, { acr_values: ACR_MFA });
-    const back = await code(agent, await password(agent, asked.step, 'gus'), 'otp', codeNow(secret));
+    const back = await code(agent, await password(agent, asked.step, 'gus'), codeNow(secret));
     expect((await tokensOf({ ...asked, step: back })).claims()).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: ACR_MFA });
     // The mfa session answers a later request asking for the mfa class without a sign-in.
     const later = await start(agent, { acr_values: ACR_MFA });
@@ -295,9 +299,9 @@ describe('the second factor of a sign-in (redis store)', () => {
       const right = codeNow(secret);
       const wrong = right === '000000' ? '111111' : '000000';
       // Malformed codes: refused, not counted.
-      for (let i = 0; i < 4; i += 1) expect((page = await submitCode(agent, page, 'otp', 'abc')).status).toBe(400);
-      for (let i = 0; i < 3; i += 1) expect((page = await submitCode(agent, page, 'otp', wrong)).status).toBe(401);
-      const held = await submitCode(agent, page, 'otp', right);
+      for (let i = 0; i < 4; i += 1) expect((page = await submitCode(agent, page, 'abc')).status).toBe(400);
+      for (let i = 0; i < 3; i += 1) expect((page = await submitCode(agent, page, wrong)).status).toBe(401);
+      const held = await submitCode(agent, page, right);
       expect(held.status).toBe(429);
       expect(held.html).toContain('Too many failed sign-ins.');
       expect(held.location).toBeUndefined();
