@@ -44,6 +44,14 @@ export const PORTAL_SESSION_SECONDS = 30 * 60;
 export const PORTAL_SIGN_IN_SECONDS = 600;
 /** A secret the portal holds for its one showing (shown once, then gone, or gone after this). */
 export const PORTAL_SECRET_SECONDS = 600;
+/**
+ * How recent a portal user's last sign-in must be for a destructive action (delete, a new secret,
+ * a client type changed, a factor removed or replaced): 5 minutes. Long enough that a user who
+ * just signed in (or just signed in again for one action) is not asked twice for the next ones;
+ * short enough that a session left open or taken over cannot destroy anything without the password
+ * (and second factor) being given again.
+ */
+export const PORTAL_REAUTH_SECONDS = 300;
 /** The cookie that remembers a browser which signed in as a user before (the sign-in throttle trusts it). */
 export const KNOWN_DEVICE_SECONDS = 180 * 86_400;
 /** The cookie that carries a sign-out POST's parameters to its GET: one redirect's time. */
