@@ -8,7 +8,8 @@ import { PortalSessions } from '../../src/portal/sessions.js';
 import { testAccounts } from '../support/accounts.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { startServer, type RunningServer } from '../support/server.js';
-import { UserAgent, type Step } from '../support/user-agent.js';
+import { csrfOf, portalSignedIn, secondFactor, signedInAgo as agoIn, signInAs } from '../support/portal.js';
+import type { UserAgent } from '../support/user-agent.js';
 
 /**
  * Signing in again before a destructive action (src/portal/reauth.ts), over HTTP on Redis: a
@@ -50,45 +51,8 @@ describe('the portal asks for a sign-in again before a destructive action', () =
     await redis?.stop();
   });
 
-  const csrfOf = (step: Step) => /name="csrf" value="([^"]+)"/.exec(step.html)![1]!;
-
-  /**
-   * The password page's form, answered as `sub`; then what the sign-in asks: ending the browser's
-   * sign-in session of another user (the engine's confirmation), the second factor's code, the consent.
-   */
-  async function signInAs(agent: UserAgent, step: Step, sub: string, code?: () => string): Promise<Step> {
-    expect(step.html).toContain('name="password"');
-    let next = await agent.submit(step, { username: sub, password: `${sub}-password` });
-    const confirm = /action="([^"]+\/session\/end\/confirm)"[\s\S]*?name="xsrf" value="([^"]+)"/.exec(next.html);
-    if (confirm) next = await agent.request(confirm[1]!, { method: 'POST', body: new URLSearchParams({ xsrf: confirm[2]!, logout: 'yes' }).toString() });
-    if (code && next.html.includes('name="code"')) next = await secondFactor(agent, next, code());
-    if (next.html.includes('value="allow"')) next = await agent.submit(next, { decision: 'allow' });
-    return next;
-  }
-
-  /** The second-factor page's first form (the app's code) with `code` (its own hidden fields only). */
-  async function secondFactor(agent: UserAgent, step: Step, code: string): Promise<Step> {
-    const [form, action] = /<form method="post" action="([^"]+\/second-factor)"[\s\S]*?<\/form>/.exec(step.html) ?? [];
-    if (!form || !action) throw new Error(`not the second-factor page:\n${step.html}`);
-    const fields = new URLSearchParams([...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map(([, name, value]): [string, string] => [name!, value!]));
-    fields.set('code', code);
-    return agent.request(action.replace(/&amp;/g, '&'), { method: 'POST', body: fields.toString() });
-  }
-
-  async function signedIn(sub: string, code?: () => string): Promise<{ agent: UserAgent; csrf: string }> {
-    const agent = new UserAgent(server.baseUrl);
-    const home = await signInAs(agent, await agent.request('/portal/login'), sub, code);
-    expect(home.html).toContain(`Signed in as ${sub.toUpperCase()} (${sub})`);
-    return { agent, csrf: csrfOf(home) };
-  }
-
-  /** Makes the agent's last sign-in `seconds` old (its session's `authTime`, as the store keeps it). */
-  async function signedInAgo(agent: UserAgent, seconds: number): Promise<void> {
-    const id = agent.cookie('portal_session')!;
-    const session = (await sessions.get(id))!;
-    expect(typeof session.authTime).toBe('number');
-    await sessions.save(id, { ...session, authTime: Math.floor(Date.now() / 1000) - seconds });
-  }
+  const signedIn = (sub: string, code?: () => string) => portalSignedIn(server.baseUrl, sub, sub.toUpperCase(), code);
+  const signedInAgo = (agent: UserAgent, seconds: number) => agoIn(sessions, agent, seconds);
 
   const newClient = () => server.auth.clientConfigurations.create({ tenant: 'acme', name: `Payroll ${Math.random().toString(36).slice(2, 8)}`, category: 'payroll', resources: { scim: { scopes: ['scim.read'] } } });
   const exists = async (clientId: string) => (await server.auth.clientConfigurations.list('acme')).some((client) => client.clientId === clientId);
