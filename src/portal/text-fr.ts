@@ -286,6 +286,7 @@ export const PORTAL_TEXT_FR: PortalText = {
     nameRequired: 'Nom de la clé d’accès : saisissez un nom de 64 caractères au plus.',
     synced: 'synchronisée avec vos autres appareils',
     device: 'sur cet appareil uniquement',
+    removeButton: 'Supprimer',
     remove: (name: string) => `Supprimer la clé d’accès ${name}`,
     removed: 'La clé d’accès a été supprimée.',
     nameColumn: 'Nom',

@@ -278,6 +278,7 @@ export const PORTAL_TEXT = {
     nameRequired: 'Name of the passkey: enter a name of up to 64 characters.',
     synced: 'synced to your other devices',
     device: 'on this device only',
+    removeButton: 'Remove',
     remove: (name: string) => `Remove passkey ${name}`,
     removed: 'The passkey was removed.',
     nameColumn: 'Name',

@@ -50,7 +50,7 @@ function passkeySection(view: ViewContext, { summary }: SecurityView): string {
 <th scope="row">${e(passkey.name)}</th>
 <td>${e(when(passkey.createdAt))}</td>
 <td>${e(passkey.backedUp ? words.synced : words.device)}</td>
-<td>${removeForm(view, passkey.id, words.remove(passkey.name), t.delete)}</td>
+<td>${removeForm(view, passkey.id, words.remove(passkey.name), words.removeButton)}</td>
 </tr>`).join('\n');
   const table = summary.passkeys.length
     ? `<table aria-labelledby="passkeys-heading"><thead><tr><th scope="col">${e(words.nameColumn)}</th><th scope="col">${e(words.addedColumn)}</th><th scope="col">${e(words.kindColumn)}</th><th scope="col">${e(words.actionColumn)}</th></tr></thead><tbody>
