@@ -25,7 +25,7 @@ const COOKIE_KEY = 'a-cookie-key-of-the-security-tests-0123456789';
 const FACTOR_KEY = 'a-factor-key-of-the-security-tests-0123456789';
 /** Users without the management right (the second-factor rule for permissions does not apply to them). */
 const reader = (sub: string) => ({ sub, password: `${sub}-password`, tenant: 'acme', claims: { name: sub.toUpperCase() }, scopes: ['scim.read'] });
-const USERS = ['ben', 'cat', 'dan', 'eli', 'fay', 'gus'].map(reader);
+const USERS = ['ben', 'cat', 'dan', 'eli', 'fay', 'gus', 'hal'].map(reader);
 
 describe("the portal's Security page", () => {
   let redis: RedisServer;
@@ -148,6 +148,18 @@ describe("the portal's Security page", () => {
     expect(done.html).toContain('Your authenticator app was removed.');
     expect(await types('ben')).toEqual([]);
     expect((await server.auth.audit.list({ tenant: 'acme', type: 'factor.removed' })).events.filter((entry) => entry.target?.id === 'ben')).toHaveLength(1);
+  });
+
+  it('new recovery codes over a set she holds, after a stale sign-in: the old ones keep working until she signs in again', async () => {
+    const { agent, csrf } = await signedIn('hal');
+    const first = [...(await post(agent, '/security/recovery-codes', { csrf })).html.matchAll(/<li><code class="secret">([^<]+)<\/code><\/li>/g)].map(([, code]) => code!);
+    await signedInAgo(sessions, agent, PORTAL_REAUTH_SECONDS + 30);
+    const login = await post(agent, '/security/recovery-codes', { csrf });
+    expect(login.html).toContain('name="password"');
+    expect(await factors.useRecoveryCode(owner('hal'), first[0])).toEqual({ accepted: true });
+    const shown = await signInAs(agent, login, 'hal');
+    expect(shown.html).toContain('Your recovery codes');
+    expect(await factors.useRecoveryCode(owner('hal'), first[1])).toMatchObject({ accepted: false });
   });
 
   it('the passkey page loads the passkey script from our origin (nonce and integrity, in the CSP); an answer that is no credential adds nothing', async () => {
