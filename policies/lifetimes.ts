@@ -18,6 +18,8 @@ import { MANAGEMENT_SCOPE } from './management.js';
  *   authenticator app's enrolment waiting for its first code (10 minutes), a passkey ceremony's
  *   challenge (5 minutes, used once), a
  *   sign-out's carried parameters (a minute), what an instance remembers of a client (10 minutes).
+ * - A portal user's sign-in is recent enough for a destructive action for 5 minutes; after that
+ *   the portal asks for a sign-in again (PORTAL_REAUTH_SECONDS).
  * - A grant nobody refreshed for `grantIdleSeconds` ends (a refresh token lifetime plus a session
  *   lifetime by default); a grant is never shorter-lived than a refresh token of it.
  */
