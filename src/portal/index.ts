@@ -7,6 +7,7 @@ import { PortalDispatcher } from './dispatch.js';
 import { home } from './home.js';
 import { portalKit, type PortalKit } from './kit.js';
 import { confirmation, editPage, regenerate, remove, update } from './records.js';
+import { signInAgain } from './reauth.js';
 import { PortalRouter, type PortalHandlers } from './routes.js';
 import { secretPage } from './secret.js';
 import { addPasskey, confirmApp, newPasskey, newRecoveryCodes, removeFactor, securityPage, startApp } from './security.js';
@@ -54,6 +55,7 @@ function portalHandlers(kit: PortalKit, resume: Resume): PortalHandlers {
     newPasskey: (call) => newPasskey(kit, call),
     addPasskey: (call) => addPasskey(kit, call),
     removeFactor: (call) => removeFactor(kit, call),
+    signInAgain: (call) => signInAgain(kit, call),
     activity: (call) => activity(kit, call),
     unlockForm: (call) => unlockForm(kit, call),
     unlock: (call) => unlock(kit, call),

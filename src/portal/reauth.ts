@@ -5,6 +5,7 @@ import { REPEATABLE, type PortalCall, type PortalRouteName } from './routes.js';
 import type { Current } from './session-cookies.js';
 import type { PendingAction, PortalSession } from './sessions.js';
 import { startSignIn } from './sign-in-request.js';
+import { reauthPage } from './views/simple-pages.js';
 
 /*
  * SIGNING IN AGAIN BEFORE A DESTRUCTIVE ACTION: deleting a client configuration or an app,
@@ -15,6 +16,9 @@ import { startSignIn } from './sign-in-request.js';
  * - The action is the POST that asked for it, checked as every POST is (session, CSRF token,
  *   Origin) and kept server-side, sealed, under the session's ID (one per session: a newer one
  *   replaces it), for PORTAL_SIGN_IN_SECONDS, with the user who posted it.
+ * - A page says why (her last sign-in is older than that) and leads on with a button (a POST with
+ *   the CSRF token: no link from elsewhere can lead her into completing an action she left), or
+ *   back home: a sign-in page right after a click on "Delete" must not look like a session that ended.
  * - The sign-in is the portal's usual one (code, PKCE, state, nonce) with `max_age=0` (OpenID
  *   Connect Core §3.1.2.1): the sign-in pages ask for the password again, and then for the second
  *   factor as at any sign-in of a user who holds one. The portal does not ask for a factor of its
@@ -35,8 +39,8 @@ export function signedInRecently(session: PortalSession, nowMs = Date.now()): bo
 }
 
 /**
- * True when the call may go on (a recent sign-in); else the action is kept and the browser is on
- * its way to a fresh sign-in (answered: the caller returns).
+ * True when the call may go on (a recent sign-in); else the action is kept and the page that leads
+ * to a fresh sign-in is sent (answered: the caller returns).
  */
 export async function freshOrSignInAgain(kit: PortalKit, call: PortalCall): Promise<boolean> {
   const { ctx, now, id, form, route } = call;
@@ -54,8 +58,14 @@ export async function freshOrSignInAgain(kit: PortalKit, call: PortalCall): Prom
   };
   await kit.setup.sessions.putAction(now.id, action);
   await kit.cookies.save(ctx, now);
-  startSignIn(kit, ctx, true);
+  kit.pages.send(ctx, kit.t.reauth.title, reauthPage(kit.pages.view(now.session), Math.round(PORTAL_REAUTH_SECONDS / 60)));
   return false;
+}
+
+/** POST /reauth: the sign-in again (`max_age=0`) whose callback does the action the session kept. */
+export async function signInAgain(kit: PortalKit, { ctx, now }: PortalCall): Promise<void> {
+  await kit.cookies.save(ctx, now);
+  startSignIn(kit, ctx, true);
 }
 
 /** What a callback does with the action its session kept: done, or why not. */

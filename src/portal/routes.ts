@@ -54,6 +54,9 @@ export const PORTAL_ROUTES = [
   { method: 'GET', path: '/security/passkeys/new', right: 'session', name: 'newPasskey' },
   { method: 'POST', path: '/security/passkeys', right: 'session', name: 'addPasskey' },
   { method: 'POST', path: '/security/remove', right: 'session', name: 'removeFactor', fresh: true },
+  // The way to the sign-in again of a destructive action kept meanwhile (src/portal/reauth.ts):
+  // a POST of the portal's own page (CSRF token), so that no link elsewhere can lead her on to it.
+  { method: 'POST', path: '/reauth', right: 'session', name: 'signInAgain' },
   { method: 'GET', path: '/activity', right: 'manage', name: 'activity' },
   { method: 'GET', path: '/sign-ins/unlock', right: 'manage', name: 'unlockForm', when: 'canUnlock' },
   { method: 'POST', path: '/sign-ins/unlock', right: 'manage', name: 'unlock', when: 'canUnlock' },

@@ -305,6 +305,10 @@ export const PORTAL_TEXT_DE: PortalText = {
     removed: 'Ihre Wiederherstellungscodes wurden entfernt.',
   },
   reauth: {
+    title: 'Bestätigen Sie, dass Sie es sind',
+    lead: (minutes: number) => `Sie haben sich vor mehr als ${minutes} Minuten angemeldet. Bitte melden Sie sich vor dieser Änderung, die sich nicht rückgängig machen lässt, erneut an.`,
+    then: 'Sie geben Ihr Passwort erneut ein und, falls Sie einen haben, Ihren zweiten Faktor; danach wird die Änderung sofort ausgeführt.',
+    button: 'Erneut anmelden',
     notDone: 'Es wurde nichts geändert: Die erneute Anmeldung wurde nicht von der angemeldeten Person abgeschlossen.',
   },
   errors: {

@@ -309,6 +309,10 @@ export const PORTAL_TEXT_FR: PortalText = {
     removed: 'Vos codes de récupération ont été supprimés.',
   },
   reauth: {
+    title: 'Confirmez votre identité',
+    lead: (minutes: number) => `Vous vous êtes connecté il y a plus de ${minutes} minutes. Avant cette modification, qui est irréversible, veuillez vous reconnecter.`,
+    then: 'Vous saisissez de nouveau votre mot de passe, et votre second facteur si vous en avez un ; la modification est effectuée juste après.',
+    button: 'Se reconnecter',
     notDone: 'Rien n’a été modifié : la nouvelle connexion n’a pas été effectuée par l’utilisateur connecté.',
   },
   errors: {

@@ -302,6 +302,10 @@ export const PORTAL_TEXT = {
   },
   /** Signing in again before a destructive action (src/portal/reauth.ts). */
   reauth: {
+    title: 'Confirm it is you',
+    lead: (minutes: number) => `You signed in more than ${minutes} minutes ago. Before this change, which cannot be undone, please sign in again.`,
+    then: 'You give your password again, and your second factor if you have one; the change is made right after.',
+    button: 'Sign in again',
     notDone: 'Nothing was changed: the sign-in again was not completed by the signed-in user.',
   },
   errors: {

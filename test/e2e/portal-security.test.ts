@@ -269,8 +269,13 @@ describe('the Security page and the sign-in again, in Chromium', () => {
     await staleSignIn();
     await page.goto(`${origin}/portal/security`);
     await page.getByRole('button', { name: 'Remove the authenticator app' }).click();
-    // The sign-in again: the password page (max_age=0), then her code.
-    await passwordAndCode('ada', () => totpCode(secret, step + 1), 'portal-reauth');
+    // Why, and the way on (the button has the focus: Enter goes on); then the password page (max_age=0) and her code.
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    await accessible('portal-reauth');
+    expect(await types('ada')).toEqual(['totp']);
+    expect(await focused()).toBe('Sign in again');
+    await page.keyboard.press('Enter');
+    await passwordAndCode('ada', () => totpCode(secret, step + 1), 'portal-reauth-sign-in');
     await page.getByText('Your authenticator app was removed.').waitFor();
     await accessible('portal-reauth-done');
     expect(await types('ada')).toEqual([]);
@@ -279,6 +284,7 @@ describe('the Security page and the sign-in again, in Chromium', () => {
     await staleSignIn();
     await page.goto(`${origin}/portal/client-configurations/${first.clientId}/delete`);
     await page.getByRole('button', { name: 'Delete Payroll export' }).click();
+    await page.getByRole('button', { name: 'Sign in again' }).click();
     await passwordAndCode('ada');
     await page.getByText('Client configuration "Payroll export" deleted.').waitFor();
     const deleted = async (clientId: string) => (await auth.audit.list({ tenant: 'acme', type: 'client_configuration.deleted' })).events.filter((event) => event.target?.id === clientId).length;
@@ -291,6 +297,21 @@ describe('the Security page and the sign-in again, in Chromium', () => {
     await page.getByText('Client configuration "Benefits sync" deleted.').waitFor();
     expect(requested.slice(before).some((url) => url.includes('/oauth2/authorize'))).toBe(false);
     expect(await deleted(second.clientId)).toBe(1);
+  }, TEST_TIMEOUT);
+
+  it.each([
+    ['de-DE', 'Bestätigen Sie, dass Sie es sind', 'portal-reauth-de'],
+    ['fr-FR', 'Confirmez votre identité', 'portal-reauth-fr'],
+  ])('%s: the page before a sign-in again, accessible', async (locale, heading, shot) => {
+    const { clientId } = await auth.clientConfigurations.create({ tenant: 'acme', name: `Zeit ${locale}`, category: 'time', resources: { scim: { scopes: ['scim.read'] } } });
+    await open(locale);
+    await signIn('ada');
+    await staleSignIn();
+    await page.goto(`${origin}/portal/client-configurations/${clientId}/delete`);
+    await page.locator('form[action$="/delete"] button').click();
+    await page.getByRole('heading', { name: heading }).waitFor();
+    expect(await page.locator('html').getAttribute('lang')).toBe(locale.slice(0, 2));
+    await accessible(shot);
   }, TEST_TIMEOUT);
 
   it.each([

@@ -8,7 +8,7 @@ import { PortalSessions } from '../../src/portal/sessions.js';
 import { testAccounts } from '../support/accounts.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { startServer, type RunningServer } from '../support/server.js';
-import { csrfOf, portalSignedIn, secondFactor, signedInAgo as agoIn, signInAs } from '../support/portal.js';
+import { csrfOf, portalSignedIn, secondFactor, signedInAgo as agoIn, signInAgainFrom, signInAs } from '../support/portal.js';
 import type { UserAgent } from '../support/user-agent.js';
 
 /**
@@ -74,7 +74,7 @@ describe('the portal asks for a sign-in again before a destructive action', () =
     const { agent, csrf } = await signedIn('ada');
     await signedInAgo(agent, PORTAL_REAUTH_SECONDS + 30);
     const before = agent.visited.length;
-    const login = await agent.request(`/portal/client-configurations/${clientId}/delete`, { method: 'POST', body: new URLSearchParams({ csrf }).toString() });
+    const login = await signInAgainFrom(agent, await agent.request(`/portal/client-configurations/${clientId}/delete`, { method: 'POST', body: new URLSearchParams({ csrf }).toString() }));
     // Sent to the authorization endpoint with max_age=0: the password page, though the browser has a sign-in session.
     const authorize = new URL(agent.visited.slice(before).find((url) => url.includes('/oauth2/authorize'))!);
     expect(authorize.searchParams.get('max_age')).toBe('0');
@@ -102,7 +102,7 @@ describe('the portal asks for a sign-in again before a destructive action', () =
     const { clientId } = await newClient();
     const { agent, csrf } = await signedIn('ada');
     await signedInAgo(agent, PORTAL_REAUTH_SECONDS + 30);
-    const login = await agent.request(`/portal/client-configurations/${clientId}/delete`, { method: 'POST', body: new URLSearchParams({ csrf }).toString() });
+    const login = await signInAgainFrom(agent, await agent.request(`/portal/client-configurations/${clientId}/delete`, { method: 'POST', body: new URLSearchParams({ csrf }).toString() }));
     const home = await signInAs(agent, login, 'eve');
     expect(home.html).toContain('Signed in as EVE (eve)');
     expect(home.html).toContain('Nothing was changed');
@@ -130,7 +130,7 @@ describe('the portal asks for a sign-in again before a destructive action', () =
     const { clientId } = await newClient();
     const { agent, csrf } = await signedIn('ada');
     await signedInAgo(agent, PORTAL_REAUTH_SECONDS + 30);
-    const login = await agent.request(`/portal/client-configurations/${clientId}/delete`, { method: 'POST', body: new URLSearchParams({ csrf }).toString() });
+    const login = await signInAgainFrom(agent, await agent.request(`/portal/client-configurations/${clientId}/delete`, { method: 'POST', body: new URLSearchParams({ csrf }).toString() }));
     await signedIn('ada');
     expect(await exists(clientId)).toBe(true);
     expect((await signInAs(agent, login, 'ada')).html).toContain('deleted.');
@@ -158,12 +158,30 @@ describe('the portal asks for a sign-in again before a destructive action', () =
     expect(await keptAction(kit, undefined, { sub: 'ada', tenant: 'acme' }, now)).toBeUndefined();
   });
 
+  it('the page before the sign-in again says why; its button is a POST of that page only (no link elsewhere leads on); left by Cancel, nothing is done', async () => {
+    const { clientId } = await newClient();
+    const { agent, csrf } = await signedIn('ada');
+    await signedInAgo(agent, PORTAL_REAUTH_SECONDS + 30);
+    const page = await agent.request(`/portal/client-configurations/${clientId}/delete`, { method: 'POST', body: new URLSearchParams({ csrf }).toString() });
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('You signed in more than 5 minutes ago.');
+    expect(page.html).toContain('<form method="post" action="/portal/reauth">');
+    expect((await agent.request('/portal/reauth')).status).toBe(404);
+    expect((await agent.request('/portal/reauth', { method: 'POST', body: 'csrf=forged' })).status).toBe(403);
+    // Cancel (home), then an ordinary sign-in in this browser: the kept action is not done by it.
+    await agent.request('/portal');
+    let home = await agent.request('/portal/login');
+    if (home.html.includes('value="allow"')) home = await agent.submit(home, { decision: 'allow' });
+    expect(home.html).toContain('Signed in as ADA (ada)');
+    expect(await exists(clientId)).toBe(true);
+  });
+
   it('a sign-in given up (the sign-in page left with an error): still signed in, nothing done', async () => {
     const { clientId } = await newClient();
     const { agent, csrf } = await signedIn('ada');
     await signedInAgo(agent, PORTAL_REAUTH_SECONDS + 30);
     const before = agent.visited.length;
-    await agent.request(`/portal/client-configurations/${clientId}/delete`, { method: 'POST', body: new URLSearchParams({ csrf }).toString() });
+    await signInAgainFrom(agent, await agent.request(`/portal/client-configurations/${clientId}/delete`, { method: 'POST', body: new URLSearchParams({ csrf }).toString() }));
     const state = new URL(agent.visited.slice(before).find((url) => url.includes('/oauth2/authorize'))!).searchParams.get('state')!;
     const back = await agent.request(`/portal/callback?${new URLSearchParams({ error: 'access_denied', state })}`);
     expect(back.html).toContain('Nothing was changed');
@@ -179,7 +197,7 @@ describe('the portal asks for a sign-in again before a destructive action', () =
     const kept = await agent.request(`/portal/app-registrations/${app.clientId}`, { method: 'POST', body: form('confidential') });
     expect(agent.visited.some((url) => url.includes('max_age'))).toBe(false);
     expect(kept.html).toContain('saved.');
-    const login = await agent.request(`/portal/app-registrations/${app.clientId}`, { method: 'POST', body: form('public') });
+    const login = await signInAgainFrom(agent, await agent.request(`/portal/app-registrations/${app.clientId}`, { method: 'POST', body: form('public') }));
     expect(login.html).toContain('name="password"');
     expect((await server.auth.appRegistrations.get(app.clientId))?.clientType).toBe('confidential');
     const home = await signInAs(agent, login, 'ada');
@@ -191,7 +209,7 @@ describe('the portal asks for a sign-in again before a destructive action', () =
     const app = await server.auth.appRegistrations.create({ tenant: 'acme', name: 'Payslips', clientType: 'confidential', redirectUris: ['https://payslips.example/cb'] });
     const { agent, csrf } = await signedIn('ada');
     await signedInAgo(agent, PORTAL_REAUTH_SECONDS + 30);
-    const login = await agent.request(`/portal/app-registrations/${app.clientId}/secret`, { method: 'POST', body: new URLSearchParams({ csrf }).toString() });
+    const login = await signInAgainFrom(agent, await agent.request(`/portal/app-registrations/${app.clientId}/secret`, { method: 'POST', body: new URLSearchParams({ csrf }).toString() }));
     expect(login.html).toContain('name="password"');
     const shown = await signInAs(agent, login, 'ada');
     expect(shown.url).toMatch(/\/portal\/secret$/);
@@ -204,7 +222,7 @@ describe('the portal asks for a sign-in again before a destructive action', () =
     const { agent, csrf } = await signedIn('kim', () => totpCode(secret, step));
     await signedInAgo(agent, PORTAL_REAUTH_SECONDS + 30);
     const { clientId } = await newClient();
-    const login = await agent.request(`/portal/client-configurations/${clientId}/delete`, { method: 'POST', body: new URLSearchParams({ csrf }).toString() });
+    const login = await signInAgainFrom(agent, await agent.request(`/portal/client-configurations/${clientId}/delete`, { method: 'POST', body: new URLSearchParams({ csrf }).toString() }));
     const second = await agent.submit(login, { username: 'kim', password: 'kim-password' });
     // Asked for the code after the password, as at any sign-in of hers (a code of the next step: the first one is used).
     expect(second.html).toContain('name="code"');

@@ -35,6 +35,7 @@ describe('the portal route table', () => {
     ['GET', '/security/passkeys/new', 'newPasskey', 'session'],
     ['POST', '/security/passkeys', 'addPasskey', 'session'],
     ['POST', '/security/remove', 'removeFactor', 'session'],
+    ['POST', '/reauth', 'signInAgain', 'session'],
   ] as const)('%s %s: %s (%s)', (method, path, name, right) => {
     expect(row(method, path)).toEqual({ name, right, id: '' });
   });

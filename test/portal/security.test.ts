@@ -8,7 +8,7 @@ import { PASSKEY_SCRIPT_INTEGRITY, PASSKEY_SCRIPT_PATH } from '../../src/pages/p
 import { PortalSessions } from '../../src/portal/sessions.js';
 import { testAccounts } from '../support/accounts.js';
 import { capturingLogger } from '../support/fixtures.js';
-import { portalSignedIn, signedInAgo, signInAs } from '../support/portal.js';
+import { portalSignedIn, signedInAgo, signInAgainFrom, signInAs } from '../support/portal.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { startServer, type RunningServer } from '../support/server.js';
 import type { UserAgent } from '../support/user-agent.js';
@@ -140,8 +140,8 @@ describe("the portal's Security page", () => {
     const [app] = await server.auth.factors.list(owner('ben'));
     await signedInAgo(sessions, agent, PORTAL_REAUTH_SECONDS + 30);
     // Replacing the app: the password page first, nothing started.
-    expect((await post(agent, '/security/authenticator-app', { csrf })).html).toContain('name="password"');
-    const login = await post(agent, '/security/remove', { csrf, factor: app!.id });
+    expect((await post(agent, '/security/authenticator-app', { csrf })).html).toContain('action="/portal/reauth"');
+    const login = await signInAgainFrom(agent, await post(agent, '/security/remove', { csrf, factor: app!.id }));
     expect(login.html).toContain('name="password"');
     expect(await types('ben')).toEqual(['totp']);
     const done = await signInAs(agent, login, 'ben', () => totpCode(secret, step + 1));
@@ -154,7 +154,7 @@ describe("the portal's Security page", () => {
     const { agent, csrf } = await signedIn('hal');
     const first = [...(await post(agent, '/security/recovery-codes', { csrf })).html.matchAll(/<li><code class="secret">([^<]+)<\/code><\/li>/g)].map(([, code]) => code!);
     await signedInAgo(sessions, agent, PORTAL_REAUTH_SECONDS + 30);
-    const login = await post(agent, '/security/recovery-codes', { csrf });
+    const login = await signInAgainFrom(agent, await post(agent, '/security/recovery-codes', { csrf }));
     expect(login.html).toContain('name="password"');
     expect(await factors.useRecoveryCode(owner('hal'), first[0])).toEqual({ accepted: true });
     const shown = await signInAs(agent, login, 'hal');

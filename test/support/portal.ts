@@ -45,3 +45,12 @@ export async function signedInAgo(sessions: PortalSessions, agent: UserAgent, se
   if (typeof session?.authTime !== 'number') throw new Error('no sign-in time in the session');
   await sessions.save(id, { ...session, authTime: Math.floor(Date.now() / 1000) - seconds });
 }
+
+/**
+ * The page before a sign-in again (src/portal/reauth.ts), checked, and its link followed: the
+ * sign-in's password page.
+ */
+export async function signInAgainFrom(agent: UserAgent, step: Step): Promise<Step> {
+  if (!step.html.includes('action="/portal/reauth"') || !step.html.includes('Confirm it is you')) throw new Error(`not the page before a sign-in again:\n${step.html}`);
+  return agent.request('/portal/reauth', { method: 'POST', body: new URLSearchParams({ csrf: csrfOf(step) }).toString() });
+}
