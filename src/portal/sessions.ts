@@ -1,4 +1,4 @@
-import { PORTAL_SECRET_SECONDS } from '../../policies/lifetimes.js';
+import { PORTAL_SECRET_SECONDS, PORTAL_SIGN_IN_SECONDS } from '../../policies/lifetimes.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { EngineAdapter } from '../../adapters/types.js';
 import { Sealer } from '../records/sealed.js';
@@ -33,6 +33,23 @@ export interface PendingSignIn {
   verifier: string;
   nonce: string;
   expires: number;
+  /** A sign-in again before a destructive action (src/portal/reauth.ts): its callback completes the action. */
+  reauth?: true;
+}
+
+/**
+ * A destructive action waiting for a fresh sign-in (src/portal/reauth.ts): the row of the portal's
+ * table, its `{id}` and the form that was posted (CSRF-checked then), for the user who posted it.
+ */
+export interface PendingAction {
+  /** The row's name (src/portal/routes.ts). */
+  route: string;
+  id: string;
+  fields: Array<[string, string]>;
+  sub: string;
+  tenant?: string;
+  /** When it was asked for (epoch ms): only a sign-in after it completes it. */
+  createdAt: number;
 }
 
 /** One browser's portal session. */
@@ -44,6 +61,8 @@ export interface PortalSession {
   /** The scopes the access token was granted: the portal shows and asks only what they allow. */
   scopes?: string[];
   refreshToken?: string;
+  /** When the user last gave her password (the ID token's `auth_time`, epoch seconds). */
+  authTime?: number;
   notice?: Notice;
   /** When the session was last written (epoch ms): an unchanged session is rewritten only now and then. */
   savedAt?: number;
@@ -124,5 +143,33 @@ export class PortalSessions {
     }
     await this.secrets.destroy(key);
     return this.open<ShownSecret>(payload.sealed, `secret ${key}`);
+  }
+
+  /** The key of a session's pending action (beside its secret's, in the same short-lived model). */
+  private actionKey(id: string): string {
+    return `${this.storageKey(id)}.action`;
+  }
+
+  /** Keeps the one action of the session that waits for a fresh sign-in (a newer one replaces it). */
+  async putAction(id: string, action: PendingAction): Promise<void> {
+    const key = this.actionKey(id);
+    await this.secrets.upsert(key, { sealed: this.seal(action, `action ${key}`) }, PORTAL_SIGN_IN_SECONDS);
+  }
+
+  /**
+   * The session's pending action, once (the store's single-use mark decides between two callbacks
+   * at once); gone afterwards, so that a replayed callback finds nothing to do.
+   */
+  async takeAction(id: string): Promise<PendingAction | undefined> {
+    const key = this.actionKey(id);
+    const payload = await this.secrets.find(key);
+    if (!payload) return undefined;
+    try {
+      await this.secrets.consume(key);
+    } catch {
+      return undefined;
+    }
+    await this.secrets.destroy(key);
+    return this.open<PendingAction>(payload.sealed, `action ${key}`);
   }
 }
