@@ -1,7 +1,6 @@
 import type Koa from 'koa';
 import { PORTAL_SESSION_SECONDS } from '../../policies/lifetimes.js';
 import { portalMiddleware, registerPortalApp } from '../portal/index.js';
-import { Passkeys } from '../factors/passkeys.js';
 import { PortalSessions } from '../portal/sessions.js';
 import type { PortalTextOverrides } from '../portal/text.js';
 import type { AssembledServer } from './parts.js';
@@ -34,9 +33,8 @@ export async function startPortal({ options, parts, ownRecords, forwardedAddress
     canUnlock: parts.holds.byTenant,
     sessions: new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), cookieKeys, PORTAL_SESSION_SECONDS),
     factors: parts.factors,
-    // Passkeys keep nothing of their own in memory: the sign-in's and this one share the store.
-    // The relying party is the public base URL (never a request's Host), its name the issuer's host.
-    passkeys: new Passkeys(store, { baseUrl: options.baseUrl, rpName: new URL(options.issuer).host }, parts.audit),
+    // The sign-in's passkeys: one relying party (the public base URL, never a request's Host).
+    passkeys: parts.passkeys,
     logger: parts.logger,
   }, portalApp);
 }
