@@ -1,4 +1,4 @@
-export { createAuthServer, type AuthServer, type ConsentsApi, type SignInsApi, type FactorsApi } from './server.js';
+export { createAuthServer, type AuthServer, type ConsentsApi, type SignInsApi, type FactorsApi, type OperatorName } from './server.js';
 export type { SignInUnlockRequest, SignInUnlockResult } from './limits/sign-in.js';
 export type { ConnectMiddleware } from './http/embedding.js';
 export type { ClientConfigurations } from './records/client-configurations.js';
