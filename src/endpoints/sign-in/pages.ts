@@ -228,7 +228,8 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       await loginAgain(ctx, uid, app, username, (t) => t.wrongCredentials, 401);
       return;
     }
-    if ((await factors.summary({ tenant: account.tenant, sub: account.sub })).authenticatorApp) {
+    const held = await factors.summary({ tenant: account.tenant, sub: account.sub });
+    if (held.authenticatorApp || held.hostFactor) {
       // A second factor to come: the sign-in is not finished, and this browser is not yet one that
       // signed in as her (no device cookie: the guesses at her code stay held by the username limit).
       const passed: PasswordPassed = { uid, accountId: account.sub, tenant: account.tenant, hint };
@@ -292,7 +293,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     }
     const owner = { tenant: passed.tenant, sub: passed.accountId };
     const code = form.get('code') ?? '';
-    const check = recovery ? await factors.useRecoveryCode(owner, code) : await factors.verifyAuthenticatorApp(owner, code);
+    const check = recovery ? await factors.useRecoveryCode(owner, code) : await factors.checkAppCode(owner, code);
     if (!check.accepted) {
       if (check.reason === 'malformed') {
         await secondFactorAgain(ctx, uid, app, recovery, (t) => t.malformedAppCode, 400);
