@@ -231,11 +231,16 @@ export class Factors {
   /**
    * Checks the code of an app: the user's authenticator app of ours (`verifyAuthenticatorApp`), or,
    * when she has none and the host holds a factor of its own for her, the host's check (a code of
-   * 6 to 8 digits). Either counts as a one-time code.
+   * 6 to 8 digits; anything else is malformed, and the host is not asked). Either counts as a
+   * one-time code.
    */
   async checkAppCode(owner: FactorOwner, code: unknown): Promise<AppCodeCheck> {
-    const typed = typeof code === 'string' ? code.trim() : code;
-    if (typeof typed === 'string' && HOST_CODE.test(typed) && (await this.#hostChecks(owner))) return this.#hostCheck(owner, typed);
+    if (await this.#hostChecks(owner)) {
+      const typed = typeof code === 'string' ? code.trim() : code;
+      // Not a code the host's check takes: refused unread, like a malformed code of ours.
+      if (typeof typed !== 'string' || !HOST_CODE.test(typed)) return { accepted: false, reason: 'malformed', factor: 'host' };
+      return this.#hostCheck(owner, typed);
+    }
     return { ...(await this.verifyAuthenticatorApp(owner, code)), factor: 'authenticator_app' };
   }
 

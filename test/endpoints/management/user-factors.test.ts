@@ -69,7 +69,9 @@ describe.each(STORE_KINDS)("a user's factors in the management API (%s store)", 
   it("answers another tenant's user exactly like nobody (404), recorded as a probe in the caller's tenant", async () => {
     const [other, nobody] = await Promise.all([call('ada', 'bob'), call('ada', 'nobody')]);
     expect([other.status, nobody.status]).toEqual([404, 404]);
-    const [otherBody, nobodyBody] = [await other.json(), await nobody.json()] as Array<{ error: string; error_description: string }>;
+    type Refusal = { error: string; error_description: string };
+    const otherBody = (await other.json()) as Refusal;
+    const nobodyBody = (await nobody.json()) as Refusal;
     expect(otherBody.error).toBe('not_found');
     expect(otherBody.error_description.replace('bob', 'X')).toBe(nobodyBody.error_description.replace('nobody', 'X'));
     const probes = await events('acme', 'management.denied');
