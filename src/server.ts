@@ -163,13 +163,13 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     },
     audit: { list: (query) => parts.audit.list(query) },
     signIns: {
-      unlock: (request) => parts.holds.unlock(request, operatorContext(request?.actor)),
+      unlock: async (request) => parts.holds.unlock(request, operatorContext(request?.actor)),
     },
     factors: {
       list: (owner) => parts.factors.list(owner),
       enrollTotp: ({ accountName, ...owner }) => parts.factors.enrollTotp(owner, accountName ?? owner?.sub, OPERATOR),
       remove: ({ id, ...owner }) => parts.factors.remove(owner, id, OPERATOR),
-      reset: (request) => parts.factors.reset(request, operatorContext(request?.actor)),
+      reset: async (request) => parts.factors.reset(request, operatorContext(request?.actor)),
     },
     metrics: parts.metrics?.registry,
     close: () => {
