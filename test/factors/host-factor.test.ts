@@ -213,6 +213,18 @@ describe("Factors with the host's check: one code field (checkCode) and the app'
     expect(JSON.stringify(events)).not.toContain('0000000');
   });
 
+  it("only the host's true accepts a code: any other answer is a wrong code", async () => {
+    const store = await memory.create();
+    for (const answer of [1, 'true', {}, [true]]) {
+      const factors = new Factors(store.records, {
+        keys: [FACTOR_KEY],
+        issuerName: 'auth.example',
+        host: { has: () => true, check: () => answer as unknown as boolean },
+      }, new AuditTrail(store, DEFAULT_AUDIT_SETTINGS, capturingLogger().logger, undefined));
+      expect(await factors.checkCode(hana, HOST_CODES.hana)).toEqual({ accepted: false, reason: 'wrong', factor: 'host' });
+    }
+  });
+
   it('with an app of ours, six digits are its code and the host is never asked', async () => {
     const { factors, checked } = await harness();
     const { secret } = await factors.enrollTotp(otto, 'otto', SELF);
