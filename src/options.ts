@@ -8,7 +8,7 @@
  * module composes them. Lifetimes take their numbers from policies/lifetimes.ts.
  */
 import { z } from 'zod';
-import type { AccountStore, TenantDisplayName } from './accounts.js';
+import type { AccountStore, HostSecondFactor, TenantDisplayName } from './accounts.js';
 import type { ApiDefinition } from '../policies/catalog.js';
 import { i18nOptionSchema } from './i18n/localizer.js';
 import { languageTagSchema } from './i18n/locale.js';
@@ -140,13 +140,21 @@ export const optionsSchema = z
         authenticate: functionOf<AccountStore['authenticate']>('a function'),
         findAccount: functionOf<AccountStore['findAccount']>('a function'),
         findByUsername: functionOf<NonNullable<AccountStore['findByUsername']>>('a function').optional(),
+        secondFactor: z
+          .object({
+            has: functionOf<HostSecondFactor['has']>('a function of the user'),
+            check: functionOf<HostSecondFactor['check']>('a function of the user and the code'),
+          })
+          .strict()
+          .optional(),
       })
       .optional()
       .meta({
         description: "the host platform's users (`AccountStore`: `authenticate({ username, password })`, `findAccount(sub)`, and "
           + 'optionally `findByUsername(username)`, the account a username signs in as, which lets a tenant\'s admin '
-          + '[lift a sign-in hold](operations.md#sign-in-throttling) of her own users through the management API and the portal); '
-          + 'without it nobody can sign in',
+          + '[lift a sign-in hold](operations.md#sign-in-throttling) of her own users through the management API and the portal, '
+          + 'and optionally `secondFactor: { has(user), check({ ...user, code }) }`, second factors the host keeps itself, '
+          + 'see [the host\'s own second factors](#the-hosts-own-second-factors)); without it nobody can sign in',
       }),
     keys: z
       .object({ jwks: checkedAs<PrivateJwks>(z.object({ keys: z.array(z.record(z.string(), z.unknown())).min(1) })) })

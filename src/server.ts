@@ -2,6 +2,7 @@ import type Koa from 'koa';
 import type Provider from 'oidc-provider';
 import type { Registry } from 'prom-client';
 import { OPERATOR, type AuditEventPage, type AuditQuery } from './audit/trail.js';
+import { operatorContext } from './audit/operator.js';
 import { createServerApp } from './compose/app.js';
 import { assembleServer } from './compose/parts.js';
 import { startPortal } from './compose/portal.js';
@@ -23,13 +24,23 @@ export interface ConsentsApi {
 export interface SignInsApi {
   /**
    * Lifts a user's sign-in hold: clears the failed sign-ins counted for `username`, recorded as
-   * `sign_in.unlocked` (actor `operator`) before it is done. With `tenant`, only a user of that
+   * `sign_in.unlocked` (actor `operator`, with `actor` as its id when given: who asked) before it
+   * is done. With `tenant`, only a user of that
    * tenant is unlocked (the AccountStore's `findByUsername` tells whose she is; another tenant's or
    * an unknown username is answered `{ unlocked: false }` like one that is not held).
-   * @throws ValidationError for an empty or overlong username, NotSupported for a `tenant` when the
-   *   AccountStore has no `findByUsername`, StoreUnavailable when the store cannot be reached.
+   * @throws ValidationError for an empty or overlong username or actor, NotSupported for a `tenant`
+   *   when the AccountStore has no `findByUsername`, StoreUnavailable when the store cannot be reached.
    */
-  unlock(request: SignInUnlockRequest): Promise<SignInUnlockResult>;
+  unlock(request: SignInUnlockRequest & OperatorName): Promise<SignInUnlockResult>;
+}
+
+/**
+ * Who acts, for the audit trail: the operator's name (a person's login, a job's name), recorded as
+ * the id of the `operator` actor; absent, the operator without a name. A label the caller gives,
+ * not a permission: 1 to 128 characters, no control or bidirectional characters.
+ */
+export interface OperatorName {
+  actor?: string;
 }
 
 /** What the operator may do with a user's second factors (docs/operations.md#second-factors). */
@@ -57,12 +68,13 @@ export interface FactorsApi {
   remove(request: FactorOwner & { id: string }): Promise<boolean>;
   /**
    * Resets every factor of the user (a lost phone): authenticator app, recovery codes, passkeys,
-   * recorded as `factor.reset` (actor `operator`) before it is done; her next sign-in asks for the
-   * password alone until she enrols again. False when she held none.
-   * @throws ValidationError for an empty or overlong tenant or sub, Conflict when her factors kept
-   *   changing meanwhile, StoreUnavailable when the store cannot be reached.
+   * recorded as `factor.reset` (actor `operator`, with `actor` as its id when given) before it is
+   * done; her next sign-in asks for the password alone until she enrols again. False when she held
+   * none. A factor the host keeps itself (`accounts.secondFactor`) is the host's to reset.
+   * @throws ValidationError for an empty or overlong tenant, sub or actor, Conflict when her factors
+   *   kept changing meanwhile, StoreUnavailable when the store cannot be reached.
    */
-  reset(owner: FactorOwner): Promise<boolean>;
+  reset(request: FactorOwner & OperatorName): Promise<boolean>;
 }
 
 /**
@@ -150,12 +162,14 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       revoke: (key) => parts.consents.revoke(key),
     },
     audit: { list: (query) => parts.audit.list(query) },
-    signIns: { unlock: (request) => parts.holds.unlock(request, OPERATOR) },
+    signIns: {
+      unlock: async (request) => parts.holds.unlock(request, operatorContext(request?.actor)),
+    },
     factors: {
       list: (owner) => parts.factors.list(owner),
       enrollTotp: ({ accountName, ...owner }) => parts.factors.enrollTotp(owner, accountName ?? owner?.sub, OPERATOR),
       remove: ({ id, ...owner }) => parts.factors.remove(owner, id, OPERATOR),
-      reset: (owner) => parts.factors.reset(owner, OPERATOR),
+      reset: async (request) => parts.factors.reset(request, operatorContext(request?.actor)),
     },
     metrics: parts.metrics?.registry,
     close: () => {

@@ -129,8 +129,8 @@ export function managementDenied(
   };
 }
 
-/** Which factor an event is about. */
-export type FactorKind = 'authenticator_app' | 'recovery_codes' | 'passkey';
+/** Which factor an event is about (`host`: one the host keeps itself, `accounts.secondFactor`). */
+export type FactorKind = 'authenticator_app' | 'recovery_codes' | 'passkey' | 'host';
 
 /**
  * A factor added or removed, or all of a user's factors reset: the user her target, by whoever acts

@@ -74,7 +74,11 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
     consents,
     holds: new SignInHolds(store.counters, cookieKeys, options.accounts, audit),
     // Authenticator apps show the issuer's host name beside the account.
-    factors: new Factors(store.records, { keys: factorKeysOf(options, cookieKeys, logger), issuerName: new URL(options.issuer).host }, audit),
+    factors: new Factors(store.records, {
+      keys: factorKeysOf(options, cookieKeys, logger),
+      issuerName: new URL(options.issuer).host,
+      host: options.accounts?.secondFactor,
+    }, audit),
     // The relying party is the public base URL's host, never a request's Host header.
     passkeys: new Passkeys(store, { baseUrl: options.baseUrl, rpName: new URL(options.issuer).host }, audit),
     engine,

@@ -8,6 +8,7 @@ import { Sealer } from '../records/sealed.js';
 import { checkedOwner, FactorRecords, factorRecordId, type FactorOwner, type FactorRecord } from './record.js';
 import { isRecoveryCodeShape, matchRecoveryCode, newRecoveryCodes, recoveryCodeHash, recoveryCodeKeys } from './recovery-codes.js';
 import { isTotpCodeShape, matchTotp, newTotpSecret, totpQrSvg, totpUri } from './totp.js';
+import type { HostSecondFactor } from '../accounts.js';
 
 /*
  * A USER'S SECOND FACTORS: enrol and use an authenticator app (totp.ts), make and use recovery
@@ -22,6 +23,10 @@ import { isTotpCodeShape, matchTotp, newTotpSecret, totpQrSvg, totpUri } from '.
  *   not made when the event cannot be written; a recovery code used; a second factor refused (as a
  *   refusal: once per user and window, then at the 10th, 100th...). Never a secret or a code.
  * - What is listed never holds a secret, a hash or a credential's key.
+ * - The host's own factors (`accounts.secondFactor`): `summary` says whether the host holds one
+ *   for her (`hostFactor`), and a code of digits she types goes to the host's check when she has
+ *   no app of ours and the host holds one (a code of ours would be refused there: she has none).
+ *   Only the host's `true` accepts; its refusal is audited like ours (factor `host`).
  */
 
 export type { FactorOwner } from './record.js';
@@ -43,6 +48,11 @@ export interface FactorSummary {
    * after the password, she enrols anew and what she held goes.
    */
   resetRequested: boolean;
+  /**
+   * The host holds a second factor of its own for her (`accounts.secondFactor`): she has a factor
+   * to give after the password even without one of ours.
+   */
+  hostFactor: boolean;
 }
 
 /** One factor as `auth.factors.list` names it (the public contract): never a secret. */
@@ -78,6 +88,9 @@ export interface AuthenticatorAppEnrolment {
   expiresAt: string;
 }
 
+/** The code of an app: ours, or the host's (`accounts.secondFactor`): either is a one-time code (`otp`). */
+export type AppCodeCheck = FactorCheck & { factor: 'authenticator_app' | 'host' };
+
 /** What a code checked answers: accepted, or refused and why. */
 export type FactorCheck = { accepted: true } | { accepted: false; reason: 'malformed' | 'wrong' | 'replayed' | 'not_enrolled' | 'expired' };
 
@@ -89,6 +102,8 @@ export interface FactorSettings {
   issuerName: string;
   /** The clock (epoch ms); tests move it. */
   now?: () => number;
+  /** The host's own second factors (`accounts.secondFactor`), if it has any. */
+  host?: HostSecondFactor | undefined;
 }
 
 /** A user's second factors (see above). */
@@ -98,6 +113,7 @@ export class Factors {
   readonly #codeKeys: Buffer[];
   readonly #issuerName: string;
   readonly #now: () => number;
+  readonly #host: HostSecondFactor | undefined;
 
   constructor(
     records: RecordStore,
@@ -109,16 +125,19 @@ export class Factors {
     this.#codeKeys = recoveryCodeKeys(settings.keys);
     this.#issuerName = settings.issuerName;
     this.#now = settings.now ?? Date.now;
+    this.#host = settings.host;
   }
 
   /** What `owner` holds (never a secret); nothing enrolled: every entry empty. */
   async summary(owner: FactorOwner): Promise<FactorSummary> {
-    const record = await this.#records.read(checkedOwner(owner));
+    const who = checkedOwner(owner);
+    const [record, hostFactor] = await Promise.all([this.#records.read(who), this.#hostHolds(who)]);
     return {
       authenticatorApp: record?.authenticatorApp ? { addedAt: record.authenticatorApp.addedAt } : undefined,
       recoveryCodes: record?.recoveryCodes ? { remaining: record.recoveryCodes.hashes.length, createdAt: record.recoveryCodes.createdAt } : undefined,
       passkeys: (record?.passkeys ?? []).map(({ id, name, createdAt, backedUp }) => ({ id, name, createdAt, backedUp })),
       resetRequested: record?.resetRequestedAt !== undefined,
+      hostFactor,
     };
   }
 
@@ -199,16 +218,57 @@ export class Factors {
   }
 
   /**
-   * Checks a code typed on the second-factor page, whichever it is: six digits (spaces allowed
-   * between them) are the authenticator app's code, the shape of a recovery code is tried as one.
+   * Checks a code typed on the second-factor page, whichever it is: for a user whose factor is the
+   * host's (no app of ours), six to eight digits go to the host's check; six digits (spaces
+   * allowed between them) are the authenticator app's code, the shape of a recovery code is tried
+   * as one.
    * Anything else is `malformed`, refused unread: no record read, nothing audited, and (the
    * caller's) not counted as a guess.
    */
-  async checkCode(owner: FactorOwner, code: unknown): Promise<FactorCheck & { factor?: 'authenticator_app' | 'recovery_codes' }> {
+  async checkCode(owner: FactorOwner, code: unknown): Promise<FactorCheck & { factor?: 'authenticator_app' | 'recovery_codes' | 'host' }> {
+    const typed = typeof code === 'string' ? code.trim() : code;
+    if (typeof typed === 'string' && HOST_CODE.test(typed) && (await this.#hostChecks(owner))) return this.#hostCheck(owner, typed);
     if (isTotpCodeShape(code)) return { ...(await this.verifyAuthenticatorApp(owner, code)), factor: 'authenticator_app' };
     if (isRecoveryCodeShape(code)) return { ...(await this.useRecoveryCode(owner, code)), factor: 'recovery_codes' };
     checkedOwner(owner);
     return { accepted: false, reason: 'malformed' };
+  }
+
+  /**
+   * Checks the code of an app: the user's authenticator app of ours (`verifyAuthenticatorApp`), or,
+   * when she has none and the host holds a factor of its own for her, the host's check (a code of
+   * 6 to 8 digits; anything else is malformed, and the host is not asked). Either counts as a
+   * one-time code.
+   */
+  async checkAppCode(owner: FactorOwner, code: unknown): Promise<AppCodeCheck> {
+    if (await this.#hostChecks(owner)) {
+      const typed = typeof code === 'string' ? code.trim() : code;
+      // Not a code the host's check takes: refused unread, like a malformed code of ours.
+      if (typeof typed !== 'string' || !HOST_CODE.test(typed)) return { accepted: false, reason: 'malformed', factor: 'host' };
+      return this.#hostCheck(owner, typed);
+    }
+    return { ...(await this.verifyAuthenticatorApp(owner, code)), factor: 'authenticator_app' };
+  }
+
+  /** Whether the host holds a factor of its own for her (only its `true` counts). */
+  async #hostHolds(who: FactorOwner): Promise<boolean> {
+    return this.#host !== undefined && (await this.#host.has({ tenant: who.tenant, sub: who.sub })) === true;
+  }
+
+  /** Whether her code goes to the host: it holds a factor for her, and she has no app of ours. */
+  async #hostChecks(owner: FactorOwner): Promise<boolean> {
+    if (!this.#host) return false;
+    const who = checkedOwner(owner);
+    const record = await this.#records.read(who);
+    return !record?.authenticatorApp && (await this.#hostHolds(who));
+  }
+
+  /** The host's answer to her code; a refusal is audited as ours are. */
+  async #hostCheck(owner: FactorOwner, code: string): Promise<AppCodeCheck> {
+    const who = checkedOwner(owner);
+    if ((await this.#host!.check({ tenant: who.tenant, sub: who.sub, code })) === true) return { accepted: true, factor: 'host' };
+    this.#refused(who, 'host', 'wrong');
+    return { accepted: false, reason: 'wrong', factor: 'host' };
   }
 
   /**
@@ -365,6 +425,12 @@ export class Factors {
     return typeof secret === 'string' ? secret : undefined;
   }
 }
+
+/**
+ * A code the host's check takes: 6 to 8 digits (what authenticator apps and text messages send;
+ * RFC 4226 §5.3 allows HOTP codes of 6 to 8 digits).
+ */
+const HOST_CODE = /^\d{6,8}$/;
 
 /** What an authenticator app shows beside our name: a string of 1 to 255 characters. */
 function checkedAccountName(account: unknown): void {

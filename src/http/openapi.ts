@@ -118,6 +118,7 @@ export function openApiDocument(
       { name: 'app-registrations', description: 'Named-user applications of the caller\'s tenant.' },
       { name: 'audit', description: 'The audit trail of the caller\'s tenant.' },
       { name: 'sign-ins', description: 'Sign-in throttling of the caller\'s tenant\'s users.' },
+      { name: 'factors', description: 'The second factors of the caller\'s tenant\'s users.' },
     ],
     paths: documentedPaths(routes, operations),
     components: {

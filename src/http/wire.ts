@@ -9,6 +9,7 @@ import { APP_REGISTRATION_FIELDS } from '../records/app-registrations.js';
 import type { ClientConfiguration, ClientConfigurationInput } from '../records/client-configurations.js';
 import { CLIENT_CONFIGURATION_FIELDS, RESOURCES_SCHEMA } from '../records/client-configurations.js';
 import type { Consent } from '../records/consents.js';
+import type { FactorListEntry } from '../factors/index.js';
 
 /*
  * THE WIRE: the JSON shapes of the management and consent APIs (snake_case), of our error bodies,
@@ -202,6 +203,43 @@ export function signInUnlockInput(body: Record<string, unknown>): { username: st
   return parseWire(SignInUnlockRequestBody, body, 'username');
 }
 
+// --- A user's second factors -----------------------------------------------------------------
+
+export const UserFactorBody = named('UserFactor', z.strictObject({
+  id: z.string().meta({ description: "The factor's id: a passkey's credential ID, else an id made when the factor was added." }),
+  type: z.enum(['passkey', 'totp', 'recovery_codes']).meta({ description: '`totp`: an authenticator app; `recovery_codes`: her set of recovery codes.' }),
+  created_at: timestamp,
+  label: z.string().optional().meta({ description: "The user's name for a passkey." }),
+}), 'One second factor of a user: what it is and since when, never a secret, code, hash or key.');
+
+export const UserFactorList = named('UserFactorList', z.strictObject({
+  factors: z.array(UserFactorBody).meta({
+    description: 'Her passkeys, then the authenticator app, then the recovery codes; empty when she holds none. A factor the '
+      + 'host keeps itself (`accounts.secondFactor`) is not listed.',
+  }),
+  reset_requested: z.boolean().meta({ description: '`true` while a reset asked for is waiting for her next sign-in.' }),
+}));
+
+export const FactorResetRequestResponse = named('FactorResetRequestResponse', z.strictObject({
+  reset_requested: z.boolean().meta({
+    description: '`true`: at her next sign-in, after the password, she enrols anew and what she held goes (until then it still '
+      + 'works). `false`: she holds no factor, so there is nothing to reset.',
+  }),
+}));
+
+/** A user's factors on the wire (the CLI's `factors list --json` and the management API). */
+export function userFactorsWire(factors: readonly FactorListEntry[], resetRequested: boolean): Wire<typeof UserFactorList> {
+  return {
+    factors: factors.map((factor) => ({
+      id: factor.id,
+      type: factor.type,
+      created_at: factor.createdAt,
+      ...(factor.label !== undefined ? { label: factor.label } : {}),
+    })),
+    reset_requested: resetRequested,
+  };
+}
+
 /** An app that serves the caller's tenant, on the wire (nothing secret, nothing to edit). */
 export function platformAppWire(app: AppRegistration): Wire<typeof PlatformAppBody> {
   return {
@@ -303,7 +341,7 @@ export const AuditEventBody = named('AuditEvent', z.strictObject({
   tenant: z.string().optional().meta({ description: 'Absent for events of no tenant (the platform\'s).' }),
   actor: z.strictObject({
     type: z.enum(['user', 'operator', 'client', 'anonymous']),
-    id: z.string().optional().meta({ description: 'The user\'s `sub`, or the client ID; absent for the operator and for anonymous callers.' }),
+    id: z.string().optional().meta({ description: 'The user\'s `sub`, the client ID, or the operator\'s name when one was given (`--actor`); absent for anonymous callers.' }),
   }),
   target: z.strictObject({
     type: z.enum(['client_configuration', 'app_registration', 'signing_key', 'management_api', 'user']),

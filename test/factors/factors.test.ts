@@ -110,7 +110,7 @@ describe.each(STORE_KINDS)('a user\'s factors (src/factors), %s store', (kind) =
     it('is confirmed by a first valid code, audited as factor.added by whoever confirmed, and that code is used', async () => {
       expect(await h.factors.confirmAuthenticatorApp(alice, '123456', { actor: { type: 'user', id: 'alice' } })).toEqual({ accepted: false, reason: 'not_enrolled' });
       const secret = await enrolled();
-      expect(await h.factors.summary(alice)).toEqual({ authenticatorApp: { addedAt: new Date(START).toISOString() }, recoveryCodes: undefined, passkeys: [], resetRequested: false });
+      expect(await h.factors.summary(alice)).toEqual({ authenticatorApp: { addedAt: new Date(START).toISOString() }, recoveryCodes: undefined, passkeys: [], resetRequested: false, hostFactor: false });
       expect(h.events.map(({ type, tenant, actor, target, details }) => ({ type, tenant, actor, target, details }))).toEqual([
         { type: 'factor.added', tenant: 'acme', actor: { type: 'user', id: 'alice' }, target: { type: 'user', id: 'alice' }, details: { factor: 'authenticator_app', replaced: false } },
       ]);
@@ -187,7 +187,7 @@ describe.each(STORE_KINDS)('a user\'s factors (src/factors), %s store', (kind) =
       const code = totpCode(secret, totpStep(h.clock.now));
       for (const other of [{ tenant: 'globex', sub: 'alice' }, { tenant: 'acme', sub: 'bob' }]) {
         expect(await h.factors.verifyAuthenticatorApp(other, code)).toEqual({ accepted: false, reason: 'not_enrolled' });
-        expect(await h.factors.summary(other)).toEqual({ authenticatorApp: undefined, recoveryCodes: undefined, passkeys: [], resetRequested: false });
+        expect(await h.factors.summary(other)).toEqual({ authenticatorApp: undefined, recoveryCodes: undefined, passkeys: [], resetRequested: false, hostFactor: false });
         expect(await h.factors.reset(other)).toBe(false);
       }
       expect(await h.factors.verifyAuthenticatorApp(alice, code)).toEqual({ accepted: true });
@@ -295,7 +295,7 @@ describe.each(STORE_KINDS)('a user\'s factors (src/factors), %s store', (kind) =
       const codes = await h.factors.newRecoveryCodes(alice, { actor: { type: 'user', id: 'alice' } });
       expect(await h.factors.reset(alice)).toBe(true);
       expect(h.events.at(-1)).toEqual(expect.objectContaining({ type: 'factor.reset', tenant: 'acme', actor: { type: 'operator' }, target: { type: 'user', id: 'alice' }, details: { removed: ['authenticator_app', 'recovery_codes'] } }));
-      expect(await h.factors.summary(alice)).toEqual({ authenticatorApp: undefined, recoveryCodes: undefined, passkeys: [], resetRequested: false });
+      expect(await h.factors.summary(alice)).toEqual({ authenticatorApp: undefined, recoveryCodes: undefined, passkeys: [], resetRequested: false, hostFactor: false });
       h.clock.now += 10 * STEP_MS;
       expect(await h.factors.verifyAuthenticatorApp(alice, totpCode(secret, totpStep(h.clock.now)))).toEqual({ accepted: false, reason: 'not_enrolled' });
       expect(await h.factors.useRecoveryCode(alice, codes[0])).toEqual({ accepted: false, reason: 'not_enrolled' });

@@ -125,9 +125,9 @@ const UID = /^[A-Za-z0-9_-]+$/;
 /** The steps a form posts to. */
 const STEPS: ReadonlySet<string> = new Set(['login', 'second-factor', 'passkey', 'passkey-sign-in', 'confirm']);
 
-/** Whether a user has a second factor the sign-in asks for after the password: an authenticator app or a passkey. */
+/** Whether a user has a second factor the sign-in asks for after the password: an authenticator app, a passkey, or the host's own. */
 function hasSecondFactor(summary: FactorSummary): boolean {
-  return summary.authenticatorApp !== undefined || summary.passkeys.length > 0;
+  return summary.authenticatorApp !== undefined || summary.passkeys.length > 0 || summary.hostFactor;
 }
 
 export function interactionHandlers(setup: InteractionSetup): Partial<Record<RouteName, RouteHandler>> {
