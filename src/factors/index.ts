@@ -88,8 +88,8 @@ export interface AuthenticatorAppEnrolment {
   expiresAt: string;
 }
 
-/** The code of an app: ours, or the host's (`accounts.secondFactor`): either is a one-time code (`otp`). */
-export type AppCodeCheck = FactorCheck & { factor: 'authenticator_app' | 'host' };
+/** A code checked by the host's own factor (`accounts.secondFactor`): a one-time code (`otp`) like ours. */
+export type HostCodeCheck = FactorCheck & { factor: 'host' };
 
 /** What a code checked answers: accepted, or refused and why. */
 export type FactorCheck = { accepted: true } | { accepted: false; reason: 'malformed' | 'wrong' | 'replayed' | 'not_enrolled' | 'expired' };
@@ -234,22 +234,6 @@ export class Factors {
     return { accepted: false, reason: 'malformed' };
   }
 
-  /**
-   * Checks the code of an app: the user's authenticator app of ours (`verifyAuthenticatorApp`), or,
-   * when she has none and the host holds a factor of its own for her, the host's check (a code of
-   * 6 to 8 digits; anything else is malformed, and the host is not asked). Either counts as a
-   * one-time code.
-   */
-  async checkAppCode(owner: FactorOwner, code: unknown): Promise<AppCodeCheck> {
-    if (await this.#hostChecks(owner)) {
-      const typed = typeof code === 'string' ? code.trim() : code;
-      // Not a code the host's check takes: refused unread, like a malformed code of ours.
-      if (typeof typed !== 'string' || !HOST_CODE.test(typed)) return { accepted: false, reason: 'malformed', factor: 'host' };
-      return this.#hostCheck(owner, typed);
-    }
-    return { ...(await this.verifyAuthenticatorApp(owner, code)), factor: 'authenticator_app' };
-  }
-
   /** Whether the host holds a factor of its own for her (only its `true` counts). */
   async #hostHolds(who: FactorOwner): Promise<boolean> {
     return this.#host !== undefined && (await this.#host.has({ tenant: who.tenant, sub: who.sub })) === true;
@@ -264,7 +248,7 @@ export class Factors {
   }
 
   /** The host's answer to her code; a refusal is audited as ours are. */
-  async #hostCheck(owner: FactorOwner, code: string): Promise<AppCodeCheck> {
+  async #hostCheck(owner: FactorOwner, code: string): Promise<HostCodeCheck> {
     const who = checkedOwner(owner);
     if ((await this.#host!.check({ tenant: who.tenant, sub: who.sub, code })) === true) return { accepted: true, factor: 'host' };
     this.#refused(who, 'host', 'wrong');
