@@ -22,6 +22,7 @@ import type { AppRegistrations } from '../records/app-registrations.js';
 import type { ClientConfigurations } from '../records/client-configurations.js';
 import type { Consents } from '../records/consents.js';
 import type { Factors } from '../factors/index.js';
+import type { SecondFactorRules, TenantSettings } from '../records/tenant-settings.js';
 import type { TokenVerifier } from '../resource-server/verifier.js';
 
 /** Where the server's paths are: `{prefix}`, `{prefix}/oauth2` (the engine's), `{prefix}/api/oauth2` (our APIs'). */
@@ -88,6 +89,10 @@ export interface ServerParts {
   holds: SignInHolds;
   /** The users' second factors (src/factors/). */
   factors: Factors;
+  /** The tenants' own settings (their admins', through the management API). */
+  tenantSettings: TenantSettings;
+  /** Each tenant's second-factor rule: the host's policy combined with the tenant's settings. */
+  secondFactorRules: SecondFactorRules;
   engine: EngineParts;
 }
 
