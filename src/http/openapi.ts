@@ -118,6 +118,7 @@ export function openApiDocument(
       { name: 'app-registrations', description: 'Named-user applications of the caller\'s tenant.' },
       { name: 'audit', description: 'The audit trail of the caller\'s tenant.' },
       { name: 'sign-ins', description: 'Sign-in throttling of the caller\'s tenant\'s users.' },
+      { name: 'tenant-settings', description: 'The caller\'s tenant\'s own settings: who signs in with a second factor, passkey-only sign-in.' },
     ],
     paths: documentedPaths(routes, operations),
     components: {

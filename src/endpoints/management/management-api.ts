@@ -16,6 +16,8 @@ import type { SignInHolds } from '../../limits/sign-in.js';
 import { appInput, appPatch, appWire, auditEventWire, clientInput, clientPatch, clientWire, platformAppWire, signInUnlockInput, wireField } from '../../http/wire.js';
 import { managementDenied } from '../../audit/events.js';
 import { TenantGuard, type TenantRecords } from '../tenant-guard.js';
+import type { SecondFactorRules, TenantSettings } from '../../records/tenant-settings.js';
+import { tenantSettingsMethods } from './tenant-settings.js';
 
 /** The query of `GET audit-events`: each parameter once, as text (the trail checks the values). */
 function auditQuery(query: Record<string, string | string[] | undefined>): Omit<AuditQuery, 'tenant'> {
@@ -56,6 +58,9 @@ interface ManagementSetup {
   holds: SignInHolds;
   /** The host's per-tenant policy: which apps of others serve a tenant. */
   tenantPolicy: TenantPolicyFunction | undefined;
+  /** The tenant's own settings, and the rule they make with the host's policy. */
+  tenantSettings: TenantSettings;
+  secondFactorRules: SecondFactorRules;
 }
 
 /** Who calls: the tenant whose setup it is, and who acts, for the audit trail. */
@@ -229,5 +234,7 @@ export function managementHandlers(setup: ManagementSetup): Partial<Record<Route
         ctx.body = await holds.unlock({ tenant, username }, by);
       },
     }),
+    // The tenant's own settings: its second-factor rule (src/endpoints/management/tenant-settings.ts).
+    tenantSettings: handler('tenantSettings', tenantSettingsMethods({ ...setup, bodyLimit })),
   };
 }

@@ -1,3 +1,4 @@
+import { tenantSettingsOperation } from './tenant-settings.js';
 import { authFailures, clientIdParameter, json, NO_STORE, ref, response, type Json } from '../../http/openapi-parts.js';
 
 /** The Activity of the caller's tenant: its audit events. */
@@ -181,7 +182,7 @@ function managementOperations(kind: RecordKind): Record<string, Json> {
 
 
 /** The management API's operations of the OpenAPI document. */
-export function managementApiOperations(): Record<'clientConfigurations' | 'clientConfiguration' | 'clientConfigurationSecret' | 'appRegistrations' | 'appRegistration' | 'appRegistrationSecret' | 'auditEvents' | 'platformApps' | 'signInUnlock', Json> {
+export function managementApiOperations(): Record<'clientConfigurations' | 'clientConfiguration' | 'clientConfigurationSecret' | 'appRegistrations' | 'appRegistration' | 'appRegistrationSecret' | 'auditEvents' | 'platformApps' | 'signInUnlock' | 'tenantSettings', Json> {
   const clients = managementOperations({
     tag: 'client-configurations',
     plural: 'client configurations',
@@ -212,5 +213,6 @@ export function managementApiOperations(): Record<'clientConfigurations' | 'clie
     auditEvents: auditEventsOperation(),
     platformApps: platformAppsOperation(),
     signInUnlock: signInUnlockOperation(),
+    tenantSettings: tenantSettingsOperation(),
   };
 }
