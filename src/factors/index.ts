@@ -27,6 +27,9 @@ import { matchTotp, newTotpSecret, totpQrSvg, totpUri } from './totp.js';
 export type { FactorOwner } from './record.js';
 export { FACTORS } from './record.js';
 
+/** An enrolment shown again only while it has at least this long left (else a new one). */
+const ENROLMENT_SHOWN_AGAIN_MS = 60_000;
+
 /** The label of the factor keys' sealing key (distinct from every cookie use). */
 const SEALING_LABEL = 'talent-auth factor secrets';
 
@@ -225,11 +228,29 @@ export class Factors {
   }
 
   /**
+   * The authenticator app's enrolment under way for `owner`, to show again (the sign-in's
+   * enrolment page reloaded, or shown with an error: the app she scanned stays the one to
+   * confirm); a new one when none is pending or it ends within a minute.
+   */
+  async authenticatorAppEnrolment(owner: FactorOwner, account: string): Promise<AuthenticatorAppEnrolment> {
+    const who = checkedOwner(owner);
+    checkedAccountName(account);
+    const pending = (await this.#records.read(who))?.pendingAuthenticatorApp;
+    const secret = pending && pending.expiresAt - this.#now() > ENROLMENT_SHOWN_AGAIN_MS ? this.#open(who, 'pending', pending.secret) : undefined;
+    if (!pending || secret === undefined) return this.startAuthenticatorApp(owner, account);
+    const uri = totpUri(secret, this.#issuerName, account);
+    return { secret, uri, qrSvg: await totpQrSvg(uri), expiresAt: new Date(pending.expiresAt).toISOString() };
+  }
+
+  /**
    * Confirms the pending authenticator app with its first code: it becomes the user's app
    * (`factor.added`, by `by`), replacing one she had. Refused (nothing changed): no enrolment
    * pending (`not_enrolled`), past its time (`expired`), a code that is not one or not right.
+   * `replaceAll`: the enrolment completes a reset (a tenant admin's, `requestReset`): in the same
+   * change every other factor goes (`factor.reset`, by `by`, before `factor.added`) and the
+   * request is cleared, so that she never holds both or neither.
    */
-  async confirmAuthenticatorApp(owner: FactorOwner, code: unknown, by: AuditContext): Promise<FactorCheck> {
+  async confirmAuthenticatorApp(owner: FactorOwner, code: unknown, by: AuditContext, { replaceAll = false }: { replaceAll?: boolean } = {}): Promise<FactorCheck> {
     const who = checkedOwner(owner);
     return this.#records.change<FactorCheck>(who, async (record) => {
       const pending = record.pendingAuthenticatorApp;
@@ -243,8 +264,17 @@ export class Factors {
       if (secret === undefined) return { next: 'unchanged', result: { accepted: false, reason: 'not_enrolled' } };
       const match = matchTotp(secret, code, now, -1);
       if (!match.accepted) return { next: 'unchanged', result: { accepted: false, reason: match.reason } };
+      if (replaceAll) {
+        const removed: FactorKind[] = [
+          ...(record.authenticatorApp ? ['authenticator_app' as const] : []),
+          ...(record.recoveryCodes ? ['recovery_codes' as const] : []),
+          ...(record.passkeys.length > 0 ? ['passkey' as const] : []),
+        ];
+        await this.audit.record(factorChanged('factor.reset', by, who, { removed }));
+      }
       await this.audit.record(factorChanged('factor.added', by, who, { factor: 'authenticator_app', replaced: record.authenticatorApp !== undefined }));
-      const { pendingAuthenticatorApp: _done, ...rest } = record;
+      const { pendingAuthenticatorApp: _done, ...kept } = record;
+      const rest: FactorRecord = replaceAll ? { tenant: record.tenant, sub: record.sub, passkeys: [] } : kept;
       return {
         next: { ...rest, authenticatorApp: { id: newFactorId(), secret: this.#seal(who, 'app', secret), lastStep: match.step, addedAt: new Date(now).toISOString() } },
         result: { accepted: true },

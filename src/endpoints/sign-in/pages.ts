@@ -25,6 +25,8 @@ import type { SignInThrottle } from '../../limits/sign-in.js';
 import { signInFailed, signInSucceeded } from '../../audit/events.js';
 import { signInSignals, type AuthenticationMethod } from '../../../policies/authentication-context.js';
 import type { Factors } from '../../factors/index.js';
+import type { SecondFactorRules } from '../../records/tenant-settings.js';
+import { enrolmentOf, enrolmentSteps } from './enrolment.js';
 
 const CSRF_COOKIE = 'talent_auth_csrf';
 /** A browser that signed in as a user before (see SignInThrottle). */
@@ -57,6 +59,8 @@ interface InteractionSetup {
   brands?: Brands;
   /** The users' second factors: a user with an authenticator app gives its code after the password. */
   factors: Factors;
+  /** Each tenant's second-factor rule: who enrols after the password (src/endpoints/sign-in/enrolment.ts). */
+  rules: SecondFactorRules;
 }
 
 /**
@@ -118,7 +122,7 @@ class PageError extends Error {
 /** What an interaction id is (the engine's: base64url). */
 const UID = /^[A-Za-z0-9_-]+$/;
 /** The steps a form posts to. */
-const STEPS: ReadonlySet<string> = new Set(['login', 'second-factor', 'confirm']);
+const STEPS: ReadonlySet<string> = new Set(['login', 'second-factor', 'confirm', 'enrol', 'enrolled']);
 
 export function interactionHandlers(setup: InteractionSetup): Partial<Record<RouteName, RouteHandler>> {
   const { provider, publicOrigin, path, accounts, apps, consents, audience, catalog, logger, throttle, factors } = setup;
@@ -155,6 +159,11 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const app = await appOf(interaction.params.client_id);
     const csrf = issueCsrf(ctx);
     const look = { locale: localeOf(ctx), branding: await setup.brands?.of(app.tenant) };
+    const enrolling = interaction.prompt.name === 'login' ? enrolmentOf(interaction) : undefined;
+    if (enrolling) {
+      await enrolment.show(ctx, enrolling, app);
+      return;
+    }
     if (interaction.prompt.name === 'login' && passwordPassedOf(interaction)) {
       sendPage(ctx, secondFactorPage({ action: `${path}/${uid}/second-factor`, csrf, appName: app.name, redirectUris: app.redirectUris, ...look }));
       return;
@@ -226,6 +235,13 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       signInRefused(app, address, 'wrong_credentials');
       await throttle.failed(hint, address, clientId);
       await loginAgain(ctx, uid, app, username, (t) => t.wrongCredentials, 401);
+      return;
+    }
+    // A user who must have a second factor and has none, or whose factors were asked to be reset,
+    // sets one up now (src/endpoints/sign-in/enrolment.ts).
+    const enrol = await enrolment.needed(account);
+    if (enrol) {
+      await enrolment.begin(ctx, interaction, { accountId: account.sub, tenant: account.tenant, hint }, enrol.reset);
       return;
     }
     if ((await factors.summary({ tenant: account.tenant, sub: account.sub })).authenticatorApp) {
@@ -348,6 +364,24 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     await finish(ctx, { consent: { grantId: savedId } }, true);
   }
 
+  const enrolment = enrolmentSteps({
+    path, accounts, factors, rules: setup.rules, throttle, brands: setup.brands, addressOf: setup.addressOf, issueCsrf,
+    knownDevice: (ctx, hint) => ctx.cookies.get(DEVICE_COOKIE, { signed: true }) === hint,
+    refused: (app, address, wait) => signInRefused(app, address, 'throttled', wait),
+    signedIn,
+    stepOver: () => {
+      throw new PageError(400, 'signInStepOver');
+    },
+  });
+
+  /** POST `enrol` or `enrolled`: a step of the enrolment after the password. */
+  async function enrolStep(ctx: Context, uid: string, step: 'enrol' | 'enrolled', form: Form): Promise<void> {
+    const interaction = await details(ctx);
+    if (interaction.uid !== uid || interaction.prompt.name !== 'login') throw new PageError(400, 'signInStepOver');
+    const app = await appOf(interaction.params.client_id);
+    await (step === 'enrol' ? enrolment.confirm(ctx, interaction, app, form) : enrolment.finish(ctx, interaction, app));
+  }
+
   /** A page's answer, and every error of it as an error page (never JSON: a person reads it). */
   async function page(ctx: Context, answer: () => Promise<void>): Promise<void> {
     try {
@@ -379,6 +413,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       const form = await readForm(ctx, setup.formLimit);
       const refusal = csrfTokens.refusal(ctx, form.get('csrf'));
       if (refusal) throw new PageError(403, refusal === 'other_site' ? 'formFromOtherSite' : 'formExpired');
+      if (step === 'enrol' || step === 'enrolled') return enrolStep(ctx, uid!, step, form);
       await (step === 'login' ? login(ctx, uid!, form) : step === 'second-factor' ? secondFactor(ctx, uid!, form) : confirm(ctx, uid!, form));
     }),
   };

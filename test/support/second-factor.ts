@@ -1,0 +1,86 @@
+import { totpCode, totpStep } from '../../src/factors/totp.js';
+import type { Step, UserAgent } from './user-agent.js';
+
+/*
+ * THE SECOND FACTOR IN HTTP TESTS: what a user who must have one does after her password, through
+ * the real pages. At her first sign-in she enrols (the enrolment page shows the secret in text: the
+ * test reads it, as a person would type it into her app, and answers the app's code computed
+ * here), keeps the ten recovery codes shown once, and continues; at a later sign-in she gives a
+ * code of her app (each step's code once: a newer step, while the window allows one), else one of
+ * her recovery codes, else waits for the next step.
+ */
+
+/** What a test user holds, learnt at her enrolment. */
+interface Held {
+  secret: string;
+  lastStep: number;
+  recoveryCodes: string[];
+}
+
+/** What each user of each server holds (by the server's base URL and her username). */
+const held = new Map<string, Held>();
+const keyOf = (origin: string, username: string) => `${origin} ${username}`;
+
+/** Whether the page is the enrolment page (a secret to type into the app). */
+export function isEnrolmentPage(step: Step): boolean {
+  return /<code id="secret">/.test(step.html);
+}
+
+/** Whether the page is the second-factor page. */
+export function isSecondFactorPage(step: Step): boolean {
+  return /\/second-factor"/.test(step.html);
+}
+
+/** The secret the enrolment page shows (without the spaces between its groups). */
+export function secretOnPage(step: Step): string {
+  const shown = /<code id="secret">([^<]+)<\/code>/.exec(step.html)?.[1];
+  if (!shown) throw new Error('no secret on the page');
+  return shown.replace(/\s/g, '');
+}
+
+/** The recovery codes a page shows (the page after the enrolment's first code). */
+export function recoveryCodesOnPage(step: Step): string[] {
+  return [...step.html.matchAll(/<li><code>([^<]+)<\/code><\/li>/g)].map(([, code]) => code!);
+}
+
+/** What a test holds of a user after she enrolled through the pages (undefined: never did, in this process). */
+export function heldBy(origin: string, username: string): Readonly<Held> | undefined {
+  return held.get(keyOf(origin, username));
+}
+
+/** Makes `secret` the app the helper answers with for this user (one enrolled by `auth.factors.enrollTotp`). */
+export function holdApp(origin: string, username: string, secret: string): void {
+  held.set(keyOf(origin, username), { secret, lastStep: -1, recoveryCodes: [] });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The second factor after a correct password, whichever page came: the enrolment (enrols, keeps
+ * the codes, continues) or the second factor (a code); any other page is answered as it is.
+ */
+export async function passSecondFactor(agent: UserAgent, step: Step, origin: string, username: string): Promise<Step> {
+  const key = keyOf(origin, username);
+  if (isEnrolmentPage(step)) {
+    const secret = secretOnPage(step);
+    const now = totpStep(Date.now());
+    const codes = await agent.submit(step, { code: totpCode(secret, now) });
+    if (codes.status !== 200) throw new Error(`enrolment refused (status ${codes.status})`);
+    held.set(key, { secret, lastStep: now, recoveryCodes: recoveryCodesOnPage(codes) });
+    return agent.submit(codes, {});
+  }
+  if (!isSecondFactorPage(step)) return step;
+  const user = held.get(key);
+  if (!user) throw new Error(`the test does not know ${username}'s second factor`);
+  for (;;) {
+    const now = totpStep(Date.now());
+    const next = Math.max(user.lastStep + 1, now - 1);
+    if (next <= now + 1) {
+      user.lastStep = next;
+      return agent.submit(step, { code: totpCode(user.secret, next) });
+    }
+    const recovery = user.recoveryCodes.shift();
+    if (recovery !== undefined) return agent.submit(step, { code: recovery, method: 'recovery' });
+    await sleep(1000);
+  }
+}
