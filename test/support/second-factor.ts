@@ -72,15 +72,17 @@ export async function passSecondFactor(agent: UserAgent, step: Step, origin: str
   if (!isSecondFactorPage(step)) return step;
   const user = held.get(key);
   if (!user) throw new Error(`the test does not know ${username}'s second factor`);
+  // The page may have a form per kind of code, each with its hidden fields: each field once.
+  const csrf = /name="csrf" value="([^"]+)"/.exec(step.html)?.[1] ?? '';
   for (;;) {
     const now = totpStep(Date.now());
     const next = Math.max(user.lastStep + 1, now - 1);
     if (next <= now + 1) {
       user.lastStep = next;
-      return agent.submit(step, { code: totpCode(user.secret, next) });
+      return agent.submit(step, { csrf, code: totpCode(user.secret, next), method: 'otp' });
     }
     const recovery = user.recoveryCodes.shift();
-    if (recovery !== undefined) return agent.submit(step, { code: recovery, method: 'recovery' });
+    if (recovery !== undefined) return agent.submit(step, { csrf, code: recovery, method: 'recovery' });
     await sleep(1000);
   }
 }
