@@ -17,7 +17,10 @@ interface Held {
   recoveryCodes: string[];
 }
 
-/** What each user of each server holds (by the server's base URL and her username). */
+/**
+ * What each user of each server holds (by the server's base URL and her username), and what she
+ * enrolled last on any server (by her username alone: another instance on the same store).
+ */
 const held = new Map<string, Held>();
 const keyOf = (origin: string, username: string) => `${origin} ${username}`;
 
@@ -66,11 +69,13 @@ export async function passSecondFactor(agent: UserAgent, step: Step, origin: str
     const now = totpStep(Date.now());
     const codes = await agent.submit(step, { code: totpCode(secret, now) });
     if (codes.status !== 200) throw new Error(`enrolment refused (status ${codes.status})`);
-    held.set(key, { secret, lastStep: now, recoveryCodes: recoveryCodesOnPage(codes) });
+    const holds = { secret, lastStep: now, recoveryCodes: recoveryCodesOnPage(codes) };
+    held.set(key, holds);
+    held.set(username, holds);
     return agent.submit(codes, {});
   }
   if (!isSecondFactorPage(step)) return step;
-  const user = held.get(key);
+  const user = held.get(key) ?? held.get(username);
   if (!user) throw new Error(`the test does not know ${username}'s second factor`);
   // The page may have a form per kind of code, each with its hidden fields: each field once.
   const csrf = /name="csrf" value="([^"]+)"/.exec(step.html)?.[1] ?? '';

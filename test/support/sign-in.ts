@@ -32,7 +32,7 @@ export async function signInForCode(
     step = await passSecondFactor(agent, step, server.baseUrl, user.sub);
   }
   if (step.html.includes('value="allow"')) step = await agent.submit(step, { decision: 'allow' });
-  if (!step.location) throw new Error(`no redirect back to the app (status ${step.status}) ${step.html.replace(/<style[^]*<\/style>/, "").slice(0, 3000)}`);
+  if (!step.location) throw new Error(`no redirect back to the app (status ${step.status})`);
   const back = new URL(step.location);
   const code = back.searchParams.get('code');
   if (!code) throw new Error(`no code: ${step.location}`);
