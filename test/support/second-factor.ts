@@ -1,4 +1,5 @@
 import { totpCode, totpStep } from '../../src/factors/totp.js';
+import type { Page } from 'playwright-core';
 import type { Step, UserAgent } from './user-agent.js';
 
 /*
@@ -88,6 +89,48 @@ export async function passSecondFactor(agent: UserAgent, step: Step, origin: str
     }
     const recovery = user.recoveryCodes.shift();
     if (recovery !== undefined) return agent.submit(step, { csrf, code: recovery, method: 'recovery' });
+    await sleep(1000);
+  }
+}
+
+/**
+ * The same in a real browser (playwright-core), after the password was sent: the enrolment (the
+ * secret read from the page, the first code typed, the recovery codes kept, Continue) or the
+ * second-factor page (a code typed), with the keyboard; nothing when neither page came. `seen`
+ * is called on each page (an accessibility check, a screenshot).
+ */
+export async function passSecondFactorInBrowser(
+  page: Page, origin: string, username: string, seen: (name: 'enrolment' | 'recovery-codes' | 'second-factor') => Promise<void> = async () => {},
+): Promise<void> {
+  const code = page.locator('input[name="code"]').first();
+  if (!(await code.isVisible())) return;
+  const key = keyOf(origin, username);
+  if (await page.locator('#secret').count()) {
+    await seen('enrolment');
+    const secret = (await page.locator('#secret').textContent())!.replace(/\s/g, '');
+    const now = totpStep(Date.now());
+    await code.fill(totpCode(secret, now));
+    await code.press('Enter');
+    await page.locator('ol.codes').waitFor();
+    const holds = { secret, lastStep: now, recoveryCodes: await page.locator('ol.codes code').allTextContents() };
+    held.set(key, holds);
+    held.set(username, holds);
+    await seen('recovery-codes');
+    await page.keyboard.press('Enter');
+    return;
+  }
+  await seen('second-factor');
+  const user = held.get(key) ?? held.get(username);
+  if (!user) throw new Error(`the test does not know ${username}'s second factor`);
+  for (;;) {
+    const now = totpStep(Date.now());
+    const next = Math.max(user.lastStep + 1, now - 1);
+    if (next <= now + 1) {
+      user.lastStep = next;
+      await code.fill(totpCode(user.secret, next));
+      await code.press('Enter');
+      return;
+    }
     await sleep(1000);
   }
 }
