@@ -151,7 +151,12 @@ export function enrolmentSteps(setup: EnrolmentSetup) {
     /** POST `enrol`: the app's first code. */
     async confirm(ctx: Context, interaction: EnrolmentInteraction, app: AppRegistration, form: Form): Promise<void> {
       const enrolment = enrolmentOf(interaction);
-      if (!enrolment || enrolment.stage !== 'app') setup.stepOver();
+      if (!enrolment) setup.stepOver();
+      // The form sent again (the codes page reloaded: a browser posts again): the codes page, without them.
+      if (enrolment.stage === 'codes') {
+        await showCodes(ctx, enrolment, app);
+        return;
+      }
       const address = setup.addressOf(ctx);
       const wait = await throttle.wait(enrolment.hint, address, setup.knownDevice(ctx, enrolment.hint));
       if (wait !== undefined) {
