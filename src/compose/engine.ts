@@ -89,7 +89,7 @@ export function startEngine(start: EngineStart): StartedEngine {
   const clients = new ClientDirectory(store.records);
   const provider = new Provider(
     options.issuer,
-    engineConfiguration({ options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents, look, grants }),
+    engineConfiguration({ options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents, look, grants, secondFactorRules: start.secondFactorRules }),
   );
   provider.proxy = options.proxy;
   const knownClients = new ClientLookups(store.records);

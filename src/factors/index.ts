@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { RecordStore } from '../../adapters/types.js';
-import { TOTP_ENROLMENT_SECONDS } from '../../policies/lifetimes.js';
+import { TOTP_ENROLMENT_SECONDS, TOTP_ENROLMENT_SHOWN_AGAIN_SECONDS } from '../../policies/lifetimes.js';
 import { ValidationError } from '../../policies/errors.js';
 import { factorChanged, recoveryCodeUsed, secondFactorFailed, type FactorKind } from '../audit/events.js';
 import { OPERATOR, type AuditContext, type AuditTrail } from '../audit/trail.js';
@@ -26,9 +26,6 @@ import { matchTotp, newTotpSecret, totpQrSvg, totpUri } from './totp.js';
 
 export type { FactorOwner } from './record.js';
 export { FACTORS } from './record.js';
-
-/** An enrolment shown again only while it has at least this long left (else a new one). */
-const ENROLMENT_SHOWN_AGAIN_MS = 60_000;
 
 /** The label of the factor keys' sealing key (distinct from every cookie use). */
 const SEALING_LABEL = 'talent-auth factor secrets';
@@ -236,7 +233,7 @@ export class Factors {
     const who = checkedOwner(owner);
     checkedAccountName(account);
     const pending = (await this.#records.read(who))?.pendingAuthenticatorApp;
-    const secret = pending && pending.expiresAt - this.#now() > ENROLMENT_SHOWN_AGAIN_MS ? this.#open(who, 'pending', pending.secret) : undefined;
+    const secret = pending && pending.expiresAt - this.#now() > TOTP_ENROLMENT_SHOWN_AGAIN_SECONDS * 1000 ? this.#open(who, 'pending', pending.secret) : undefined;
     if (!pending || secret === undefined) return this.startAuthenticatorApp(owner, account);
     const uri = totpUri(secret, this.#issuerName, account);
     return { secret, uri, qrSvg: await totpQrSvg(uri), expiresAt: new Date(pending.expiresAt).toISOString() };

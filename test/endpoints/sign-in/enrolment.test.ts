@@ -58,8 +58,7 @@ describe.each(STORE_KINDS)('enrolment after the password (%s store)', (kind) => 
 
   interface Started { step: Step; verifier: string; state: string; agent: UserAgent }
 
-  async function start(scope = 'openid manage.integrations'): Promise<Started> {
-    const agent = new UserAgent(server.baseUrl);
+  async function start(scope = 'openid manage.integrations', agent = new UserAgent(server.baseUrl)): Promise<Started> {
     const { verifier, challenge } = pkcePair();
     const state = client.randomState();
     const url = client.buildAuthorizationUrl(config, { redirect_uri: PORTAL, scope, state, code_challenge: challenge, code_challenge_method: 'S256' });
@@ -281,8 +280,11 @@ describe.each(STORE_KINDS)('enrolment after the password (%s store)', (kind) => 
     expect(refused.status).toBe(403);
     expect(refused.headers.get('www-authenticate')).toContain('insufficient_scope');
 
-    // A new sign-in: she enrols, and the management right is back.
-    const again = await start();
+    // The same browser asks again: her session (the password alone) does not do for the right any
+    // more, she signs in again; a request without the right goes on with the session.
+    const plainAgain = await start('openid', started.agent);
+    expect(plainAgain.step.location).toBeDefined();
+    const again = await start('openid manage.integrations', started.agent);
     const page = await password(again, 'pia');
     expect(isEnrolment(page)).toBe(true);
     const { after } = await enrol(again, page);
