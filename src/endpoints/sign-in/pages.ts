@@ -157,13 +157,13 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const interaction = await details(ctx);
     if (interaction.uid !== uid) throw new PageError(400, 'signInOtherBrowser');
     const app = await appOf(interaction.params.client_id);
-    const csrf = issueCsrf(ctx);
-    const look = { locale: localeOf(ctx), branding: await setup.brands?.of(app.tenant) };
     const enrolling = interaction.prompt.name === 'login' ? enrolmentOf(interaction) : undefined;
     if (enrolling) {
       await enrolment.show(ctx, enrolling, app);
       return;
     }
+    const csrf = issueCsrf(ctx);
+    const look = { locale: localeOf(ctx), branding: await setup.brands?.of(app.tenant) };
     if (interaction.prompt.name === 'login' && passwordPassedOf(interaction)) {
       sendPage(ctx, secondFactorPage({ action: `${path}/${uid}/second-factor`, csrf, appName: app.name, redirectUris: app.redirectUris, ...look }));
       return;
