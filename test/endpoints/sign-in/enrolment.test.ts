@@ -63,10 +63,10 @@ describe.each(STORE_KINDS)('enrolment after the password (%s store)', (kind) => 
 
   interface Started { step: Step; verifier: string; state: string; agent: UserAgent }
 
-  async function start(scope = 'openid manage.integrations', agent = new UserAgent(server.baseUrl)): Promise<Started> {
+  async function start(scope = 'openid manage.integrations', agent = new UserAgent(server.baseUrl), extra: Record<string, string> = {}): Promise<Started> {
     const { verifier, challenge } = pkcePair();
     const state = client.randomState();
-    const url = client.buildAuthorizationUrl(config, { redirect_uri: PORTAL, scope, state, code_challenge: challenge, code_challenge_method: 'S256' });
+    const url = client.buildAuthorizationUrl(config, { redirect_uri: PORTAL, scope, state, code_challenge: challenge, code_challenge_method: 'S256', ...extra });
     return { step: await agent.request(url.href), verifier, state, agent };
   }
 
@@ -288,7 +288,9 @@ describe.each(STORE_KINDS)('enrolment after the password (%s store)', (kind) => 
     // The same browser asks again: her session (the password alone) does not do for the right any
     // more, she signs in again; a request without the right goes on with the session.
     const plainAgain = await start('openid', started.agent);
-    expect(plainAgain.step.location).toBeDefined();
+    expect(new URL(plainAgain.step.location!).searchParams.get('code')).toBeTruthy();
+    const silent = await start('openid manage.integrations', started.agent, { prompt: 'none' });
+    expect(new URL(silent.step.location!).searchParams.get('error')).toBe('login_required');
     const again = await start('openid manage.integrations', started.agent);
     const page = await password(again, 'pia');
     expect(isEnrolment(page)).toBe(true);
