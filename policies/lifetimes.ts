@@ -26,6 +26,8 @@ import { MANAGEMENT_SCOPE } from './management.js';
 
 /** An authenticator app's enrolment waiting for its first code: 10 minutes (time to scan and type). */
 export const TOTP_ENROLMENT_SECONDS = 600;
+/** An enrolment is shown again (the sign-in's page reloaded) only while it has this long left: else a new one, not one that ends as she types. */
+export const TOTP_ENROLMENT_SHOWN_AGAIN_SECONDS = 60;
 /** A passkey ceremony's challenge (registration or sign-in): 5 minutes, the browser's own timeout. */
 export const PASSKEY_CHALLENGE_SECONDS = 300;
 /** A machine token's lifetime: one hour, not configurable. */

@@ -49,6 +49,7 @@ export const AUDIT_EVENT_TYPES = [
   'refresh_token.retried', 'refresh_token.reuse_detected', 'client_auth.rate_limited', 'management.denied',
   'signing_key.added', 'signing_key.promoted', 'signing_key.retired',
   'factor.added', 'factor.removed', 'factor.reset', 'sign_in.second_factor_failed', 'recovery_code.used',
+  'tenant_settings.updated',
 ] as const;
 
 /** The type of an audit event. */
@@ -64,6 +65,7 @@ const CHANGE_TYPES: ReadonlySet<AuditEventType> = new Set<AuditEventType>([
   // A user's factors are her setup; a recovery code used is one fewer (and nobody without a code
   // can cause one, so it cannot flood the log).
   'factor.added', 'factor.removed', 'factor.reset', 'recovery_code.used',
+  'tenant_settings.updated',
 ]);
 
 /** The log an event of `type` is kept in. */
@@ -80,7 +82,7 @@ export interface AuditActor {
 
 /** What it was done to (`user`: her `sub`, e.g. a user whose sign-in hold was lifted). */
 export interface AuditTarget {
-  type: 'client_configuration' | 'app_registration' | 'signing_key' | 'management_api' | 'user';
+  type: 'client_configuration' | 'app_registration' | 'signing_key' | 'management_api' | 'user' | 'tenant';
   id: string;
 }
 

@@ -20,6 +20,7 @@ import { OwnRecords } from './own-records.js';
 import { cookieKeysOf, factorKeysOf, openStore } from './store.js';
 import { Factors } from '../factors/index.js';
 import { Passkeys } from '../factors/passkeys.js';
+import { SecondFactorRules, TenantSettings } from '../records/tenant-settings.js';
 
 /** The parts of a server (what its endpoints are built from), and what the rest of the composition needs. */
 export interface AssembledServer {
@@ -56,7 +57,10 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
   const apiAddressOf = options.portal.enabled
     ? (ctx: Koa.Context) => forwardedAddress.verify(ctx.get(PORTAL_ADDRESS_HEADER) || undefined) ?? addressOf(ctx)
     : addressOf;
-  const engine = startEngine({ options, logger, metrics, store, catalog, audit, consents, cookieKeys, jwks, algorithms, look, addressOf });
+  // Each tenant's own settings, and its second-factor rule: the host's policy with them.
+  const tenantSettings = new TenantSettings(store.records, audit);
+  const secondFactorRules = new SecondFactorRules(options.tenantPolicy, tenantSettings);
+  const engine = startEngine({ options, logger, metrics, store, catalog, audit, consents, cookieKeys, jwks, algorithms, look, addressOf, secondFactorRules });
   const apps = new AppRegistrations(store.records, engineAppCheck(engine.provider), (clientId, by, reason) => consents.endAllOf(clientId, by, reason), audit);
   const parts: ServerParts = {
     settings: options,
@@ -81,6 +85,8 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
     }, audit),
     // The relying party is the public base URL's host, never a request's Host header.
     passkeys: new Passkeys(store, { baseUrl: options.baseUrl, rpName: new URL(options.issuer).host }, audit),
+    tenantSettings,
+    secondFactorRules,
     engine,
   };
   return { options, parts, engine, ownRecords, forwardedAddress };

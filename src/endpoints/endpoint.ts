@@ -23,6 +23,7 @@ import type { ClientConfigurations } from '../records/client-configurations.js';
 import type { Consents } from '../records/consents.js';
 import type { Factors } from '../factors/index.js';
 import type { Passkeys } from '../factors/passkeys.js';
+import type { SecondFactorRules, TenantSettings } from '../records/tenant-settings.js';
 import type { TokenVerifier } from '../resource-server/verifier.js';
 
 /** Where the server's paths are: `{prefix}`, `{prefix}/oauth2` (the engine's), `{prefix}/api/oauth2` (our APIs'). */
@@ -93,6 +94,10 @@ export interface ServerParts {
   factors: Factors;
   /** The users' passkeys (src/factors/passkeys.ts): the relying party pinned to `baseUrl`. */
   passkeys: Passkeys;
+  /** The tenants' own settings (their admins', through the management API). */
+  tenantSettings: TenantSettings;
+  /** Each tenant's second-factor rule: the host's policy combined with the tenant's settings. */
+  secondFactorRules: SecondFactorRules;
   engine: EngineParts;
 }
 

@@ -28,6 +28,7 @@ import { consentGrantLoader } from './consent-grants.js';
 import { errorPageRenderer } from './error-page.js';
 import { engineErrors } from './errors.js';
 import { signInPolicy } from './sign-in-policy.js';
+import type { SecondFactorRules } from '../records/tenant-settings.js';
 import type { PrivateJwks, SigningAlgorithm } from './keys.js';
 import { engineKeys } from './signing-keys.js';
 import { signOutSources, type SignOutLook } from './sign-out.js';
@@ -67,6 +68,8 @@ export interface EngineSetup {
   look?: SignOutLook;
   /** The grants: what each hook asks of the request's grant (src/grants). */
   grants: EngineGrants;
+  /** Each tenant's second-factor rule: a session without one signs in again for the management right. */
+  secondFactorRules?: SecondFactorRules | undefined;
 }
 
 /** The node-oidc-provider configuration: every engine decision of ours is in this one place. */
@@ -97,7 +100,7 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     },
     interactions: {
       // The engine's reasons to sign the user in, and unmet `acr_values` (src/engine/sign-in-policy.ts).
-      policy: signInPolicy(),
+      policy: signInPolicy({ accounts, ruleOf: setup.secondFactorRules && ((tenant) => setup.secondFactorRules!.of(tenant)) }),
       url: (_ctx, interaction) => `${interactionPath}/${interaction.uid}`,
     },
     async findAccount(_ctx, sub) {

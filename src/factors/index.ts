@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { RecordStore } from '../../adapters/types.js';
-import { TOTP_ENROLMENT_SECONDS } from '../../policies/lifetimes.js';
+import { TOTP_ENROLMENT_SECONDS, TOTP_ENROLMENT_SHOWN_AGAIN_SECONDS } from '../../policies/lifetimes.js';
 import { ValidationError } from '../../policies/errors.js';
 import { factorChanged, recoveryCodeUsed, secondFactorFailed, type FactorKind } from '../audit/events.js';
 import { OPERATOR, type AuditContext, type AuditTrail } from '../audit/trail.js';
@@ -53,6 +53,14 @@ export interface FactorSummary {
    * to give after the password even without one of ours.
    */
   hostFactor: boolean;
+}
+
+/**
+ * Whether a user holds a second factor the sign-in asks for after the password: an authenticator
+ * app, a passkey, or the host's own. Recovery codes alone are a way back in, not a factor.
+ */
+export function holdsSecondFactor(summary: FactorSummary): boolean {
+  return summary.authenticatorApp !== undefined || summary.passkeys.length > 0 || summary.hostFactor;
 }
 
 /** One factor as `auth.factors.list` names it (the public contract): never a secret. */
@@ -272,11 +280,29 @@ export class Factors {
   }
 
   /**
+   * The authenticator app's enrolment under way for `owner`, to show again (the sign-in's
+   * enrolment page reloaded, or shown with an error: the app she scanned stays the one to
+   * confirm); a new one when none is pending or it ends within a minute.
+   */
+  async authenticatorAppEnrolment(owner: FactorOwner, account: string): Promise<AuthenticatorAppEnrolment> {
+    const who = checkedOwner(owner);
+    checkedAccountName(account);
+    const pending = (await this.#records.read(who))?.pendingAuthenticatorApp;
+    const secret = pending && pending.expiresAt - this.#now() > TOTP_ENROLMENT_SHOWN_AGAIN_SECONDS * 1000 ? this.#open(who, 'pending', pending.secret) : undefined;
+    if (!pending || secret === undefined) return this.startAuthenticatorApp(owner, account);
+    const uri = totpUri(secret, this.#issuerName, account);
+    return { secret, uri, qrSvg: await totpQrSvg(uri), expiresAt: new Date(pending.expiresAt).toISOString() };
+  }
+
+  /**
    * Confirms the pending authenticator app with its first code: it becomes the user's app
    * (`factor.added`, by `by`), replacing one she had. Refused (nothing changed): no enrolment
    * pending (`not_enrolled`), past its time (`expired`), a code that is not one or not right.
+   * `replaceAll`: the enrolment completes a reset (a tenant admin's, `requestReset`): in the same
+   * change every other factor goes (`factor.reset`, by `by`, before `factor.added`) and the
+   * request is cleared, so that she never holds both or neither.
    */
-  async confirmAuthenticatorApp(owner: FactorOwner, code: unknown, by: AuditContext): Promise<FactorCheck> {
+  async confirmAuthenticatorApp(owner: FactorOwner, code: unknown, by: AuditContext, { replaceAll = false }: { replaceAll?: boolean } = {}): Promise<FactorCheck> {
     const who = checkedOwner(owner);
     return this.#records.change<FactorCheck>(who, async (record) => {
       const pending = record.pendingAuthenticatorApp;
@@ -290,8 +316,17 @@ export class Factors {
       if (secret === undefined) return { next: 'unchanged', result: { accepted: false, reason: 'not_enrolled' } };
       const match = matchTotp(secret, code, now, -1);
       if (!match.accepted) return { next: 'unchanged', result: { accepted: false, reason: match.reason } };
+      if (replaceAll) {
+        const removed: FactorKind[] = [
+          ...(record.authenticatorApp ? ['authenticator_app' as const] : []),
+          ...(record.recoveryCodes ? ['recovery_codes' as const] : []),
+          ...(record.passkeys.length > 0 ? ['passkey' as const] : []),
+        ];
+        await this.audit.record(factorChanged('factor.reset', by, who, { removed }));
+      }
       await this.audit.record(factorChanged('factor.added', by, who, { factor: 'authenticator_app', replaced: record.authenticatorApp !== undefined }));
-      const { pendingAuthenticatorApp: _done, ...rest } = record;
+      const { pendingAuthenticatorApp: _done, ...kept } = record;
+      const rest: FactorRecord = replaceAll ? { tenant: record.tenant, sub: record.sub, passkeys: [] } : kept;
       return {
         next: { ...rest, authenticatorApp: { id: newFactorId(), secret: this.#seal(who, 'app', secret), lastStep: match.step, addedAt: new Date(now).toISOString() } },
         result: { accepted: true },

@@ -8,6 +8,7 @@ import { startRedis, type RedisServer } from '../support/redis.js';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
 import { signInForCode } from '../support/sign-in.js';
 import { testAccounts } from '../support/accounts.js';
+import { passSecondFactorInBrowser } from '../support/second-factor.js';
 import { UserAgent } from '../support/user-agent.js';
 
 /**
@@ -134,6 +135,10 @@ describe('administration portal (library, Redis store) in headless Chromium', ()
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     const allow = page.getByRole('button', { name: 'Allow' });
+    const code = page.locator('input[name="code"]').first();
+    // An admin gives her second factor (enrols at her first sign-in): test/support/second-factor.ts.
+    await Promise.race([allow.waitFor({ state: 'visible' }), code.waitFor({ state: 'visible' }), page.waitForURL((url) => url.pathname === '/portal')]);
+    await passSecondFactorInBrowser(page, server.baseUrl, username, () => accessible());
     await Promise.race([allow.waitFor({ state: 'visible' }), page.waitForURL((url) => url.pathname === '/portal')]);
     if (await allow.isVisible()) {
       await accessible('consent');
@@ -473,6 +478,8 @@ describe('administration portal (library, Redis store) in headless Chromium', ()
     await page.getByLabel(username).fill('ada');
     await page.getByLabel(password).fill('ada-password');
     await page.getByRole('button', { name: signInLink }).click();
+    await Promise.race([page.locator('input[name="code"]').first().waitFor({ state: 'visible' }), page.waitForURL((url) => url.pathname === '/portal')]);
+    await passSecondFactorInBrowser(page, server.baseUrl, 'ada', () => accessible());
     await page.waitForURL((url) => url.pathname === '/portal');
     expect(await page.getAttribute('html', 'lang')).toBe(lang);
     await expect(page.getByRole('heading', { name: clients, level: 2 }).count()).resolves.toBe(1);

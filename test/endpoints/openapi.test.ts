@@ -43,6 +43,8 @@ const served = (prefix: string): Array<[string, string]> => [
   ['post', `${prefix}/api/oauth2/sign-ins/unlock`],
   ['get', `${prefix}/api/oauth2/users/{sub}/factors`],
   ['post', `${prefix}/api/oauth2/users/{sub}/factors/reset-request`],
+  ['get', `${prefix}/api/oauth2/tenant-settings`],
+  ['put', `${prefix}/api/oauth2/tenant-settings`],
   ...['client-configurations', 'app-registrations'].flatMap((collection): Array<[string, string]> => [
     ['get', `${prefix}/api/oauth2/${collection}`],
     ['post', `${prefix}/api/oauth2/${collection}`],
@@ -134,7 +136,7 @@ describe('OpenAPI document', () => {
 
   it('carries the path prefix in every path but the RFC 8414 alias, which carries it at the end', () => {
     const paths = Object.keys(documentFor('/auth2').paths as Json);
-    expect(paths).toHaveLength(22);
+    expect(paths).toHaveLength(23);
     for (const path of paths) {
       if (path.startsWith('/.well-known/')) expect(path).toBe('/.well-known/oauth-authorization-server/auth2/oauth2');
       else expect(path.startsWith('/auth2/')).toBe(true);
@@ -331,6 +333,10 @@ describe('OpenAPI document against the running server', () => {
     const platform = await call('get', '/auth2/api/oauth2/platform-apps', undefined);
     expect(platform.body.platform_apps).toEqual([expect.objectContaining({ client_id: app.clientId, name: 'Portal', registered_by: 'platform', first_party: true })]);
     expect((await call('post', '/auth2/api/oauth2/sign-ins/unlock', undefined, { username: 'admin' })).body).toEqual({ unlocked: false });
+    const settings = '/auth2/api/oauth2/tenant-settings';
+    expect((await call('get', settings, undefined)).body).toEqual({ effective: { second_factor: 'required_for_permissions', passkey_only_sign_in: false } });
+    expect((await call('put', settings, undefined, { second_factor: 'required' })).body).toEqual({ second_factor: 'required', effective: { second_factor: 'required', passkey_only_sign_in: false } });
+    expect((await call('put', settings, undefined, {})).status).toBe(200);
 
     const factors = '/auth2/api/oauth2/users/{sub}/factors';
     expect((await call('get', factors, 'admin')).body).toEqual({ factors: [], reset_requested: false });

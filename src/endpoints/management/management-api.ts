@@ -18,6 +18,8 @@ import { managementDenied } from '../../audit/events.js';
 import { TenantGuard, type TenantRecords } from '../tenant-guard.js';
 import type { Factors } from '../../factors/index.js';
 import { userFactorMethods } from './user-factors.js';
+import type { SecondFactorRules, TenantSettings } from '../../records/tenant-settings.js';
+import { tenantSettingsMethods } from './tenant-settings.js';
 
 /** The query of `GET audit-events`: each parameter once, as text (the trail checks the values). */
 function auditQuery(query: Record<string, string | string[] | undefined>): Omit<AuditQuery, 'tenant'> {
@@ -60,6 +62,9 @@ interface ManagementSetup {
   tenantPolicy: TenantPolicyFunction | undefined;
   /** The users' second factors: listed, and a reset asked for, by the tenant's admin. */
   factors: Factors;
+  /** The tenant's own settings, and the rule they make with the host's policy. */
+  tenantSettings: TenantSettings;
+  secondFactorRules: SecondFactorRules;
 }
 
 /** Who calls: the tenant whose setup it is, and who acts, for the audit trail. */
@@ -241,5 +246,7 @@ export function managementHandlers(setup: ManagementSetup): Partial<Record<Route
     // A user's second factors: listed, and a reset she completes at her next sign-in (user-factors.ts).
     userFactors: handler('userFactors', userFactors.list),
     userFactorResetRequest: handler('userFactorResetRequest', userFactors.resetRequest),
+    // The tenant's own settings: its second-factor rule (src/endpoints/management/tenant-settings.ts).
+    tenantSettings: handler('tenantSettings', tenantSettingsMethods({ ...setup, bodyLimit })),
   };
 }

@@ -1,3 +1,4 @@
+import { tenantSettingsOperation } from './tenant-settings.js';
 import { authFailures, clientIdParameter, json, NO_STORE, ref, response, type Json } from '../../http/openapi-parts.js';
 
 /** The Activity of the caller's tenant: its audit events. */
@@ -232,7 +233,7 @@ function managementOperations(kind: RecordKind): Record<string, Json> {
 
 
 /** The management API's operations of the OpenAPI document. */
-export function managementApiOperations(): Record<'clientConfigurations' | 'clientConfiguration' | 'clientConfigurationSecret' | 'appRegistrations' | 'appRegistration' | 'appRegistrationSecret' | 'auditEvents' | 'platformApps' | 'signInUnlock' | 'userFactors' | 'userFactorResetRequest', Json> {
+export function managementApiOperations(): Record<'clientConfigurations' | 'clientConfiguration' | 'clientConfigurationSecret' | 'appRegistrations' | 'appRegistration' | 'appRegistrationSecret' | 'auditEvents' | 'platformApps' | 'signInUnlock' | 'userFactors' | 'userFactorResetRequest' | 'tenantSettings', Json> {
   const clients = managementOperations({
     tag: 'client-configurations',
     plural: 'client configurations',
@@ -265,5 +266,6 @@ export function managementApiOperations(): Record<'clientConfigurations' | 'clie
     signInUnlock: signInUnlockOperation(),
     userFactors: userFactorOperations().list,
     userFactorResetRequest: userFactorOperations().resetRequest,
+    tenantSettings: tenantSettingsOperation(),
   };
 }

@@ -22,7 +22,7 @@ export const signInEndpoints: EndpointModule<'authorize' | 'authorizeResume' | '
     row({ name: 'interactionStep', path: `${oauth}/interaction/{uid}/{step}`, methods: ['POST'], group: 'interaction', store: true, refuse: 'page' }),
   ],
   operations: signInOperations,
-  audits: ['sign_in.succeeded', 'sign_in.failed', 'sign_in.second_factor_failed', 'recovery_code.used', 'consent.granted'],
+  audits: ['sign_in.succeeded', 'sign_in.failed', 'sign_in.second_factor_failed', 'recovery_code.used', 'consent.granted', 'factor.added', 'factor.reset'],
   handlers(parts) {
     const { settings, store, addressOf, logger, metrics, engine, look, cookieKeys } = parts;
     return {
@@ -57,6 +57,7 @@ export const signInEndpoints: EndpointModule<'authorize' | 'authorizeResume' | '
           path: engine.interactionPath,
           script: `${settings.pathPrefix}${PASSKEY_SCRIPT_PATH}`,
         }),
+        rules: parts.secondFactorRules,
         throttle: new SignInThrottle(store.counters, settings.rateLimits.failedSignIn, cookieKeys, logger, {
           failed: () => metrics?.signInFailures.inc(),
           refused: () => metrics?.rateLimited.inc({ limit: 'sign_in' }),

@@ -24,10 +24,11 @@ import type { RouteName } from '../../http/routes.js';
 import type { SignInThrottle } from '../../limits/sign-in.js';
 import { signInFailed, signInSucceeded } from '../../audit/events.js';
 import { signInSignals, type AuthenticationMethod } from '../../../policies/authentication-context.js';
-import type { Factors, FactorSummary } from '../../factors/index.js';
+import { holdsSecondFactor, type Factors } from '../../factors/index.js';
 import type { PasskeyOffer } from '../../pages/sign-in.js';
-import { passkeyOnlyAllowed } from './passkey-only.js';
 import type { PasskeySteps } from './passkey-steps.js';
+import type { SecondFactorRules } from '../../records/tenant-settings.js';
+import { enrolmentOf, enrolmentSteps } from './enrolment.js';
 
 const CSRF_COOKIE = 'talent_auth_csrf';
 /** A browser that signed in as a user before (see SignInThrottle). */
@@ -62,6 +63,8 @@ interface InteractionSetup {
   factors: Factors;
   /** Passkeys at sign-in: as the second factor, and alone where the tenant allows it (passkey-steps.ts). */
   passkeySteps: PasskeySteps;
+  /** Each tenant's second-factor rule: who enrols after the password (src/endpoints/sign-in/enrolment.ts). */
+  rules: SecondFactorRules;
 }
 
 /**
@@ -123,12 +126,8 @@ class PageError extends Error {
 /** What an interaction id is (the engine's: base64url). */
 const UID = /^[A-Za-z0-9_-]+$/;
 /** The steps a form posts to. */
-const STEPS: ReadonlySet<string> = new Set(['login', 'second-factor', 'passkey', 'passkey-sign-in', 'confirm']);
+const STEPS: ReadonlySet<string> = new Set(['login', 'second-factor', 'passkey', 'passkey-sign-in', 'confirm', 'enrol', 'enrolled']);
 
-/** Whether a user has a second factor the sign-in asks for after the password: an authenticator app, a passkey, or the host's own. */
-function hasSecondFactor(summary: FactorSummary): boolean {
-  return summary.authenticatorApp !== undefined || summary.passkeys.length > 0 || summary.hostFactor;
-}
 
 export function interactionHandlers(setup: InteractionSetup): Partial<Record<RouteName, RouteHandler>> {
   const { provider, publicOrigin, path, accounts, apps, consents, audience, catalog, logger, throttle, factors, passkeySteps } = setup;
@@ -136,7 +135,8 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
   const issueCsrf = (ctx: Context) => csrfTokens.issue(ctx);
   const policyOf = setup.tenantPolicy;
   /** Whether the app's tenant lets its users sign in with a passkey alone. */
-  const passkeyOnly = (tenant: string | undefined) => passkeyOnlyAllowed(policyOf, tenant);
+  // A passkey alone finds its user within one tenant: a platform app (no tenant) never offers it.
+  const passkeyOnly = async (tenant: string | undefined) => tenant !== undefined && (await setup.rules.passkeyOnlyAllowed(tenant));
 
   /** The passkey-alone offer of an app's login page: none where its tenant does not allow it. */
   async function passkeySignInOffer(ctx: Context, uid: string, app: AppRegistration): Promise<PasskeyOffer | undefined> {
@@ -171,6 +171,11 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const interaction = await details(ctx);
     if (interaction.uid !== uid) throw new PageError(400, 'signInOtherBrowser');
     const app = await appOf(interaction.params.client_id);
+    const enrolling = interaction.prompt.name === 'login' ? enrolmentOf(interaction) : undefined;
+    if (enrolling) {
+      await enrolment.show(ctx, enrolling, app);
+      return;
+    }
     const passed = interaction.prompt.name === 'login' ? passwordPassedOf(interaction) : undefined;
     if (passed) {
       await showSecondFactor(ctx, uid, app, passed, undefined, 200);
@@ -250,7 +255,14 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       await loginAgain(ctx, uid, app, username, (t) => t.wrongCredentials, 401);
       return;
     }
-    if (hasSecondFactor(await factors.summary({ tenant: account.tenant, sub: account.sub }))) {
+    // A user who must have a second factor and has none, or whose factors were asked to be reset,
+    // sets one up now (src/endpoints/sign-in/enrolment.ts).
+    const enrol = await enrolment.needed(account);
+    if (enrol) {
+      await enrolment.begin(ctx, interaction, { accountId: account.sub, tenant: account.tenant, hint }, enrol.reset);
+      return;
+    }
+    if (holdsSecondFactor(await factors.summary({ tenant: account.tenant, sub: account.sub }))) {
       // A second factor to come: the sign-in is not finished, and this browser is not yet one that
       // signed in as her (no device cookie: the guesses at her code stay held by the username limit).
       const passed: PasswordPassed = { uid, accountId: account.sub, tenant: account.tenant, hint };
@@ -417,6 +429,24 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     await finish(ctx, { consent: { grantId: savedId } }, true);
   }
 
+  const enrolment = enrolmentSteps({
+    path, accounts, factors, rules: setup.rules, throttle, brands: setup.brands, addressOf: setup.addressOf, issueCsrf,
+    knownDevice: (ctx, hint) => ctx.cookies.get(DEVICE_COOKIE, { signed: true }) === hint,
+    refused: (app, address, wait) => signInRefused(app, address, 'throttled', wait),
+    signedIn,
+    stepOver: () => {
+      throw new PageError(400, 'signInStepOver');
+    },
+  });
+
+  /** POST `enrol` or `enrolled`: a step of the enrolment after the password. */
+  async function enrolStep(ctx: Context, uid: string, step: 'enrol' | 'enrolled', form: Form): Promise<void> {
+    const interaction = await details(ctx);
+    if (interaction.uid !== uid || interaction.prompt.name !== 'login') throw new PageError(400, 'signInStepOver');
+    const app = await appOf(interaction.params.client_id);
+    await (step === 'enrol' ? enrolment.confirm(ctx, interaction, app, form) : enrolment.finish(ctx, interaction, app));
+  }
+
   /** A page's answer, and every error of it as an error page (never JSON: a person reads it). */
   async function page(ctx: Context, answer: () => Promise<void>): Promise<void> {
     try {
@@ -448,6 +478,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       const form = await readForm(ctx, setup.formLimit);
       const refusal = csrfTokens.refusal(ctx, form.get('csrf'));
       if (refusal) throw new PageError(403, refusal === 'other_site' ? 'formFromOtherSite' : 'formExpired');
+      if (step === 'enrol' || step === 'enrolled') return enrolStep(ctx, uid!, step, form);
       const handler = { login, 'second-factor': secondFactor, passkey: passkeySecondFactor, 'passkey-sign-in': passkeySignIn, confirm }[step!]!;
       await handler(ctx, uid!, form);
     }),

@@ -13,7 +13,7 @@ import type { PasskeyOffer } from '../../pages/sign-in.js';
  *   page carries a ceremony for her passkeys (allowCredentials), posted to the interaction's
  *   `passkey` step, which is bound to the interaction's PasswordPassed like the code step
  *   (src/endpoints/sign-in/pages.ts). Methods: `pwd` and the passkey's (`hwk` or `swk`), so `mfa`.
- * - Alone (passkey-only, where the tenant allows it: passkey-only.ts): the login page carries a
+ * - Alone (passkey-only, where the tenant's rule allows it: SecondFactorRules): the login page carries a
  *   ceremony without a user (discoverable credentials, user verification required) that the
  *   browser's autofill or the "Sign in with a passkey" button runs, posted to the
  *   `passkey-sign-in` step. The credential's user handle finds the user in the app's tenant

@@ -68,6 +68,34 @@ export interface Messages {
   allowButton: string;
   denyButton: string;
 
+  // --- Enrolment after the password (a user who must have a second factor and has none, or whose
+  // factors an admin asked to reset): the authenticator app, then the recovery codes, shown once
+  /** Title and heading of the enrolment page. */
+  enrolTitle: string;
+  /** Why she is asked (her organization asks for a second step) and what to do. */
+  enrolIntro: string;
+  /** Why she is asked when an admin reset her factors (her old ones stop working when she is done). */
+  enrolResetIntro: string;
+  /** The QR code's accessible name. */
+  enrolQrLabel: string;
+  /** The heading of the secret in text, for typing into the app. */
+  enrolSecretLabel: string;
+  /** The field of the app's first code. */
+  enrolCodeLabel: string;
+  enrolButton: string;
+  /** The enrolment ran out of time: a new QR code is shown. */
+  enrolExpired: string;
+  /** A wrong first code. */
+  enrolWrongCode: string;
+  /** The enrolment's code is not six digits. */
+  enrolMalformedCode: string;
+  /** Title and heading of the recovery codes page. */
+  recoveryCodesTitle: string;
+  /** What the codes are for, and that they are shown this once. */
+  recoveryCodesIntro: string;
+  /** The page shown again (reloaded): the codes are not shown twice. */
+  recoveryCodesShownOnce: string;
+
   // --- What scopes allow (OIDC scopes and the management right; API scopes come from the catalog)
   scopeOpenid: string;
   scopeProfile: string;
@@ -164,6 +192,20 @@ export const en: Messages = {
   consentNotAvailable: '(not available: you do not hold this permission)',
   allowButton: 'Allow',
   denyButton: 'Deny',
+
+  enrolTitle: 'Set up two-step verification',
+  enrolIntro: 'Your organization asks for a second step when you sign in. Scan this QR code with an authenticator app on your phone (or type the key below into it), then enter the 6-digit code it shows.',
+  enrolResetIntro: 'Your administrator reset your two-step verification. Set up your authenticator app again: scan this QR code (or type the key below), then enter the 6-digit code it shows. Your old app and recovery codes stop working.',
+  enrolQrLabel: 'QR code for your authenticator app',
+  enrolSecretLabel: 'Key to type into the app',
+  enrolCodeLabel: 'Code from your authenticator app',
+  enrolButton: 'Turn on',
+  enrolExpired: 'The setup ran out of time. Scan this new QR code and enter the code it shows.',
+  enrolWrongCode: 'That code is not right. Enter the code your app shows now for this account.',
+  enrolMalformedCode: 'A code from your authenticator app has 6 digits.',
+  recoveryCodesTitle: 'Your recovery codes',
+  recoveryCodesIntro: 'Keep these ten codes somewhere safe. If you lose your phone, each one signs you in once instead of a code from the app. They are shown only this once.',
+  recoveryCodesShownOnce: 'Your recovery codes were shown once and are not shown again. You can make new ones in the portal, under Security.',
 
   scopeOpenid: 'Know who you are (your user ID)',
   scopeProfile: 'See your name',
