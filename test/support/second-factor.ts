@@ -78,17 +78,16 @@ export async function passSecondFactor(agent: UserAgent, step: Step, origin: str
   if (!isSecondFactorPage(step)) return step;
   const user = held.get(key) ?? held.get(username);
   if (!user) throw new Error(`the test does not know ${username}'s second factor`);
-  // The page may have a form per kind of code, each with its hidden fields: each field once.
   const csrf = /name="csrf" value="([^"]+)"/.exec(step.html)?.[1] ?? '';
   for (;;) {
     const now = totpStep(Date.now());
     const next = Math.max(user.lastStep + 1, now - 1);
     if (next <= now + 1) {
       user.lastStep = next;
-      return agent.submit(step, { csrf, code: totpCode(user.secret, next), method: 'otp' });
+      return agent.submit(step, { csrf, code: totpCode(user.secret, next) });
     }
     const recovery = user.recoveryCodes.shift();
-    if (recovery !== undefined) return agent.submit(step, { csrf, code: recovery, method: 'recovery' });
+    if (recovery !== undefined) return agent.submit(step, { csrf, code: recovery });
     await sleep(1000);
   }
 }
@@ -128,6 +127,13 @@ export async function passSecondFactorInBrowser(
     if (next <= now + 1) {
       user.lastStep = next;
       await code.fill(totpCode(user.secret, next));
+      await code.press('Enter');
+      return;
+    }
+    // No step of the app left in this window: a recovery code (the one field takes either).
+    const recovery = user.recoveryCodes.shift();
+    if (recovery !== undefined) {
+      await code.fill(recovery);
       await code.press('Enter');
       return;
     }
