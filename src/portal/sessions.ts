@@ -124,8 +124,7 @@ export class PortalSessions {
 
   /** Keeps a secret for the session's next secret page (sealed, apart from the session). */
   async putSecret(id: string, secret: ShownSecret): Promise<void> {
-    const key = this.storageKey(id);
-    await this.secrets.upsert(key, { sealed: this.seal(secret, `secret ${key}`) }, PORTAL_SECRET_SECONDS);
+    await this.keepOnce(this.storageKey(id), 'secret', secret, PORTAL_SECRET_SECONDS);
   }
 
   /**
@@ -133,7 +132,16 @@ export class PortalSessions {
    * store's single-use mark decides), and it is gone afterwards.
    */
   async takeSecret(id: string): Promise<ShownSecret | undefined> {
-    const key = this.storageKey(id);
+    return this.takeOnce<ShownSecret>(this.storageKey(id), 'secret');
+  }
+
+  /** Keeps `value` sealed under `key` (its purpose names the use and the key) for `seconds`. */
+  private async keepOnce(key: string, use: 'secret' | 'action', value: unknown, seconds: number): Promise<void> {
+    await this.secrets.upsert(key, { sealed: this.seal(value, `${use} ${key}`) }, seconds);
+  }
+
+  /** What keepOnce kept under `key`, once: the store's single-use mark decides, then it is gone. */
+  private async takeOnce<T>(key: string, use: 'secret' | 'action'): Promise<T | undefined> {
     const payload = await this.secrets.find(key);
     if (!payload) return undefined;
     try {
@@ -142,7 +150,7 @@ export class PortalSessions {
       return undefined;
     }
     await this.secrets.destroy(key);
-    return this.open<ShownSecret>(payload.sealed, `secret ${key}`);
+    return this.open<T>(payload.sealed, `${use} ${key}`);
   }
 
   /** The key of a session's pending action (beside its secret's, in the same short-lived model). */
@@ -152,8 +160,7 @@ export class PortalSessions {
 
   /** Keeps the one action of the session that waits for a fresh sign-in (a newer one replaces it). */
   async putAction(id: string, action: PendingAction): Promise<void> {
-    const key = this.actionKey(id);
-    await this.secrets.upsert(key, { sealed: this.seal(action, `action ${key}`) }, PORTAL_SIGN_IN_SECONDS);
+    await this.keepOnce(this.actionKey(id), 'action', action, PORTAL_SIGN_IN_SECONDS);
   }
 
   /**
@@ -161,15 +168,6 @@ export class PortalSessions {
    * at once); gone afterwards, so that a replayed callback finds nothing to do.
    */
   async takeAction(id: string): Promise<PendingAction | undefined> {
-    const key = this.actionKey(id);
-    const payload = await this.secrets.find(key);
-    if (!payload) return undefined;
-    try {
-      await this.secrets.consume(key);
-    } catch {
-      return undefined;
-    }
-    await this.secrets.destroy(key);
-    return this.open<PendingAction>(payload.sealed, `action ${key}`);
+    return this.takeOnce<PendingAction>(this.actionKey(id), 'action');
   }
 }

@@ -1,8 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { totpCode, totpStep } from '../../src/factors/totp.js';
 import { testAccounts } from '../support/accounts.js';
@@ -10,6 +8,7 @@ import { accessibilityViolations } from '../support/axe.js';
 import { launchChromium } from '../support/chromium.js';
 import { startServer, type RunningServer } from '../support/server.js';
 import { pkcePair } from '../support/user-agent.js';
+import { startAppServer } from '../support/app-callback.js';
 
 /**
  * The enrolment pages in headless Chromium (src/pages/enrolment.ts), in English, German and French,
@@ -28,21 +27,6 @@ const STEP = 20_000;
 const USERS = ['nia', 'ole', 'pam'].map((sub) => ({
   sub, password: `${sub}-password`, tenant: 'acme', claims: { name: sub, email: `${sub}@acme.example` }, permissions: ['integration_setup'],
 }));
-
-async function startAppServer(): Promise<{ callback: string; stop(): Promise<void> }> {
-  const http: Server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-      .end('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>App</title></head><body><h1>Back at the app</h1></body></html>');
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return {
-    callback: `http://127.0.0.1:${(http.address() as AddressInfo).port}/callback`,
-    async stop() {
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
-    },
-  };
-}
 
 describe('the enrolment pages in Chromium (keyboard only, axe-core, en/de/fr, branded)', () => {
   let launching: Promise<Browser> | undefined;

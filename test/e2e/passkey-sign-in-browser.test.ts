@@ -1,9 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import * as client from 'openid-client';
 import { Redis } from 'ioredis';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
@@ -22,6 +20,7 @@ import { capturingLogger } from '../support/fixtures.js';
 import { startServer, type RunningServer } from '../support/server.js';
 import { useStore } from '../support/stores.js';
 import { pkcePair } from '../support/user-agent.js';
+import { startAppServer } from '../support/app-callback.js';
 
 /**
  * Passkeys at sign-in (src/endpoints/sign-in/passkey-steps.ts) in headless Chromium with a virtual
@@ -46,21 +45,6 @@ const USERS = [
   { sub: 'ted', password: 'ted-password', tenant: 'globex', claims: { name: 'ted' }, scopes: ['scim.read'] },
 ];
 const SELF = (sub: string) => ({ actor: { type: 'user' as const, id: sub } });
-
-async function startAppServer(): Promise<{ callback: string; stop(): Promise<void> }> {
-  const http: Server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-      .end('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>App</title></head><body><h1>Back at the app</h1></body></html>');
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return {
-    callback: `http://127.0.0.1:${(http.address() as AddressInfo).port}/callback`,
-    async stop() {
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
-    },
-  };
-}
 
 const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 

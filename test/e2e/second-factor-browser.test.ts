@@ -1,8 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createRedisStore } from '../../adapters/redis/index.js';
 import type { Store } from '../../adapters/types.js';
@@ -16,6 +14,7 @@ import { capturingLogger } from '../support/fixtures.js';
 import { startServer, type RunningServer } from '../support/server.js';
 import { useStore } from '../support/stores.js';
 import { pkcePair } from '../support/user-agent.js';
+import { startAppServer } from '../support/app-callback.js';
 
 /**
  * The second-factor page in headless Chromium, in English, German and French: reached with the
@@ -31,21 +30,6 @@ const TEST_TIMEOUT = 90_000;
 const STEP = 20_000;
 const FACTOR_KEY = 'factor-key-of-the-server-0123456789abcdef';
 const USERS = ['kim', 'lea', 'max'].map((sub) => ({ sub, password: `${sub}-password`, tenant: 'acme', claims: { name: sub }, scopes: ['scim.read'] }));
-
-async function startAppServer(): Promise<{ callback: string; stop(): Promise<void> }> {
-  const http: Server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-      .end('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>App</title></head><body><h1>Back at the app</h1></body></html>');
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return {
-    callback: `http://127.0.0.1:${(http.address() as AddressInfo).port}/callback`,
-    async stop() {
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
-    },
-  };
-}
 
 describe('the second-factor page in Chromium (keyboard only, axe-core, en/de/fr)', () => {
   const redis = useStore('redis');
