@@ -190,6 +190,12 @@ class MemoryRecords implements RecordStore {
     return true;
   }
 
+  async create<T>(kind: string, id: string, group: string, value: T): Promise<boolean> {
+    if (this.data.get<string>(`rec:${kind}:${id}`) !== undefined) return false;
+    await this.put(kind, id, group, value);
+    return true;
+  }
+
   async put<T>(kind: string, id: string, group: string, value: T): Promise<void> {
     const key = `rec:${kind}:${id}`;
     const revision = (thaw<{ revision: number }>(this.data.get<string>(key))?.revision ?? 0) + 1;

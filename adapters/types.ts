@@ -56,6 +56,11 @@ export interface RecordStore {
   get<T>(kind: string, id: string): Promise<T | undefined>;
   /** The record with its revision, which changes at every write. */
   getVersioned<T>(kind: string, id: string): Promise<{ value: T; revision: number } | undefined>;
+  /**
+   * Creates a record only where none is: false when one exists (so that two first writes at once
+   * cannot overwrite each other: the loser reads and decides again).
+   */
+  create<T>(kind: string, id: string, group: string, value: T): Promise<boolean>;
   /** Creates or overwrites a record. */
   put<T>(kind: string, id: string, group: string, value: T): Promise<void>;
   /**

@@ -159,7 +159,7 @@ ${refresh}
       const links = apps
         .map((app) => `<li><a href="/demo/start/${app.kind}">Sign in with the ${app.kind} demo app</a></li>`)
         .join('');
-      send(ctx, 'talent-auth demo', `<h1>talent-auth demo</h1><p>Users: <code>ada</code> / <code>ada-demo-password</code> (holds integration setup), <code>ben</code> / <code>ben-demo-password</code>.</p><ul>${links}</ul>`);
+      send(ctx, 'talent-auth demo', `<h1>talent-auth demo</h1><p>Users: <code>ada</code> / <code>ada-demo-password</code> (holds integration setup: sets up an authenticator app at her first sign-in), <code>ben</code> / <code>ben-demo-password</code>.</p><ul>${links}</ul>`);
       return;
     }
     const started = /^\/demo\/start\/(public|confidential)$/.exec(ctx.path);

@@ -188,6 +188,8 @@ async function main(): Promise<void> {
           `  users: ${demoUsers.map((user) => `${user.sub} / ${user.password}`).join(', ')}`,
           ...apps.map((app) => `  ${app.kind} app client_id: ${app.clientId}`),
           `Developer portal (client configurations, app registrations, consents, activity; sign in as ada): open ${baseUrl}${pathPrefix}/portal`,
+          '  ada holds integration setup: at her first sign-in she sets up an authenticator app (a QR code, then ten recovery codes),',
+          '  as the default second-factor rule asks of users with a management permission; after that she gives its code.',
           '',
         ]
         : []),

@@ -84,6 +84,18 @@ export class AccessDenied extends OAuthError {
   }
 }
 
+/**
+ * `unmet_authentication_requirements` (OpenID Connect's error for a sign-in that could not reach
+ * what the request needs): the app asked, with `acr_values`, for a class of sign-in (a second
+ * factor) that the sign-in did not reach. An authorization error: it goes back to the app's
+ * redirect URI, like access_denied.
+ */
+export class UnmetAuthenticationRequirements extends OAuthError {
+  constructor(description = 'the sign-in did not reach the authentication class the request asked for') {
+    super('unmet_authentication_requirements', 400, description);
+  }
+}
+
 /** 400 `unsupported_grant_type`. */
 export class UnsupportedGrantType extends OAuthError {
   constructor(description = 'unsupported grant_type requested') {
@@ -260,6 +272,28 @@ export class TenantMoved extends TokenError {
   }
 }
 
+/** What a route needs of the user's sign-in, as an RFC 9470 challenge says it. */
+export interface UserAuthenticationNeeded {
+  /** The class the token's sign-in must reach (`acr_values`). */
+  acrValues?: string;
+  /** The most seconds since the user signed in (`max_age`). */
+  maxAge?: number;
+}
+
+/**
+ * 401 `insufficient_user_authentication` (RFC 9470 §3): a valid token of a user whose sign-in does
+ * not meet the route (no second factor, or too long ago); the challenge says what would, with
+ * `acr_values` and `max_age`, so that the app can send the user through a sign-in that does.
+ */
+export class InsufficientUserAuthentication extends TokenError {
+  constructor(description: string, realm: string, readonly needed: UserAuthenticationNeeded) {
+    super('insufficient_user_authentication', 401, description, realm, [
+      ...(needed.acrValues !== undefined ? [`, acr_values="${needed.acrValues}"`] : []),
+      ...(needed.maxAge !== undefined ? [`, max_age="${needed.maxAge}"`] : []),
+    ].join(''));
+  }
+}
+
 /** 400 `invalid_request`: an Authorization header that is not `Bearer <token>`. */
 export class InvalidBearerRequest extends TokenError {
   constructor(realm: string) {
@@ -295,6 +329,7 @@ export const ERRORS: readonly ErrorRow[] = [
   { example: new InvalidGrant('authorization code already used'), when: 'a code or refresh token unknown, expired, used, foreign, or of an ended grant; a PKCE or redirect URI mismatch' },
   { example: new UnauthorizedClient(), when: 'an authenticated client asking for a grant type it is not registered for' },
   { example: new AccessDenied('your organization does not allow this application'), when: "sent back to the app's redirect URI: the user declined, or her organization does not allow the app" },
+  { example: new UnmetAuthenticationRequirements(), when: "sent back to the app's redirect URI: the request's `acr_values` asked for a second factor the sign-in did not reach" },
   { example: new UnsupportedGrantType(), when: 'a grant type the server does not have' },
   { example: new InvalidScope(`scope 'scim.write' is not assigned to this client`), when: 'a scope unknown, not assigned, or the management right asked by a third-party app' },
   { example: new InvalidTarget(), when: 'a `resource` other than the audience' },
@@ -313,6 +348,7 @@ export const ERRORS: readonly ErrorRow[] = [
   { example: new InvalidToken('the access token has expired', 'realm'), when: 'a bearer token missing (then without an error code), invalid, expired, foreign, or whose user is gone' },
   { example: new InsufficientScope(`the access token lacks the scope 'scim.read'`, 'realm', ['scim.read']), when: 'a valid token without the scope, the tenant or the right needed' },
   { example: new TenantMoved('realm'), when: "a named-user token whose user's account has moved to another tenant" },
+  { example: new InsufficientUserAuthentication('the route needs a sign-in with a second factor', 'realm', { acrValues: 'urn:talent-auth:acr:mfa' }), when: 'the resource-server kit: a user\'s token whose sign-in had no second factor, or is older than the route accepts (with `acr_values` or `max_age` in the challenge, RFC 9470)' },
   { example: new InvalidBearerRequest('realm'), when: 'an Authorization header that is not `Bearer <token>`' },
   { example: new KeysUnavailable('realm'), when: 'the resource-server kit could not fetch the signing keys' },
   { example: new TokenStatusUnavailable('realm'), when: 'the resource-server kit, in introspect mode, could not ask the authorization server (it never lets a token through unchecked)' },

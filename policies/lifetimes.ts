@@ -14,12 +14,22 @@ import { MANAGEMENT_SCOPE } from './management.js';
  *   new one); an ID token one hour; a pending sign-in 10 minutes.
  * - A sign-in session (the browser's, here) lives `sessionTtl` (SESSION) unless the user signs
  *   out; `prompt=login` and `max_age` ask for the password sooner.
- * - Kept for a moment only: a portal sign-in or a secret waiting for its page (10 minutes), a
+ * - Kept for a moment only: a portal sign-in or a secret waiting for its page (10 minutes), an
+ *   authenticator app's enrolment waiting for its first code (10 minutes), a passkey ceremony's
+ *   challenge (5 minutes, used once), a
  *   sign-out's carried parameters (a minute), what an instance remembers of a client (10 minutes).
+ * - A portal user's sign-in is recent enough for a destructive action for 5 minutes; after that
+ *   the portal asks for a sign-in again (PORTAL_REAUTH_SECONDS).
  * - A grant nobody refreshed for `grantIdleSeconds` ends (a refresh token lifetime plus a session
  *   lifetime by default); a grant is never shorter-lived than a refresh token of it.
  */
 
+/** An authenticator app's enrolment waiting for its first code: 10 minutes (time to scan and type). */
+export const TOTP_ENROLMENT_SECONDS = 600;
+/** An enrolment is shown again (the sign-in's page reloaded) only while it has this long left: else a new one, not one that ends as she types. */
+export const TOTP_ENROLMENT_SHOWN_AGAIN_SECONDS = 60;
+/** A passkey ceremony's challenge (registration or sign-in): 5 minutes, the browser's own timeout. */
+export const PASSKEY_CHALLENGE_SECONDS = 300;
 /** A machine token's lifetime: one hour, not configurable. */
 export const CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS = 3600;
 /** An authorization code: 5 minutes (short: it travels in a URL). */
@@ -38,6 +48,14 @@ export const PORTAL_SESSION_SECONDS = 30 * 60;
 export const PORTAL_SIGN_IN_SECONDS = 600;
 /** A secret the portal holds for its one showing (shown once, then gone, or gone after this). */
 export const PORTAL_SECRET_SECONDS = 600;
+/**
+ * How recent a portal user's last sign-in must be for a destructive action (delete, a new secret,
+ * a client type changed, a factor removed or replaced): 5 minutes. Long enough that a user who
+ * just signed in (or just signed in again for one action) is not asked twice for the next ones;
+ * short enough that a session left open or taken over cannot destroy anything without the password
+ * (and second factor) being given again.
+ */
+export const PORTAL_REAUTH_SECONDS = 300;
 /** The cookie that remembers a browser which signed in as a user before (the sign-in throttle trusts it). */
 export const KNOWN_DEVICE_SECONDS = 180 * 86_400;
 /** The cookie that carries a sign-out POST's parameters to its GET: one redirect's time. */

@@ -22,7 +22,22 @@ export interface TenantPolicy {
   allowedScopes?: readonly string[];
   /** Lifetime of this tenant's named-user access tokens, in seconds, within the bounds of `namedUserAccessTokenTtl`. */
   accessTokenTtl?: number;
+  /**
+   * Who signs in with a second factor: everyone (`required`), nobody is made to (`optional`: a user
+   * who has one still gives it), or, the default, the users who hold a management permission
+   * (`required_for_permissions`: their tokens carry `manage.integrations` only after one).
+   */
+  secondFactor?: SecondFactorRule;
+  /** Whether this tenant's users may sign in with a passkey alone (default false). */
+  passkeyOnlySignIn?: boolean;
 }
+
+/** The second-factor rules of a tenant, weakest first. */
+export const SECOND_FACTOR_RULES = ['optional', 'required_for_permissions', 'required'] as const;
+/** Who signs in with a second factor (TenantPolicy.secondFactor). */
+export type SecondFactorRule = (typeof SECOND_FACTOR_RULES)[number];
+/** The rule when neither the host nor the tenant chose one. */
+export const DEFAULT_SECOND_FACTOR_RULE: SecondFactorRule = 'required_for_permissions';
 
 /** The host's per-tenant policy (may be async); `undefined` narrows nothing. Read at every use. */
 export type TenantPolicyFunction = (tenant: string) => TenantPolicy | undefined | Promise<TenantPolicy | undefined>;
@@ -32,6 +47,8 @@ const policySchema = z
     allowedApps: z.array(z.string()).optional(),
     allowedScopes: z.array(z.string()).optional(),
     accessTokenTtl: z.number().int().min(NAMED_USER_ACCESS_TOKEN.min).max(NAMED_USER_ACCESS_TOKEN.max).optional(),
+    secondFactor: z.enum(SECOND_FACTOR_RULES).optional(),
+    passkeyOnlySignIn: z.boolean().optional(),
   })
   .strict();
 

@@ -20,6 +20,35 @@ export interface AccountStore {
    * tenant's users); without it only the operator can, for any username.
    */
   findByUsername?(username: string): Promise<Account | undefined>;
+  /**
+   * Optional: second factors the host keeps itself (an authenticator app or a code by text message
+   * it already has). A user who holds one and none of ours gives its code on our second-factor page
+   * after the password; the host checks it, and a code it accepts counts as a one-time code
+   * (`amr` `otp`). See docs/configuration.md#the-hosts-own-second-factors.
+   */
+  secondFactor?: HostSecondFactor;
+}
+
+/** Whose second factor: a user (`sub`) of a tenant. */
+export interface SecondFactorUser {
+  tenant: string;
+  sub: string;
+}
+
+/**
+ * The host's own second factors (`accounts.secondFactor`): whether a user holds one, and whether a
+ * code is right. Only `true` counts (anything else is "no"); an error thrown ends the sign-in step
+ * with an error page, as one of `authenticate` does.
+ */
+export interface HostSecondFactor {
+  /** Whether the user holds a second factor the host checks. Asked after her password, at every sign-in. */
+  has(user: SecondFactorUser): boolean | Promise<boolean>;
+  /**
+   * Whether `code` (6 to 8 digits, as typed without surrounding spaces) is right for her now. The
+   * host refuses a code used before (we cannot see its codes); wrong codes count against our
+   * sign-in throttle like wrong passwords.
+   */
+  check(request: SecondFactorUser & { code: string }): boolean | Promise<boolean>;
 }
 
 export { INTEGRATION_SETUP } from '../policies/management.js';

@@ -1,9 +1,10 @@
-export { createAuthServer, type AuthServer, type ConsentsApi, type SignInsApi } from './server.js';
+export { createAuthServer, type AuthServer, type ConsentsApi, type SignInsApi, type FactorsApi, type OperatorName } from './server.js';
 export type { SignInUnlockRequest, SignInUnlockResult } from './limits/sign-in.js';
 export type { ConnectMiddleware } from './http/embedding.js';
 export type { ClientConfigurations } from './records/client-configurations.js';
 export type { AppRegistrations } from './records/app-registrations.js';
 export type { Consent, ConsentKey } from './records/consents.js';
+export type { FactorListEntry, FactorOwner, FactorSummary, TotpEnrolment } from './factors/index.js';
 export { StoreStartError } from '../adapters/redis/index.js';
 export type { AuthServerOptions, ApiDefinitionInput } from './options.js';
 export type { Messages } from './i18n/messages/en.js';
@@ -11,7 +12,7 @@ export type { I18nOptions } from './i18n/localizer.js';
 export { negotiateLocale, type LocaleRequest } from './i18n/locale.js';
 export type { Branding, BrandingOption } from './pages/branding.js';
 export type { PortalText, PortalTextOverrides } from './portal/text.js';
-export type { Account, AccountStore } from './accounts.js';
+export type { Account, AccountStore, HostSecondFactor, SecondFactorUser } from './accounts.js';
 export { INTEGRATION_SETUP } from './accounts.js';
 export type { ApiDefinition } from '../policies/catalog.js';
 export type { Logger } from './logger.js';
@@ -55,6 +56,9 @@ export {
   TemporarilyUnavailable,
   InvalidToken,
   InsufficientScope,
+  InsufficientUserAuthentication,
+  UnmetAuthenticationRequirements,
+  type UserAuthenticationNeeded,
   TenantMoved,
   InvalidBearerRequest,
   KeysUnavailable,
@@ -62,6 +66,7 @@ export {
   type ErrorHeaders,
 } from '../policies/errors.js';
 export * from './resource-server/index.js';
+export type { AuthenticationMethod } from '../policies/authentication-context.js';
 export type { TenantPolicy, TenantPolicyFunction } from '../policies/tenant-policy.js';
 export {
   AUDIT_EVENT_TYPES,

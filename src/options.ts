@@ -8,7 +8,7 @@
  * module composes them. Lifetimes take their numbers from policies/lifetimes.ts.
  */
 import { z } from 'zod';
-import type { AccountStore, TenantDisplayName } from './accounts.js';
+import type { AccountStore, HostSecondFactor, TenantDisplayName } from './accounts.js';
 import type { ApiDefinition } from '../policies/catalog.js';
 import { i18nOptionSchema } from './i18n/localizer.js';
 import { languageTagSchema } from './i18n/locale.js';
@@ -18,6 +18,7 @@ import type { Logger } from './logger.js';
 import type { PrivateJwks, SigningAlgorithm } from './engine/keys.js';
 import type { TenantPolicyFunction } from '../policies/tenant-policy.js';
 import { auditOptionSchema, onAuditEventOptionSchema } from './audit/options.js';
+import { factorKeysOptionSchema } from './factors/options.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_KEY_PREFIX, redisStoreSchema, type RedisStoreOption } from '../adapters/redis/options.js';
 import { MANAGEMENT_SCOPE } from '../policies/management.js';
 import { privateHostsSchema } from '../policies/backchannel-logout.js';
@@ -139,13 +140,21 @@ export const optionsSchema = z
         authenticate: functionOf<AccountStore['authenticate']>('a function'),
         findAccount: functionOf<AccountStore['findAccount']>('a function'),
         findByUsername: functionOf<NonNullable<AccountStore['findByUsername']>>('a function').optional(),
+        secondFactor: z
+          .object({
+            has: functionOf<HostSecondFactor['has']>('a function of the user'),
+            check: functionOf<HostSecondFactor['check']>('a function of the user and the code'),
+          })
+          .strict()
+          .optional(),
       })
       .optional()
       .meta({
         description: "the host platform's users (`AccountStore`: `authenticate({ username, password })`, `findAccount(sub)`, and "
           + 'optionally `findByUsername(username)`, the account a username signs in as, which lets a tenant\'s admin '
-          + '[lift a sign-in hold](operations.md#sign-in-throttling) of her own users through the management API and the portal); '
-          + 'without it nobody can sign in',
+          + '[lift a sign-in hold](operations.md#sign-in-throttling) of her own users through the management API and the portal, '
+          + 'and optionally `secondFactor: { has(user), check({ ...user, code }) }`, second factors the host keeps itself, '
+          + 'see [the host\'s own second factors](#the-hosts-own-second-factors)); without it nobody can sign in',
       }),
     keys: z
       .object({ jwks: checkedAs<PrivateJwks>(z.object({ keys: z.array(z.record(z.string(), z.unknown())).min(1) })) })
@@ -183,7 +192,7 @@ export const optionsSchema = z
     }),
     sessionTtl: seconds(SESSION).meta({
       description: 'how long a browser stays signed in here (the sign-in session), unless the user signs out; apps ask for the '
-        + 'password sooner with `prompt=login` or `max_age` (the ID token then carries `auth_time`). A sign-out ends the session '
+        + 'password sooner with `prompt=login` or `max_age` (every ID token carries `auth_time`). A sign-out ends the session '
         + 'on every instance at once ([sign-out](endpoints.md#sign-out))',
     }),
     cookieKeys: z
@@ -196,6 +205,7 @@ export const optionsSchema = z
           + 'with a warning (sign-ins then break at restart and across instances)',
         absent: 'generated',
       }),
+    factorKeys: factorKeysOptionSchema,
     limits: z
       .object({
         tokenRequestBytes: bytes.default(16 * 1024).meta({ description: 'largest token request body; larger gets `413 invalid_request`' }),
@@ -248,6 +258,11 @@ export const optionsSchema = z
               + 'except for a browser that signed in as that user before; `false` turns it off. See '
               + '[sign-in throttling](operations.md#sign-in-throttling)',
           }),
+        passkeySignIn: z.union([z.literal(false), windowLimit]).default({ max: 60, windowSeconds: 60 }).meta({
+          description: 'passkey ceremonies the sign-in pages start per source address (each keeps a challenge in the store for '
+            + '5 minutes); past it the pages offer no passkey until the window ends (the password still works); `false` turns '
+            + 'it off. See [passkeys at sign-in](endpoints.md#passkeys-at-sign-in)',
+        }),
       })
       .strict()
       .prefault({}),

@@ -2,6 +2,7 @@ import type Koa from 'koa';
 import type Provider from 'oidc-provider';
 import type { Registry } from 'prom-client';
 import { OPERATOR, type AuditEventPage, type AuditQuery } from './audit/trail.js';
+import { operatorContext } from './audit/operator.js';
 import { createServerApp } from './compose/app.js';
 import { assembleServer } from './compose/parts.js';
 import { startPortal } from './compose/portal.js';
@@ -11,6 +12,7 @@ import { resolveOptions, type AuthServerOptions } from './options.js';
 import type { AppRegistrations } from './records/app-registrations.js';
 import type { ClientConfigurations } from './records/client-configurations.js';
 import type { Consent, ConsentKey } from './records/consents.js';
+import type { FactorListEntry, FactorOwner, TotpEnrolment } from './factors/index.js';
 
 /** What a host may do with consents: list a user's, revoke one (same rules as the consent API). */
 export interface ConsentsApi {
@@ -22,13 +24,57 @@ export interface ConsentsApi {
 export interface SignInsApi {
   /**
    * Lifts a user's sign-in hold: clears the failed sign-ins counted for `username`, recorded as
-   * `sign_in.unlocked` (actor `operator`) before it is done. With `tenant`, only a user of that
+   * `sign_in.unlocked` (actor `operator`, with `actor` as its id when given: who asked) before it
+   * is done. With `tenant`, only a user of that
    * tenant is unlocked (the AccountStore's `findByUsername` tells whose she is; another tenant's or
    * an unknown username is answered `{ unlocked: false }` like one that is not held).
-   * @throws ValidationError for an empty or overlong username, NotSupported for a `tenant` when the
-   *   AccountStore has no `findByUsername`, StoreUnavailable when the store cannot be reached.
+   * @throws ValidationError for an empty or overlong username or actor, NotSupported for a `tenant`
+   *   when the AccountStore has no `findByUsername`, StoreUnavailable when the store cannot be reached.
    */
-  unlock(request: SignInUnlockRequest): Promise<SignInUnlockResult>;
+  unlock(request: SignInUnlockRequest & OperatorName): Promise<SignInUnlockResult>;
+}
+
+/**
+ * Who acts, for the audit trail: the operator's name (a person's login, a job's name), recorded as
+ * the id of the `operator` actor; absent, the operator without a name. A label the caller gives,
+ * not a permission: 1 to 128 characters, no control or bidirectional characters.
+ */
+export interface OperatorName {
+  actor?: string;
+}
+
+/** What the operator may do with a user's second factors (docs/operations.md#second-factors). */
+export interface FactorsApi {
+  /**
+   * What the user (`sub`) of `tenant` holds, one entry per factor: `{ id, type: 'passkey' |
+   * 'totp' | 'recovery_codes', createdAt, label? }` (a passkey's label is the name she gave it);
+   * never a secret, hash or key. Nothing enrolled: `[]`.
+   * @throws ValidationError for an empty or overlong tenant or sub, StoreUnavailable when the store
+   *   cannot be reached.
+   */
+  list(owner: FactorOwner): Promise<FactorListEntry[]>;
+  /**
+   * Enrols an authenticator app for the user at once (the host's own enrolment, e.g. from its
+   * account settings): answers `{ factorId, secret, otpauthUri }` once (base32 secret, SHA-1,
+   * 6 digits, 30 s); only the sealed secret is kept. Replaces an app she had; `factor.added` by
+   * the operator. `accountName` is what the app shows beside our name (default: `sub`).
+   * @throws ValidationError for an empty or overlong tenant, sub or accountName.
+   */
+  enrollTotp(request: FactorOwner & { accountName?: string }): Promise<TotpEnrolment>;
+  /**
+   * Removes one factor of the user by the id `list` gives (`factor.removed` by the operator).
+   * False when she holds none with that id.
+   */
+  remove(request: FactorOwner & { id: string }): Promise<boolean>;
+  /**
+   * Resets every factor of the user (a lost phone): authenticator app, recovery codes, passkeys,
+   * recorded as `factor.reset` (actor `operator`, with `actor` as its id when given) before it is
+   * done; her next sign-in asks for the password alone until she enrols again. False when she held
+   * none. A factor the host keeps itself (`accounts.secondFactor`) is the host's to reset.
+   * @throws ValidationError for an empty or overlong tenant, sub or actor, Conflict when her factors
+   *   kept changing meanwhile, StoreUnavailable when the store cannot be reached.
+   */
+  reset(request: FactorOwner & OperatorName): Promise<boolean>;
 }
 
 /**
@@ -62,6 +108,8 @@ export interface AuthServer {
   readonly audit: { list(query: AuditQuery): Promise<AuditEventPage> };
   /** Sign-in throttling: lift a user's hold (`signIns.unlock({ tenant?, username })`). */
   readonly signIns: SignInsApi;
+  /** A user's second factors: list them, reset them (`factors.reset({ tenant, sub })`). */
+  readonly factors: FactorsApi;
   /**
    * The Prometheus registry when `observability.metrics` is on (also served at `{pathPrefix}/metrics`):
    * a host may serve it elsewhere, e.g. on an internal port.
@@ -114,7 +162,15 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       revoke: (key) => parts.consents.revoke(key),
     },
     audit: { list: (query) => parts.audit.list(query) },
-    signIns: { unlock: (request) => parts.holds.unlock(request, OPERATOR) },
+    signIns: {
+      unlock: async (request) => parts.holds.unlock(request, operatorContext(request?.actor)),
+    },
+    factors: {
+      list: (owner) => parts.factors.list(owner),
+      enrollTotp: ({ accountName, ...owner }) => parts.factors.enrollTotp(owner, accountName ?? owner?.sub, OPERATOR),
+      remove: ({ id, ...owner }) => parts.factors.remove(owner, id, OPERATOR),
+      reset: async (request) => parts.factors.reset(request, operatorContext(request?.actor)),
+    },
     metrics: parts.metrics?.registry,
     close: () => {
       ownRecords.close();

@@ -9,7 +9,7 @@ import { dirname, join, normalize } from 'node:path';
 const LAYERS: ReadonlyArray<readonly [layer: string, folders: readonly string[]]> = [
   ['rules and stores', ['policies', 'adapters']],
   ['foundations', ['src/logger.ts', 'src/accounts.ts', 'src/option-kinds.ts', 'src/observability', 'src/i18n', 'src/resource-server']],
-  ['records, audit trail, pages', ['src/audit', 'src/records', 'src/pages']],
+  ['records, audit trail, pages, factors', ['src/audit', 'src/records', 'src/pages', 'src/factors']],
   ['the engine', ['src/engine']],
   ['grants, limits, HTTP plumbing', ['src/grants', 'src/limits', 'src/http']],
   ['endpoints', ['src/endpoints']],

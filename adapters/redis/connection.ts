@@ -257,6 +257,7 @@ export function connect(options: RedisStoreOptions, timeoutMs: number): Connecti
         redisOptions: { ...nodeCredentials, ...nodeFailFast, ...nodeOptionsOf(options.redisOptions) },
       },
     ) as Cluster & Scripts;
+    cluster.on('+node', (node: Redis) => releaseSocketTimerOnClose(node));
     let turn = 0;
     return {
       client: cluster,
@@ -270,7 +271,7 @@ export function connect(options: RedisStoreOptions, timeoutMs: number): Connecti
           .filter((node): node is { host: string; port: number } => node.host !== undefined && node.port !== undefined);
         const candidates: Array<{ host: string; port: number }> = known.length > 0 ? known : nodes;
         const node = candidates[turn++ % candidates.length]!;
-        return new Redis({
+        return releaseSocketTimerOnClose(new Redis({
           ...nodeCredentials,
           ...failFast,
           ...options.redisOptions,
@@ -279,7 +280,7 @@ export function connect(options: RedisStoreOptions, timeoutMs: number): Connecti
           port: node.port,
           // A few quick tries, then 'end', and the next node gets its turn.
           retryStrategy: (attempt: number) => (attempt > 2 ? null : reconnectDelay(attempt)),
-        });
+        }));
       },
     };
   }
@@ -313,12 +314,27 @@ export function connect(options: RedisStoreOptions, timeoutMs: number): Connecti
       ...options.redisOptions,
     });
   }
-  const single = redis as Redis & Scripts;
+  const single = releaseSocketTimerOnClose(redis) as Redis & Scripts;
   return {
     client: single,
     ready: () => single.status === 'ready',
-    createSubscriber: () => single.duplicate(subscriberOptions),
+    createSubscriber: () => releaseSocketTimerOnClose(single.duplicate(subscriberOptions)),
   };
+}
+
+/**
+ * ioredis (5.x) arms its socket timer with a command and clears it only when data arrives: on a
+ * connection that closes with a command unanswered, the timer stays, holds a process that wants to
+ * exit for up to `socketTimeout`, and, after a reconnect, would destroy the new connection. Cleared
+ * when the connection closes.
+ */
+export function releaseSocketTimerOnClose<C extends Redis>(client: C): C {
+  client.on('close', () => {
+    const held = client as unknown as { socketTimeoutTimer?: NodeJS.Timeout };
+    clearTimeout(held.socketTimeoutTimer);
+    held.socketTimeoutTimer = undefined;
+  });
+  return client;
 }
 
 /**

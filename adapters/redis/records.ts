@@ -201,6 +201,21 @@ export class RedisRecords implements RecordStore {
     });
   }
 
+  create<T>(kind: string, id: string, group: string, value: T): Promise<boolean> {
+    return this.io.run(async (redis) => {
+      const created = await redis.taCreateRecord(
+        this.key(kind, id),
+        group,
+        JSON.stringify(value),
+        this.indexPrefix(kind),
+        id,
+        this.channel,
+        `${kind}\n${id}`,
+      );
+      return created === 1;
+    });
+  }
+
   put<T>(kind: string, id: string, group: string, value: T): Promise<void> {
     return this.io.run(async (redis) => {
       const key = this.key(kind, id);

@@ -33,6 +33,14 @@ redis.call('HSET', KEYS[1], 'v', ARGV[2], 'n', tonumber(revision) + 1)
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1`;
 
+/* Creates a record only where none is (its index and its change in the same step). */
+const CREATE_RECORD = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'g', ARGV[1], 'v', ARGV[2], 'n', 1)
+redis.call('SADD', ARGV[3] .. ARGV[1], ARGV[4])
+redis.call('PUBLISH', ARGV[5], ARGV[6])
+return 1`;
+
 const DELETE_RECORD = `
 local group = redis.call('HGET', KEYS[1], 'g')
 if not group then return 0 end
@@ -78,6 +86,7 @@ export const SCRIPTS = {
   taConsume: { numberOfKeys: 1, lua: CONSUME },
   taConfirm: { numberOfKeys: 1, lua: CONFIRM },
   taDeleteRecord: { numberOfKeys: 1, lua: DELETE_RECORD },
+  taCreateRecord: { numberOfKeys: 1, lua: CREATE_RECORD },
   taReplaceRecord: { numberOfKeys: 1, lua: REPLACE_RECORD },
   taIncrementCounters: { lua: INCREMENT_COUNTERS },
   taPeekCounters: { lua: PEEK_COUNTERS },
@@ -90,6 +99,7 @@ export interface Scripts {
   taConsume(key: string, now: number): Promise<number>;
   taConfirm(key: string, now: number): Promise<number>;
   taDeleteRecord(key: string, indexPrefix: string, id: string, channel: string, change: string): Promise<number>;
+  taCreateRecord(key: string, group: string, value: string, indexPrefix: string, id: string, channel: string, change: string): Promise<number>;
   taReplaceRecord(key: string, revision: string, value: string, channel: string, change: string): Promise<number>;
   /** taIncrementCounters(numberOfKeys, ...keys, windowMs) */
   taIncrementCounters(numberOfKeys: number, ...args: (string | number)[]): Promise<number[]>;

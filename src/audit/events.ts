@@ -128,3 +128,36 @@ export function managementDenied(
     details: { method: request.method, status: refusal.status, error: refusal.error },
   };
 }
+
+/** Which factor an event is about (`host`: one the host keeps itself, `accounts.secondFactor`). */
+export type FactorKind = 'authenticator_app' | 'recovery_codes' | 'passkey' | 'host';
+
+/**
+ * A factor added or removed, or all of a user's factors reset: the user her target, by whoever acts
+ * (she herself, an admin, the operator). Never the secret, a code or a credential's key.
+ */
+export function factorChanged(
+  type: 'factor.added' | 'factor.removed' | 'factor.reset',
+  by: AuditContext,
+  user: { tenant: string; sub: string },
+  details: { factor?: FactorKind; replaced?: boolean; removed?: FactorKind[]; requested?: boolean },
+): NewAuditEvent {
+  return changed(type, by, { type: 'user', id: user.sub }, user.tenant, details);
+}
+
+/** A recovery code used by the user (how many she has left). */
+export function recoveryCodeUsed(user: { tenant: string; sub: string }, remaining: number): NewAuditEvent {
+  return { type: 'recovery_code.used', tenant: user.tenant, actor: { type: 'user', id: user.sub }, target: { type: 'user', id: user.sub }, details: { remaining } };
+}
+
+/**
+ * A second factor refused after the password (a wrong, replayed or malformed code): the user, the
+ * factor and why; never what was typed.
+ */
+export function secondFactorFailed(
+  user: { tenant: string; sub: string },
+  factor: FactorKind,
+  reason: 'malformed' | 'wrong' | 'replayed' | 'not_enrolled' | 'cloned_authenticator',
+): NewAuditEvent {
+  return { type: 'sign_in.second_factor_failed', tenant: user.tenant, actor: { type: 'user', id: user.sub }, target: { type: 'user', id: user.sub }, details: { factor, reason } };
+}

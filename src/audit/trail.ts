@@ -28,7 +28,7 @@ import type { Logger } from '../logger.js';
  *   store (`recordLater`): the page is not slowed down, and a store outage loses the event, not
  *   the sign-in (it is logged as a warning).
  * - The host's `onAuditEvent` gets every event written; whatever it throws is logged and ignored.
- * - Two logs per tenant: its changes (clients, apps, consents, keys, unlocks) and its activity
+ * - Two logs per tenant: its changes (clients, apps, consents, keys, unlocks, factors) and its activity
  *   (sign-ins, sign-outs, refusals, refresh-token retries and reuse). Each keeps `maxEventsPerTenant`
  *   on its own, so that no amount of activity, a flood of refusals least of all, can push a change
  *   out of the trail. A listing merges both, newest first.
@@ -48,6 +48,8 @@ export const AUDIT_EVENT_TYPES = [
   'sign_in.succeeded', 'sign_in.failed', 'sign_in.unlocked', 'session.ended',
   'refresh_token.retried', 'refresh_token.reuse_detected', 'client_auth.rate_limited', 'management.denied',
   'signing_key.added', 'signing_key.promoted', 'signing_key.retired',
+  'factor.added', 'factor.removed', 'factor.reset', 'sign_in.second_factor_failed', 'recovery_code.used',
+  'tenant_settings.updated',
 ] as const;
 
 /** The type of an audit event. */
@@ -60,6 +62,10 @@ const CHANGE_TYPES: ReadonlySet<AuditEventType> = new Set<AuditEventType>([
   'consent.granted', 'consent.revoked',
   'sign_in.unlocked',
   'signing_key.added', 'signing_key.promoted', 'signing_key.retired',
+  // A user's factors are her setup; a recovery code used is one fewer (and nobody without a code
+  // can cause one, so it cannot flood the log).
+  'factor.added', 'factor.removed', 'factor.reset', 'recovery_code.used',
+  'tenant_settings.updated',
 ]);
 
 /** The log an event of `type` is kept in. */
@@ -76,7 +82,7 @@ export interface AuditActor {
 
 /** What it was done to (`user`: her `sub`, e.g. a user whose sign-in hold was lifted). */
 export interface AuditTarget {
-  type: 'client_configuration' | 'app_registration' | 'signing_key' | 'management_api' | 'user';
+  type: 'client_configuration' | 'app_registration' | 'signing_key' | 'management_api' | 'user' | 'tenant';
   id: string;
 }
 

@@ -43,6 +43,9 @@ const OPTIONS = {
   // sign-ins
   username: { type: 'string' },
   'cookie-key': { type: 'string' },
+  actor: { type: 'string' },
+  // factors
+  sub: { type: 'string' },
 } as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTIONS;

@@ -24,6 +24,9 @@ import { Consents } from '../records/consents.js';
 import type { Logger } from '../logger.js';
 import { SignInHolds } from '../limits/sign-in.js';
 import { signingKeyChanged } from '../audit/events.js';
+import { operatorContext } from '../audit/operator.js';
+import { Factors } from '../factors/index.js';
+import { userFactorsWire } from '../http/wire.js';
 
 export interface CommandContext {
   args: ParsedArgs;
@@ -457,27 +460,82 @@ const auditList: Command = {
 };
 
 const signInsUnlock: Command = {
-  options: ['username', 'cookie-key'],
+  options: ['username', 'cookie-key', 'tenant', 'actor'],
   operands: [],
   async run(context) {
     const { values } = context.args;
     const command = 'sign-ins unlock';
     const username = required(values.username, 'username', command);
+    const by = operatorContext(values.actor);
     // The hints are keyed by the server's first cookie key: the same COOKIE_KEYS as the server's.
     const cookieKey = values['cookie-key'] ?? context.io.env.COOKIE_KEYS?.split(',').find(Boolean);
     if (!cookieKey) {
       throw new UsageError(`${command}: needs the server's first cookie key to find the user's counters: set COOKIE_KEYS as for the server, or give --cookie-key`, '--cookie-key');
     }
     const store = await context.store();
-    // The CLI has no AccountStore: the operator's unlock, of any username, recorded with its hint.
-    const holds = new SignInHolds(store.counters, [cookieKey], undefined, await auditTrail(context));
-    const { unlocked } = await holds.unlock({ username }, OPERATOR);
+    // The CLI has no AccountStore: the operator's unlock, of any username, recorded with its hint
+    // (in the trail of the tenant she names, taken as stated).
+    const holds = new SignInHolds(store.counters, [cookieKey], undefined, await auditTrail(context), true);
+    const { unlocked } = await holds.unlock({ username, ...(values.tenant !== undefined ? { tenant: values.tenant } : {}) }, by);
     out(
       context,
       { unlocked },
       unlocked
         ? 'Unlocked: the failed sign-ins counted for that username are cleared; the user can sign in again.\n'
         : 'Nothing to unlock: no failed sign-ins are counted for that username (check that the cookie key is the server\'s first).\n',
+    );
+  },
+};
+
+/**
+ * The factors of the store. Listing and resetting neither seal nor open a secret: no factor keys
+ * are needed (none is given), and what the CLI does is exactly what the server's Factors does.
+ */
+async function factors(context: CommandContext): Promise<Factors> {
+  return new Factors((await context.store()).records, { keys: [], issuerName: '' }, await auditTrail(context));
+}
+
+/** `--tenant` and `--sub`, both required. */
+function factorOwner(context: CommandContext, command: string): { tenant: string; sub: string } {
+  const { values } = context.args;
+  return { tenant: required(values.tenant, 'tenant', command), sub: required(values.sub, 'sub', command) };
+}
+
+const FACTOR_NAMES = { passkey: 'passkey', totp: 'authenticator app', recovery_codes: 'recovery codes' } as const;
+
+const factorsList: Command = {
+  options: ['tenant', 'sub'],
+  operands: [],
+  async run(context) {
+    const owner = factorOwner(context, 'factors list');
+    const service = await factors(context);
+    const [listed, summary] = await Promise.all([service.list(owner), service.summary(owner)]);
+    const who = `user ${safe(owner.sub)} of tenant ${safe(owner.tenant)}`;
+    const human = (listed.length === 0
+      ? `No second factors for ${who}.\n`
+      : table(['ID', 'TYPE', 'LABEL', 'CREATED_AT'], listed.map((factor) => [
+        safe(factor.id), FACTOR_NAMES[factor.type], safe(factor.label ?? '-'), factor.createdAt,
+      ])))
+      + (summary.resetRequested ? 'A reset was asked for: she enrols anew at her next sign-in.\n' : '');
+    out(context, { tenant: owner.tenant, sub: owner.sub, ...userFactorsWire(listed, summary.resetRequested) }, human);
+  },
+};
+
+const factorsReset: Command = {
+  options: ['tenant', 'sub', 'actor'],
+  operands: [],
+  async run(context) {
+    const owner = factorOwner(context, 'factors reset');
+    const by = operatorContext(context.args.values.actor);
+    const reset = await (await factors(context)).reset(owner, by);
+    const who = `user ${safe(owner.sub)} of tenant ${safe(owner.tenant)}`;
+    out(
+      context,
+      { tenant: owner.tenant, sub: owner.sub, reset },
+      reset
+        ? `Reset: every second factor of ${who} is removed (passkeys, authenticator app, recovery codes).\n`
+          + 'Her next sign-in asks for the password alone (where a factor is required, she enrols one right after).\n'
+        : `Nothing to reset: ${who} holds no second factor.\n`,
     );
   },
 };
@@ -498,4 +556,6 @@ export const COMMANDS: Record<string, Command> = {
   'keys retire': keysRetire,
   'audit list': auditList,
   'sign-ins unlock': signInsUnlock,
+  'factors list': factorsList,
+  'factors reset': factorsReset,
 };

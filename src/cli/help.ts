@@ -52,6 +52,8 @@ Usage: talent-auth <group> <command> [options]
   keys retire            key rotation 3: remove a key that no longer signs
   audit list             the audit trail of a tenant (or of the platform), newest first
   sign-ins unlock        let a user held by sign-in throttling sign in again at once
+  factors list           a user's second factors (passkeys, authenticator app, recovery codes)
+  factors reset          remove every second factor of a user (a lost phone)
 
 Run talent-auth <group> <command> --help for the options of a command.
 
@@ -108,16 +110,66 @@ ${EXIT_CODES}
 `,
   'sign-ins': `Usage: talent-auth sign-ins <command> [options]
 
-  unlock --username <username> [--cookie-key <key>]
+  unlock --username <username> [--tenant <id>] [--actor <name>] [--cookie-key <key>]
 
 Run talent-auth sign-ins unlock --help for details.
 ${OUTPUT_OPTIONS}
 
 ${EXIT_CODES}
 `,
+  factors: `Usage: talent-auth factors <command> [options]
+
+  list --tenant <id> --sub <sub>
+  reset --tenant <id> --sub <sub> [--actor <name>]
+
+Run talent-auth factors <command> --help for details.
+${OUTPUT_OPTIONS}
+
+${EXIT_CODES}
+`,
 };
 
+/** The `--actor` flag of the commands that change a user's state. */
+const ACTOR_OPTION = `  --actor <name>      who acts, recorded as the operator's name in the audit trail (e.g. your
+                      login); 1 to 128 characters. Without it: the operator, unnamed`;
+
 export const COMMAND_HELP: Record<string, string> = {
+  'factors list': `Usage: talent-auth factors list --tenant <id> --sub <sub>
+
+Lists the second factors a user holds: her passkeys (with the names she gave them), her
+authenticator app and her recovery codes, each with its id and when it was added; and whether a
+reset asked for by her tenant's admin waits for her next sign-in. Never a secret, code, hash or
+key. A factor the host keeps itself (accounts.secondFactor) is not listed. Needs no factor keys.
+
+  --tenant <id>       the user's tenant
+  --sub <sub>         the user's sub (as the AccountStore names her)
+
+${STORE_OPTIONS}
+
+${OUTPUT_OPTIONS}
+
+${EXIT_CODES}
+`,
+  'factors reset': `Usage: talent-auth factors reset --tenant <id> --sub <sub> [--actor <name>]
+
+Removes every second factor of a user at once (a lost phone, a lost security key): passkeys,
+authenticator app, recovery codes, an enrolment under way and a reset asked for. Her next sign-in
+asks for the password alone; where her tenant requires a second factor she enrols one right after
+it. Recorded in the audit trail before it is done (factor.reset, actor operator, with --actor as
+its name, in the user's tenant, the user as target). A factor the host keeps itself
+(accounts.secondFactor) is the host's to reset. Make sure first that it is her asking: whoever
+has her password signs in with it alone afterwards.
+
+  --tenant <id>       the user's tenant
+  --sub <sub>         the user's sub (as the AccountStore names her)
+${ACTOR_OPTION}
+
+${STORE_OPTIONS}
+
+${OUTPUT_OPTIONS}
+
+${EXIT_CODES}
+`,
   'clients create': `Usage: talent-auth clients create --tenant <tenant> --name <name> --category <category>
          [--description <text>] --resource <api>:<scope>[,<scope>...] [--resource ...]
          [--constraint <api>:<dimension>=<value> ...] --apis <file>
@@ -354,13 +406,16 @@ ${OUTPUT_OPTIONS}
 
 ${EXIT_CODES}
 `,
-  'sign-ins unlock': `Usage: talent-auth sign-ins unlock --username <username> [--cookie-key <key>]
+  'sign-ins unlock': `Usage: talent-auth sign-ins unlock --username <username> [--tenant <id>] [--actor <name>]
+         [--cookie-key <key>]
 
 Lifts a user's sign-in hold: clears the failed sign-ins counted for the username (sign-in
 throttling: the rateLimits.failedSignIn option), so that she can sign in from a new
 browser at once. The hold of an address is not lifted (it ends with its window). Recorded in the
-audit trail (sign_in.unlocked, actor operator, the events of no tenant) with a hint of the
-username, never the username itself.
+audit trail (sign_in.unlocked, actor operator, with --actor as its name) with a hint of the
+username, never the username itself: in the trail of the tenant --tenant names, else in the events
+of no tenant. The CLI has no AccountStore: it takes --tenant as you state it and does not check
+that the username is one of that tenant's users (usernames are counted alike in every tenant).
 
 The counters are kept under an HMAC of the username whose key comes from the server's first
 cookie key: the CLI needs that key to find them. It reads COOKIE_KEYS (comma-separated, as the
@@ -368,6 +423,8 @@ example server does; the first key counts), or --cookie-key. With another key no
 and nothing is unlocked.
 
   --username <name>   the username as the user types it (letter case does not matter)
+  --tenant <id>       the user's tenant: where the event is recorded (her admins see it)
+${ACTOR_OPTION}
   --cookie-key <key>  the server's first cookie key (cookieKeys[0]); default: the first of env COOKIE_KEYS
 
 ${STORE_OPTIONS}

@@ -23,6 +23,7 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ResolvedOptions } from '../options.js';
 import type { Consents } from '../records/consents.js';
+import type { SecondFactorRules } from '../records/tenant-settings.js';
 import { createTokenVerifier } from '../resource-server/verifier.js';
 
 /** What the engine is started with. */
@@ -40,6 +41,8 @@ export interface EngineStart {
   algorithms: SigningAlgorithm[];
   look: SignOutLook;
   addressOf(ctx: Koa.Context): string;
+  /** Each tenant's second-factor rule: the management right only after a second factor where it asks for one. */
+  secondFactorRules: SecondFactorRules;
 }
 
 /** The engine, started: what the endpoints use, and the client cache the store guard reads. */
@@ -81,11 +84,12 @@ export function startEngine(start: EngineStart): StartedEngine {
     namedUserAccessTokenTtl: options.namedUserAccessTokenTtl,
     grantIdleSeconds: options.grantIdleSeconds,
     singleUse,
+    secondFactorRules: start.secondFactorRules,
   });
   const clients = new ClientDirectory(store.records);
   const provider = new Provider(
     options.issuer,
-    engineConfiguration({ options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents, look, grants }),
+    engineConfiguration({ options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents, look, grants, secondFactorRules: start.secondFactorRules }),
   );
   provider.proxy = options.proxy;
   const knownClients = new ClientLookups(store.records);

@@ -17,7 +17,10 @@ import { ClientConfigurations } from '../records/client-configurations.js';
 import { Consents } from '../records/consents.js';
 import { startEngine, type StartedEngine } from './engine.js';
 import { OwnRecords } from './own-records.js';
-import { cookieKeysOf, openStore } from './store.js';
+import { cookieKeysOf, factorKeysOf, openStore } from './store.js';
+import { Factors } from '../factors/index.js';
+import { Passkeys } from '../factors/passkeys.js';
+import { SecondFactorRules, TenantSettings } from '../records/tenant-settings.js';
 
 /** The parts of a server (what its endpoints are built from), and what the rest of the composition needs. */
 export interface AssembledServer {
@@ -54,7 +57,10 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
   const apiAddressOf = options.portal.enabled
     ? (ctx: Koa.Context) => forwardedAddress.verify(ctx.get(PORTAL_ADDRESS_HEADER) || undefined) ?? addressOf(ctx)
     : addressOf;
-  const engine = startEngine({ options, logger, metrics, store, catalog, audit, consents, cookieKeys, jwks, algorithms, look, addressOf });
+  // Each tenant's own settings, and its second-factor rule: the host's policy with them.
+  const tenantSettings = new TenantSettings(store.records, audit);
+  const secondFactorRules = new SecondFactorRules(options.tenantPolicy, tenantSettings);
+  const engine = startEngine({ options, logger, metrics, store, catalog, audit, consents, cookieKeys, jwks, algorithms, look, addressOf, secondFactorRules });
   const apps = new AppRegistrations(store.records, engineAppCheck(engine.provider), (clientId, by, reason) => consents.endAllOf(clientId, by, reason), audit);
   const parts: ServerParts = {
     settings: options,
@@ -71,6 +77,16 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
     apps,
     consents,
     holds: new SignInHolds(store.counters, cookieKeys, options.accounts, audit),
+    // Authenticator apps show the issuer's host name beside the account.
+    factors: new Factors(store.records, {
+      keys: factorKeysOf(options, cookieKeys, logger),
+      issuerName: new URL(options.issuer).host,
+      host: options.accounts?.secondFactor,
+    }, audit),
+    // The relying party is the public base URL's host, never a request's Host header.
+    passkeys: new Passkeys(store, { baseUrl: options.baseUrl, rpName: new URL(options.issuer).host }, audit),
+    tenantSettings,
+    secondFactorRules,
     engine,
   };
   return { options, parts, engine, ownRecords, forwardedAddress };

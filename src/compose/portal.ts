@@ -32,6 +32,9 @@ export async function startPortal({ options, parts, ownRecords, forwardedAddress
     accounts: options.accounts,
     canUnlock: parts.holds.byTenant,
     sessions: new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), cookieKeys, PORTAL_SESSION_SECONDS),
+    factors: parts.factors,
+    // The sign-in's passkeys: one relying party (the public base URL, never a request's Host).
+    passkeys: parts.passkeys,
     logger: parts.logger,
   }, portalApp);
 }

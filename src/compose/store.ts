@@ -31,3 +31,17 @@ export function cookieKeysOf(options: ResolvedOptions, logger: Logger): string[]
   );
   return [randomBytes(32).toString('base64url')];
 }
+
+/**
+ * The keys sealing the users' factor secrets: `factorKeys`, or the cookie keys (the Sealer derives
+ * its own key from each under its own label, so no cookie use shares it) with a warning: a cookie
+ * key dropped in a rotation would then take the authenticator apps sealed under it along.
+ */
+export function factorKeysOf(options: ResolvedOptions, cookieKeys: string[], logger: Logger): string[] {
+  if (options.factorKeys) return options.factorKeys;
+  logger.warn(
+    'NO FACTOR KEYS CONFIGURED: authenticator app secrets and recovery codes are sealed under keys derived from '
+      + 'cookieKeys; dropping a cookie key makes what was sealed under it unusable. Configure factorKeys outside development.',
+  );
+  return cookieKeys;
+}

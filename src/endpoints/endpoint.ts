@@ -21,6 +21,9 @@ import type { Brands } from '../pages/branding.js';
 import type { AppRegistrations } from '../records/app-registrations.js';
 import type { ClientConfigurations } from '../records/client-configurations.js';
 import type { Consents } from '../records/consents.js';
+import type { Factors } from '../factors/index.js';
+import type { Passkeys } from '../factors/passkeys.js';
+import type { SecondFactorRules, TenantSettings } from '../records/tenant-settings.js';
 import type { TokenVerifier } from '../resource-server/verifier.js';
 
 /** Where the server's paths are: `{prefix}`, `{prefix}/oauth2` (the engine's), `{prefix}/api/oauth2` (our APIs'). */
@@ -49,6 +52,8 @@ export interface EndpointSettings {
     failedClientAuth: FailedClientAuthLimits | false;
     authorize: WindowLimit | false;
     failedSignIn: false | { perUsername: WindowLimit; perAddress: WindowLimit };
+    /** Passkey ceremonies the sign-in pages start per address (src/limits/passkey-ceremonies.ts). */
+    passkeySignIn: WindowLimit | false;
   };
   observability: { health: boolean; metrics: boolean };
 }
@@ -85,6 +90,14 @@ export interface ServerParts {
   apps: AppRegistrations;
   consents: Consents;
   holds: SignInHolds;
+  /** The users' second factors (src/factors/). */
+  factors: Factors;
+  /** The users' passkeys (src/factors/passkeys.ts): the relying party pinned to `baseUrl`. */
+  passkeys: Passkeys;
+  /** The tenants' own settings (their admins', through the management API). */
+  tenantSettings: TenantSettings;
+  /** Each tenant's second-factor rule: the host's policy combined with the tenant's settings. */
+  secondFactorRules: SecondFactorRules;
   engine: EngineParts;
 }
 

@@ -14,6 +14,7 @@ import { MANAGEMENT_SCOPE } from '../../policies/management.js';
 import { MAX_STATE_OR_NONCE } from '../../policies/request-limits.js';
 import { checkCodeChallenge, pkceRequired } from '../../policies/pkce.js';
 import { IDENTITY_CLAIMS, validateAuthorizationScopes } from '../../policies/scopes.js';
+import { ACR_VALUES } from '../../policies/authentication-context.js';
 import type { AccountStore } from '../accounts.js';
 import type { TenantPolicyFunction } from '../../policies/tenant-policy.js';
 import type { Consents } from '../records/consents.js';
@@ -26,6 +27,8 @@ import type { EngineGrants } from './grants.js';
 import { consentGrantLoader } from './consent-grants.js';
 import { errorPageRenderer } from './error-page.js';
 import { engineErrors } from './errors.js';
+import { signInPolicy } from './sign-in-policy.js';
+import type { SecondFactorRules } from '../records/tenant-settings.js';
 import type { PrivateJwks, SigningAlgorithm } from './keys.js';
 import { engineKeys } from './signing-keys.js';
 import { signOutSources, type SignOutLook } from './sign-out.js';
@@ -65,6 +68,8 @@ export interface EngineSetup {
   look?: SignOutLook;
   /** The grants: what each hook asks of the request's grant (src/grants). */
   grants: EngineGrants;
+  /** Each tenant's second-factor rule: a session without one signs in again for the management right. */
+  secondFactorRules?: SecondFactorRules | undefined;
 }
 
 /** The node-oidc-provider configuration: every engine decision of ours is in this one place. */
@@ -79,7 +84,11 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     clients: [],
     scopes: ['openid', 'offline_access', 'profile', 'email', MANAGEMENT_SCOPE, ...catalog.scopes],
     responseTypes: ['code'],
-    claims: IDENTITY_CLAIMS as Configuration['claims'],
+    // Every ID token says how and when its user signed in (`amr`, `acr`, `auth_time`), not only
+    // when the app asked (the engine's default): they come with the `openid` scope.
+    claims: { ...IDENTITY_CLAIMS, openid: [...IDENTITY_CLAIMS.openid!, 'acr', 'amr', 'auth_time'] } as Configuration['claims'],
+    // The sign-in classes (policies/authentication-context.ts), in discovery's acr_values_supported.
+    acrValues: [...ACR_VALUES],
     // ID tokens carry the identity claims their scopes allow (userinfo answers them too).
     conformIdTokenClaims: false,
     // redirect_uri is always required and must match a registered one exactly (policies/redirect-uris.ts).
@@ -90,6 +99,8 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       short: { httpOnly: true, sameSite: 'lax' },
     },
     interactions: {
+      // The engine's reasons to sign the user in, and unmet `acr_values` (src/engine/sign-in-policy.ts).
+      policy: signInPolicy({ accounts, ruleOf: setup.secondFactorRules && ((tenant) => setup.secondFactorRules!.of(tenant)) }),
       url: (_ctx, interaction) => `${interactionPath}/${interaction.uid}`,
     },
     async findAccount(_ctx, sub) {

@@ -7,6 +7,7 @@ import { InvalidRequest } from '../../policies/errors.js';
 import type { TenantPolicyFunction } from '../../policies/tenant-policy.js';
 import type { EngineGrantHooks } from '../engine/grants.js';
 import type { SingleUse } from '../engine/single-use.js';
+import type { SecondFactorRules } from '../records/tenant-settings.js';
 
 /** What a token request of one grant type must and must not carry, and how its client authenticates. */
 export interface TokenRequestRule {
@@ -54,6 +55,8 @@ export interface GrantSetup {
   grantIdleSeconds: number;
   /** Single use of codes and refresh tokens (src/engine/single-use.ts). */
   singleUse: SingleUse;
+  /** Each tenant's second-factor rule (the management right only after a second factor where it asks for one). */
+  secondFactorRules: SecondFactorRules;
 }
 
 /**

@@ -3,6 +3,7 @@ import { checkAppForUser, type AppOwner } from '../../policies/consent.js';
 import { MANAGEMENT_SCOPE } from '../../policies/management.js';
 import { namedUserAccessTokenSeconds } from '../../policies/lifetimes.js';
 import { namedUserResourceScopes } from '../../policies/scopes.js';
+import { mayCarryManagement } from '../../policies/second-factor-rule.js';
 import { tenantPolicy, type TenantPolicy } from '../../policies/tenant-policy.js';
 import { accountOf } from '../engine/accounts.js';
 import { engineAppOwner } from '../engine/client-directory.js';
@@ -23,9 +24,17 @@ import type { GrantSetup } from './grant.js';
  *   only what she may receive (namedUserHooks, below): the consent page lists nothing else,
  *   and her grant records nothing else.
  * - The app must still be one she may authorize (policies/consent.ts), at every token issue.
+ * - The management right only after a second factor where her tenant's rule makes her have one
+ *   (policies/second-factor-rule.ts): at the code exchange and at every refresh, a sign-in whose
+ *   `amr` lacks `mfa` gives a token without it (the management API then answers 403
+ *   insufficient_scope), whatever her consent holds. The authorization request still lists it, so
+ *   that her consent records it once and a sign-in with a second factor gets it without asking.
  * - Lifetime: her tenant's `accessTokenTtl`, else `namedUserAccessTokenTtl`; at most
  *   `managementAccessTokenTtl` when the token carries the management right (policies/lifetimes.ts).
- * - Claims: `sub` is the user, `client_id` the app, `tenant` the user's tenant; the ID token carries
+ * - Claims: `sub` is the user, `client_id` the app, `tenant` the user's tenant, and how she signed
+ *   in: `acr`, `amr` and `auth_time` (RFC 9068 §2.2.1), those of the sign-in that gave the code, kept
+ *   through every refresh (policies/authentication-context.ts), so that an API can ask for a second
+ *   factor or a recent sign-in (the resource-server kit). The ID token carries the same three and
  *   the identity claims its OIDC scopes allow (IDENTITY_CLAIMS, policies/scopes.ts).
  * - The access token's `scope` lists its API scopes and, first, the OIDC scopes of the request that
  *   the user allowed (`openid`, `profile`, `email`): what userinfo may answer with this token. The
@@ -88,9 +97,30 @@ export function namedUserTokenScope(resourceScopes: readonly string[], requested
   return [...oidc, ...resourceScopes.filter((scope) => !oidc.includes(scope))];
 }
 
-/** The claims a named-user access token carries besides the standard ones. */
-export function namedUserClaims(user: { tenant: string }): { tenant: string } {
-  return { tenant: user.tenant };
+/** How a user signed in, as the code or refresh token of a request recorded it (the engine's names). */
+export interface SignInRecord {
+  acr?: unknown;
+  amr?: unknown;
+  authTime?: unknown;
+}
+
+/** The claims a named-user access token carries besides the standard ones: her tenant, and how and when she signed in. */
+export type NamedUserClaims = {
+  tenant: string;
+  acr?: string;
+  amr?: string[];
+  auth_time?: number;
+};
+
+/** The claims a named-user access token carries besides the standard ones (each sign-in claim only when recorded). */
+export function namedUserClaims(user: { tenant: string }, signIn: SignInRecord = {}): NamedUserClaims {
+  const { acr, amr, authTime } = signIn;
+  return {
+    tenant: user.tenant,
+    ...(typeof acr === 'string' ? { acr } : {}),
+    ...(Array.isArray(amr) && amr.every((method) => typeof method === 'string') ? { amr: [...amr as string[]] } : {}),
+    ...(typeof authTime === 'number' ? { auth_time: authTime } : {}),
+  };
 }
 
 /**
@@ -102,6 +132,13 @@ export function namedUserClaims(user: { tenant: string }): { tenant: string } {
 export function namedUserHooks(setup: GrantSetup): EngineGrantHooks {
   const { catalog, audience, accessTokenFormat, accounts, namedUserAccessTokenTtl } = setup;
   const policyOf = (tenant: string | undefined) => tenantPolicy(setup.tenantPolicy, tenant);
+  /** Whether the sign-in behind this code or refresh token lets a token of `account` carry the management right. */
+  async function managementAfterSignIn(ctx: Parameters<EngineGrantHooks['resource']>[0], account: NamedUser): Promise<boolean> {
+    const entities = ctx.oidc.entities as { AuthorizationCode?: SignInRecord; RefreshToken?: SignInRecord };
+    const signIn = entities.AuthorizationCode ?? entities.RefreshToken;
+    const { secondFactor } = await setup.secondFactorRules.of(account.tenant);
+    return mayCarryManagement(secondFactor, account, signIn?.amr);
+  }
   return {
     async resource(ctx, client) {
       // The engine keeps the consented scopes that this list holds, so a scope the user does not
@@ -123,11 +160,15 @@ export function namedUserHooks(setup: GrantSetup): EngineGrantHooks {
       }
       const policy = account ? await policyOf(account.tenant) : {};
       const { scopes, lifetime } = namedUserResource(catalog, app, account, policy, namedUserAccessTokenTtl);
-      return { scope: scopes.join(' '), audience, accessTokenTTL: lifetime, ...accessTokenFormat };
+      const granted = account && scopes.includes(MANAGEMENT_SCOPE) && !(await managementAfterSignIn(ctx, account)) ? scopes.filter((scope) => scope !== MANAGEMENT_SCOPE) : scopes;
+      return { scope: granted.join(' '), audience, accessTokenTTL: lifetime, ...accessTokenFormat };
     },
     async claims(ctx, token) {
       const user = accountOf(ctx);
-      return token.kind === 'AccessToken' && user ? namedUserClaims(user) : undefined;
+      if (token.kind !== 'AccessToken' || !user) return undefined;
+      // The code being exchanged, or the refresh token (which keeps the code's sign-in).
+      const entities = ctx.oidc.entities as { AuthorizationCode?: SignInRecord; RefreshToken?: SignInRecord };
+      return namedUserClaims(user, entities.AuthorizationCode ?? entities.RefreshToken);
     },
     customizeJwt(ctx, token, jwt) {
       if (!token.accountId) return;

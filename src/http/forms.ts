@@ -39,6 +39,11 @@ export class Form {
     return this.get(name) !== undefined;
   }
 
+  /** Every field and value as sent, empty ones too (a form kept to be sent again, src/portal/reauth.ts). */
+  entries(): Array<[string, string]> {
+    return [...this.#fields].flatMap(([name, values]) => values.map((value): [string, string] => [name, value]));
+  }
+
   /** The form's fields and values in order, as a query string would carry them. */
   toQuery(): string {
     return new URLSearchParams([...this.#fields].flatMap(([name, values]) => values.filter((value) => value !== '').map((value): [string, string] => [name, value]))).toString();

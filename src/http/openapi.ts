@@ -95,8 +95,10 @@ export function openApiDocument(
       description: [
         `Issuer: \`${issuer}\`. Access tokens are RFC 9068 JWTs for the platform APIs; verify them with the keys at `
           + '`/oauth2/jwks`.',
-        'Not described here: the login and consent pages that `GET /oauth2/authorize` sends the browser to '
-          + '(`/oauth2/interaction/{uid}`, `/oauth2/interaction/{uid}/login`, `/oauth2/interaction/{uid}/confirm`, '
+        'Not described here: the login, second-factor and consent pages that `GET /oauth2/authorize` sends the browser to '
+          + '(`/oauth2/interaction/{uid}`, `/oauth2/interaction/{uid}/login`, `/oauth2/interaction/{uid}/second-factor`, '
+          + '`/oauth2/interaction/{uid}/confirm`, the enrolment after the password `/oauth2/interaction/{uid}/enrol` and '
+          + '`/oauth2/interaction/{uid}/enrolled`, '
           + 'the engine\'s resume step `/oauth2/authorize/{uid}`, and the sign-out pages `/oauth2/session/end`, '
           + '`/oauth2/session/end/confirm`, `/oauth2/session/end/success`): they are browser pages with CSRF-protected forms, '
           + 'not an API.',
@@ -117,6 +119,8 @@ export function openApiDocument(
       { name: 'app-registrations', description: 'Named-user applications of the caller\'s tenant.' },
       { name: 'audit', description: 'The audit trail of the caller\'s tenant.' },
       { name: 'sign-ins', description: 'Sign-in throttling of the caller\'s tenant\'s users.' },
+      { name: 'factors', description: 'The second factors of the caller\'s tenant\'s users.' },
+      { name: 'tenant-settings', description: 'The caller\'s tenant\'s own settings: who signs in with a second factor, passkey-only sign-in.' },
     ],
     paths: documentedPaths(routes, operations),
     components: {

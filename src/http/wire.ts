@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { ValidationError } from '../../policies/errors.js';
 import { CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS, NAMED_USER_ACCESS_TOKEN } from '../../policies/lifetimes.js';
 import { MANAGEMENT_SCOPE } from '../../policies/management.js';
+import type { SecondFactorRuling, TenantSecondFactorSettings } from '../../policies/second-factor-rule.js';
+import { SECOND_FACTOR_RULES } from '../../policies/tenant-policy.js';
 import { AUDIT_EVENT_TYPES, type AuditEvent } from '../audit/trail.js';
 import { GRANTS } from '../grants/index.js';
 import type { AppRegistration, AppRegistrationInput } from '../records/app-registrations.js';
@@ -9,6 +11,7 @@ import { APP_REGISTRATION_FIELDS } from '../records/app-registrations.js';
 import type { ClientConfiguration, ClientConfigurationInput } from '../records/client-configurations.js';
 import { CLIENT_CONFIGURATION_FIELDS, RESOURCES_SCHEMA } from '../records/client-configurations.js';
 import type { Consent } from '../records/consents.js';
+import type { FactorListEntry } from '../factors/index.js';
 
 /*
  * THE WIRE: the JSON shapes of the management and consent APIs (snake_case), of our error bodies,
@@ -197,9 +200,87 @@ export const SignInUnlockResponseBody = named('SignInUnlockResponse', z.strictOb
   }),
 }));
 
+// --- Tenant settings ---------------------------------------------------------------------------
+
+const secondFactorField = z.enum(SECOND_FACTOR_RULES).meta({
+  description: 'Who signs in with a second factor: `optional` (nobody is made to), `required_for_permissions` (users who hold a '
+    + 'management permission), `required` (everyone).',
+});
+
+export const TenantSettingsUpdate = named('TenantSettingsUpdate', z.strictObject({
+  second_factor: secondFactorField.optional().meta({ description: 'The tenant\'s rule; absent: no choice (the host\'s applies).' }),
+  passkey_only_sign_in: z.boolean().optional().meta({ description: 'Whether users may sign in with a passkey alone; absent: no choice.' }),
+}), "The caller's tenant's own settings, whole (a field left out is no choice). What applies combines them with the host's policy: "
+  + 'the stricter second-factor rule wins (a tenant can ask for more than the host, never less), and passkey-only sign-in needs '
+  + 'the host not to forbid it.');
+
+export const TenantSettingsBody = named('TenantSettings', z.strictObject({
+  second_factor: secondFactorField.optional().meta({ description: 'The tenant\'s own rule, when it chose one.' }),
+  passkey_only_sign_in: z.boolean().optional().meta({ description: 'The tenant\'s own choice, when it made one.' }),
+  effective: z.strictObject({
+    second_factor: secondFactorField,
+    passkey_only_sign_in: z.boolean(),
+  }).meta({ description: "What applies to the tenant's sign-ins: its settings combined with the host's policy." }),
+}), "The caller's tenant's settings, and what applies.");
+
+/** A tenant's settings, from the wire form of a PUT. */
+export function tenantSettingsInput(body: Record<string, unknown>): TenantSecondFactorSettings {
+  const input = parseWire(TenantSettingsUpdate, body, 'settings');
+  return {
+    ...(input.second_factor !== undefined ? { secondFactor: input.second_factor } : {}),
+    ...(input.passkey_only_sign_in !== undefined ? { passkeyOnlySignIn: input.passkey_only_sign_in } : {}),
+  };
+}
+
+/** A tenant's settings and what applies, on the wire. */
+export function tenantSettingsWire(own: TenantSecondFactorSettings, effective: SecondFactorRuling): Wire<typeof TenantSettingsBody> {
+  return {
+    ...(own.secondFactor !== undefined ? { second_factor: own.secondFactor } : {}),
+    ...(own.passkeyOnlySignIn !== undefined ? { passkey_only_sign_in: own.passkeyOnlySignIn } : {}),
+    effective: { second_factor: effective.secondFactor, passkey_only_sign_in: effective.passkeyOnlySignIn },
+  };
+}
+
 /** A sign-in unlock request, from its wire form. */
 export function signInUnlockInput(body: Record<string, unknown>): { username: string } {
   return parseWire(SignInUnlockRequestBody, body, 'username');
+}
+
+// --- A user's second factors -----------------------------------------------------------------
+
+export const UserFactorBody = named('UserFactor', z.strictObject({
+  id: z.string().meta({ description: "The factor's id: a passkey's credential ID, else an id made when the factor was added." }),
+  type: z.enum(['passkey', 'totp', 'recovery_codes']).meta({ description: '`totp`: an authenticator app; `recovery_codes`: her set of recovery codes.' }),
+  created_at: timestamp,
+  label: z.string().optional().meta({ description: "The user's name for a passkey." }),
+}), 'One second factor of a user: what it is and since when, never a secret, code, hash or key.');
+
+export const UserFactorList = named('UserFactorList', z.strictObject({
+  factors: z.array(UserFactorBody).meta({
+    description: 'Her passkeys, then the authenticator app, then the recovery codes; empty when she holds none. A factor the '
+      + 'host keeps itself (`accounts.secondFactor`) is not listed.',
+  }),
+  reset_requested: z.boolean().meta({ description: '`true` while a reset asked for is waiting for her next sign-in.' }),
+}));
+
+export const FactorResetRequestResponse = named('FactorResetRequestResponse', z.strictObject({
+  reset_requested: z.boolean().meta({
+    description: '`true`: at her next sign-in, after the password, she enrols anew and what she held goes (until then it still '
+      + 'works). `false`: she holds no factor, so there is nothing to reset.',
+  }),
+}));
+
+/** A user's factors on the wire (the CLI's `factors list --json` and the management API). */
+export function userFactorsWire(factors: readonly FactorListEntry[], resetRequested: boolean): Wire<typeof UserFactorList> {
+  return {
+    factors: factors.map((factor) => ({
+      id: factor.id,
+      type: factor.type,
+      created_at: factor.createdAt,
+      ...(factor.label !== undefined ? { label: factor.label } : {}),
+    })),
+    reset_requested: resetRequested,
+  };
 }
 
 /** An app that serves the caller's tenant, on the wire (nothing secret, nothing to edit). */
@@ -303,10 +384,10 @@ export const AuditEventBody = named('AuditEvent', z.strictObject({
   tenant: z.string().optional().meta({ description: 'Absent for events of no tenant (the platform\'s).' }),
   actor: z.strictObject({
     type: z.enum(['user', 'operator', 'client', 'anonymous']),
-    id: z.string().optional().meta({ description: 'The user\'s `sub`, or the client ID; absent for the operator and for anonymous callers.' }),
+    id: z.string().optional().meta({ description: 'The user\'s `sub`, the client ID, or the operator\'s name when one was given (`--actor`); absent for anonymous callers.' }),
   }),
   target: z.strictObject({
-    type: z.enum(['client_configuration', 'app_registration', 'signing_key', 'management_api', 'user']),
+    type: z.enum(['client_configuration', 'app_registration', 'signing_key', 'management_api', 'user', 'tenant']),
     id: z.string().meta({ description: 'The record\'s client ID, the key\'s `kid`, the route\'s name, or the user\'s `sub`.' }),
   }).optional(),
   address: z.string().optional().meta({ description: 'The source address of the request, when there was one.' }),

@@ -140,7 +140,9 @@ const MAX_USERNAME = 200;
  *   answered exactly like one that is not held (nothing cleared, `unlocked: false`), so that
  *   nobody learns of another tenant's users. Without the hook a tenant cannot be checked: refused
  *   (NotSupported).
- * - The operator (no tenant: the library, the CLI) may unlock any username.
+ * - The operator (no tenant: the library, the CLI) may unlock any username. The CLI has no
+ *   AccountStore: a tenant it names (`--tenant`) is the operator's word, not checked
+ *   (`tenantAsStated`): the event goes to that tenant's trail, with the username's hint.
  * - Audited as a change (`sign_in.unlocked`, written before the counter is cleared) in the user's
  *   tenant, with her `sub` as target when she is known, else with the username's hint: the
  *   username itself is never written, as in every sign-in log line and counter.
@@ -154,6 +156,11 @@ export class SignInHolds {
     cookieKeys: readonly string[],
     private readonly accounts: Pick<AccountStore, 'findByUsername'> | undefined,
     private readonly audit: AuditTrail | undefined,
+    /**
+     * The CLI's (no AccountStore to ask): a tenant given is taken as stated, to record the event
+     * in, and the username is unlocked whoever's it is (the operator may unlock any).
+     */
+    private readonly tenantAsStated = false,
   ) {
     this.key = hintKey(cookieKeys);
   }
@@ -173,13 +180,13 @@ export class SignInHolds {
     if (typeof username !== 'string' || username.trim() === '') throw new ValidationError('username', 'must not be empty');
     if (username.length > MAX_USERNAME) throw new ValidationError('username', `must be at most ${MAX_USERNAME} characters`);
     if (tenant !== undefined && (typeof tenant !== 'string' || tenant === '')) throw new ValidationError('tenant', 'must not be empty');
-    if (tenant !== undefined && !this.byTenant) {
+    if (tenant !== undefined && !this.byTenant && !this.tenantAsStated) {
       throw new NotSupported("unlocking a user of a tenant needs the AccountStore's findByUsername, which this server's AccountStore does not have");
     }
     const found: Account | undefined = this.byTenant ? await this.accounts!.findByUsername!(username) : undefined;
     // A tenant's admin: another tenant's user is none of hers (answered like a user not held).
     const account = tenant === undefined || found?.tenant === tenant ? found : undefined;
-    const mine = tenant === undefined || account !== undefined;
+    const mine = tenant === undefined || account !== undefined || (this.tenantAsStated && !this.byTenant);
     const hint = hintOf(this.key, username);
     const counter = usernameCounter(hint);
     const [window] = mine ? await this.counters.peek([counter]) : [{ count: 0, resetsIn: 0 }];

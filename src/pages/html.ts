@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ENGLISH, type PageLocale } from '../i18n/localizer.js';
 import type { CheckedBranding } from './branding.js';
+import { passkeyScriptTag } from './passkey-script.js';
 
 const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -20,11 +21,12 @@ main{max-width:26rem;margin:3rem auto;background:#fff;border-radius:8px;padding:
 h1{font-size:1.4rem;margin:0 0 1rem}
 label{display:block;margin:.8rem 0 .3rem;font-weight:600}
 input{width:100%;box-sizing:border-box;padding:.6rem;border:1px solid #8a93a6;border-radius:4px;font-size:1rem}
-input:focus,button:focus{outline:3px solid #2f6fde;outline-offset:1px}
+input:focus,button:focus,summary:focus{outline:3px solid #2f6fde;outline-offset:1px}
 button{margin-top:1.2rem;padding:.6rem 1.2rem;font-size:1rem;border-radius:4px;border:1px solid #1f4fa8;cursor:pointer}
 .primary{background:#1f5fcf;color:#fff}.secondary{background:#fff;color:#1f4fa8}
-.error{color:#a4161a;background:#fde8e8;padding:.6rem;border-radius:4px}
+.error{color:#a4161a;background:#fde8e8;padding:.6rem;border-radius:4px}.error:empty{padding:0;margin:0}
 ul{padding-left:1.2rem}li{margin:.3rem 0}.muted{color:#5b6478}
+details{margin-top:1.5rem}summary{cursor:pointer;color:#1f4fa8}
 .brand{margin:0 0 1rem}.brand img{height:40px;width:auto;max-width:100%}
 `;
 
@@ -34,12 +36,18 @@ export interface PageOptions {
   lang?: string;
   /** A tenant's branding, already checked (src/pages/branding.ts). */
   branding?: CheckedBranding | undefined;
+  /**
+   * The URL path of the passkey script (src/pages/passkey-script.ts) for a page that runs a passkey
+   * ceremony: loaded by path under the page's nonce with its integrity hash; every other page
+   * allows no script at all.
+   */
+  passkeyScript?: string;
 }
 
 /** The accent colour in place of the default blue (a checked `#rrggbb`: safe in a stylesheet). */
 function brandStyle(accent: string): string {
   return `
-input:focus,button:focus,a:focus{outline-color:${accent}}
+input:focus,button:focus,summary:focus,a:focus{outline-color:${accent}}
 button{border-color:${accent}}
 .primary{background:${accent}}.secondary{color:${accent}}a{color:${accent}}`;
 }
@@ -51,7 +59,8 @@ function brandHeader(branding: CheckedBranding | undefined): string {
 }
 
 /**
- * A server-rendered page: no external assets, one inline stylesheet allowed by nonce, no script.
+ * A server-rendered page: no external assets, one inline stylesheet allowed by nonce, no script
+ * (but the passkey script, by path under the same nonce, on a page that runs a ceremony).
  * `formTargets` are the sources a form submission may end at: 'self' and, for the consent page,
  * the app's redirect URIs (browsers apply form-action to the redirects that follow a POST).
  * A branded page may also load images from its logo's origin, and nothing else.
@@ -68,7 +77,7 @@ export function page(title: string, body: string, formTargets: readonly string[]
 <meta name="referrer" content="same-origin">
 <title>${escapeHtml(title)}</title>
 <style nonce="${nonce}">${STYLE}${branding?.accentColor ? brandStyle(branding.accentColor) : ''}</style>
-</head>
+${options.passkeyScript ? `${passkeyScriptTag(escapeHtml(options.passkeyScript), nonce)}\n` : ''}</head>
 <body>
 <main>
 ${brandHeader(branding)}${body}
@@ -78,6 +87,7 @@ ${brandHeader(branding)}${body}
   const csp = [
     "default-src 'none'",
     `style-src 'nonce-${nonce}'`,
+    ...(options.passkeyScript ? [`script-src 'nonce-${nonce}'`] : []),
     ...(branding?.logoSource ? [`img-src ${branding.logoSource}`] : []),
     `form-action 'self'${formTargets.map((target) => ` ${target}`).join('')}`,
     "frame-ancestors 'none'",

@@ -6,7 +6,8 @@ import { Form, readForm } from '../http/forms.js';
 import { SignedOut } from './api-client.js';
 import type { PortalKit } from './kit.js';
 import { forbidden, mayManage } from './outcomes.js';
-import type { PortalCall, PortalHandlers, PortalMatch, PortalRouter } from './routes.js';
+import { freshOrSignInAgain } from './reauth.js';
+import { PORTAL_ROUTES, REPEATABLE, type PortalCall, type PortalRouteName, type PortalHandlers, type PortalMatch, type PortalRouter } from './routes.js';
 
 /*
  * HOW A REQUEST IS ANSWERED: its row of the table (src/portal/routes.ts) and what the row needs.
@@ -18,8 +19,6 @@ import type { PortalCall, PortalHandlers, PortalMatch, PortalRouter } from './ro
 
 /** The largest form (a client configuration with many constraint values). */
 const FORM_LIMIT = 64 * 1024;
-/** The fields a portal form may repeat: the scopes of a client configuration, an app's URI lists. */
-const REPEATABLE: ReadonlySet<string> = new Set(['scope', 'redirect_uri', 'post_logout_redirect_uri']);
 /** A GET's form. */
 const NO_FORM = new Form([]);
 
@@ -94,7 +93,24 @@ export class PortalDispatcher {
     // Forms and confirmations of the organisation's setup are not for a user without the
     // management right: a page that says so, and no call to the APIs (never a silent return home).
     if (route.right === 'manage' && !(await mayManage(this.kit, call.ctx, call.now))) return forbidden(this.kit, call.ctx, call.now);
-    return this.handlers[route.name](call);
+    const named = { ...call, route: route.name };
+    // A destructive row: done only after a recent sign-in, else kept for after a sign-in again.
+    if ('fresh' in route && route.fresh && !(await freshOrSignInAgain(this.kit, named))) return;
+    return this.handlers[route.name](named);
+  }
+
+  /**
+   * Does the action a session kept for after its fresh sign-in (src/portal/reauth.ts), as its row
+   * would: the row's right checked on the new session's token; a row that is gone, a 404.
+   */
+  async resume(name: PortalRouteName, call: PortalCall): Promise<void> {
+    try {
+      const route = PORTAL_ROUTES.find((row) => row.name === name && row.method === 'POST');
+      if (!route) return this.kit.pages.simple(call.ctx, 404, this.kit.t.errors.notFound);
+      return await this.#signedIn({ route, id: call.id }, call);
+    } catch (error) {
+      return this.#fail(call.ctx, error);
+    }
   }
 
   /** What went wrong, as a page: signed out (the grant ended), the store down, anything else. */

@@ -7,10 +7,12 @@ import { PortalDispatcher } from './dispatch.js';
 import { home } from './home.js';
 import { portalKit, type PortalKit } from './kit.js';
 import { confirmation, editPage, regenerate, remove, update } from './records.js';
+import { signInAgain } from './reauth.js';
 import { PortalRouter, type PortalHandlers } from './routes.js';
 import { secretPage } from './secret.js';
+import { addPasskey, confirmApp, newPasskey, newRecoveryCodes, removeFactor, securityPage, startApp } from './security.js';
 import type { PortalClient, PortalSetup } from './setup.js';
-import { callback, login, logout } from './sign-in.js';
+import { callback, login, logout, type Resume } from './sign-in.js';
 import { unlock, unlockForm } from './unlock.js';
 
 export { portalClientId, portalClientSecret, registerPortalApp } from './own-app.js';
@@ -25,7 +27,8 @@ export type { PortalClient, PortalSetup } from './setup.js';
  * Users holding "Create and update integration setup" manage their organisation's client
  * configurations and app registrations (client-forms.ts, app-forms.ts, records.ts), see its
  * Activity (activity.ts) and the platform's apps that serve it (home.ts), and lift sign-in holds of
- * its users (unlock.ts); everyone sees and revokes her consents (consents.ts).
+ * its users (unlock.ts); everyone sees and revokes her consents (consents.ts) and manages her own
+ * second factors (security.ts). A destructive action needs a recent sign-in (reauth.ts).
  *
  * What a user may do here is read from the scopes her access token was granted: without the
  * management right the portal calls no management API at all (no refusal to record) and answers
@@ -37,14 +40,22 @@ export type { PortalClient, PortalSetup } from './setup.js';
  */
 
 /** The handler of every row of the portal's table. */
-function portalHandlers(kit: PortalKit): PortalHandlers {
+function portalHandlers(kit: PortalKit, resume: Resume): PortalHandlers {
   return {
     login: (ctx) => login(kit, ctx),
-    callback: (ctx) => callback(kit, ctx),
+    callback: (ctx) => callback(kit, ctx, resume),
     home: (call) => home(kit, call),
     secret: (call) => secretPage(kit, call),
     logout: (call) => logout(kit, call),
     revokeConsent: (call) => revokeConsent(kit, call),
+    security: (call) => securityPage(kit, call),
+    startApp: (call) => startApp(kit, call),
+    confirmApp: (call) => confirmApp(kit, call),
+    newRecoveryCodes: (call) => newRecoveryCodes(kit, call),
+    newPasskey: (call) => newPasskey(kit, call),
+    addPasskey: (call) => addPasskey(kit, call),
+    removeFactor: (call) => removeFactor(kit, call),
+    signInAgain: (call) => signInAgain(kit, call),
     activity: (call) => activity(kit, call),
     unlockForm: (call) => unlockForm(kit, call),
     unlock: (call) => unlock(kit, call),
@@ -70,7 +81,9 @@ function portalHandlers(kit: PortalKit): PortalHandlers {
 /** The portal's Koa middleware: answers under its path, passes everything else on. */
 export function portalMiddleware(setup: PortalSetup, client: PortalClient) {
   const kit = portalKit(setup, client);
-  const dispatcher = new PortalDispatcher(kit, new PortalRouter({ canUnlock: setup.canUnlock }), portalHandlers(kit));
+  // A sign-in again ends by doing the action it was for, through the dispatcher (its row's checks).
+  const resume: Resume = (name, call) => dispatcher.resume(name, call);
+  const dispatcher: PortalDispatcher = new PortalDispatcher(kit, new PortalRouter({ canUnlock: setup.canUnlock }), portalHandlers(kit, resume));
   const base = kit.pages.base;
   return async function portal(ctx: Context, next: Next): Promise<void> {
     if (ctx.path !== base && !ctx.path.startsWith(`${base}/`)) return next();

@@ -38,9 +38,9 @@ export async function failed(kit: PortalKit, ctx: Context, now: Current, answer:
   kit.pages.seeOther(ctx);
 }
 
-/** A change done: home, with what was done said there. */
-export async function done(kit: PortalKit, ctx: Context, now: Current, text: string): Promise<void> {
-  now.session.notice = { kind: 'ok', text };
+/** A change done (or, `kind: 'error'`, not done): a page of the portal (home by default), with what happened said there. */
+export async function done(kit: PortalKit, ctx: Context, now: Current, text: string, kind: 'ok' | 'error' = 'ok', path = ''): Promise<void> {
+  now.session.notice = { kind, text };
   await kit.cookies.save(ctx, now);
-  kit.pages.seeOther(ctx);
+  kit.pages.seeOther(ctx, path);
 }

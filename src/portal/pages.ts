@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import { escapeHtml, page, sendPage } from '../pages/html.js';
+import { PASSKEY_SCRIPT_PATH, passkeyScriptTag } from '../pages/passkey-script.js';
 import { scopeWords } from '../pages/scope-words.js';
 import type { RequestLooks } from './looks.js';
 import type { PortalSession } from './sessions.js';
@@ -13,6 +14,8 @@ import { PORTAL_STYLE } from './views/style.js';
 export interface SendOptions {
   status?: number;
   script?: string;
+  /** The passkey script (src/pages/passkey-script.ts), loaded from our own origin by nonce and integrity. */
+  passkeyScript?: boolean;
 }
 
 /**
@@ -30,7 +33,8 @@ export class PortalPages {
   /** A page: `body` within the portal's frame, `title` before the product's name. */
   send(ctx: Context, title: string, body: string, options: SendOptions = {}): void {
     const nonce = randomBytes(16).toString('base64');
-    const script = options.script ? `\n<script nonce="${nonce}">${options.script}</script>` : '';
+    const script = (options.script ? `\n<script nonce="${nonce}">${options.script}</script>` : '')
+      + (options.passkeyScript ? `\n${passkeyScriptTag(`${this.setup.pathPrefix}${PASSKEY_SCRIPT_PATH}`, nonce)}` : '');
     const { lang, branding, t } = this.looks.current();
     const product = branding?.productName ? `${t.product} – ${branding.productName}` : t.product;
     // The accent (a checked #rrggbb with AA contrast on white) also on the portal's own buttons and links.
@@ -40,7 +44,7 @@ export class PortalPages {
       : '';
     const rendered = page(`${title} · ${product}`, `<style nonce="${nonce}">${PORTAL_STYLE}${accent}</style>\n${body}${script}`, [], { lang, branding });
     let csp = rendered.csp.replace("style-src 'nonce-", `style-src 'nonce-${nonce}' 'nonce-`);
-    if (options.script) csp += `; script-src 'nonce-${nonce}'`;
+    if (options.script || options.passkeyScript) csp += `; script-src 'nonce-${nonce}'`;
     sendPage(ctx, { html: rendered.html, csp }, options.status ?? 200);
   }
 

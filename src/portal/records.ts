@@ -3,6 +3,7 @@ import { editAppForm, saveApp } from './app-forms.js';
 import { editClientForm, updateClient } from './client-forms.js';
 import type { PortalKit } from './kit.js';
 import { done, failed } from './outcomes.js';
+import { freshOrSignInAgain } from './reauth.js';
 import type { PortalCall } from './routes.js';
 import { showSecret } from './secret.js';
 import type { PortalText } from './text.js';
@@ -57,7 +58,12 @@ export async function update(kit: PortalKit, call: PortalCall, collection: Colle
   const answer = await read(kit, call, collection);
   if (answer.status !== 200) return failed(kit, call.ctx, call.now, answer);
   if (collection === 'client-configurations') return updateClient(kit, call, { clientId: call.id, name: String(answer.body.name) });
-  return saveApp(kit, call, answer.body as unknown as AppRegistrationWire);
+  const app = answer.body as unknown as AppRegistrationWire;
+  // A client type changed signs every user of the app out (and deletes or makes a secret): only
+  // after a recent sign-in (src/portal/reauth.ts). The form's type is read as saveApp reads it.
+  const type = call.form.get('client_type') === 'public' ? 'public' : 'confidential';
+  if (type !== app.client_type && !(await freshOrSignInAgain(kit, call))) return;
+  return saveApp(kit, call, app);
 }
 
 /** POST …/{id}/delete: gone (its secret stops at once). */

@@ -11,7 +11,9 @@ import type { Current } from './session-cookies.js';
  * session (a browser without one is sent home, to sign in); `manage` rows are forms and
  * confirmations of the organisation's setup: a user whose token lacks the management right gets the
  * permission's page (403), and the APIs are not called at all. Every POST also needs the form's
- * CSRF token (src/portal/dispatch.ts).
+ * CSRF token (src/portal/dispatch.ts). A `fresh` row destroys something (a record, a secret, a
+ * factor): it is done only within PORTAL_REAUTH_SECONDS of the user's last sign-in, else after a
+ * sign-in again (src/portal/reauth.ts). The `security` rows are every user's own factors.
  *
  * The table is the portal's own rather than a part of the server's (src/endpoints/index.ts): its
  * refusals are the portal's pages in the user's language, and its rows need a session, not a route
@@ -31,6 +33,8 @@ export interface PortalRoute {
   name: string;
   /** Present only when the host allows it (the AccountStore has `findByUsername`). */
   when?: 'canUnlock';
+  /** Destructive: only after a recent sign-in (src/portal/reauth.ts). */
+  fresh?: true;
 }
 
 /** The table. */
@@ -42,6 +46,17 @@ export const PORTAL_ROUTES = [
   { method: 'GET', path: '/secret', right: 'session', name: 'secret' },
   { method: 'POST', path: '/logout', right: 'session', name: 'logout' },
   { method: 'POST', path: '/consents/{id}/revoke', right: 'session', name: 'revokeConsent' },
+  // Her own factors (every user, with or without the management right): src/portal/security.ts.
+  { method: 'GET', path: '/security', right: 'session', name: 'security' },
+  { method: 'POST', path: '/security/authenticator-app', right: 'session', name: 'startApp' },
+  { method: 'POST', path: '/security/authenticator-app/confirm', right: 'session', name: 'confirmApp' },
+  { method: 'POST', path: '/security/recovery-codes', right: 'session', name: 'newRecoveryCodes' },
+  { method: 'GET', path: '/security/passkeys/new', right: 'session', name: 'newPasskey' },
+  { method: 'POST', path: '/security/passkeys', right: 'session', name: 'addPasskey' },
+  { method: 'POST', path: '/security/remove', right: 'session', name: 'removeFactor', fresh: true },
+  // The way to the sign-in again of a destructive action kept meanwhile (src/portal/reauth.ts):
+  // a POST of the portal's own page (CSRF token), so that no link elsewhere can lead her on to it.
+  { method: 'POST', path: '/reauth', right: 'session', name: 'signInAgain' },
   { method: 'GET', path: '/activity', right: 'manage', name: 'activity' },
   { method: 'GET', path: '/sign-ins/unlock', right: 'manage', name: 'unlockForm', when: 'canUnlock' },
   { method: 'POST', path: '/sign-ins/unlock', right: 'manage', name: 'unlock', when: 'canUnlock' },
@@ -50,17 +65,17 @@ export const PORTAL_ROUTES = [
   { method: 'GET', path: '/client-configurations/{id}', right: 'manage', name: 'editClient' },
   { method: 'POST', path: '/client-configurations/{id}', right: 'manage', name: 'updateClient' },
   { method: 'GET', path: '/client-configurations/{id}/delete', right: 'manage', name: 'confirmDeleteClient' },
-  { method: 'POST', path: '/client-configurations/{id}/delete', right: 'manage', name: 'deleteClient' },
+  { method: 'POST', path: '/client-configurations/{id}/delete', right: 'manage', name: 'deleteClient', fresh: true },
   { method: 'GET', path: '/client-configurations/{id}/secret', right: 'manage', name: 'confirmRegenerateClient' },
-  { method: 'POST', path: '/client-configurations/{id}/secret', right: 'manage', name: 'regenerateClient' },
+  { method: 'POST', path: '/client-configurations/{id}/secret', right: 'manage', name: 'regenerateClient', fresh: true },
   { method: 'GET', path: '/app-registrations/new', right: 'manage', name: 'newApp' },
   { method: 'POST', path: '/app-registrations', right: 'manage', name: 'createApp' },
   { method: 'GET', path: '/app-registrations/{id}', right: 'manage', name: 'editApp' },
   { method: 'POST', path: '/app-registrations/{id}', right: 'manage', name: 'updateApp' },
   { method: 'GET', path: '/app-registrations/{id}/delete', right: 'manage', name: 'confirmDeleteApp' },
-  { method: 'POST', path: '/app-registrations/{id}/delete', right: 'manage', name: 'deleteApp' },
+  { method: 'POST', path: '/app-registrations/{id}/delete', right: 'manage', name: 'deleteApp', fresh: true },
   { method: 'GET', path: '/app-registrations/{id}/secret', right: 'manage', name: 'confirmRegenerateApp' },
-  { method: 'POST', path: '/app-registrations/{id}/secret', right: 'manage', name: 'regenerateApp' },
+  { method: 'POST', path: '/app-registrations/{id}/secret', right: 'manage', name: 'regenerateApp', fresh: true },
 ] as const satisfies readonly PortalRoute[];
 
 type Row = (typeof PORTAL_ROUTES)[number];
@@ -75,6 +90,8 @@ export interface PortalCall {
   now: Current;
   id: string;
   form: Form;
+  /** The row's name (a destructive action kept for after a sign-in again names its row). */
+  route?: PortalRouteName;
 }
 
 /** The handlers, by the names of the table. */
@@ -87,6 +104,9 @@ export interface PortalMatch {
   route: Row;
   id: string;
 }
+
+/** The fields a portal form may repeat: the scopes of a client configuration, an app's URI lists. */
+export const REPEATABLE: ReadonlySet<string> = new Set(['scope', 'redirect_uri', 'post_logout_redirect_uri']);
 
 /** What a client ID is (UUID-shaped); the pattern of `{id}`. */
 const ID = '[A-Za-z0-9-]{1,64}';

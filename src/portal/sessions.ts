@@ -1,7 +1,7 @@
-import { PORTAL_SECRET_SECONDS } from '../../policies/lifetimes.js';
+import { PORTAL_SECRET_SECONDS, PORTAL_SIGN_IN_SECONDS } from '../../policies/lifetimes.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { EngineAdapter } from '../../adapters/types.js';
-import { Sealer } from '../http/sealed.js';
+import { Sealer } from '../records/sealed.js';
 
 /*
  * THE PORTAL'S SESSIONS, kept in the store (memory or Redis) so that every instance serves every
@@ -33,6 +33,23 @@ export interface PendingSignIn {
   verifier: string;
   nonce: string;
   expires: number;
+  /** A sign-in again before a destructive action (src/portal/reauth.ts): its callback completes the action. */
+  reauth?: true;
+}
+
+/**
+ * A destructive action waiting for a fresh sign-in (src/portal/reauth.ts): the row of the portal's
+ * table, its `{id}` and the form that was posted (CSRF-checked then), for the user who posted it.
+ */
+export interface PendingAction {
+  /** The row's name (src/portal/routes.ts). */
+  route: string;
+  id: string;
+  fields: Array<[string, string]>;
+  sub: string;
+  tenant?: string;
+  /** When it was asked for (epoch ms): only a sign-in after it completes it. */
+  createdAt: number;
 }
 
 /** One browser's portal session. */
@@ -44,6 +61,8 @@ export interface PortalSession {
   /** The scopes the access token was granted: the portal shows and asks only what they allow. */
   scopes?: string[];
   refreshToken?: string;
+  /** When the user last gave her password (the ID token's `auth_time`, epoch seconds). */
+  authTime?: number;
   notice?: Notice;
   /** When the session was last written (epoch ms): an unchanged session is rewritten only now and then. */
   savedAt?: number;
@@ -105,8 +124,7 @@ export class PortalSessions {
 
   /** Keeps a secret for the session's next secret page (sealed, apart from the session). */
   async putSecret(id: string, secret: ShownSecret): Promise<void> {
-    const key = this.storageKey(id);
-    await this.secrets.upsert(key, { sealed: this.seal(secret, `secret ${key}`) }, PORTAL_SECRET_SECONDS);
+    await this.keepOnce(this.storageKey(id), 'secret', secret, PORTAL_SECRET_SECONDS);
   }
 
   /**
@@ -114,7 +132,16 @@ export class PortalSessions {
    * store's single-use mark decides), and it is gone afterwards.
    */
   async takeSecret(id: string): Promise<ShownSecret | undefined> {
-    const key = this.storageKey(id);
+    return this.takeOnce<ShownSecret>(this.storageKey(id), 'secret');
+  }
+
+  /** Keeps `value` sealed under `key` (its purpose names the use and the key) for `seconds`. */
+  private async keepOnce(key: string, use: 'secret' | 'action', value: unknown, seconds: number): Promise<void> {
+    await this.secrets.upsert(key, { sealed: this.seal(value, `${use} ${key}`) }, seconds);
+  }
+
+  /** What keepOnce kept under `key`, once: the store's single-use mark decides, then it is gone. */
+  private async takeOnce<T>(key: string, use: 'secret' | 'action'): Promise<T | undefined> {
     const payload = await this.secrets.find(key);
     if (!payload) return undefined;
     try {
@@ -123,6 +150,24 @@ export class PortalSessions {
       return undefined;
     }
     await this.secrets.destroy(key);
-    return this.open<ShownSecret>(payload.sealed, `secret ${key}`);
+    return this.open<T>(payload.sealed, `${use} ${key}`);
+  }
+
+  /** The key of a session's pending action (beside its secret's, in the same short-lived model). */
+  private actionKey(id: string): string {
+    return `${this.storageKey(id)}.action`;
+  }
+
+  /** Keeps the one action of the session that waits for a fresh sign-in (a newer one replaces it). */
+  async putAction(id: string, action: PendingAction): Promise<void> {
+    await this.keepOnce(this.actionKey(id), 'action', action, PORTAL_SIGN_IN_SECONDS);
+  }
+
+  /**
+   * The session's pending action, once (the store's single-use mark decides between two callbacks
+   * at once); gone afterwards, so that a replayed callback finds nothing to do.
+   */
+  async takeAction(id: string): Promise<PendingAction | undefined> {
+    return this.takeOnce<PendingAction>(this.actionKey(id), 'action');
   }
 }

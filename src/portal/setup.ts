@@ -1,6 +1,8 @@
 import type { Context } from 'koa';
 import type { ApiCatalog, ApiDefinition } from '../../policies/catalog.js';
 import type { AccountStore } from '../accounts.js';
+import type { Factors } from '../factors/index.js';
+import type { Passkeys } from '../factors/passkeys.js';
 import type { Localizer } from '../i18n/localizer.js';
 import type { Logger } from '../logger.js';
 import type { Brands } from '../pages/branding.js';
@@ -38,6 +40,10 @@ export interface PortalSetup {
   /** Whether a tenant's admin can lift sign-in holds (the AccountStore has `findByUsername`). */
   canUnlock: boolean;
   sessions: PortalSessions;
+  /** The users' second factors: each user manages her own on the Security page. */
+  factors: Factors;
+  /** The users' passkeys (registration from the Security page). */
+  passkeys: Passkeys;
   logger: Logger;
 }
 

@@ -1,12 +1,12 @@
-import { PORTAL_SIGN_IN_SECONDS } from '../../policies/lifetimes.js';
-import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import { constantTimeEqual } from '../../policies/constant-time.js';
-import { s256Challenge } from '../../policies/pkce.js';
 import { PortalApiClient } from './api-client.js';
 import type { PortalKit } from './kit.js';
-import type { PortalCall } from './routes.js';
+import { done } from './outcomes.js';
+import { keptAction } from './reauth.js';
+import type { PortalCall, PortalRouteName } from './routes.js';
 import type { PortalSession } from './sessions.js';
+import { startSignIn } from './sign-in-request.js';
 
 /*
  * SIGNING IN AND OUT: the portal is a confidential app of our own authorization endpoint (code,
@@ -14,9 +14,6 @@ import type { PortalSession } from './sessions.js';
  * started it; its callback exchanges the code over our own connection and starts a new session.
  * The access token is refreshed where it is used (src/portal/api-client.ts).
  */
-
-/** The portal asks for the management right explicitly; users without the permission get tokens without it. */
-const SCOPE = 'openid profile manage.integrations';
 
 /** The payload of a JWT (not verified: the tokens came straight from our token endpoint), or {}. */
 function jwtPayload(jwt: unknown): Record<string, unknown> {
@@ -30,19 +27,7 @@ function jwtPayload(jwt: unknown): Record<string, unknown> {
 
 /** GET /login: a new sign-in, sent to our authorization endpoint. */
 export async function login(kit: PortalKit, ctx: Context): Promise<void> {
-  const state = randomBytes(24).toString('base64url');
-  const verifier = randomBytes(32).toString('base64url');
-  const nonce = randomBytes(24).toString('base64url');
-  // A few sign-ins may be under way in one browser (tabs); the oldest go first. Sealed in a
-  // cookie of this browser: a stranger's request stores nothing, and the state is bound to it.
-  kit.cookies.addPendingSignIn(ctx, { state, verifier, nonce, expires: Date.now() + PORTAL_SIGN_IN_SECONDS * 1000 });
-  const query = new URLSearchParams({
-    response_type: 'code', client_id: kit.client.clientId, redirect_uri: `${kit.publicUrl}/callback`, scope: SCOPE, state, nonce,
-    code_challenge: s256Challenge(verifier), code_challenge_method: 'S256',
-    // The sign-in pages in the portal's language.
-    ui_locales: kit.looks.current().lang,
-  });
-  ctx.redirect(`${kit.setup.issuer}/authorize?${query}`);
+  startSignIn(kit, ctx, false);
 }
 
 /** Who signed in, from the token response of the callback; undefined when it is not one of this sign-in. */
@@ -58,8 +43,20 @@ function signedInUser(tokens: Record<string, unknown>, nonce: string): PortalSes
   };
 }
 
-/** GET /callback: the end of a sign-in this browser started; a new session. */
-export async function callback(kit: PortalKit, ctx: Context): Promise<void> {
+/** When the ID token says the user signed in (`auth_time`, epoch seconds), if it does. */
+function authTimeOf(tokens: Record<string, unknown>): number | undefined {
+  const authTime = jwtPayload(tokens.id_token).auth_time;
+  return typeof authTime === 'number' && Number.isFinite(authTime) ? authTime : undefined;
+}
+
+/** Does a destructive action kept for after a sign-in again (src/portal/reauth.ts), through its row. */
+export type Resume = (name: PortalRouteName, call: PortalCall) => Promise<void>;
+
+/**
+ * GET /callback: the end of a sign-in this browser started; a new session. A sign-in again
+ * (`reauth`) then does the action its session kept, when it is the same user's (reauth.ts).
+ */
+export async function callback(kit: PortalKit, ctx: Context, resume: Resume): Promise<void> {
   const { t, cookies } = kit;
   const state = typeof ctx.query.state === 'string' ? ctx.query.state : '';
   // State is compared exactly and must be one this browser started (no login CSRF).
@@ -67,7 +64,15 @@ export async function callback(kit: PortalKit, ctx: Context): Promise<void> {
   const signIn = pending.find((entry) => constantTimeEqual(entry.state, state));
   if (!signIn) return kit.pages.landing(ctx, t.signInUnknown, 400);
   cookies.setPendingSignIns(ctx, pending.filter((entry) => entry !== signIn));
-  if (ctx.query.error) return kit.pages.landing(ctx, ctx.query.error === 'access_denied' ? t.signInDenied : t.signInFailed);
+  if (ctx.query.error) {
+    // A sign-in again given up (or refused): still signed in as before, the action not done.
+    const still = signIn.reauth ? await cookies.current(ctx) : undefined;
+    if (still?.session.user) {
+      await kit.setup.sessions.takeAction(still.id);
+      return done(kit, ctx, still, t.reauth.notDone, 'error');
+    }
+    return kit.pages.landing(ctx, ctx.query.error === 'access_denied' ? t.signInDenied : t.signInFailed);
+  }
   const tokens = await kit.api.token({ grant_type: 'authorization_code', code: String(ctx.query.code ?? ''), redirect_uri: `${kit.publicUrl}/callback`, code_verifier: signIn.verifier });
   const user = signedInUser(tokens, signIn.nonce);
   if (!user) {
@@ -76,9 +81,17 @@ export async function callback(kit: PortalKit, ctx: Context): Promise<void> {
   }
   // Signed in: a new session ID and CSRF token, so an ID planted before gives no access.
   const before = await cookies.current(ctx);
+  const authTime = authTimeOf(tokens);
+  // The action the session kept, taken once whatever happens next (a replay finds nothing).
+  const kept = signIn.reauth ? await keptAction(kit, before, user, authTime) : undefined;
   if (before) await kit.setup.sessions.delete(before.id);
-  const next = cookies.fresh({ user });
+  const next = cookies.fresh({ user, ...(authTime !== undefined ? { authTime } : {}) });
   PortalApiClient.keep(next.session, tokens);
+  if (kept?.run) {
+    await cookies.save(ctx, next);
+    return resume(kept.route, { ctx, now: next, ...kept.call });
+  }
+  if (kept) next.session.notice = { kind: 'error', text: t.reauth.notDone };
   await cookies.save(ctx, next);
   kit.pages.seeOther(ctx);
 }

@@ -1,4 +1,13 @@
-import { checkScopes, checkTenant, TokenError, type AccessTokenContext, type TokenVerifier } from './verifier.js';
+import {
+  checkRecentSignIn,
+  checkScopes,
+  checkSecondFactor,
+  checkTenant,
+  recentSignInSeconds,
+  TokenError,
+  type AccessTokenContext,
+  type TokenVerifier,
+} from './verifier.js';
 
 declare global {
   // Express's own request type, merged: `req.auth` is typed in every Express handler of an app
@@ -73,4 +82,25 @@ export function expressRequireScopes(verifier: TokenVerifier, ...scopes: string[
  */
 export function expressRequireTenant<R extends ExpressLikeRequest>(verifier: TokenVerifier, tenantOf: (req: R) => string | undefined) {
   return afterAuthenticate<R>(verifier, (auth, req) => checkTenant(auth, tenantOf(req), verifier.realm));
+}
+
+/**
+ * Express middleware after `expressAuthenticate`: the route needs a sign-in with a second factor
+ * (the token's `amr` holds `mfa`); otherwise 401 `insufficient_user_authentication` with
+ * `acr_values` (RFC 9470; 403 `insufficient_scope` for a machine token).
+ */
+export function expressRequireSecondFactor(verifier: TokenVerifier) {
+  return afterAuthenticate(verifier, (auth) => checkSecondFactor(auth, verifier.realm));
+}
+
+/**
+ * Express middleware after `expressAuthenticate`: the user signed in at most `minutes` ago (the
+ * token's `auth_time`); otherwise 401 `insufficient_user_authentication` with `max_age` in seconds
+ * (RFC 9470; 403 `insufficient_scope` for a machine token).
+ *
+ * @throws TypeError at once when `minutes` is not a positive number.
+ */
+export function expressRequireRecentSignIn(verifier: TokenVerifier, minutes: number) {
+  recentSignInSeconds(minutes);
+  return afterAuthenticate(verifier, (auth) => checkRecentSignIn(auth, minutes, verifier.realm));
 }

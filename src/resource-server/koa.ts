@@ -1,4 +1,13 @@
-import { checkScopes, checkTenant, TokenError, type AccessTokenContext, type TokenVerifier } from './verifier.js';
+import {
+  checkRecentSignIn,
+  checkScopes,
+  checkSecondFactor,
+  checkTenant,
+  recentSignInSeconds,
+  TokenError,
+  type AccessTokenContext,
+  type TokenVerifier,
+} from './verifier.js';
 
 /** `ctx.state.auth` after `authenticate`. */
 export interface AuthState {
@@ -92,4 +101,34 @@ export function requireScopes(verifier: TokenVerifier, ...scopes: string[]): Koa
  */
 export function requireTenant<C extends KoaLikeContext>(verifier: TokenVerifier, tenantOf: (ctx: C) => string | undefined): KoaLikeMiddleware {
   return afterAuthenticate(verifier, (auth, ctx) => checkTenant(auth, tenantOf(ctx as C), verifier.realm));
+}
+
+/**
+ * Koa middleware after `authenticate`: the route needs a sign-in with a second factor (the token's
+ * `amr` holds `mfa`). Otherwise 401 `insufficient_user_authentication` with `acr_values` (RFC 9470;
+ * 403 `insufficient_scope` for a machine token).
+ *
+ * @example
+ * ```ts
+ * router.get('/employees/:id/salary', authenticate(verifier), requireSecondFactor(verifier), showSalary);
+ * ```
+ */
+export function requireSecondFactor(verifier: TokenVerifier): KoaLikeMiddleware {
+  return afterAuthenticate(verifier, (auth) => checkSecondFactor(auth, verifier.realm));
+}
+
+/**
+ * Koa middleware after `authenticate`: the user signed in at most `minutes` ago (the token's
+ * `auth_time`). Otherwise 401 `insufficient_user_authentication` with `max_age` in seconds (RFC
+ * 9470; 403 `insufficient_scope` for a machine token).
+ *
+ * @throws TypeError at once when `minutes` is not a positive number.
+ * @example
+ * ```ts
+ * router.delete('/employees/:id', authenticate(verifier), requireRecentSignIn(verifier, 5), removeEmployee);
+ * ```
+ */
+export function requireRecentSignIn(verifier: TokenVerifier, minutes: number): KoaLikeMiddleware {
+  recentSignInSeconds(minutes);
+  return afterAuthenticate(verifier, (auth) => checkRecentSignIn(auth, minutes, verifier.realm));
 }

@@ -8,7 +8,16 @@ import {
   type JWTPayload,
 } from 'jose';
 import type { Constraints } from '../../policies/constraints.js';
-import { InsufficientScope, InvalidBearerRequest, InvalidToken, KeysUnavailable, TokenError, TokenStatusUnavailable } from '../../policies/errors.js';
+import { ACR_MFA } from '../../policies/authentication-context.js';
+import {
+  InsufficientScope,
+  InsufficientUserAuthentication,
+  InvalidBearerRequest,
+  InvalidToken,
+  KeysUnavailable,
+  TokenError,
+  TokenStatusUnavailable,
+} from '../../policies/errors.js';
 
 export { TokenError };
 
@@ -23,6 +32,12 @@ export interface AccessTokenContext {
   constraints: Constraints;
   /** True for a token of a signed-in user, false for a client_credentials token. */
   isNamedUser: boolean;
+  /** How the user signed in (RFC 8176 `amr`: `pwd`, `otp`, `hwk`, `swk`, `mfa`); empty for a machine token. */
+  amr: readonly string[];
+  /** The class of the user's sign-in (`urn:talent-auth:acr:pwd` or `urn:talent-auth:acr:mfa`); undefined for a machine token. */
+  acr: string | undefined;
+  /** When the user signed in, seconds since the epoch (`auth_time`); undefined for a machine token. */
+  authTime: number | undefined;
   claims: JWTPayload;
 }
 
@@ -168,6 +183,9 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       scopes: new Set(typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : []),
       constraints,
       isNamedUser: payload.sub !== payload.client_id,
+      amr: isStringArray(payload.amr) ? payload.amr : [],
+      acr: typeof payload.acr === 'string' ? payload.acr : undefined,
+      authTime: typeof payload.auth_time === 'number' ? payload.auth_time : undefined,
       claims: payload,
     };
   }
@@ -204,4 +222,47 @@ export function checkTenant(auth: AccessTokenContext, tenant: string | undefined
   if (tenant === undefined || tenant === '' || auth.tenant !== tenant) {
     throw new InsufficientScope('the access token belongs to another tenant', realm);
   }
+}
+
+/** The user's sign-in checks need a user: a machine token has none, and no sign-in would give it one. */
+function checkSignedInUser(auth: AccessTokenContext, realm: string): void {
+  if (!auth.isNamedUser) throw new InsufficientScope('this route needs the token of a signed-in user', realm);
+}
+
+/**
+ * "Requires a second factor": the user's sign-in used one (`amr` holds `mfa`, or `acr` is the mfa
+ * class). A user's token without it is refused with 401 `insufficient_user_authentication` and
+ * `acr_values` naming the mfa class (RFC 9470 §3), so that the app signs her in again asking for
+ * it; a machine token with 403 `insufficient_scope`.
+ *
+ * @throws TokenError 401 or 403, as above.
+ */
+export function checkSecondFactor(auth: AccessTokenContext, realm: string): void {
+  checkSignedInUser(auth, realm);
+  if (auth.amr.includes('mfa') || auth.acr === ACR_MFA) return;
+  throw new InsufficientUserAuthentication('this route needs a sign-in with a second factor', realm, { acrValues: ACR_MFA });
+}
+
+/** Seconds a route's "within N minutes" allows (RFC 9470's `max_age` is whole seconds, at least 1). */
+export function recentSignInSeconds(minutes: number): number {
+  if (typeof minutes !== 'number' || !Number.isFinite(minutes) || minutes <= 0) {
+    throw new TypeError(`a recent sign-in is a positive number of minutes, not ${String(minutes)}`);
+  }
+  return Math.max(1, Math.floor(minutes * 60));
+}
+
+/**
+ * "Authenticated within N minutes": the user signed in (`auth_time`) at most `minutes` ago. A
+ * user's token whose sign-in is older, or that does not say when it was, is refused with 401
+ * `insufficient_user_authentication` and `max_age` in seconds (RFC 9470 §3); a machine token with
+ * 403 `insufficient_scope`. `now` is in milliseconds (default: the clock).
+ *
+ * @throws TypeError when `minutes` is not a positive number (a mistake of the API, not of the caller).
+ * @throws TokenError 401 or 403, as above.
+ */
+export function checkRecentSignIn(auth: AccessTokenContext, minutes: number, realm: string, now = Date.now()): void {
+  const maxAge = recentSignInSeconds(minutes);
+  checkSignedInUser(auth, realm);
+  if (auth.authTime !== undefined && Math.floor(now / 1000) - auth.authTime <= maxAge) return;
+  throw new InsufficientUserAuthentication(`this route needs a sign-in within the last ${maxAge} s`, realm, { maxAge });
 }

@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { Redis } from 'ioredis';
 import { createRedisStore, StoreError, type RedisStoreOptions } from '../../adapters/redis/index.js';
+import { connect } from '../../adapters/redis/connection.js';
 import { AlreadyConsumed, StoreUnavailable, type RecordChange, type Store } from '../../adapters/types.js';
 import { freePort, startRedis, type RedisServer } from '../support/redis.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
@@ -43,6 +44,7 @@ function everyOperation(store: Store): Record<string, () => Promise<unknown>> {
     'records getVersioned': () => store.records.getVersioned('client', 'c1'),
     'records put': () => store.records.put('client', 'c-new', 'elsewhere', {}),
     'records replace': () => store.records.replace('client', 'c3', {}, 1),
+    'records create': () => store.records.create('client', 'c4', 'elsewhere', {}),
     'records delete': () => store.records.delete('client', 'c3'),
     'records list': () => store.records.list('client', 'acme'),
     'counters increment': () => store.counters.increment(['ip:2', 'client:c1'], 60),
@@ -170,6 +172,25 @@ describe('Redis store faults', () => {
     }
     report('SIGCONT -> available true', await timeUntil(() => store.available, 5000));
     await expectSeeded(store);
+  });
+
+  it('a connection closed with a command unanswered leaves no socket timer behind (it would hold the process, or cut a new connection)', async () => {
+    const { client } = connect({ url: redis.url }, 500);
+    const held = () => (client as unknown as { socketTimeoutTimer?: NodeJS.Timeout }).socketTimeoutTimer;
+    await client.connect();
+    redis.pause();
+    try {
+      const pending = client.get('anything').catch(() => undefined);
+      // Auto-pipelined: sent, and the timer armed, a moment later.
+      await timeUntil(() => held() !== undefined, 1000);
+      client.disconnect();
+      await pending;
+      // Without the release, ioredis keeps the timer until socketTimeout (2 s) passes.
+      await timeUntil(() => held() === undefined, 100);
+    } finally {
+      redis.resume();
+      client.disconnect();
+    }
   });
 
   it('a busy moment of ours past the timeout is no timeout: every operation Redis answered, or could answer, succeeds', async () => {

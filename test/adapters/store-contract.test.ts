@@ -190,6 +190,20 @@ describe.each(ADAPTER_STORE_KINDS)('store contract: %s', (kind) => {
       expect(await store.records.get('client', 'cas')).toBeUndefined();
     });
 
+    it('creates only where no record is: the second of two creates at once is refused, nothing overwritten', async () => {
+      const outcomes = await Promise.all([1, 2, 3].map((v) => store.records.create('client', 'first', 'acme', { v })));
+      expect(outcomes.filter(Boolean)).toHaveLength(1);
+      const winner = outcomes.indexOf(true) + 1;
+      expect(await store.records.get('client', 'first')).toEqual({ v: winner });
+      expect(await store.records.create('client', 'first', 'acme', { v: 9 })).toBe(false);
+      expect(await store.records.get('client', 'first')).toEqual({ v: winner });
+      expect((await store.records.list<{ v: number }>('client', 'acme')).filter((record) => record.v === winner)).toHaveLength(1);
+      const created = await store.records.getVersioned('client', 'first');
+      expect(await store.records.replace('client', 'first', { v: 10 }, created!.revision)).toBe(true);
+      await store.records.delete('client', 'first');
+      expect(await store.records.create('client', 'first', 'acme', { v: 11 })).toBe(true);
+    });
+
     it('returns copies, not the stored object', async () => {
       const value = { id: 'c9', tags: ['a'] };
       await store.records.put('client', 'c9', 'acme', value);

@@ -41,6 +41,10 @@ const served = (prefix: string): Array<[string, string]> => [
   ['get', `${prefix}/api/oauth2/audit-events`],
   ['get', `${prefix}/api/oauth2/platform-apps`],
   ['post', `${prefix}/api/oauth2/sign-ins/unlock`],
+  ['get', `${prefix}/api/oauth2/users/{sub}/factors`],
+  ['post', `${prefix}/api/oauth2/users/{sub}/factors/reset-request`],
+  ['get', `${prefix}/api/oauth2/tenant-settings`],
+  ['put', `${prefix}/api/oauth2/tenant-settings`],
   ...['client-configurations', 'app-registrations'].flatMap((collection): Array<[string, string]> => [
     ['get', `${prefix}/api/oauth2/${collection}`],
     ['post', `${prefix}/api/oauth2/${collection}`],
@@ -132,7 +136,7 @@ describe('OpenAPI document', () => {
 
   it('carries the path prefix in every path but the RFC 8414 alias, which carries it at the end', () => {
     const paths = Object.keys(documentFor('/auth2').paths as Json);
-    expect(paths).toHaveLength(20);
+    expect(paths).toHaveLength(23);
     for (const path of paths) {
       if (path.startsWith('/.well-known/')) expect(path).toBe('/.well-known/oauth-authorization-server/auth2/oauth2');
       else expect(path.startsWith('/auth2/')).toBe(true);
@@ -277,7 +281,7 @@ describe('OpenAPI document against the running server', () => {
     expect(tokens.body).toHaveProperty('id_token');
 
     const call = async (method: string, template: string, id: string | undefined, body?: unknown) => {
-      const path = template.replace('{clientId}', id ?? '');
+      const path = template.replace('{clientId}', id ?? '').replace('{sub}', encodeURIComponent(id ?? ''));
       const operation = checker.operation(method, template);
       if (body !== undefined) {
         const request = (operation.requestBody as { content: Record<string, { schema: Json }> }).content['application/json']!.schema;
@@ -329,6 +333,20 @@ describe('OpenAPI document against the running server', () => {
     const platform = await call('get', '/auth2/api/oauth2/platform-apps', undefined);
     expect(platform.body.platform_apps).toEqual([expect.objectContaining({ client_id: app.clientId, name: 'Portal', registered_by: 'platform', first_party: true })]);
     expect((await call('post', '/auth2/api/oauth2/sign-ins/unlock', undefined, { username: 'admin' })).body).toEqual({ unlocked: false });
+    const settings = '/auth2/api/oauth2/tenant-settings';
+    expect((await call('get', settings, undefined)).body).toEqual({ effective: { second_factor: 'required_for_permissions', passkey_only_sign_in: false } });
+    expect((await call('put', settings, undefined, { second_factor: 'required' })).body).toEqual({ second_factor: 'required', effective: { second_factor: 'required', passkey_only_sign_in: false } });
+    expect((await call('put', settings, undefined, {})).status).toBe(200);
+
+    const factors = '/auth2/api/oauth2/users/{sub}/factors';
+    // The admin enrolled at her first sign-in (a management permission asks for a second factor).
+    expect((await call('get', factors, 'admin')).body).toMatchObject({ factors: [{ type: 'totp' }, { type: 'recovery_codes' }], reset_requested: false });
+    expect((await call('get', factors, 'nobody')).status).toBe(404);
+    expect((await call('post', `${factors}/reset-request`, 'admin')).body).toEqual({ reset_requested: true });
+    expect((await call('get', factors, 'nobody')).status).toBe(404);
+    expect((await call('post', `${factors}/reset-request`, 'x'.repeat(256))).status).toBe(400);
+    // The tests after this one sign her in with the password alone.
+    expect(await server.auth.factors.reset({ tenant: 'acme', sub: 'admin' })).toBe(true);
 
     const activity = await call('get', '/auth2/api/oauth2/audit-events', undefined);
     expect((activity.body.events as unknown[]).length).toBeGreaterThan(0);

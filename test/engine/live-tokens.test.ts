@@ -23,7 +23,7 @@ function standInVerifier(): TokenVerifier & { calls: number } {
       if (!token.startsWith('{')) throw new InvalidToken('the access token is not valid', REALM);
       const claims = JSON.parse(token) as Record<string, unknown>;
       const isNamedUser = claims['sub'] !== claims['client_id'];
-      return { sub: claims['sub'] as string, clientId: claims['client_id'] as string, tenant: undefined, scopes: new Set(), constraints: {}, isNamedUser, claims };
+      return { sub: claims['sub'] as string, clientId: claims['client_id'] as string, tenant: undefined, scopes: new Set(), constraints: {}, isNamedUser, amr: [], acr: undefined, authTime: undefined, claims };
     },
     verifyAuthorization: async (header: string | undefined): Promise<AccessTokenContext> => {
       if (!header?.startsWith('Bearer ')) throw new InvalidToken('a bearer access token is required', REALM);

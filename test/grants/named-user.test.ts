@@ -31,6 +31,13 @@ describe('named-user tokens (src/grants/named-user.ts)', () => {
   it('claims: the tenant of the user', () => {
     expect(namedUserClaims({ tenant: 'acme' })).toEqual({ tenant: 'acme' });
   });
+
+  it('claims: how and when she signed in, as the code or refresh token recorded it; malformed records left out', () => {
+    const acr = 'urn:talent-auth:acr:pwd';
+    expect(namedUserClaims({ tenant: 'acme' }, { acr, amr: ['pwd'], authTime: 1_700_000_000 }))
+      .toEqual({ tenant: 'acme', acr, amr: ['pwd'], auth_time: 1_700_000_000 });
+    expect(namedUserClaims({ tenant: 'acme' }, { acr: 1, amr: ['pwd', 2], authTime: '1700000000' })).toEqual({ tenant: 'acme' });
+  });
 });
 
 describe('refresh tokens (src/grants/refresh-token.ts)', () => {

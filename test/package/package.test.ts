@@ -201,7 +201,10 @@ describe('the npm package', () => {
     expect(unexpected).toEqual([]);
     expect(paths.filter((path) => /\.map$|\/(bench|examples|devtools|test)\//.test(path))).toEqual([]);
     // Sources are not shipped, so nothing may point at them.
-    expect(packed.size).toBeLessThan(400 * 1024);
+    // A budget that catches what should not be shipped (maps, tests, fixtures, a stray build),
+    // not the library's growth: 413 KiB with strong sign-in (issue 22: pages and messages in three
+    // languages, factors, passkeys), about 15% below it.
+    expect(packed.size).toBeLessThan(480 * 1024);
   });
 
   it('every relative link of the packed README (and of the packed docs) leads to a file in the package, and to its heading', async () => {

@@ -1,15 +1,19 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as table from '../../policies/errors.js';
-import { ERRORS, errorTableMarkdown, InvalidScope, OAuthError, oauthDescription, TokenError, ValidationError } from '../../policies/errors.js';
+import { ERRORS, errorTableMarkdown, InsufficientUserAuthentication, InvalidScope, OAuthError, oauthDescription, TokenError, ValidationError } from '../../policies/errors.js';
 
 /** RFC 6749 §5.2: error_description is %x20-21 / %x23-5B / %x5D-7E. */
 const RFC_6749_CHARSET = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
-/** The codes of RFC 6749 §5.2 and §4.1.2.1, RFC 6750 §3.1, RFC 8707, and our three for APIs. */
+/**
+ * The codes of RFC 6749 §5.2 and §4.1.2.1, RFC 6750 §3.1, RFC 8707, RFC 9470 §3, OpenID Connect's
+ * unmet_authentication_requirements, and our three for APIs.
+ */
 const CODES = new Set([
   'invalid_request', 'invalid_client', 'access_denied', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope',
   'invalid_target', 'invalid_token', 'insufficient_scope', 'temporarily_unavailable', 'server_error', 'not_found', 'conflict', 'not_supported',
+  'insufficient_user_authentication', 'unmet_authentication_requirements',
 ]);
 
 const DOCS = join(process.cwd(), 'docs/errors.md');
@@ -33,6 +37,16 @@ describe('the error table (policies/errors.ts)', () => {
     if (example.status === 429 || example.status === 503) {
       if (!(example instanceof TokenError)) expect(Number(example.headers['Retry-After'])).toBeGreaterThan(0);
     }
+  });
+
+  it.each([
+    ['a class', { acrValues: 'urn:talent-auth:acr:mfa' }, ', acr_values="urn:talent-auth:acr:mfa"'],
+    ['an age', { maxAge: 300 }, ', max_age="300"'],
+    ['both', { acrValues: 'urn:talent-auth:acr:mfa', maxAge: 60 }, ', acr_values="urn:talent-auth:acr:mfa", max_age="60"'],
+  ])('insufficient_user_authentication is a 401 whose challenge names what would do (RFC 9470 §3): %s', (_what, needed, tail) => {
+    const error = new InsufficientUserAuthentication('this route needs more', 'realm', needed);
+    expect(error.status).toBe(401);
+    expect(error.headers['WWW-Authenticate']).toBe(`Bearer realm="realm", error="insufficient_user_authentication", error_description="this route needs more"${tail}`);
   });
 
   it.each([

@@ -84,6 +84,8 @@ describe('lifetimes (policies/lifetimes.ts)', () => {
     MAX_AGE_MS: "how fresh the portal's signed address header must be",
     TOKEN_MARGIN_MS: 'how early the portal refreshes its token',
     TIMEOUT_MS: "the portal's API calls",
+    SKEW_SECONDS: "the clock skew allowed between an ID token's auth_time and ours (the portal's re-authentication)",
+    TOTP_PERIOD_SECONDS: 'an authenticator app\'s time step (RFC 6238), what apps compute codes with',
   };
 
   it('no lifetime is stated outside policies/lifetimes.ts: the numbers left in modules are timings', () => {

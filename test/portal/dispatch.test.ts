@@ -1,5 +1,6 @@
 import { startServer, type RunningServer } from '../support/server.js';
 import { testAccounts } from '../support/accounts.js';
+import { passSecondFactor } from '../support/second-factor.js';
 import { UserAgent } from '../support/user-agent.js';
 
 /**
@@ -20,6 +21,7 @@ describe('what the portal reads of a POST', () => {
   async function signedIn(): Promise<{ agent: UserAgent; csrf: string }> {
     const agent = new UserAgent(server.baseUrl);
     let step = await agent.submit(await agent.request('/portal/login'), { username: 'ada', password: 'ada-password' });
+    step = await passSecondFactor(agent, step, server.baseUrl, 'ada');
     if (step.html.includes('value="allow"')) step = await agent.submit(step, { decision: 'allow' });
     return { agent, csrf: /name="csrf" value="([^"]+)"/.exec(step.html)![1]! };
   }

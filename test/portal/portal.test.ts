@@ -7,6 +7,7 @@ import { startServer, type RunningServer } from '../support/server.js';
 import { startHost } from '../support/host.js';
 import { testAccounts } from '../support/accounts.js';
 import { demoApis } from '../support/fixtures.js';
+import { passSecondFactor } from '../support/second-factor.js';
 import { UserAgent } from '../support/user-agent.js';
 
 /**
@@ -22,6 +23,7 @@ async function signedIn(server: RunningServer, path = '/portal'): Promise<{ agen
   const agent = new UserAgent(server.baseUrl);
   let step = await agent.request(`${path}/login`);
   step = await agent.submit(step, { username: 'ada', password: 'ada-password' });
+  step = await passSecondFactor(agent, step, server.baseUrl, 'ada');
   if (step.html.includes('value="allow"')) step = await agent.submit(step, { decision: 'allow' });
   expect(step.html).toContain('Signed in as Ada (ada)');
   return { agent, csrf: /name="csrf" value="([^"]+)"/.exec(step.html)![1]! };
@@ -101,6 +103,7 @@ describe('the portal option', () => {
       const agent = new UserAgent(server.baseUrl, { 'x-forwarded-for': '203.0.113.7' });
       let step = await agent.request('/portal/login');
       step = await agent.submit(step, { username: 'ada', password: 'ada-password' });
+      step = await passSecondFactor(agent, step, server.baseUrl, 'ada');
       if (step.html.includes('value="allow"')) step = await agent.submit(step, { decision: 'allow' });
       const csrf = /name="csrf" value="([^"]+)"/.exec(step.html)![1]!;
       await agent.request('/portal/client-configurations', { method: 'POST', body: new URLSearchParams({ csrf, name: 'Addressed', category: 'c', scope: 'scim.read' }).toString() });
@@ -272,6 +275,7 @@ describe('a portal that fits the user', () => {
     const agent = new UserAgent(server.baseUrl);
     let step = await agent.request('/portal/login');
     step = await agent.submit(step, { username: user.sub, password: user.password });
+    step = await passSecondFactor(agent, step, server.baseUrl, user.sub);
     if (step.html.includes('value="allow"')) {
       allowed(step.html);
       step = await agent.submit(step, { decision: 'allow' });

@@ -1,4 +1,4 @@
-import { PORTAL_ROUTES, PortalRouter } from '../../src/portal/routes.js';
+import { PORTAL_ROUTES, PortalRouter, type PortalRoute } from '../../src/portal/routes.js';
 
 /**
  * The portal's table: which row answers which method and path, with which right. (What each row
@@ -28,6 +28,14 @@ describe('the portal route table', () => {
     ['POST', '/client-configurations', 'createClient', 'manage'],
     ['GET', '/app-registrations/new', 'newApp', 'manage'],
     ['POST', '/app-registrations', 'createApp', 'manage'],
+    ['GET', '/security', 'security', 'session'],
+    ['POST', '/security/authenticator-app', 'startApp', 'session'],
+    ['POST', '/security/authenticator-app/confirm', 'confirmApp', 'session'],
+    ['POST', '/security/recovery-codes', 'newRecoveryCodes', 'session'],
+    ['GET', '/security/passkeys/new', 'newPasskey', 'session'],
+    ['POST', '/security/passkeys', 'addPasskey', 'session'],
+    ['POST', '/security/remove', 'removeFactor', 'session'],
+    ['POST', '/reauth', 'signInAgain', 'session'],
   ] as const)('%s %s: %s (%s)', (method, path, name, right) => {
     expect(row(method, path)).toEqual({ name, right, id: '' });
   });
@@ -86,5 +94,11 @@ describe('the portal route table', () => {
       if (/^\/(client-configurations|app-registrations|sign-ins|activity)/.test(route.path)) expect([route.path, route.right]).toEqual([route.path, 'manage']);
     }
     expect(PORTAL_ROUTES.filter((route) => route.right === 'public').map((route) => `${route.method} ${route.path}`)).toEqual(['GET /login', 'GET /callback']);
+  });
+
+  it('the destructive rows (a delete, a new secret, a factor removed) need a recent sign-in, and they only; all are POSTs', () => {
+    const fresh = PORTAL_ROUTES.filter((route: PortalRoute) => route.fresh).map((route) => route.name);
+    expect(fresh.sort()).toEqual(['deleteApp', 'deleteClient', 'regenerateApp', 'regenerateClient', 'removeFactor']);
+    for (const route of PORTAL_ROUTES as readonly PortalRoute[]) if (route.fresh) expect(route.method).toBe('POST');
   });
 });

@@ -71,4 +71,27 @@ describe('portal sessions (sealed in the store)', () => {
       await redis.stop();
     }
   });
+
+  it.each(['memory', 'redis'] as const)('%s: keep a session\'s pending action sealed beside its secret, give it once to one of three at the same time, to that session only', async (kind) => {
+    const redis = kind === 'redis' ? await startRedis() : undefined;
+    const { createRedisStore } = await import('../../adapters/redis/index.js');
+    const store = redis ? await createRedisStore({ url: redis.url }) : createMemoryStore();
+    try {
+      const sessions = new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), [COOKIE_KEY], 60);
+      const id = PortalSessions.newId();
+      const action = { route: 'deleteClient', id: 'c-1', fields: [['name', 'the-form-value']] as Array<[string, string]>, sub: 'ada', tenant: 'acme', createdAt: Date.now() };
+      await sessions.putAction(id, action);
+      // A secret of the same session is apart from it.
+      await sessions.putSecret(id, { what: 'client_configuration', name: 'n', clientId: 'c', clientSecret: 's', regenerated: false });
+      if (redis) expect(JSON.stringify(await Promise.all((await redis.client().keys('*PortalSecret*')).map((key) => redis.client().hgetall(key))))).not.toContain('the-form-value');
+      expect(await sessions.takeAction(PortalSessions.newId())).toBeUndefined();
+      const taken = await Promise.all([sessions.takeAction(id), sessions.takeAction(id), sessions.takeAction(id)]);
+      expect(taken.filter(Boolean)).toEqual([action]);
+      expect(await sessions.takeAction(id)).toBeUndefined();
+      expect(await sessions.takeSecret(id)).toMatchObject({ clientSecret: 's' });
+    } finally {
+      await store.close();
+      await redis?.stop();
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import { constraintsFor, filterByConstraints, passesConstraints, type AccessTokenContext } from '../../src/index.js';
 
 const auth = (constraints: AccessTokenContext['constraints']): AccessTokenContext => ({
-  sub: 'c', clientId: 'c', tenant: 't', scopes: new Set(['scim.read']), constraints, isNamedUser: false, claims: {},
+  sub: 'c', clientId: 'c', tenant: 't', scopes: new Set(['scim.read']), constraints, isNamedUser: false, amr: [], acr: undefined, authTime: undefined, claims: {},
 });
 
 const users = [

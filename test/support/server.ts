@@ -16,13 +16,15 @@ export interface RunningServer {
 
 /**
  * An auth server on a real socket at 127.0.0.1 on a free port. The socket is bound first so that
- * the issuer can carry the port.
+ * the issuer can carry the port. `hostName`: the name its base URL gives the loopback (WebAuthn
+ * needs `localhost`, a domain, where 127.0.0.1 is no relying-party ID).
  */
-export async function startServer(options: Partial<AuthServerOptions> = {}): Promise<RunningServer> {
+export async function startServer(options: Partial<AuthServerOptions> = {}, { hostName = '127.0.0.1' }: { hostName?: string } = {}): Promise<RunningServer> {
   const http: Server = createServer();
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const { port } = http.address() as AddressInfo;
-  const baseUrl = options.baseUrl ?? `http://127.0.0.1:${port}`;
+  const origin = `http://${hostName}:${port}`;
+  const baseUrl = options.baseUrl ?? origin;
   const { lines, logger } = capturingLogger();
   // Suites start many sign-ins from 127.0.0.1: the authorize rate limit has tests of its own.
   let auth: AuthServer;
@@ -35,8 +37,8 @@ export async function startServer(options: Partial<AuthServerOptions> = {}): Pro
   http.on('request', auth.app.callback());
   return {
     auth,
-    baseUrl: `http://127.0.0.1:${port}`,
-    oauthUrl: `http://127.0.0.1:${port}${options.pathPrefix ?? ''}/oauth2`,
+    baseUrl: origin,
+    oauthUrl: `${origin}${options.pathPrefix ?? ''}/oauth2`,
     logLines: lines,
     storeOption: options.store,
     async stop() {

@@ -22,6 +22,8 @@ export class UserAgent {
   private readonly cookies = new Map<string, string>();
   /** Every Set-Cookie header received, as sent (attributes included). */
   readonly setCookieHeaders: string[] = [];
+  /** Every URL requested, redirects followed included, in order. */
+  readonly visited: string[] = [];
 
   /** `headers` go with every request (e.g. an X-Forwarded-For behind a trusted proxy). */
   constructor(
@@ -41,6 +43,11 @@ export class UserAgent {
     }
   }
 
+  /** The value of a cookie the agent holds. */
+  cookie(name: string): string | undefined {
+    return this.cookies.get(name);
+  }
+
   private cookieHeader(): string {
     return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
   }
@@ -50,6 +57,7 @@ export class UserAgent {
     let method = init.method ?? 'GET';
     let body = init.body;
     for (let hops = 0; hops < 10; hops += 1) {
+      this.visited.push(target);
       const response = await fetch(target, {
         method,
         redirect: 'manual',

@@ -6,13 +6,15 @@ import { managementApiOperations } from './openapi.js';
 type ManagementRoute =
   | 'clientConfigurations' | 'clientConfiguration' | 'clientConfigurationSecret'
   | 'appRegistrations' | 'appRegistration' | 'appRegistrationSecret'
-  | 'auditEvents' | 'platformApps' | 'signInUnlock';
+  | 'auditEvents' | 'platformApps' | 'signInUnlock'
+  | 'userFactors' | 'userFactorResetRequest' | 'tenantSettings';
 
 /**
  * THE MANAGEMENT API: a tenant's client configurations and app registrations, its Activity (the
- * audit trail), the apps that serve it, and lifting its users' sign-in holds, for users holding
+ * audit trail), the apps that serve it, lifting its users' sign-in holds, and its own settings (the
+ * second-factor rule: src/endpoints/management/tenant-settings.ts), for users holding
  * "Create and update integration setup" with a token of a first-party app that carries the
- * management right.
+ * management right; and its users' second factors (list, a reset asked for).
  */
 export const managementEndpoints: EndpointModule<ManagementRoute> = {
   routes: ({ api }) => {
@@ -28,6 +30,9 @@ export const managementEndpoints: EndpointModule<ManagementRoute> = {
       row({ ...common, name: 'auditEvents', path: `${api}/audit-events`, methods: ['GET'], documented: ['GET'] }),
       row({ ...common, name: 'platformApps', path: `${api}/platform-apps`, methods: ['GET'], documented: ['GET'] }),
       row({ ...common, name: 'signInUnlock', path: `${api}/sign-ins/unlock`, methods: ['POST'], documented: ['POST'] }),
+      row({ ...common, name: 'userFactors', path: `${api}/users/{sub}/factors`, methods: ['GET'], documented: ['GET'] }),
+      row({ ...common, name: 'userFactorResetRequest', path: `${api}/users/{sub}/factors/reset-request`, methods: ['POST'], documented: ['POST'] }),
+      row({ ...common, name: 'tenantSettings', path: `${api}/tenant-settings`, methods: ['GET', 'PUT'], documented: ['GET', 'PUT'] }),
     ];
   },
   operations: managementApiOperations,
@@ -35,7 +40,7 @@ export const managementEndpoints: EndpointModule<ManagementRoute> = {
     'management.denied',
     'client_configuration.created', 'client_configuration.updated', 'client_configuration.secret_rotated', 'client_configuration.deleted',
     'app_registration.created', 'app_registration.updated', 'app_registration.secret_rotated', 'app_registration.deleted',
-    'consent.revoked', 'sign_in.unlocked',
+    'consent.revoked', 'sign_in.unlocked', 'factor.reset', 'tenant_settings.updated',
   ],
   handlers: (parts) => managementHandlers({
     audit: parts.audit,
@@ -48,5 +53,8 @@ export const managementEndpoints: EndpointModule<ManagementRoute> = {
     isFirstParty: firstPartyCheck(parts),
     holds: parts.holds,
     tenantPolicy: parts.settings.tenantPolicy,
+    factors: parts.factors,
+    tenantSettings: parts.tenantSettings,
+    secondFactorRules: parts.secondFactorRules,
   }),
 };

@@ -16,6 +16,10 @@ import type { SignInHolds } from '../../limits/sign-in.js';
 import { appInput, appPatch, appWire, auditEventWire, clientInput, clientPatch, clientWire, platformAppWire, signInUnlockInput, wireField } from '../../http/wire.js';
 import { managementDenied } from '../../audit/events.js';
 import { TenantGuard, type TenantRecords } from '../tenant-guard.js';
+import type { Factors } from '../../factors/index.js';
+import { userFactorMethods } from './user-factors.js';
+import type { SecondFactorRules, TenantSettings } from '../../records/tenant-settings.js';
+import { tenantSettingsMethods } from './tenant-settings.js';
 
 /** The query of `GET audit-events`: each parameter once, as text (the trail checks the values). */
 function auditQuery(query: Record<string, string | string[] | undefined>): Omit<AuditQuery, 'tenant'> {
@@ -56,6 +60,11 @@ interface ManagementSetup {
   holds: SignInHolds;
   /** The host's per-tenant policy: which apps of others serve a tenant. */
   tenantPolicy: TenantPolicyFunction | undefined;
+  /** The users' second factors: listed, and a reset asked for, by the tenant's admin. */
+  factors: Factors;
+  /** The tenant's own settings, and the rule they make with the host's policy. */
+  tenantSettings: TenantSettings;
+  secondFactorRules: SecondFactorRules;
 }
 
 /** Who calls: the tenant whose setup it is, and who acts, for the audit trail. */
@@ -163,7 +172,7 @@ export function managementHandlers(setup: ManagementSetup): Partial<Record<Route
       ctx.set('Cache-Control', 'no-store');
       try {
         // The router answers other methods with 405 (the management module lists these: src/endpoints/management/index.ts).
-        await methods[ctx.method]!(ctx, await callerOf(ctx, route), params.clientId);
+        await methods[ctx.method]!(ctx, await callerOf(ctx, route), params.clientId ?? params.sub);
       } catch (error) {
         if (error instanceof ValidationError) {
           const field = wireField(error.field);
@@ -198,6 +207,11 @@ export function managementHandlers(setup: ManagementSetup): Partial<Record<Route
     rotateSecret: (id, by) => apps.rotateSecret(id, by),
     wire: appWire,
   });
+  const userFactors = userFactorMethods({
+    factors: setup.factors,
+    accounts,
+    missing: (ctx, caller) => denied(ctx, ctx.method === 'GET' ? 'userFactors' : 'userFactorResetRequest', { sub: caller.by.actor.id!, tenant: caller.tenant }, 404, 'not_found'),
+  });
   return {
     clientConfigurations: clientRoutes.list,
     clientConfiguration: clientRoutes.one,
@@ -229,5 +243,10 @@ export function managementHandlers(setup: ManagementSetup): Partial<Record<Route
         ctx.body = await holds.unlock({ tenant, username }, by);
       },
     }),
+    // A user's second factors: listed, and a reset she completes at her next sign-in (user-factors.ts).
+    userFactors: handler('userFactors', userFactors.list),
+    userFactorResetRequest: handler('userFactorResetRequest', userFactors.resetRequest),
+    // The tenant's own settings: its second-factor rule (src/endpoints/management/tenant-settings.ts).
+    tenantSettings: handler('tenantSettings', tenantSettingsMethods({ ...setup, bodyLimit })),
   };
 }

@@ -1,3 +1,4 @@
+import { tenantSettingsOperation } from './tenant-settings.js';
 import { authFailures, clientIdParameter, json, NO_STORE, ref, response, type Json } from '../../http/openapi-parts.js';
 
 /** The Activity of the caller's tenant: its audit events. */
@@ -77,7 +78,58 @@ function signInUnlockOperation(): Json {
   };
 }
 
+/** The `sub` path parameter of a user's routes. */
+const subParameter = {
+  name: 'sub',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+  description: "The user's `sub` (percent-encoded): a user of the caller's tenant.",
+};
 
+/** What a tenant's admin sees of a user's second factors, and the reset she may ask for. */
+function userFactorOperations(): { list: Json; resetRequest: Json } {
+  const common = { tags: ['factors'], security: [{ bearerAuth: [] }] };
+  const notHers = 'A user of another tenant is answered exactly like one that exists nowhere: 404 `not_found`.';
+  return {
+    list: {
+      parameters: [subParameter],
+      get: {
+        ...common,
+        operationId: 'listUserFactors',
+        summary: "The second factors of a user of the caller's tenant",
+        description:
+          'What she holds (passkeys, authenticator app, recovery codes) and since when; never a secret, code, hash or key. '
+          + `${notHers} The same rights as the rest of the management API.`,
+        responses: {
+          200: { description: 'Her factors.', headers: NO_STORE, content: json(ref('UserFactorList')) },
+          400: response('ManagementBadRequest'),
+          ...authFailures,
+          404: response('NotFound'),
+        },
+      },
+    },
+    resetRequest: {
+      parameters: [subParameter],
+      post: {
+        ...common,
+        operationId: 'requestUserFactorReset',
+        summary: "Asks for a reset of a user's second factors, which she completes at her next sign-in",
+        description:
+          'Her factors keep working until her next sign-in; there, after the password, she enrols anew and what she held goes '
+          + '(a reset asked for by mistake locks nobody out). Recorded as `factor.reset` with `requested: true` and the caller '
+          + `as actor. No request body. ${notHers} The same rights as the rest of the management API.`,
+        responses: {
+          200: { description: 'Asked for, or nothing to reset.', headers: NO_STORE, content: json(ref('FactorResetRequestResponse')) },
+          400: response('ManagementBadRequest'),
+          ...authFailures,
+          404: response('NotFound'),
+          409: response('Conflict'),
+        },
+      },
+    },
+  };
+}
 
 interface RecordKind {
   tag: string;
@@ -181,7 +233,7 @@ function managementOperations(kind: RecordKind): Record<string, Json> {
 
 
 /** The management API's operations of the OpenAPI document. */
-export function managementApiOperations(): Record<'clientConfigurations' | 'clientConfiguration' | 'clientConfigurationSecret' | 'appRegistrations' | 'appRegistration' | 'appRegistrationSecret' | 'auditEvents' | 'platformApps' | 'signInUnlock', Json> {
+export function managementApiOperations(): Record<'clientConfigurations' | 'clientConfiguration' | 'clientConfigurationSecret' | 'appRegistrations' | 'appRegistration' | 'appRegistrationSecret' | 'auditEvents' | 'platformApps' | 'signInUnlock' | 'userFactors' | 'userFactorResetRequest' | 'tenantSettings', Json> {
   const clients = managementOperations({
     tag: 'client-configurations',
     plural: 'client configurations',
@@ -212,5 +264,8 @@ export function managementApiOperations(): Record<'clientConfigurations' | 'clie
     auditEvents: auditEventsOperation(),
     platformApps: platformAppsOperation(),
     signInUnlock: signInUnlockOperation(),
+    userFactors: userFactorOperations().list,
+    userFactorResetRequest: userFactorOperations().resetRequest,
+    tenantSettings: tenantSettingsOperation(),
   };
 }

@@ -1,4 +1,7 @@
 import { SignInThrottle } from '../../limits/sign-in.js';
+import { PasskeyCeremonyLimit } from '../../limits/passkey-ceremonies.js';
+import { PASSKEY_SCRIPT_PATH } from '../../pages/passkey-script.js';
+import { PasskeySteps } from './passkey-steps.js';
 import { ENGINE_ROW, GET, row, type EndpointModule } from '../endpoint.js';
 import { authorizeGuard } from './authorize.js';
 import { signInOperations } from './openapi.js';
@@ -6,7 +9,8 @@ import { interactionHandlers } from './pages.js';
 
 /**
  * SIGN-IN: the authorization endpoint (the engine's, behind its guard: size and requests per
- * address), and the pages it sends the browser to (login, consent: src/endpoints/sign-in/pages.ts),
+ * address), and the pages it sends the browser to (login, second factor, consent:
+ * src/endpoints/sign-in/pages.ts; passkeys: passkey-steps.ts),
  * with the failed sign-in throttle.
  */
 export const signInEndpoints: EndpointModule<'authorize' | 'authorizeResume' | 'interaction' | 'interactionStep'> = {
@@ -18,7 +22,7 @@ export const signInEndpoints: EndpointModule<'authorize' | 'authorizeResume' | '
     row({ name: 'interactionStep', path: `${oauth}/interaction/{uid}/{step}`, methods: ['POST'], group: 'interaction', store: true, refuse: 'page' }),
   ],
   operations: signInOperations,
-  audits: ['sign_in.succeeded', 'sign_in.failed', 'consent.granted'],
+  audits: ['sign_in.succeeded', 'sign_in.failed', 'sign_in.second_factor_failed', 'recovery_code.used', 'consent.granted', 'factor.added', 'factor.reset'],
   handlers(parts) {
     const { settings, store, addressOf, logger, metrics, engine, look, cookieKeys } = parts;
     return {
@@ -45,6 +49,15 @@ export const signInEndpoints: EndpointModule<'authorize' | 'authorizeResume' | '
         addressOf,
         audit: parts.audit,
         brands: look.brands,
+        factors: parts.factors,
+        passkeySteps: new PasskeySteps({
+          passkeys: parts.passkeys,
+          accounts: settings.accounts,
+          limit: new PasskeyCeremonyLimit(store.counters, settings.rateLimits.passkeySignIn, logger, () => metrics?.rateLimited.inc({ limit: 'passkey_sign_in' })),
+          path: engine.interactionPath,
+          script: `${settings.pathPrefix}${PASSKEY_SCRIPT_PATH}`,
+        }),
+        rules: parts.secondFactorRules,
         throttle: new SignInThrottle(store.counters, settings.rateLimits.failedSignIn, cookieKeys, logger, {
           failed: () => metrics?.signInFailures.inc(),
           refused: () => metrics?.rateLimited.inc({ limit: 'sign_in' }),

@@ -29,7 +29,7 @@ function authorizeOperation(): Json {
     responses: {
       303: {
         description:
-          'To the login or consent page (`{pathPrefix}/oauth2/interaction/{uid}`), or back to the app\'s '
+          'To the login, second-factor or consent page (`{pathPrefix}/oauth2/interaction/{uid}`), or back to the app\'s '
           + 'redirect URI with `code`, `state`, `iss` or with `error`, `error_description`, `state`, `iss`.',
         headers: { Location: { required: true, schema: { type: 'string' } } },
       },

@@ -10,7 +10,7 @@ import { errorPage, sendPage } from '../../pages/html.js';
 import type { Brands } from '../../pages/branding.js';
 import { knowsUiLocales, localeOf, rememberUiLocales } from '../../i18n/localizer.js';
 import type { Messages } from '../../i18n/messages/en.js';
-import { consentPage, loginPage } from '../../pages/sign-in.js';
+import { consentPage, loginPage, secondFactorPage } from '../../pages/sign-in.js';
 import { isResourceScope, namedUserResourceScopes } from '../../../policies/scopes.js';
 import { tenantPolicy, type TenantPolicyFunction } from '../../../policies/tenant-policy.js';
 import { grantScopes } from '../../engine/consent-grants.js';
@@ -23,6 +23,12 @@ import type { RouteHandler } from '../../http/router.js';
 import type { RouteName } from '../../http/routes.js';
 import type { SignInThrottle } from '../../limits/sign-in.js';
 import { signInFailed, signInSucceeded } from '../../audit/events.js';
+import { signInSignals, type AuthenticationMethod } from '../../../policies/authentication-context.js';
+import { holdsSecondFactor, type Factors } from '../../factors/index.js';
+import type { PasskeyOffer } from '../../pages/sign-in.js';
+import type { PasskeySteps } from './passkey-steps.js';
+import type { SecondFactorRules } from '../../records/tenant-settings.js';
+import { enrolmentOf, enrolmentSteps } from './enrolment.js';
 
 const CSRF_COOKIE = 'talent_auth_csrf';
 /** A browser that signed in as a user before (see SignInThrottle). */
@@ -53,6 +59,40 @@ interface InteractionSetup {
   audit?: AuditTrail;
   /** The tenants' branding of the sign-in and consent pages (none when absent). */
   brands?: Brands;
+  /** The users' second factors: a user with an authenticator app gives its code after the password. */
+  factors: Factors;
+  /** Passkeys at sign-in: as the second factor, and alone where the tenant allows it (passkey-steps.ts). */
+  passkeySteps: PasskeySteps;
+  /** Each tenant's second-factor rule: who enrols after the password (src/endpoints/sign-in/enrolment.ts). */
+  rules: SecondFactorRules;
+}
+
+/**
+ * Who passed the password step of an interaction that waits for the second factor. Kept in the
+ * interaction itself, in the store (its `lastSubmission`, the one field of the engine's record we
+ * may write that the login result does not read: finishing the login replaces it), never in the
+ * browser: a form field could be forged, the record cannot. Bound to its interaction by the uid
+ * (an interaction's record copied elsewhere does not pass) and, through the engine's interaction
+ * cookie, to the browser that typed the password. Holds no secret: the user, and the username's
+ * hint that the throttle counts guesses under (never the username).
+ */
+interface PasswordPassed {
+  uid: string;
+  accountId: string;
+  tenant: string;
+  hint: string;
+}
+
+/** The key of PasswordPassed in the interaction's `lastSubmission`. */
+const PASSWORD_PASSED = 'talentAuthPasswordPassed';
+
+/** The PasswordPassed of this interaction, or undefined (none, or another interaction's). */
+function passwordPassedOf(interaction: { uid: string; lastSubmission?: unknown }): PasswordPassed | undefined {
+  const kept = (interaction.lastSubmission as Record<string, unknown> | undefined)?.[PASSWORD_PASSED] as Partial<PasswordPassed> | undefined;
+  if (!kept || kept.uid !== interaction.uid) return undefined;
+  const { accountId, tenant, hint } = kept;
+  if (typeof accountId !== 'string' || typeof tenant !== 'string' || typeof hint !== 'string') return undefined;
+  return { uid: kept.uid, accountId, tenant, hint };
 }
 
 /** Koa's http-errors carry `status`, the engine's and the store's `statusCode`. */
@@ -77,18 +117,32 @@ class PageError extends Error {
 
 
 /**
- * The sign-in pages the engine sends browsers to: GET shows the login or the consent page of an
- * interaction; POST .../login checks the password with the AccountStore; POST .../confirm records
- * the consent (Allow) or ends the request with access_denied (Deny).
+ * The sign-in pages the engine sends browsers to: GET shows the login, second-factor or consent
+ * page of an interaction; POST .../login checks the password with the AccountStore (and, for a
+ * user with an authenticator app, leads to the second-factor page); POST .../second-factor checks
+ * the app's code or a recovery code; POST .../confirm records the consent (Allow) or ends the
+ * request with access_denied (Deny).
  */
 /** What an interaction id is (the engine's: base64url). */
 const UID = /^[A-Za-z0-9_-]+$/;
+/** The steps a form posts to. */
+const STEPS: ReadonlySet<string> = new Set(['login', 'second-factor', 'passkey', 'passkey-sign-in', 'confirm', 'enrol', 'enrolled']);
+
 
 export function interactionHandlers(setup: InteractionSetup): Partial<Record<RouteName, RouteHandler>> {
-  const { provider, publicOrigin, path, accounts, apps, consents, audience, catalog, logger, throttle } = setup;
+  const { provider, publicOrigin, path, accounts, apps, consents, audience, catalog, logger, throttle, factors, passkeySteps } = setup;
   const csrfTokens = new CsrfTokens(CSRF_COOKIE, path, publicOrigin);
   const issueCsrf = (ctx: Context) => csrfTokens.issue(ctx);
   const policyOf = setup.tenantPolicy;
+  /** Whether the app's tenant lets its users sign in with a passkey alone. */
+  // A passkey alone finds its user within one tenant: a platform app (no tenant) never offers it.
+  const passkeyOnly = async (tenant: string | undefined) => tenant !== undefined && (await setup.rules.passkeyOnlyAllowed(tenant));
+
+  /** The passkey-alone offer of an app's login page: none where its tenant does not allow it. */
+  async function passkeySignInOffer(ctx: Context, uid: string, app: AppRegistration): Promise<PasskeyOffer | undefined> {
+    if (app.tenant === undefined || !(await passkeyOnly(app.tenant))) return undefined;
+    return passkeySteps.signInOffer(uid, app.tenant, setup.addressOf(ctx));
+  }
 
   async function details(ctx: Context) {
     try {
@@ -117,10 +171,21 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const interaction = await details(ctx);
     if (interaction.uid !== uid) throw new PageError(400, 'signInOtherBrowser');
     const app = await appOf(interaction.params.client_id);
+    const enrolling = interaction.prompt.name === 'login' ? enrolmentOf(interaction) : undefined;
+    if (enrolling) {
+      await enrolment.show(ctx, enrolling, app);
+      return;
+    }
+    const passed = interaction.prompt.name === 'login' ? passwordPassedOf(interaction) : undefined;
+    if (passed) {
+      await showSecondFactor(ctx, uid, app, passed, undefined, 200);
+      return;
+    }
     const csrf = issueCsrf(ctx);
     const look = { locale: localeOf(ctx), branding: await setup.brands?.of(app.tenant) };
     if (interaction.prompt.name === 'login') {
-      sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, ...look }));
+      const passkey = await passkeySignInOffer(ctx, uid, app);
+      sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, passkey, ...look }));
       return;
     }
     const account = accounts && interaction.session?.accountId
@@ -147,12 +212,14 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
 
   /** The login page again, with what went wrong. */
   async function loginAgain(
-    ctx: Context, uid: string, app: AppRegistration, username: string, error: (t: Messages) => string, status: number,
+    ctx: Context, uid: string, app: AppRegistration, username: string, error: (t: Messages) => string, status: number, autofill = true,
   ): Promise<void> {
     const csrf = issueCsrf(ctx);
     const locale = localeOf(ctx);
     const branding = await setup.brands?.of(app.tenant);
-    sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, username, error: error(locale.t), locale, branding }), status);
+    const offer = await passkeySignInOffer(ctx, uid, app);
+    const passkey = offer && { ...offer, autofill };
+    sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, username, error: error(locale.t), passkey, locale, branding }), status);
   }
 
   /**
@@ -188,11 +255,135 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       await loginAgain(ctx, uid, app, username, (t) => t.wrongCredentials, 401);
       return;
     }
+    // A user who must have a second factor and has none, or whose factors were asked to be reset,
+    // sets one up now (src/endpoints/sign-in/enrolment.ts).
+    const enrol = await enrolment.needed(account);
+    if (enrol) {
+      await enrolment.begin(ctx, interaction, { accountId: account.sub, tenant: account.tenant, hint }, enrol.reset);
+      return;
+    }
+    if (holdsSecondFactor(await factors.summary({ tenant: account.tenant, sub: account.sub }))) {
+      // A second factor to come: the sign-in is not finished, and this browser is not yet one that
+      // signed in as her (no device cookie: the guesses at her code stay held by the username limit).
+      const passed: PasswordPassed = { uid, accountId: account.sub, tenant: account.tenant, hint };
+      interaction.lastSubmission = { [PASSWORD_PASSED]: passed } as InteractionResults;
+      await interaction.persist();
+      // To the page of the code (a reload shows it again, not the password form).
+      ctx.status = 303;
+      ctx.redirect(`${path}/${uid}`);
+      return;
+    }
+    await signedIn(ctx, app, { accountId: account.sub, tenant: account.tenant, hint }, address, ['pwd']);
+  }
+
+  /**
+   * The end of a sign-in: the device cookie, `sign_in.succeeded`, and the login with the methods
+   * used, in order (RFC 8176), from which `amr` and `acr` follow.
+   */
+  async function signedIn(
+    ctx: Context, app: AppRegistration, user: Omit<PasswordPassed, 'uid'>, address: string, methods: AuthenticationMethod[],
+  ): Promise<void> {
     // This browser may sign in as this user again even while someone else's guesses hold the
-    // username (sign-in-throttle.ts).
-    ctx.cookies.set(DEVICE_COOKIE, hint, { signed: true, httpOnly: true, sameSite: 'lax', path, maxAge: KNOWN_DEVICE_SECONDS * 1000, overwrite: true });
-    setup.audit?.recordLater(signInSucceeded(account, clientId, address));
-    await finish(ctx, { login: { accountId: account.sub } }, false);
+    // username (sign-in-throttle.ts). A passkey alone names no username: no hint, no cookie.
+    if (user.hint) ctx.cookies.set(DEVICE_COOKIE, user.hint, { signed: true, httpOnly: true, sameSite: 'lax', path, maxAge: KNOWN_DEVICE_SECONDS * 1000, overwrite: true });
+    setup.audit?.recordLater(signInSucceeded({ sub: user.accountId, tenant: user.tenant }, app.clientId, address));
+    await finish(ctx, { login: { accountId: user.accountId, ...signInSignals(methods) } }, false);
+  }
+
+  /**
+   * The second-factor page of `passed` (again, with what went wrong): the code field for a user with an
+   * authenticator app or recovery codes, the "Use a passkey" button for one with a passkey.
+   */
+  async function showSecondFactor(
+    ctx: Context, uid: string, app: AppRegistration, passed: PasswordPassed, error: ((t: Messages) => string) | undefined, status: number, errorOf: 'code' | 'passkey' = 'code',
+  ): Promise<void> {
+    const csrf = issueCsrf(ctx);
+    const locale = localeOf(ctx);
+    const branding = await setup.brands?.of(app.tenant);
+    const owner = { tenant: passed.tenant, sub: passed.accountId };
+    const held = await factors.summary(owner);
+    const passkey = held.passkeys.length > 0 ? await passkeySteps.secondFactorOffer(uid, owner, setup.addressOf(ctx)) : undefined;
+    sendPage(ctx, secondFactorPage({
+      action: `${path}/${uid}/second-factor`, csrf, appName: app.name, redirectUris: app.redirectUris,
+      code: held.authenticatorApp !== undefined || held.recoveryCodes !== undefined || !passkey,
+      passkey, ...(error ? { error: error(locale.t), errorOf } : {}), locale, branding,
+    }), status);
+  }
+
+  /** The PasswordPassed of a step posted to interaction `uid`, or a PageError: this step is not (or no longer) hers. */
+  async function passedStep(ctx: Context, uid: string) {
+    const interaction = await details(ctx);
+    const passed = interaction.uid === uid && interaction.prompt.name === 'login' ? passwordPassedOf(interaction) : undefined;
+    if (!passed) throw new PageError(400, 'signInStepOver');
+    return { interaction, passed };
+  }
+
+  /**
+   * The second factor, after the password: ONE field, `code`, the authenticator app's code or a
+   * recovery code (Factors.checkCode tells them apart); either counts as `otp` (a one-time code).
+   * Refused codes are audited by Factors (`sign_in.second_factor_failed`) and, as guesses,
+   * counted by the sign-in throttle under the username's hint and the address, like wrong
+   * passwords; a code of neither shape is refused unread and not counted. A code used already is
+   * answered like a wrong one: telling them apart would confirm to whoever saw it that it was right.
+   */
+  async function secondFactor(ctx: Context, uid: string, form: Form): Promise<void> {
+    const { interaction, passed } = await passedStep(ctx, uid);
+    const app = await appOf(interaction.params.client_id);
+    const address = setup.addressOf(ctx);
+    const wait = await throttle.wait(passed.hint, address, ctx.cookies.get(DEVICE_COOKIE, { signed: true }) === passed.hint);
+    if (wait !== undefined) {
+      signInRefused(app, address, 'throttled', wait);
+      ctx.set('Retry-After', String(wait));
+      await showSecondFactor(ctx, uid, app, passed, (t) => t.tooManyFailedSignIns(wait), 429);
+      return;
+    }
+    const check = await factors.checkCode({ tenant: passed.tenant, sub: passed.accountId }, form.get('code'));
+    if (!check.accepted) {
+      if (check.reason === 'malformed') {
+        await showSecondFactor(ctx, uid, app, passed, (t) => t.malformedSecondFactorCode, 400);
+        return;
+      }
+      await throttle.failed(passed.hint, address, app.clientId);
+      await showSecondFactor(ctx, uid, app, passed, (t) => t.wrongSecondFactorCode, 401);
+      return;
+    }
+    await signedIn(ctx, app, passed, address, ['pwd', 'otp']);
+  }
+
+  /**
+   * A passkey as the second factor (passkey-steps.ts): one of her passkeys, for the ceremony of her
+   * second-factor page. A refusal (not hers, another's, a copy, the ceremony over) shows the page
+   * again with what happened; not counted by the throttle (nothing to guess: passkey-steps.ts).
+   */
+  async function passkeySecondFactor(ctx: Context, uid: string, form: Form): Promise<void> {
+    const { interaction, passed } = await passedStep(ctx, uid);
+    const app = await appOf(interaction.params.client_id);
+    const outcome = await passkeySteps.secondFactor(form, { tenant: passed.tenant, sub: passed.accountId });
+    if (!outcome.accepted) {
+      await showSecondFactor(ctx, uid, app, passed, (t) => (outcome.malformed ? t.passkeyNotUsed : t.passkeyRefused), outcome.malformed ? 400 : 401, 'passkey');
+      return;
+    }
+    await signedIn(ctx, app, passed, setup.addressOf(ctx), outcome.methods);
+  }
+
+  /**
+   * A passkey alone (passkey-steps.ts), where the app's tenant allows it (403 elsewhere, before
+   * anything is read). A refusal is a failed sign-in (`sign_in.failed`, anonymous) and the login
+   * page again.
+   */
+  async function passkeySignIn(ctx: Context, uid: string, form: Form): Promise<void> {
+    const interaction = await details(ctx);
+    if (interaction.uid !== uid || interaction.prompt.name !== 'login') throw new PageError(400, 'signInStepOver');
+    const app = await appOf(interaction.params.client_id);
+    if (app.tenant === undefined || !(await passkeyOnly(app.tenant))) throw new PageError(403, 'passkeyOnlyNotAllowed');
+    const address = setup.addressOf(ctx);
+    const outcome = await passkeySteps.alone(form, app.tenant);
+    if (!outcome.accepted) {
+      signInRefused(app, address, 'wrong_credentials');
+      await loginAgain(ctx, uid, app, '', (t) => (outcome.malformed ? t.passkeyNotUsed : t.passkeyRefused), outcome.malformed ? 400 : 401, false);
+      return;
+    }
+    await signedIn(ctx, app, { accountId: outcome.owner.sub, tenant: outcome.owner.tenant, hint: '' }, address, outcome.methods);
   }
 
   async function confirm(ctx: Context, uid: string, form: Form): Promise<void> {
@@ -238,6 +429,24 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     await finish(ctx, { consent: { grantId: savedId } }, true);
   }
 
+  const enrolment = enrolmentSteps({
+    path, accounts, factors, rules: setup.rules, throttle, brands: setup.brands, addressOf: setup.addressOf, issueCsrf,
+    knownDevice: (ctx, hint) => ctx.cookies.get(DEVICE_COOKIE, { signed: true }) === hint,
+    refused: (app, address, wait) => signInRefused(app, address, 'throttled', wait),
+    signedIn,
+    stepOver: () => {
+      throw new PageError(400, 'signInStepOver');
+    },
+  });
+
+  /** POST `enrol` or `enrolled`: a step of the enrolment after the password. */
+  async function enrolStep(ctx: Context, uid: string, step: 'enrol' | 'enrolled', form: Form): Promise<void> {
+    const interaction = await details(ctx);
+    if (interaction.uid !== uid || interaction.prompt.name !== 'login') throw new PageError(400, 'signInStepOver');
+    const app = await appOf(interaction.params.client_id);
+    await (step === 'enrol' ? enrolment.confirm(ctx, interaction, app, form) : enrolment.finish(ctx, interaction, app));
+  }
+
   /** A page's answer, and every error of it as an error page (never JSON: a person reads it). */
   async function page(ctx: Context, answer: () => Promise<void>): Promise<void> {
     try {
@@ -264,12 +473,14 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       await show(ctx, uid!);
     }),
     interactionStep: (ctx, { uid, step }) => page(ctx, async () => {
-      if (!UID.test(uid!) || (step !== 'login' && step !== 'confirm')) throw new PageError(404, 'signInPageMissing');
+      if (!UID.test(uid!) || !STEPS.has(step!)) throw new PageError(404, 'signInPageMissing');
       if (ctx.request.type.toLowerCase() !== 'application/x-www-form-urlencoded') throw new PageError(415, 'formEncoding');
       const form = await readForm(ctx, setup.formLimit);
       const refusal = csrfTokens.refusal(ctx, form.get('csrf'));
       if (refusal) throw new PageError(403, refusal === 'other_site' ? 'formFromOtherSite' : 'formExpired');
-      await (step === 'login' ? login(ctx, uid!, form) : confirm(ctx, uid!, form));
+      if (step === 'enrol' || step === 'enrolled') return enrolStep(ctx, uid!, step, form);
+      const handler = { login, 'second-factor': secondFactor, passkey: passkeySecondFactor, 'passkey-sign-in': passkeySignIn, confirm }[step!]!;
+      await handler(ctx, uid!, form);
     }),
   };
 }

@@ -11,7 +11,7 @@ import { notSignedInPage } from '../../pages/sign-out.js';
 import { localeOf } from '../../i18n/localizer.js';
 import { readForm } from '../../http/forms.js';
 import type { RouteHandler } from '../../http/router.js';
-import type { Sealer } from '../../http/sealed.js';
+import type { Sealer } from '../../records/sealed.js';
 
 /*
  * THE END-SESSION ENDPOINT (`{issuer}/session/end`, OpenID Connect RP-Initiated Logout), in front

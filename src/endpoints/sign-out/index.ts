@@ -1,6 +1,6 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { sessionEnded } from '../../audit/events.js';
-import { Sealer } from '../../http/sealed.js';
+import { Sealer } from '../../records/sealed.js';
 import { browserRequestGuard } from '../../limits/browser-requests.js';
 import { ENGINE_ROW, GET, row, type EndpointModule, type ServerParts } from '../endpoint.js';
 import { endSessionHandler } from './end-session.js';

@@ -21,6 +21,37 @@ export interface Messages {
   /** Too many failed sign-ins; `seconds` to wait. */
   tooManyFailedSignIns: (seconds: number) => string;
 
+  // --- The second-factor page (after the password, for a user with a second factor)
+  /** Title and heading of the second-factor page. */
+  secondFactorTitle: string;
+  /** What to type in the one field: the authenticator app's code or a recovery code. */
+  secondFactorIntro: string;
+  /** The label of the one code field. */
+  secondFactorCodeLabel: string;
+  verifyButton: string;
+  /** A wrong code (or one used already: not told apart, see src/endpoints/sign-in/pages.ts). */
+  wrongSecondFactorCode: string;
+  /** Neither six digits nor a recovery code (not counted as a guess). */
+  malformedSecondFactorCode: string;
+
+  // --- Passkeys at sign-in (src/endpoints/sign-in/passkey-steps.ts)
+  /** The button of a passkey as the second factor (the contract's words in English). */
+  usePasskeyButton: string;
+  /** Above that button, under the code field. */
+  passkeyInstead: string;
+  /** Above that button when the user has no code to type (a passkey is her only second factor). */
+  passkeySecondFactorIntro: string;
+  /** The button of a passkey alone on the login page. */
+  signInWithPasskeyButton: string;
+  /** Above that button. */
+  passkeySignInIntro: string;
+  /** Said by the passkey script when the browser or the user did not use the passkey. */
+  passkeyNotUsed: string;
+  /** The server refused the passkey (not hers, not ours, a copy, or the ceremony was over). */
+  passkeyRefused: string;
+  /** The tenant does not allow a passkey alone (403). */
+  passkeyOnlyNotAllowed: string;
+
   // --- The consent page
   consentTitle: string;
   consentHeading: (app: string) => string;
@@ -36,6 +67,34 @@ export interface Messages {
   consentNotAvailable: string;
   allowButton: string;
   denyButton: string;
+
+  // --- Enrolment after the password (a user who must have a second factor and has none, or whose
+  // factors an admin asked to reset): the authenticator app, then the recovery codes, shown once
+  /** Title and heading of the enrolment page. */
+  enrolTitle: string;
+  /** Why she is asked (her organization asks for a second step) and what to do. */
+  enrolIntro: string;
+  /** Why she is asked when an admin reset her factors (her old ones stop working when she is done). */
+  enrolResetIntro: string;
+  /** The QR code's accessible name. */
+  enrolQrLabel: string;
+  /** The heading of the secret in text, for typing into the app. */
+  enrolSecretLabel: string;
+  /** The field of the app's first code. */
+  enrolCodeLabel: string;
+  enrolButton: string;
+  /** The enrolment ran out of time: a new QR code is shown. */
+  enrolExpired: string;
+  /** A wrong first code. */
+  enrolWrongCode: string;
+  /** The enrolment's code is not six digits. */
+  enrolMalformedCode: string;
+  /** Title and heading of the recovery codes page. */
+  recoveryCodesTitle: string;
+  /** What the codes are for, and that they are shown this once. */
+  recoveryCodesIntro: string;
+  /** The page shown again (reloaded): the codes are not shown twice. */
+  recoveryCodesShownOnce: string;
 
   // --- What scopes allow (OIDC scopes and the management right; API scopes come from the catalog)
   scopeOpenid: string;
@@ -109,6 +168,22 @@ export const en: Messages = {
   wrongCredentials: 'Wrong username or password.',
   tooManyFailedSignIns: (seconds) => `Too many failed sign-ins. For your security, try again in ${wait(seconds)}.`,
 
+  secondFactorTitle: 'Two-step verification',
+  secondFactorIntro: 'Enter the 6-digit code your authenticator app shows for this account, or one of your recovery codes.',
+  secondFactorCodeLabel: 'Verification code',
+  verifyButton: 'Verify',
+  wrongSecondFactorCode: 'That code is not right. Enter the code your app shows now, or a recovery code.',
+  malformedSecondFactorCode: 'A code from your authenticator app has 6 digits; a recovery code has 16 letters and digits.',
+
+  usePasskeyButton: 'Use a passkey',
+  passkeyInstead: 'Or confirm it is you with one of your passkeys.',
+  passkeySecondFactorIntro: 'Confirm it is you with one of your passkeys.',
+  signInWithPasskeyButton: 'Sign in with a passkey',
+  passkeySignInIntro: 'Or sign in without a password, with a passkey on this device or your phone.',
+  passkeyNotUsed: 'The passkey was not used. Try again, or choose another way to sign in.',
+  passkeyRefused: 'That passkey cannot sign you in here. Try again, or choose another way to sign in.',
+  passkeyOnlyNotAllowed: 'Signing in with a passkey alone is not turned on for your organisation. Sign in with your username and password.',
+
   consentTitle: 'Allow access?',
   consentHeading: (app) => `Allow ${app} to access your account?`,
   consentRegisteredBy: (owner) => `Registered by ${owner}`,
@@ -117,6 +192,20 @@ export const en: Messages = {
   consentNotAvailable: '(not available: you do not hold this permission)',
   allowButton: 'Allow',
   denyButton: 'Deny',
+
+  enrolTitle: 'Set up two-step verification',
+  enrolIntro: 'Your organization asks for a second step when you sign in. Scan this QR code with an authenticator app on your phone (or type the key below into it), then enter the 6-digit code it shows.',
+  enrolResetIntro: 'Your administrator reset your two-step verification. Set up your authenticator app again: scan this QR code (or type the key below), then enter the 6-digit code it shows. Your old app and recovery codes stop working.',
+  enrolQrLabel: 'QR code for your authenticator app',
+  enrolSecretLabel: 'Key to type into the app',
+  enrolCodeLabel: 'Code from your authenticator app',
+  enrolButton: 'Turn on',
+  enrolExpired: 'The setup ran out of time. Scan this new QR code and enter the code it shows.',
+  enrolWrongCode: 'That code is not right. Enter the code your app shows now for this account.',
+  enrolMalformedCode: 'A code from your authenticator app has 6 digits.',
+  recoveryCodesTitle: 'Your recovery codes',
+  recoveryCodesIntro: 'Keep these ten codes somewhere safe. If you lose your phone, each one signs you in once instead of a code from the app. They are shown only this once.',
+  recoveryCodesShownOnce: 'Your recovery codes were shown once and are not shown again. You can make new ones in the portal, under Security.',
 
   scopeOpenid: 'Know who you are (your user ID)',
   scopeProfile: 'See your name',

@@ -76,11 +76,12 @@ export function textArea(id: string, label: string, name: string, value: string,
 <textarea id="${id}" name="${name}" rows="3" maxlength="1000"${attributes}>${e(value)}</textarea>`;
 }
 
-/** The top of a signed-in page: the product, the sign-out button, who is signed in. */
+/** The top of a signed-in page: the product, the sign-out button, who is signed in, the navigation (every user has a Security page). */
 export function header(view: ViewContext, user: PageUser): string {
   return `${view.productName ? `<p class="product-name">${e(view.productName)}</p>\n` : ''}<div class="header"><h1>${e(view.t.product)}</h1>
 <form class="inline" method="post" action="${view.base}/logout">${csrfField(view)}<button class="secondary" type="submit">${e(view.t.signOut)}</button></form></div>
-<p>${e(view.t.signedInAs(user.name ?? user.sub, user.sub, user.tenant))}</p>`;
+<p>${e(view.t.signedInAs(user.name ?? user.sub, user.sub, user.tenant))}</p>
+<nav aria-label="${e(view.t.nav.label)}"><ul class="nav"><li><a href="${view.base}">${e(view.t.nav.home)}</a></li><li><a href="${view.base}/security">${e(view.t.nav.security)}</a></li></ul></nav>`;
 }
 
 /** The message the last action left for this page (a status, or an alert). */

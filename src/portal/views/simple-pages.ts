@@ -31,3 +31,15 @@ export function confirmPage(view: ViewContext, heading: string, warning: string,
 <a class="button secondary" href="${view.base}">${e(view.t.cancel)}</a>
 </form>`;
 }
+
+/** Before a destructive action after a sign-in that is not recent: why, and the way to sign in again (or back). */
+export function reauthPage(view: ViewContext, minutes: number): string {
+  const { t } = view;
+  return `<h1>${e(t.reauth.title)}</h1>
+<p>${e(t.reauth.lead(minutes))}</p>
+<p>${e(t.reauth.then)}</p>
+<form method="post" action="${view.base}/reauth">${csrfField(view)}
+<button class="primary" type="submit" autofocus>${e(t.reauth.button)}</button>
+<a class="button secondary" href="${view.base}">${e(t.cancel)}</a>
+</form>`;
+}

@@ -31,5 +31,9 @@ th .muted{font-weight:400}
 .danger{background:#a4161a;color:#fff;border-color:#7a1014}
 .filter{display:flex;gap:.6rem;align-items:end;flex-wrap:wrap}.filter select,.filter input{width:auto}.filter label{margin:0}.filter button{margin-top:0}.filter .hint,.filter .error{flex-basis:100%}.filter .field-error{max-width:16rem}
 ul.details{margin:0;padding-left:1rem}
+ul.nav{list-style:none;display:flex;gap:1.2rem;padding:0;margin:.2rem 0 1rem}
+.qr-box{max-width:14rem}.qr-box svg{width:100%;height:auto;display:block}
+ol.codes{columns:2;font-size:1.05rem;padding-left:1.6rem}ol.codes li{margin:.3rem 0}
+.actions form.inline{display:inline-block;margin-right:.6rem}
 @media (max-width:40rem){main{margin:0;border-radius:0;padding:1rem}table,thead,tbody,tr,th,td{display:block}thead{position:absolute;left:-9999px}tr{border-bottom:1px solid #d6dae3;padding:.4rem 0}th,td{border:0;padding:.2rem 0}}
 `;

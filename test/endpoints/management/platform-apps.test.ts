@@ -7,6 +7,7 @@ import { testAccounts } from '../../support/accounts.js';
 import { basic, postToken, startServer, type RunningServer } from '../../support/server.js';
 import { pkcePair, UserAgent } from '../../support/user-agent.js';
 import { signInForCode } from '../../support/sign-in.js';
+import { passSecondFactor } from '../../support/second-factor.js';
 
 const CB = 'https://apps.example/cb';
 const admin = { sub: 'admin', password: 'admin-pw', tenant: 'acme', permissions: ['integration_setup'] };
@@ -70,6 +71,8 @@ describe('the apps that serve a tenant (management API)', () => {
       const query = new URLSearchParams({ response_type: 'code', client_id: ids[name]!, redirect_uri: CB, scope: 'openid', state: 's', code_challenge: pkcePair().challenge, code_challenge_method: 'S256' });
       let step = await agent.request(`${server.oauthUrl}/authorize?${query}`);
       step = await agent.submit(step, { username: user.sub, password: user.password });
+      // An admin gives her second factor (test/support/second-factor.ts).
+      step = await passSecondFactor(agent, step, server.baseUrl, user.sub);
       // The consent page, or (consented before) straight back with a code.
       if (step.html.includes('value="allow"')) return 'may';
       const back = new URL(step.location!).searchParams;

@@ -1,7 +1,7 @@
-import { Sealer } from '../../src/http/sealed.js';
+import { Sealer } from '../../src/records/sealed.js';
 
-/** Sealed values (src/http/sealed.ts): bound to their use and purpose, opened by every key of a rotation. */
-describe('sealed values (src/http/sealed.ts)', () => {
+/** Sealed values (src/records/sealed.ts): bound to their use and purpose, opened by every key of a rotation. */
+describe('sealed values (src/records/sealed.ts)', () => {
   const keys = ['a-cookie-key-of-at-least-32-characters', 'an-older-cookie-key-of-32-characters!'];
 
   it('opens what it sealed, for the same purpose only', () => {

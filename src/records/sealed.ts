@@ -4,16 +4,17 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:
 const MAX_SEALED = 32_768;
 
 /**
- * Values sealed for the browser or the store: AES-256-GCM under a key derived from the cookie keys
- * for one use (`label`), bound to what the value is (`purpose`, the additional data), so that a
- * sealed value copied into another cookie, record or use does not open. The first key seals and
- * every key opens, so that cookie keys can rotate.
+ * Values sealed for the browser or the store: AES-256-GCM under a key derived from the keys it is
+ * given (the cookie keys, the factor keys) for one use (`label`), bound to what the value is
+ * (`purpose`, the additional data), so that a sealed value copied into another cookie, record or
+ * use does not open. The first key seals and every key opens, so that keys can rotate. It lives at
+ * the records layer so that records (a user's factors) can seal what they store.
  */
 export class Sealer {
   readonly #keys: Buffer[];
 
-  constructor(cookieKeys: readonly string[], label: string) {
-    this.#keys = cookieKeys.map((key) => createHmac('sha256', key).update(label).digest());
+  constructor(keys: readonly string[], label: string) {
+    this.#keys = keys.map((key) => createHmac('sha256', key).update(label).digest());
   }
 
   /** `value` as JSON, sealed for `purpose` (base64url: fit for a cookie). */

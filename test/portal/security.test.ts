@@ -1,0 +1,181 @@
+import { createRedisStore } from '../../adapters/redis/index.js';
+import type { Store } from '../../adapters/types.js';
+import { PORTAL_REAUTH_SECONDS, PORTAL_SESSION_SECONDS } from '../../policies/lifetimes.js';
+import { AuditTrail, DEFAULT_AUDIT_SETTINGS } from '../../src/audit/trail.js';
+import { Factors } from '../../src/factors/index.js';
+import { totpCode, totpStep } from '../../src/factors/totp.js';
+import { PASSKEY_SCRIPT_INTEGRITY, PASSKEY_SCRIPT_PATH } from '../../src/pages/passkey-script.js';
+import { PortalSessions } from '../../src/portal/sessions.js';
+import { testAccounts } from '../support/accounts.js';
+import { capturingLogger } from '../support/fixtures.js';
+import { portalSignedIn, signedInAgo, signInAgainFrom, signInAs } from '../support/portal.js';
+import { startRedis, type RedisServer } from '../support/redis.js';
+import { startServer, type RunningServer } from '../support/server.js';
+import type { UserAgent } from '../support/user-agent.js';
+
+/**
+ * The portal's Security page over HTTP on Redis (src/portal/security.ts): every user, with or
+ * without the management right, manages her own factors: the authenticator app set up with a first
+ * code (a wrong one refused), recovery codes shown once and usable once, a factor removed (after a
+ * recent sign-in), only her own; audited with her as the actor. (In Chromium, passkeys included:
+ * test/e2e/portal-security.test.ts.)
+ */
+
+const COOKIE_KEY = 'a-cookie-key-of-the-security-tests-0123456789';
+const FACTOR_KEY = 'a-factor-key-of-the-security-tests-0123456789';
+/** Users without the management right (the second-factor rule for permissions does not apply to them). */
+const reader = (sub: string) => ({ sub, password: `${sub}-password`, tenant: 'acme', claims: { name: sub.toUpperCase() }, scopes: ['scim.read'] });
+const USERS = ['ben', 'cat', 'dan', 'eli', 'fay', 'gus', 'hal'].map(reader);
+
+describe("the portal's Security page", () => {
+  let redis: RedisServer;
+  let server: RunningServer;
+  let store: Store;
+  let sessions: PortalSessions;
+  let factors: Factors;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    server = await startServer({ store: { type: 'redis', url: redis.url }, accounts: testAccounts(USERS), cookieKeys: [COOKIE_KEY], factorKeys: [FACTOR_KEY], portal: { enabled: true } });
+    store = await createRedisStore({ url: redis.url });
+    sessions = new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), [COOKIE_KEY], PORTAL_SESSION_SECONDS);
+    // The server's factors, seen from a second instance on the same Redis (to use a recovery code).
+    factors = new Factors(store.records, { keys: [FACTOR_KEY], issuerName: 'x' }, new AuditTrail(store, DEFAULT_AUDIT_SETTINGS, capturingLogger().logger, undefined));
+  }, 60_000);
+
+  afterAll(async () => {
+    await store?.close();
+    await server?.stop();
+    await redis?.stop();
+  });
+
+  const signedIn = (sub: string, code?: () => string) => portalSignedIn(server.baseUrl, sub, sub.toUpperCase(), code);
+  const post = (agent: UserAgent, path: string, fields: Record<string, string>) => agent.request(`/portal${path}`, { method: 'POST', body: new URLSearchParams(fields).toString() });
+  const owner = (sub: string) => ({ tenant: 'acme', sub });
+  const types = async (sub: string) => (await server.auth.factors.list(owner(sub))).map((entry) => entry.type).sort();
+
+  it('every user reaches it from the navigation, without the management right too: nothing set up yet, the ways to add a factor', async () => {
+    const { agent } = await signedIn('ben');
+    const home = await agent.request('/portal');
+    expect(home.html).toContain('<nav aria-label="Portal">');
+    expect(home.html).toContain('href="/portal/security"');
+    const page = await agent.request('/portal/security');
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('>Security</h2>');
+    expect(page.html).toContain('You have no second factor yet.');
+    expect(page.html).toContain('action="/portal/security/authenticator-app"');
+    expect(page.html).toContain('href="/portal/security/passkeys/new"');
+    expect(page.html).toContain('action="/portal/security/recovery-codes"');
+    // Signed out: the page is not shown, and its forms are refused.
+    const stranger = await fetch(`${server.baseUrl}/portal/security`, { redirect: 'manual' });
+    expect(stranger.status).toBe(303);
+    expect((await fetch(`${server.baseUrl}/portal/security/recovery-codes`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server.baseUrl }, body: 'csrf=x' })).status).toBe(403);
+  });
+
+  it('the authenticator app: a QR code drawn on the server and the key in text, a wrong first code refused, the right one sets it up (audited as hers)', async () => {
+    const { agent, csrf } = await signedIn('cat');
+    expect((await post(agent, '/security/authenticator-app', {})).status).toBe(403);
+    const setup = await post(agent, '/security/authenticator-app', { csrf });
+    expect(setup.status).toBe(200);
+    expect(setup.html).toMatch(/<svg role="img" aria-label="QR code for your authenticator app"[^>]*>/);
+    const secret = /id="app-key">([A-Z2-7 ]+)</.exec(setup.html)![1]!.replace(/ /g, '');
+    const right = totpCode(secret, totpStep(Date.now()));
+    const wrong = await post(agent, '/security/authenticator-app/confirm', { csrf, code: right === '000000' ? '111111' : '000000' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.html).toContain('aria-invalid="true"');
+    expect(wrong.html).toContain('that is not the code the app shows now');
+    expect(wrong.html).not.toContain(secret.slice(0, 8));
+    expect((await post(agent, '/security/authenticator-app/confirm', { csrf, code: '12' })).html).toContain('enter the six digits');
+    expect(await types('cat')).toEqual([]);
+    const done = await post(agent, '/security/authenticator-app/confirm', { csrf, code: right });
+    expect(done.url).toMatch(/\/portal\/security$/);
+    expect(done.html).toContain('Your authenticator app is set up.');
+    expect(await types('cat')).toEqual(['totp']);
+    const [added] = (await server.auth.audit.list({ tenant: 'acme', type: 'factor.added' })).events.filter((event) => event.target?.id === 'cat');
+    expect(added).toMatchObject({ actor: { type: 'user', id: 'cat' }, address: '127.0.0.1' });
+    // The code that confirmed is used: the same code again is refused by the app's check.
+    expect(await factors.verifyAuthenticatorApp(owner('cat'), right)).toEqual({ accepted: false, reason: 'replayed' });
+  });
+
+  it('recovery codes: ten, shown once in the answer, each usable once; new ones (after a recent sign-in) replace them', async () => {
+    const { agent, csrf } = await signedIn('dan');
+    const shown = await post(agent, '/security/recovery-codes', { csrf });
+    const codes = [...shown.html.matchAll(/<li><code class="secret">([^<]+)<\/code><\/li>/g)].map(([, code]) => code!);
+    expect(codes).toHaveLength(10);
+    expect(new Set(codes).size).toBe(10);
+    const page = await agent.request('/portal/security');
+    expect(page.html).toContain('10 codes left.');
+    for (const code of codes) expect(page.html).not.toContain(code);
+    expect(await factors.useRecoveryCode(owner('dan'), codes[0])).toEqual({ accepted: true });
+    expect(await factors.useRecoveryCode(owner('dan'), codes[0])).toMatchObject({ accepted: false });
+    expect((await agent.request('/portal/security')).html).toContain('9 codes left.');
+    const renewed = await post(agent, '/security/recovery-codes', { csrf });
+    const next = [...renewed.html.matchAll(/<li><code class="secret">([^<]+)<\/code><\/li>/g)].map(([, code]) => code!);
+    expect(next).toHaveLength(10);
+    expect(await factors.useRecoveryCode(owner('dan'), codes[1])).toMatchObject({ accepted: false });
+    expect(await factors.useRecoveryCode(owner('dan'), next[1])).toEqual({ accepted: true });
+  });
+
+  it('a factor removed by its id, only her own: another user\'s id is "no longer exists" and stays', async () => {
+    await server.auth.factors.enrollTotp({ tenant: 'acme', sub: 'fay' });
+    const [hers] = await server.auth.factors.list(owner('fay'));
+    const { agent, csrf } = await signedIn('eli');
+    await post(agent, '/security/recovery-codes', { csrf });
+    const gone = await post(agent, '/security/remove', { csrf, factor: hers!.id });
+    expect(gone.html).toContain('That factor no longer exists.');
+    expect(await types('fay')).toEqual(['totp']);
+    const [mine] = await server.auth.factors.list(owner('eli'));
+    const removed = await post(agent, '/security/remove', { csrf, factor: mine!.id });
+    expect(removed.url).toMatch(/\/portal\/security$/);
+    expect(removed.html).toContain('Your recovery codes were removed.');
+    expect(await types('eli')).toEqual([]);
+    const [event] = (await server.auth.audit.list({ tenant: 'acme', type: 'factor.removed' })).events.filter((entry) => entry.target?.id === 'eli');
+    expect(event).toMatchObject({ actor: { type: 'user', id: 'eli' } });
+  });
+
+  it('removing or replacing a factor after a stale sign-in: a sign-in again (with her second factor), then done once', async () => {
+    const { secret } = await server.auth.factors.enrollTotp({ tenant: 'acme', sub: 'ben' });
+    const step = totpStep(Date.now());
+    const { agent, csrf } = await signedIn('ben', () => totpCode(secret, step));
+    const [app] = await server.auth.factors.list(owner('ben'));
+    await signedInAgo(sessions, agent, PORTAL_REAUTH_SECONDS + 30);
+    // Replacing the app: the password page first, nothing started.
+    expect((await post(agent, '/security/authenticator-app', { csrf })).html).toContain('action="/portal/reauth"');
+    const login = await signInAgainFrom(agent, await post(agent, '/security/remove', { csrf, factor: app!.id }));
+    expect(login.html).toContain('name="password"');
+    expect(await types('ben')).toEqual(['totp']);
+    const done = await signInAs(agent, login, 'ben', () => totpCode(secret, step + 1));
+    expect(done.html).toContain('Your authenticator app was removed.');
+    expect(await types('ben')).toEqual([]);
+    expect((await server.auth.audit.list({ tenant: 'acme', type: 'factor.removed' })).events.filter((entry) => entry.target?.id === 'ben')).toHaveLength(1);
+  });
+
+  it('new recovery codes over a set she holds, after a stale sign-in: the old ones keep working until she signs in again', async () => {
+    const { agent, csrf } = await signedIn('hal');
+    const first = [...(await post(agent, '/security/recovery-codes', { csrf })).html.matchAll(/<li><code class="secret">([^<]+)<\/code><\/li>/g)].map(([, code]) => code!);
+    await signedInAgo(sessions, agent, PORTAL_REAUTH_SECONDS + 30);
+    const login = await signInAgainFrom(agent, await post(agent, '/security/recovery-codes', { csrf }));
+    expect(login.html).toContain('name="password"');
+    expect(await factors.useRecoveryCode(owner('hal'), first[0])).toEqual({ accepted: true });
+    const shown = await signInAs(agent, login, 'hal');
+    expect(shown.html).toContain('Your recovery codes');
+    expect(await factors.useRecoveryCode(owner('hal'), first[1])).toMatchObject({ accepted: false });
+  });
+
+  it('the passkey page loads the passkey script from our origin (nonce and integrity, in the CSP); an answer that is no credential adds nothing', async () => {
+    const { agent, csrf } = await signedIn('gus');
+    const response = await fetch(`${server.baseUrl}/portal/security/passkeys/new`, { headers: { cookie: `portal_session=${agent.cookie('portal_session')}` } });
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    const html = await response.text();
+    const nonce = /<script src="([^"]+)" nonce="([^"]+)" integrity="([^"]+)" defer><\/script>/.exec(html);
+    expect(nonce?.[1]).toBe(PASSKEY_SCRIPT_PATH);
+    expect(nonce?.[3]).toBe(PASSKEY_SCRIPT_INTEGRITY);
+    expect(response.headers.get('content-security-policy')).toContain(`script-src 'nonce-${nonce?.[2]}'`);
+    expect(html).toContain('data-passkey="create"');
+    expect((await fetch(`${server.baseUrl}${PASSKEY_SCRIPT_PATH}`)).status).toBe(200);
+    const ceremony = /name="ceremony" value="([^"]+)"/.exec(html)![1]!;
+    const refused = await post(agent, '/security/passkeys', { csrf, ceremony, name: 'Laptop', credential: '{"type":"public-key"}' });
+    expect(refused.html).toContain('The passkey was not added.');
+    expect((await server.auth.factors.list(owner('gus'))).filter((entry) => entry.type === 'passkey')).toEqual([]);
+  });
+});
