@@ -260,10 +260,14 @@ export class AuditTrail {
         ...(at !== undefined ? { cursor: at } : {}),
       });
     }));
-    // Both logs, newest first (a change before activity of the same instant), `limit` of them.
+    // Both logs, newest first, `limit` of them. Two logs' events can share a position (Redis: one
+    // stream ID each within the same millisecond): then the later `time` first, then a change
+    // before activity. Each log's cursor is its own, so a tie split across pages loses nothing.
     const merged = pages
       .flatMap((page, index) => page.events.map((event, at) => ({ log: logs[index]!, position: page.positions[at]!, event })))
-      .sort((a, b) => comparePositions(b.position, a.position) || LOGS.indexOf(a.log) - LOGS.indexOf(b.log))
+      .sort((a, b) => comparePositions(b.position, a.position)
+        || (b.event.time > a.event.time ? 1 : b.event.time < a.event.time ? -1 : 0)
+        || LOGS.indexOf(a.log) - LOGS.indexOf(b.log))
       .slice(0, limit);
     const next: CursorState = {};
     let more = false;
