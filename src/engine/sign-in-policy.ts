@@ -1,7 +1,6 @@
 import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
 import { meetsAcrValues } from '../../policies/authentication-context.js';
 import { UnmetAuthenticationRequirements } from '../../policies/errors.js';
-import { MANAGEMENT_SCOPE } from '../../policies/management.js';
 import { mustHaveSecondFactor, usedSecondFactor } from '../../policies/second-factor-rule.js';
 import type { SecondFactorRuling } from '../../policies/second-factor-rule.js';
 import type { AccountStore } from '../accounts.js';
@@ -26,13 +25,13 @@ export interface SignInPolicySetup {
  * second factor: the step had none to offer), the request ends with
  * `unmet_authentication_requirements` at the app's redirect URI: asking again would only loop.
  *
- * And the management right: a request for `manage.integrations` by a user whose tenant's rule
- * makes her have a second factor (policies/second-factor-rule.ts), with a session that did not use
- * one (a password-only sign-in from before her tenant asked for one, or before she held the
- * permission), signs her in again: the sign-in then asks for her factor or enrols her. Without it
- * the token would come without the right and the management API would refuse it. A sign-in this
- * request just went through that still has none (nothing to offer) goes on: the token is issued
- * without the right (src/grants/named-user.ts), never a loop.
+ * And the tenant's second-factor rule: a request by a user whose tenant's rule makes her have a
+ * second factor (policies/second-factor-rule.ts), with a session that did not use one (a
+ * password-only sign-in from before her tenant asked for one, or before she held a management
+ * permission), signs her in again: the sign-in then asks for her factor or enrols her. A session
+ * is never a way around a rule made stricter after it began. A sign-in this request just went
+ * through that still has none (nothing to offer) goes on: a token is issued, without the
+ * management right (src/grants/named-user.ts), never a loop.
  */
 export function signInPolicy(setup: SignInPolicySetup = {}): interactionPolicy.DefaultPolicy {
   const policy = interactionPolicy.base();
@@ -52,12 +51,11 @@ export function signInPolicy(setup: SignInPolicySetup = {}): interactionPolicy.D
   if (!accounts || !ruleOf) return policy;
   login.checks.add(new interactionPolicy.Check(
     'second_factor',
-    'the management right needs a sign-in with a second factor',
+    'the tenant\'s rule asks for a sign-in with a second factor',
     'login_required',
     engineErrors(async (ctx: KoaContextWithOIDC) => {
-      const { params, session, result } = ctx.oidc;
-      const asked = typeof params?.scope === 'string' && params.scope.split(' ').includes(MANAGEMENT_SCOPE);
-      if (!asked || !session?.accountId || result?.login || usedSecondFactor(session.amr)) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      const { session, result } = ctx.oidc;
+      if (!session?.accountId || result?.login || usedSecondFactor(session.amr)) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
       const account = await accounts.findAccount(session.accountId);
       if (!account || !mustHaveSecondFactor((await ruleOf(account.tenant)).secondFactor, account)) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
       return interactionPolicy.Check.REQUEST_PROMPT;

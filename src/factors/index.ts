@@ -268,13 +268,14 @@ export class Factors {
    * (an enrolment started before is replaced). `account`: what the app shows beside the issuer
    * (the user's username or e-mail address).
    */
-  async startAuthenticatorApp(owner: FactorOwner, account: string): Promise<AuthenticatorAppEnrolment> {
+  async startAuthenticatorApp(owner: FactorOwner, account: string, boundTo?: string): Promise<AuthenticatorAppEnrolment> {
     const who = checkedOwner(owner);
     checkedAccountName(account);
     const secret = newTotpSecret();
     const expiresAt = this.#now() + TOTP_ENROLMENT_SECONDS * 1000;
     const sealed = this.#seal(who, 'pending', secret);
-    await this.#records.change(who, (record) => ({ next: { ...record, pendingAuthenticatorApp: { secret: sealed, expiresAt } }, result: undefined }));
+    const pending = { secret: sealed, expiresAt, ...(boundTo !== undefined ? { boundTo } : {}) };
+    await this.#records.change(who, (record) => ({ next: { ...record, pendingAuthenticatorApp: pending }, result: undefined }));
     const uri = totpUri(secret, this.#issuerName, account);
     return { secret, uri, qrSvg: await totpQrSvg(uri), expiresAt: new Date(expiresAt).toISOString() };
   }
@@ -282,14 +283,15 @@ export class Factors {
   /**
    * The authenticator app's enrolment under way for `owner`, to show again (the sign-in's
    * enrolment page reloaded, or shown with an error: the app she scanned stays the one to
-   * confirm); a new one when none is pending or it ends within a minute.
+   * confirm); a new one when none is pending for `boundTo` or it ends within a minute.
    */
-  async authenticatorAppEnrolment(owner: FactorOwner, account: string): Promise<AuthenticatorAppEnrolment> {
+  async authenticatorAppEnrolment(owner: FactorOwner, account: string, boundTo: string): Promise<AuthenticatorAppEnrolment> {
     const who = checkedOwner(owner);
     checkedAccountName(account);
     const pending = (await this.#records.read(who))?.pendingAuthenticatorApp;
-    const secret = pending && pending.expiresAt - this.#now() > TOTP_ENROLMENT_SHOWN_AGAIN_SECONDS * 1000 ? this.#open(who, 'pending', pending.secret) : undefined;
-    if (!pending || secret === undefined) return this.startAuthenticatorApp(owner, account);
+    const ours = pending?.boundTo === boundTo && pending.expiresAt - this.#now() > TOTP_ENROLMENT_SHOWN_AGAIN_SECONDS * 1000;
+    const secret = ours ? this.#open(who, 'pending', pending.secret) : undefined;
+    if (!pending || secret === undefined) return this.startAuthenticatorApp(owner, account, boundTo);
     const uri = totpUri(secret, this.#issuerName, account);
     return { secret, uri, qrSvg: await totpQrSvg(uri), expiresAt: new Date(pending.expiresAt).toISOString() };
   }
@@ -301,12 +303,24 @@ export class Factors {
    * `replaceAll`: the enrolment completes a reset (a tenant admin's, `requestReset`): in the same
    * change every other factor goes (`factor.reset`, by `by`, before `factor.added`) and the
    * request is cleared, so that she never holds both or neither.
+   * `boundTo`: only an enrolment started there is confirmed. `onlyWhenNeeded` (the sign-in's
+   * enrolment, which the password alone reaches): refused, and the enrolment dropped, unless she
+   * still holds no app or passkey (or, with `replaceAll`, the reset is still asked for), so that a
+   * sign-in started before she enrolled cannot add or swap a factor afterwards.
    */
-  async confirmAuthenticatorApp(owner: FactorOwner, code: unknown, by: AuditContext, { replaceAll = false }: { replaceAll?: boolean } = {}): Promise<FactorCheck> {
+  async confirmAuthenticatorApp(
+    owner: FactorOwner, code: unknown, by: AuditContext,
+    { replaceAll = false, boundTo, onlyWhenNeeded = false }: { replaceAll?: boolean; boundTo?: string; onlyWhenNeeded?: boolean } = {},
+  ): Promise<FactorCheck> {
     const who = checkedOwner(owner);
     return this.#records.change<FactorCheck>(who, async (record) => {
       const pending = record.pendingAuthenticatorApp;
-      if (!pending) return { next: 'unchanged', result: { accepted: false, reason: 'not_enrolled' } };
+      if (!pending || pending.boundTo !== boundTo) return { next: 'unchanged', result: { accepted: false, reason: 'not_enrolled' } };
+      const needed = replaceAll ? record.resetRequestedAt !== undefined : !record.authenticatorApp && record.passkeys.length === 0;
+      if (onlyWhenNeeded && !needed) {
+        const { pendingAuthenticatorApp: _dropped, ...rest } = record;
+        return { next: rest, result: { accepted: false, reason: 'not_enrolled' } };
+      }
       const now = this.#now();
       if (now > pending.expiresAt) {
         const { pendingAuthenticatorApp: _gone, ...rest } = record;

@@ -1,14 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type * as WebAuthn from '@simplewebauthn/server';
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransport,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { AlreadyConsumed, type Store } from '../../adapters/types.js';
 import { constantTimeEqual } from '../../policies/constant-time.js';
@@ -17,6 +14,13 @@ import { ValidationError } from '../../policies/errors.js';
 import { factorChanged, secondFactorFailed } from '../audit/events.js';
 import type { AuditContext, AuditTrail } from '../audit/trail.js';
 import { checkedOwner, FactorRecords, type FactorOwner, type StoredPasskey } from './record.js';
+
+/**
+ * The WebAuthn library, loaded at the first ceremony: it is half a second of start-up on its own,
+ * which a server whose users never use a passkey should not pay.
+ */
+let webauthn: Promise<typeof WebAuthn> | undefined;
+const webAuthn = () => (webauthn ??= import('@simplewebauthn/server'));
 
 /*
  * PASSKEYS (WebAuthn): register a user's passkeys, and sign in with one, as the second factor
@@ -170,7 +174,7 @@ export class Passkeys {
     }
     const record = await this.#records.read(who);
     const handle = record?.passkeyUserHandle ?? randomBytes(32).toString('base64url');
-    const options = await generateRegistrationOptions({
+    const options = await (await webAuthn()).generateRegistrationOptions({
       rpName: this.settings.rpName,
       rpID: this.#rp.rpID,
       userName,
@@ -199,7 +203,7 @@ export class Passkeys {
     if (!entry || typeof entry.handle !== 'string') return { accepted: false, reason: 'expired' };
     let verified;
     try {
-      verified = await verifyRegistrationResponse({
+      verified = await (await webAuthn()).verifyRegistrationResponse({
         response: response as unknown as RegistrationResponseJSON,
         expectedChallenge: entry.challenge,
         expectedOrigin: this.#rp.origin,
@@ -246,7 +250,7 @@ export class Passkeys {
     const known = 'sub' in owner;
     const who = known ? checkedOwner(owner) : checkedOwner({ tenant: owner.tenant, sub: '-' });
     const passkeys = known ? ((await this.#records.read(who))?.passkeys ?? []) : [];
-    const options = await generateAuthenticationOptions({
+    const options = await (await webAuthn()).generateAuthenticationOptions({
       rpID: this.#rp.rpID,
       allowCredentials: passkeys.map((passkey) => ({ id: passkey.id, ...(passkey.transports ? { transports: passkey.transports } : {}) })) as Array<{ id: string; transports?: AuthenticatorTransport[] }>,
       userVerification: known ? 'preferred' : 'required',
@@ -283,7 +287,7 @@ export class Passkeys {
     if (answer.response.userHandle !== undefined && !(record.passkeyUserHandle && constantTimeEqual(answer.response.userHandle, record.passkeyUserHandle))) return refuse('wrong', who);
     let verified;
     try {
-      verified = await verifyAuthenticationResponse({
+      verified = await (await webAuthn()).verifyAuthenticationResponse({
         response: answer,
         expectedChallenge: entry.challenge,
         expectedOrigin: this.#rp.origin,

@@ -49,6 +49,12 @@ export interface PendingAuthenticatorApp {
   secret: string;
   /** Epoch ms after which the enrolment must start again. */
   expiresAt: number;
+  /**
+   * What the enrolment belongs to (a sign-in's interaction, the portal): only there is it shown
+   * again and confirmed, so that another sign-in with her password neither sees her new secret
+   * nor confirms it.
+   */
+  boundTo?: string;
 }
 
 /** The recovery codes of a user: the HMACs of those not yet used. */

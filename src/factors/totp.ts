@@ -1,5 +1,4 @@
 import { HOTP, Secret, TOTP } from 'otpauth';
-import QRCode from 'qrcode';
 import { constantTimeEqual } from '../../policies/constant-time.js';
 
 /*
@@ -55,7 +54,9 @@ export function totpUri(secret: string, issuer: string, account: string): string
 }
 
 /** The URI as a QR code, an SVG drawn here (no image service sees the secret). */
-export function totpQrSvg(uri: string): Promise<string> {
+export async function totpQrSvg(uri: string): Promise<string> {
+  // Loaded at the first enrolment, not at start-up.
+  const { default: QRCode } = await import('qrcode');
   return QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
 }
 

@@ -16,11 +16,14 @@ import { appSetupPage, newPasskeyPage, recoveryCodesPage, securityPage as securi
  * the tokens of her sign-in named them); every change is audited with her as the actor and the
  * browser's address.
  *
- * Removing a factor, or replacing one (a new app, new recovery codes: the old ones stop working),
- * needs a recent sign-in (src/portal/reauth.ts): a session left open must not be enough to take a
- * factor away. Adding one does not (it makes the account stronger, and a user who has none yet
- * must be able to add one right after signing in).
+ * Every change of a factor, adding one too, needs a recent sign-in (src/portal/reauth.ts): a
+ * session left open must not be enough to take a factor away, nor to add one of someone else's
+ * (a passkey added by whoever sits at the screen would sign in as her, alone where the tenant
+ * allows passkeys alone). Right after signing in there is no detour.
  */
+
+/** What the portal's enrolments of an authenticator app belong to (never a sign-in's). */
+const PORTAL_ENROLMENT = 'portal';
 
 /** The session's user as the factors' owner, or undefined when her tokens named no tenant. */
 function ownerOf(now: Current): FactorOwner | undefined {
@@ -50,14 +53,14 @@ export async function securityPage(kit: PortalKit, { ctx, now }: PortalCall): Pr
   kit.pages.send(ctx, kit.t.security.title, securityView(kit.pages.view(now.session), now.session.user!, { summary, list, notice }));
 }
 
-/** POST /security/authenticator-app: a new app's setup (a recent sign-in first when it replaces one). */
+/** POST /security/authenticator-app: a new app's setup (after a recent sign-in). */
 export async function startApp(kit: PortalKit, call: PortalCall): Promise<void> {
   const { ctx, now } = call;
   const owner = ownerOf(now);
   if (!owner) return noOwner(kit, call);
+  if (!(await freshOrSignInAgain(kit, call))) return;
   const replaces = (await kit.setup.factors.summary(owner)).authenticatorApp !== undefined;
-  if (replaces && !(await freshOrSignInAgain(kit, call))) return;
-  const enrolment = await kit.setup.factors.startAuthenticatorApp(owner, owner.sub);
+  const enrolment = await kit.setup.factors.startAuthenticatorApp(owner, owner.sub, PORTAL_ENROLMENT);
   await kit.cookies.save(ctx, now);
   // The key is on this page only (no-store): it is kept nowhere in clear.
   kit.pages.send(ctx, kit.t.securityApp.setupTitle, appSetupPage(kit.pages.view(now.session), { qrSvg: enrolment.qrSvg, secret: enrolment.secret, expiresAt: enrolment.expiresAt, replaces }));
@@ -69,7 +72,7 @@ export async function confirmApp(kit: PortalKit, call: PortalCall): Promise<void
   const owner = ownerOf(now);
   if (!owner) return noOwner(kit, call);
   const words = kit.t.securityApp;
-  const check = await kit.setup.factors.confirmAuthenticatorApp(owner, form.get('code') ?? '', byUser(kit, owner));
+  const check = await kit.setup.factors.confirmAuthenticatorApp(owner, form.get('code') ?? '', byUser(kit, owner), { boundTo: PORTAL_ENROLMENT });
   if (check.accepted) return done(kit, ctx, now, words.added, 'ok', '/security');
   if (check.reason === 'not_enrolled' || check.reason === 'expired') return done(kit, ctx, now, words.expired, 'error', '/security');
   // A wrong code: the same setup goes on (the key is not shown again: the app has it already).
@@ -80,13 +83,12 @@ export async function confirmApp(kit: PortalKit, call: PortalCall): Promise<void
   }), { status: 400 });
 }
 
-/** POST /security/recovery-codes: ten new codes, shown this once (a recent sign-in first when they replace a set). */
+/** POST /security/recovery-codes: ten new codes, shown this once (after a recent sign-in). */
 export async function newRecoveryCodes(kit: PortalKit, call: PortalCall): Promise<void> {
   const { ctx, now } = call;
   const owner = ownerOf(now);
   if (!owner) return noOwner(kit, call);
-  const replaces = (await kit.setup.factors.summary(owner)).recoveryCodes !== undefined;
-  if (replaces && !(await freshOrSignInAgain(kit, call))) return;
+  if (!(await freshOrSignInAgain(kit, call))) return;
   const codes = await kit.setup.factors.newRecoveryCodes(owner, byUser(kit, owner));
   await kit.cookies.save(ctx, now);
   // Shown in the answer to the POST (no-store), never kept: only their hashes are.
@@ -98,8 +100,10 @@ export async function newPasskey(kit: PortalKit, call: PortalCall): Promise<void
   const { ctx, now } = call;
   const owner = ownerOf(now);
   if (!owner) return noOwner(kit, call);
-  const user = now.session.user!;
-  const { ceremony, options } = await kit.setup.passkeys.registrationOptions(owner, owner.sub, user.name ?? owner.sub);
+  const name = now.session.user!.name?.trim();
+  // Her name as her tokens gave it, where it can be one (1 to 255 characters), else her sub.
+  const displayName = name && name.length <= 255 ? name : owner.sub;
+  const { ceremony, options } = await kit.setup.passkeys.registrationOptions(owner, owner.sub, displayName);
   await kit.cookies.save(ctx, now);
   kit.pages.send(ctx, kit.t.securityPasskeys.addTitle, newPasskeyPage(kit.pages.view(now.session), ceremony, options), { passkeyScript: true });
 }
@@ -114,11 +118,15 @@ function credentialOf(text: string | undefined): unknown {
   }
 }
 
-/** POST /security/passkeys: the browser's new credential, checked against its ceremony, stored. */
+/**
+ * POST /security/passkeys: the browser's new credential, checked against its ceremony, stored
+ * (after a recent sign-in: kept meanwhile, done when she is back within the ceremony's time).
+ */
 export async function addPasskey(kit: PortalKit, call: PortalCall): Promise<void> {
   const { ctx, now, form } = call;
   const owner = ownerOf(now);
   if (!owner) return noOwner(kit, call);
+  if (!(await freshOrSignInAgain(kit, call))) return;
   const words = kit.t.securityPasskeys;
   let outcome;
   try {

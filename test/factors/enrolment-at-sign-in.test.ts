@@ -10,6 +10,7 @@ import { STORE_KINDS } from '../support/stores.js';
 const KEY = 'factor-key-of-the-enrolment-unit-0123456789';
 const owner = { tenant: 'acme', sub: 'eli' };
 const START = Math.floor(Date.UTC(2026, 0, 5, 9) / 30_000) * 30_000 + 15_000;
+const HERE = 'sign-in:here';
 const SELF = { actor: { type: 'user' as const, id: 'eli' } };
 
 /**
@@ -37,29 +38,29 @@ describe.each(STORE_KINDS)('Factors at the sign-in\'s enrolment (%s store)', (ki
   });
 
   it('shows the enrolment under way again while it has more than the shown-again time left, then a new one', async () => {
-    const first = await factors.authenticatorAppEnrolment(owner, 'eli@acme.example');
+    const first = await factors.authenticatorAppEnrolment(owner, 'eli@acme.example', HERE);
     clock.now += 1000;
-    expect((await factors.authenticatorAppEnrolment(owner, 'eli@acme.example')).secret).toBe(first.secret);
+    expect((await factors.authenticatorAppEnrolment(owner, 'eli@acme.example', HERE)).secret).toBe(first.secret);
     // Just past the point where too little time is left: a new secret (not one that ends as she types).
     clock.now = Date.parse(first.expiresAt) - TOTP_ENROLMENT_SHOWN_AGAIN_SECONDS * 1000;
-    const renewed = await factors.authenticatorAppEnrolment(owner, 'eli@acme.example');
+    const renewed = await factors.authenticatorAppEnrolment(owner, 'eli@acme.example', HERE);
     expect(renewed.secret).not.toBe(first.secret);
     expect(Date.parse(renewed.expiresAt)).toBe(clock.now + TOTP_ENROLMENT_SECONDS * 1000);
     // The old one no longer confirms; the new one does.
-    expect(await factors.confirmAuthenticatorApp(owner, totpCode(first.secret, totpStep(clock.now)), SELF)).toMatchObject({ accepted: false });
-    expect(await factors.confirmAuthenticatorApp(owner, totpCode(renewed.secret, totpStep(clock.now)), SELF)).toEqual({ accepted: true });
+    expect(await factors.confirmAuthenticatorApp(owner, totpCode(first.secret, totpStep(clock.now)), SELF, { boundTo: HERE })).toMatchObject({ accepted: false });
+    expect(await factors.confirmAuthenticatorApp(owner, totpCode(renewed.secret, totpStep(clock.now)), SELF, { boundTo: HERE })).toEqual({ accepted: true });
   });
 
   it('a first code that completes a reset: everything she held goes with the request, audited (factor.reset by her, before factor.added)', async () => {
     await factors.enrollTotp(owner, 'eli', SELF);
     const oldCodes = await factors.newRecoveryCodes(owner, SELF);
     expect(await factors.requestReset(owner, { actor: { type: 'user', id: 'admin' } })).toBe(true);
-    const { secret } = await factors.authenticatorAppEnrolment(owner, 'eli');
+    const { secret } = await factors.authenticatorAppEnrolment(owner, 'eli', HERE);
     events.length = 0;
     // A wrong code changes nothing: what she held stays, the request too.
-    expect(await factors.confirmAuthenticatorApp(owner, '000000' === totpCode(secret, totpStep(clock.now)) ? '111111' : '000000', SELF, { replaceAll: true })).toMatchObject({ accepted: false });
+    expect(await factors.confirmAuthenticatorApp(owner, '000000' === totpCode(secret, totpStep(clock.now)) ? '111111' : '000000', SELF, { replaceAll: true, boundTo: HERE, onlyWhenNeeded: true })).toMatchObject({ accepted: false });
     expect((await factors.summary(owner))).toMatchObject({ resetRequested: true, recoveryCodes: { remaining: 10 } });
-    expect(await factors.confirmAuthenticatorApp(owner, totpCode(secret, totpStep(clock.now)), SELF, { replaceAll: true })).toEqual({ accepted: true });
+    expect(await factors.confirmAuthenticatorApp(owner, totpCode(secret, totpStep(clock.now)), SELF, { replaceAll: true, boundTo: HERE, onlyWhenNeeded: true })).toEqual({ accepted: true });
     const summary = await factors.summary(owner);
     expect(summary).toMatchObject({ resetRequested: false, recoveryCodes: undefined, passkeys: [] });
     expect(summary.authenticatorApp).toBeDefined();
@@ -73,8 +74,34 @@ describe.each(STORE_KINDS)('Factors at the sign-in\'s enrolment (%s store)', (ki
 
   it('without replaceAll, a first code keeps what else she holds (an enrolment that is not a reset)', async () => {
     await factors.newRecoveryCodes(owner, SELF);
-    const { secret } = await factors.authenticatorAppEnrolment(owner, 'eli');
-    expect(await factors.confirmAuthenticatorApp(owner, totpCode(secret, totpStep(clock.now)), SELF)).toEqual({ accepted: true });
+    const { secret } = await factors.authenticatorAppEnrolment(owner, 'eli', HERE);
+    expect(await factors.confirmAuthenticatorApp(owner, totpCode(secret, totpStep(clock.now)), SELF, { boundTo: HERE, onlyWhenNeeded: true })).toEqual({ accepted: true });
     expect(await factors.summary(owner)).toMatchObject({ recoveryCodes: { remaining: 10 } });
+  });
+
+  it('an enrolment belongs to where it started: another sign-in neither sees its secret nor confirms it', async () => {
+    const mine = await factors.authenticatorAppEnrolment(owner, 'eli', HERE);
+    const code = totpCode(mine.secret, totpStep(clock.now));
+    expect(await factors.confirmAuthenticatorApp(owner, code, SELF, { boundTo: 'sign-in:elsewhere', onlyWhenNeeded: true })).toEqual({ accepted: false, reason: 'not_enrolled' });
+    expect(await factors.confirmAuthenticatorApp(owner, code, SELF)).toEqual({ accepted: false, reason: 'not_enrolled' });
+    const theirs = await factors.authenticatorAppEnrolment(owner, 'eli', 'sign-in:elsewhere');
+    expect(theirs.secret).not.toBe(mine.secret);
+  });
+
+  it('a sign-in begun before she enrolled cannot add an app after, nor a stale reset wipe what she set up', async () => {
+    const stale = await factors.authenticatorAppEnrolment(owner, 'eli', HERE);
+    // Meanwhile she enrolled elsewhere (the host's enrolment here).
+    await factors.enrollTotp(owner, 'eli', SELF);
+    const before = await factors.list(owner);
+    expect(await factors.confirmAuthenticatorApp(owner, totpCode(stale.secret, totpStep(clock.now)), SELF, { boundTo: HERE, onlyWhenNeeded: true })).toEqual({ accepted: false, reason: 'not_enrolled' });
+    expect(await factors.list(owner)).toEqual(before);
+    // A reset asked for and completed: a second completion of the same reset finds nothing to do.
+    await factors.requestReset(owner, { actor: { type: 'user', id: 'admin' } });
+    const first = await factors.authenticatorAppEnrolment(owner, 'eli', HERE);
+    expect(await factors.confirmAuthenticatorApp(owner, totpCode(first.secret, totpStep(clock.now)), SELF, { replaceAll: true, boundTo: HERE, onlyWhenNeeded: true })).toEqual({ accepted: true });
+    const done = await factors.list(owner);
+    const again = await factors.authenticatorAppEnrolment(owner, 'eli', 'sign-in:other');
+    expect(await factors.confirmAuthenticatorApp(owner, totpCode(again.secret, totpStep(clock.now)), SELF, { replaceAll: true, boundTo: 'sign-in:other', onlyWhenNeeded: true })).toEqual({ accepted: false, reason: 'not_enrolled' });
+    expect(await factors.list(owner)).toEqual(done);
   });
 });

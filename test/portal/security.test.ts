@@ -25,7 +25,7 @@ const COOKIE_KEY = 'a-cookie-key-of-the-security-tests-0123456789';
 const FACTOR_KEY = 'a-factor-key-of-the-security-tests-0123456789';
 /** Users without the management right (the second-factor rule for permissions does not apply to them). */
 const reader = (sub: string) => ({ sub, password: `${sub}-password`, tenant: 'acme', claims: { name: sub.toUpperCase() }, scopes: ['scim.read'] });
-const USERS = ['ben', 'cat', 'dan', 'eli', 'fay', 'gus', 'hal'].map(reader);
+const USERS = ['ben', 'cat', 'dan', 'eli', 'fay', 'gus', 'hal', 'ivy'].map(reader);
 
 describe("the portal's Security page", () => {
   let redis: RedisServer;
@@ -148,6 +148,15 @@ describe("the portal's Security page", () => {
     expect(done.html).toContain('Your authenticator app was removed.');
     expect(await types('ben')).toEqual([]);
     expect((await server.auth.audit.list({ tenant: 'acme', type: 'factor.removed' })).events.filter((entry) => entry.target?.id === 'ben')).toHaveLength(1);
+  });
+
+  it('adding a factor, the first one too, after a stale sign-in: nothing added until she signs in again (a session left open adds no one else\'s passkey)', async () => {
+    const { agent, csrf } = await signedIn('ivy');
+    await signedInAgo(sessions, agent, PORTAL_REAUTH_SECONDS + 30);
+    expect((await post(agent, '/security/authenticator-app', { csrf })).html).toContain('action="/portal/reauth"');
+    expect((await post(agent, '/security/recovery-codes', { csrf })).html).toContain('action="/portal/reauth"');
+    expect((await post(agent, '/security/passkeys', { csrf, ceremony: 'x', credential: '{}', name: 'Not hers' })).html).toContain('action="/portal/reauth"');
+    expect(await types('ivy')).toEqual([]);
   });
 
   it('new recovery codes over a set she holds, after a stale sign-in: the old ones keep working until she signs in again', async () => {

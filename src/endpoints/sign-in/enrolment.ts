@@ -78,8 +78,6 @@ export interface EnrolmentSetup {
   brands?: Brands | undefined;
   addressOf: (ctx: Context) => string;
   issueCsrf: (ctx: Context) => string;
-  /** Whether this browser signed in as the user of `hint` before (the throttle's known device). */
-  knownDevice: (ctx: Context, hint: string) => boolean;
   /** A refused sign-in, audited (throttled). */
   refused: (app: AppRegistration, address: string, windowSeconds: number) => void;
   /** Finishes the sign-in with these methods. */
@@ -100,10 +98,12 @@ export function enrolmentSteps(setup: EnrolmentSetup) {
   const { path, factors, throttle } = setup;
   const by = (ctx: Context, enrolment: Enrolment): AuditContext => ({ actor: { type: 'user', id: enrolment.accountId }, address: setup.addressOf(ctx) });
   const ownerOf = (enrolment: Enrolment) => ({ tenant: enrolment.tenant, sub: enrolment.accountId });
+  // The enrolment's secret belongs to this sign-in (its interaction) alone.
+  const boundTo = (enrolment: Enrolment) => `sign-in:${enrolment.uid}`;
 
   async function showApp(ctx: Context, enrolment: Enrolment, app: AppRegistration, error?: (t: Messages) => string, status = 200): Promise<void> {
     const account = await setup.accounts?.findAccount(enrolment.accountId);
-    const { qrSvg, secret } = await factors.authenticatorAppEnrolment(ownerOf(enrolment), accountName(account, enrolment.accountId));
+    const { qrSvg, secret } = await factors.authenticatorAppEnrolment(ownerOf(enrolment), accountName(account, enrolment.accountId), boundTo(enrolment));
     const locale = localeOf(ctx);
     sendPage(ctx, enrolmentPage({
       action: `${path}/${enrolment.uid}/enrol`, csrf: setup.issueCsrf(ctx), appName: app.name, redirectUris: app.redirectUris,
@@ -157,14 +157,16 @@ export function enrolmentSteps(setup: EnrolmentSetup) {
         return;
       }
       const address = setup.addressOf(ctx);
-      const wait = await throttle.wait(enrolment.hint, address, setup.knownDevice(ctx, enrolment.hint));
+      // The username's limit always holds here: a browser that signed in as her before (with the
+      // password alone) must not guess at the code she is setting up past it.
+      const wait = await throttle.wait(enrolment.hint, address, false);
       if (wait !== undefined) {
         setup.refused(app, address, wait);
         ctx.set('Retry-After', String(wait));
         await showApp(ctx, enrolment, app, (t) => t.tooManyFailedSignIns(wait), 429);
         return;
       }
-      const check = await factors.confirmAuthenticatorApp(ownerOf(enrolment), form.get('code') ?? '', by(ctx, enrolment), { replaceAll: enrolment.reset });
+      const check = await factors.confirmAuthenticatorApp(ownerOf(enrolment), form.get('code') ?? '', by(ctx, enrolment), { replaceAll: enrolment.reset, boundTo: boundTo(enrolment), onlyWhenNeeded: true });
       if (!check.accepted) {
         if (check.reason === 'malformed') {
           await showApp(ctx, enrolment, app, (t) => t.enrolMalformedCode, 400);

@@ -330,7 +330,10 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const { interaction, passed } = await passedStep(ctx, uid);
     const app = await appOf(interaction.params.client_id);
     const address = setup.addressOf(ctx);
-    const wait = await throttle.wait(passed.hint, address, ctx.cookies.get(DEVICE_COOKIE, { signed: true }) === passed.hint);
+    // The username's limit always holds for codes: a browser that signed in as her before (a known
+    // device, which the password step lets past someone else's guesses) is no reason to let it
+    // guess at her second factor beyond that limit.
+    const wait = await throttle.wait(passed.hint, address, false);
     if (wait !== undefined) {
       signInRefused(app, address, 'throttled', wait);
       ctx.set('Retry-After', String(wait));
@@ -431,7 +434,6 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
 
   const enrolment = enrolmentSteps({
     path, accounts, factors, rules: setup.rules, throttle, brands: setup.brands, addressOf: setup.addressOf, issueCsrf,
-    knownDevice: (ctx, hint) => ctx.cookies.get(DEVICE_COOKIE, { signed: true }) === hint,
     refused: (app, address, wait) => signInRefused(app, address, 'throttled', wait),
     signedIn,
     stepOver: () => {

@@ -251,8 +251,14 @@ describe.each(STORE_KINDS)('enrolment after the password (%s store)', (kind) => 
     const admin = await start();
     const second = await password(admin, 'axl');
     const token = (await tokensOf(admin, await admin.agent.submit(second, { csrf: /name="csrf" value="([^"]+)"/.exec(second.html)![1]!, method: 'otp', code: code(secret) }))).access_token;
+    // Ben's session (the password alone) does while the rule lets it...
+    const silentBen = await start('openid', plain.agent, { prompt: 'none' });
+    expect(new URL(silentBen.step.location!).searchParams.get('code')).toBeTruthy();
     expect((await api('tenant-settings', token, { method: 'PUT', body: { second_factor: 'required' } })).status).toBe(200);
     try {
+      // ...and no longer once it asks him for a second factor: he signs in again.
+      const stale = await start('openid', plain.agent, { prompt: 'none' });
+      expect(new URL(stale.step.location!).searchParams.get('error')).toBe('login_required');
       const now = await start('openid');
       const benPage = await password(now, 'ben');
       expect(isEnrolment(benPage)).toBe(true);
@@ -285,10 +291,10 @@ describe.each(STORE_KINDS)('enrolment after the password (%s store)', (kind) => 
     expect(refused.status).toBe(403);
     expect(refused.headers.get('www-authenticate')).toContain('insufficient_scope');
 
-    // The same browser asks again: her session (the password alone) does not do for the right any
-    // more, she signs in again; a request without the right goes on with the session.
-    const plainAgain = await start('openid', started.agent);
-    expect(new URL(plainAgain.step.location!).searchParams.get('code')).toBeTruthy();
+    // The same browser asks again: her session (the password alone) does not do any more, not even
+    // for a request without the right (a session is no way around a rule made stricter).
+    const plainAgain = await start('openid', started.agent, { prompt: 'none' });
+    expect(new URL(plainAgain.step.location!).searchParams.get('error')).toBe('login_required');
     const silent = await start('openid manage.integrations', started.agent, { prompt: 'none' });
     expect(new URL(silent.step.location!).searchParams.get('error')).toBe('login_required');
     const again = await start('openid manage.integrations', started.agent);

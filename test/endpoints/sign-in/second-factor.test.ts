@@ -312,6 +312,27 @@ describe('the second factor of a sign-in (redis store)', () => {
     }
   });
 
+  it('a browser that signed in as her before (known device) is held by the username limit on codes all the same', async () => {
+    const limited = await serverOn({ rateLimits: { authorize: false, failedSignIn: { perUsername: { max: 3, windowSeconds: 60 }, perAddress: { max: 100, windowSeconds: 60 } } } });
+    try {
+      const secret = await enrolled('jon', limited.otherFactors);
+      const agent = new UserAgent(limited.started.baseUrl);
+      // A whole sign-in first: this browser is now a known device of hers.
+      const first = await start(agent, {}, limited.configuration);
+      const signedIn = await code(agent, await password(agent, first.step, 'jon'), codeNow(secret));
+      expect(signedIn.location).toBeDefined();
+      const again = await start(agent, { prompt: 'login' }, limited.configuration);
+      let page = await password(agent, again.step, 'jon');
+      expect(isSecondFactorPage(page)).toBe(true);
+      const wrong = codeNow(secret) === '000000' ? '111111' : '000000';
+      for (let i = 0; i < 3; i += 1) expect((page = await submitCode(agent, page, wrong)).status).toBe(401);
+      expect((await submitCode(agent, page, wrong)).status).toBe(429);
+    } finally {
+      await limited.otherStore.close();
+      await limited.started.stop();
+    }
+  });
+
   it('nothing secret in the logs, the audit trail or the store\'s interaction records: no factor secret, no code, no recovery code', async () => {
     expect(secrets.length).toBeGreaterThan(10);
     const { events: all } = await server.auth.audit.list({ tenant: TENANT });
