@@ -26,7 +26,7 @@ import { signInFailed, signInSucceeded } from '../../audit/events.js';
 import { signInSignals, type AuthenticationMethod } from '../../../policies/authentication-context.js';
 import { holdsSecondFactor, type Factors } from '../../factors/index.js';
 import type { PasskeyOffer } from '../../pages/sign-in.js';
-import type { PasskeySteps } from './passkey-steps.js';
+import { PASSKEY_FORM_BYTES, type PasskeySteps } from './passkey-steps.js';
 import type { SecondFactorRules } from '../../records/tenant-settings.js';
 import { enrolmentOf, enrolmentSteps } from './enrolment.js';
 
@@ -477,7 +477,10 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     interactionStep: (ctx, { uid, step }) => page(ctx, async () => {
       if (!UID.test(uid!) || !STEPS.has(step!)) throw new PageError(404, 'signInPageMissing');
       if (ctx.request.type.toLowerCase() !== 'application/x-www-form-urlencoded') throw new PageError(415, 'formEncoding');
-      const form = await readForm(ctx, setup.formLimit);
+      // A passkey's answer (a credential ID of up to 1,023 bytes, twice, a signature, all encoded
+      // twice over) is larger than the other forms: its steps take up to PASSKEY_FORM_BYTES.
+      const passkeyStep = step === 'passkey' || step === 'passkey-sign-in';
+      const form = await readForm(ctx, passkeyStep ? Math.max(setup.formLimit, PASSKEY_FORM_BYTES) : setup.formLimit);
       const refusal = csrfTokens.refusal(ctx, form.get('csrf'));
       if (refusal) throw new PageError(403, refusal === 'other_site' ? 'formFromOtherSite' : 'formExpired');
       if (step === 'enrol' || step === 'enrolled') return enrolStep(ctx, uid!, step, form);

@@ -6,6 +6,12 @@ import type { Form } from '../../http/forms.js';
 import type { PasskeyCeremonyLimit } from '../../limits/passkey-ceremonies.js';
 import type { PasskeyOffer } from '../../pages/sign-in.js';
 
+/**
+ * The largest form a passkey step reads, in bytes (other sign-in forms: `limits.formRequestBytes`):
+ * the assertion, URL-encoded, with a credential ID as long as WebAuthn allows and an RSA signature.
+ */
+export const PASSKEY_FORM_BYTES = 16 * 1024;
+
 /*
  * PASSKEYS AT SIGN-IN: the ceremonies the sign-in pages start, and the answers their forms post.
  *

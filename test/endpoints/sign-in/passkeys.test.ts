@@ -118,6 +118,12 @@ describe.each(STORE_KINDS)('passkeys at sign-in over HTTP (%s store)', (kind) =>
     expect(early.status).toBe(400);
     expect(early.html).toContain('This sign-in step is over.');
     expect((await post(agent, `${server.oauthUrl}/interaction/${uidOf(page)}/passkey`, { ceremony: 'x', credential: FORGED })).status).toBe(403);
+    // A passkey's answer may be larger than the other forms (formRequestBytes, 4 KiB): read up to
+    // PASSKEY_FORM_BYTES (16 KiB) and judged on what it is; beyond, 413. The login form keeps 4 KiB.
+    const long = 'A'.repeat(8 * 1024);
+    expect((await post(agent, `${server.oauthUrl}/interaction/${uidOf(page)}/passkey`, { csrf: csrfOf(page), ceremony: 'x', credential: long })).status).toBe(400);
+    expect((await post(agent, `${server.oauthUrl}/interaction/${uidOf(page)}/passkey`, { csrf: csrfOf(page), ceremony: 'x', credential: 'A'.repeat(17 * 1024) })).status).toBe(413);
+    expect((await post(agent, `${server.oauthUrl}/interaction/${uidOf(page)}/login`, { csrf: csrfOf(page), username: long, password: 'x' })).status).toBe(413);
     // A user without a passkey (nor an app): the password alone, no second-factor page.
     const signedIn = await agent.submit(page, { username: 'pat', password: 'pat-password' });
     expect(signedIn.html).not.toContain('name="code"');
