@@ -19,6 +19,7 @@ import type { PrivateJwks, SigningAlgorithm } from './engine/keys.js';
 import type { TenantPolicyFunction } from '../policies/tenant-policy.js';
 import { auditOptionSchema, onAuditEventOptionSchema } from './audit/options.js';
 import { factorKeysOptionSchema } from './factors/options.js';
+import { federationOptionSchema } from './federation/options.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_KEY_PREFIX, redisStoreSchema, type RedisStoreOption } from '../adapters/redis/options.js';
 import { MANAGEMENT_SCOPE } from '../policies/management.js';
 import { privateHostsSchema } from '../policies/backchannel-logout.js';
@@ -278,6 +279,7 @@ export const optionsSchema = z
       .object({ privateHosts: privateHostsSchema })
       .strict()
       .prefault({}),
+    federation: federationOptionSchema,
     proxy: z.boolean().default(false).meta({
       description: 'trust `X-Forwarded-*` (behind a TLS-terminating proxy); also decides the source address the rate limits count',
     }),

@@ -13,6 +13,7 @@ import type { AppRegistrations } from './records/app-registrations.js';
 import type { ClientConfigurations } from './records/client-configurations.js';
 import type { Consent, ConsentKey } from './records/consents.js';
 import type { FactorListEntry, FactorOwner, TotpEnrolment } from './factors/index.js';
+import type { Connection, ConnectionInput, ConnectionPatch } from './federation/connections.js';
 
 /** What a host may do with consents: list a user's, revoke one (same rules as the consent API). */
 export interface ConsentsApi {
@@ -78,6 +79,34 @@ export interface FactorsApi {
 }
 
 /**
+ * A tenant's connections to its identity providers (enterprise sign-in: docs/federation.md). The
+ * operator's calls: an issuer may be https to any host or plain http on a loopback host (a provider
+ * for development and tests); a tenant's admin (management API, portal) names https public hosts
+ * only. Every change is audited in the tenant's trail (actor `operator`, with `actor` when given).
+ */
+export interface ConnectionsApi {
+  /**
+   * Connects a tenant's OpenID Connect provider: `{ tenant, name, issuer, clientId, clientSecret?,
+   * scopes?, domains, claimMapping? }` (and `tokenEndpointAuthMethod`, `signOutUpstream`,
+   * `mfaAcrValues`). The secret is sealed and never returned (`hasClientSecret` says there is one).
+   * @throws ValidationError naming the field (a domain another connection owns is `domains.<i>`),
+   *   Conflict when the tenant already has 20 connections.
+   */
+  create(input: ConnectionInput & OperatorName): Promise<Connection>;
+  /** A tenant's connections, oldest first (`[]`: none). */
+  list(tenant: string): Promise<Connection[]>;
+  /** One connection, or undefined. */
+  get(id: string): Promise<Connection | undefined>;
+  /**
+   * Changes a connection (absent fields stay; `clientSecret` replaces the secret, `''` removes it).
+   * @throws NotFound, ValidationError naming the field.
+   */
+  update(id: string, patch: ConnectionPatch & OperatorName): Promise<Connection>;
+  /** Deletes a connection (its domains are free again); false when there was none. */
+  delete(id: string, by?: OperatorName): Promise<boolean>;
+}
+
+/**
  * What `createAuthServer()` returns: the server to mount or listen with, and the services that
  * manage its records.
  */
@@ -110,6 +139,8 @@ export interface AuthServer {
   readonly signIns: SignInsApi;
   /** A user's second factors: list them, reset them (`factors.reset({ tenant, sub })`). */
   readonly factors: FactorsApi;
+  /** The tenants' identity providers (enterprise sign-in): `connections.create({ tenant, name, issuer, ... })`. */
+  readonly connections: ConnectionsApi;
   /**
    * The Prometheus registry when `observability.metrics` is on (also served at `{pathPrefix}/metrics`):
    * a host may serve it elsewhere, e.g. on an internal port.
@@ -117,6 +148,13 @@ export interface AuthServer {
   readonly metrics: Registry | undefined;
   /** Closes the store connections. */
   close(): Promise<void>;
+}
+
+/** A library call's input without its `actor` (the audit's name, not a field); not an object: as it is, for the validation to refuse. */
+function withoutActor<T extends object>(input: (T & OperatorName) | undefined): T {
+  if (typeof input !== 'object' || input === null) return input as unknown as T;
+  const { actor: _actor, ...rest } = input;
+  return rest as T;
 }
 
 /**
@@ -170,6 +208,13 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       enrollTotp: ({ accountName, ...owner }) => parts.factors.enrollTotp(owner, accountName ?? owner?.sub, OPERATOR),
       remove: ({ id, ...owner }) => parts.factors.remove(owner, id, OPERATOR),
       reset: async (request) => parts.factors.reset(request, operatorContext(request?.actor)),
+    },
+    connections: {
+      create: async (input) => parts.connections.create(withoutActor(input) as ConnectionInput, operatorContext(input?.actor)),
+      list: (tenant) => parts.connections.list(tenant),
+      get: (id) => parts.connections.get(id),
+      update: async (id, patch) => parts.connections.update(id, withoutActor(patch), operatorContext(patch?.actor)),
+      delete: (id, by) => parts.connections.delete(id, operatorContext(by?.actor)),
     },
     metrics: parts.metrics?.registry,
     close: () => {

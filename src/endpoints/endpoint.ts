@@ -1,4 +1,7 @@
 import type Koa from 'koa';
+import type { Connections } from '../federation/connections.js';
+import type { Upstreams } from '../federation/upstreams.js';
+import type { SignedInThroughStore } from '../federation/signed-in-through.js';
 import type Provider from 'oidc-provider';
 import type { Store } from '../../adapters/types.js';
 import type { ApiCatalog } from '../../policies/catalog.js';
@@ -98,6 +101,12 @@ export interface ServerParts {
   tenantSettings: TenantSettings;
   /** Each tenant's second-factor rule: the host's policy combined with the tenant's settings. */
   secondFactorRules: SecondFactorRules;
+  /** The tenants' identity providers (src/federation/connections.ts). */
+  connections: Connections;
+  /** Our relying party at those providers (src/federation/upstreams.ts). */
+  upstreams: Upstreams;
+  /** The provider each user last signed in through (for the provider's sign-out). */
+  signedInThrough: SignedInThroughStore;
   engine: EngineParts;
 }
 

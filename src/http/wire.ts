@@ -387,7 +387,7 @@ export const AuditEventBody = named('AuditEvent', z.strictObject({
     id: z.string().optional().meta({ description: 'The user\'s `sub`, the client ID, or the operator\'s name when one was given (`--actor`); absent for anonymous callers.' }),
   }),
   target: z.strictObject({
-    type: z.enum(['client_configuration', 'app_registration', 'signing_key', 'management_api', 'user', 'tenant']),
+    type: z.enum(['client_configuration', 'app_registration', 'signing_key', 'management_api', 'user', 'tenant', 'connection']),
     id: z.string().meta({ description: 'The record\'s client ID, the key\'s `kid`, the route\'s name, or the user\'s `sub`.' }),
   }).optional(),
   address: z.string().optional().meta({ description: 'The source address of the request, when there was one.' }),
