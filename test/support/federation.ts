@@ -114,7 +114,7 @@ export async function throughUpstream(agent: UserAgent, toProvider: Step, userna
 }
 
 /** Consent (Allow) if asked, then the code exchanged by openid-client: the tokens. */
-export async function tokensOf(rig: FederationRig, started: Started, step: Step) {
+export async function tokensOf(rig: FederationRig, started: Started, step: Step): Promise<client.TokenEndpointResponse & client.TokenEndpointResponseHelpers> {
   let last = step;
   if (last.html.includes('value="allow"')) last = await started.agent.submit(last, { decision: 'allow' });
   if (!last.location) throw new Error(`no redirect to the app (status ${last.status}):\n${last.html}`);
