@@ -62,6 +62,8 @@ export interface RunningUpstreamProvider {
   delayMs: number;
   /** Token endpoint calls seen (client_id, grant_type), to assert what was exchanged. */
   readonly tokenRequests: Array<{ clientId: string | undefined; grantType: string | undefined }>;
+  /** The tokens the token endpoint answered with (as sent, after tampering), oldest first. */
+  readonly issued: Array<{ idToken?: string; accessToken?: string }>;
   /** Closes the port (connections dropped); later requests are refused. */
   close(): Promise<void>;
 }
@@ -124,6 +126,7 @@ export async function startUpstreamProvider(options: UpstreamProviderOptions): P
 
   let tamper: { fn: Tamper; foreignKey: boolean } | undefined;
   const tokenRequests: Array<{ clientId: string | undefined; grantType: string | undefined }> = [];
+  const issued: Array<{ idToken?: string; accessToken?: string }> = [];
   const state = { delayMs: options.delayMs ?? 0 };
 
   provider.use(async (ctx, next) => {
@@ -144,6 +147,7 @@ export async function startUpstreamProvider(options: UpstreamProviderOptions): P
         body.id_token = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: header.kid ?? ownJwk.kid, typ: header.typ ?? 'JWT' }).sign(key);
         ctx.body = body;
       }
+      if (body) issued.push({ ...(typeof body.id_token === 'string' ? { idToken: body.id_token } : {}), ...(typeof body.access_token === 'string' ? { accessToken: body.access_token } : {}) });
     }
   });
 
@@ -163,6 +167,7 @@ export async function startUpstreamProvider(options: UpstreamProviderOptions): P
       state.delayMs = value;
     },
     tokenRequests,
+    issued,
     async close() {
       http.closeAllConnections();
       await new Promise((resolve) => http.close(resolve));
