@@ -29,7 +29,7 @@ export interface AccountStore {
   secondFactor?: HostSecondFactor;
   /**
    * Optional: the account a sign-in through a tenant's identity provider signs in as (enterprise
-   * sign-in, docs/federation.md), or undefined (none: the sign-in is refused with a page saying so).
+   * sign-in, docs/configuration.md#accounts-of-federated-users), or undefined (none: the sign-in is refused with a page saying so).
    * `claims` are the provider's ID token's, mapped by the connection's `claimMapping` (our claim
    * name ← the provider's), its email at one of the connection's domains. It may create the account
    * just in time. The account returned must belong to `tenant` (the connection's): one of another

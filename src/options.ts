@@ -157,7 +157,7 @@ export const optionsSchema = z
           + '[lift a sign-in hold](operations.md#sign-in-throttling) of her own users through the management API and the portal, '
           + 'and optionally `secondFactor: { has(user), check({ ...user, code }) }`, second factors the host keeps itself, '
           + 'see [the host\'s own second factors](#the-hosts-own-second-factors), and optionally `federate({ tenant, connection, claims })`, '
-          + 'the account a sign-in through a tenant\'s identity provider signs in as, see [enterprise sign-in](federation.md#accounts)); '
+          + 'the account a sign-in through a tenant\'s identity provider signs in as, see [accounts of federated users](#accounts-of-federated-users)); '
           + 'without it nobody can sign in',
       }),
     keys: z
