@@ -112,6 +112,24 @@ describe('the callback is not this sign-in\'s', () => {
     expectFailurePage(await agent.request(`${rig.server.oauthUrl}/federation/callback`), 400, 'another browser or tab', false);
   });
 
+  it('a sign-in that is over (no such pending sign-in): 400 "took too long", no way back', async () => {
+    const agent = new UserAgent(rig.server.baseUrl);
+    const page = await agent.request(`${rig.server.oauthUrl}/federation/callback?code=x&state=${'u'.repeat(43)}.${'r'.repeat(32)}`);
+    expectFailurePage(page, 400, 'took too long', false);
+  });
+
+  it('after a failure, the way back shows the page even when the app sent login_hint (no loop to the provider)', async () => {
+    const started = await authorize(rig, { login_hint: 'ada@acme.example' });
+    expect(new URL(started.step.location!).origin).toBe(rig.upstream.issuer);
+    const { callbackUrl } = await passUpstreamSignIn(started.step.location!, 'up-stranger');
+    const failed = await started.agent.request(callbackUrl);
+    expect(failed.status).toBe(403);
+    const back = await started.agent.request(/<a href="([^"]+)">Back/.exec(failed.html)![1]!);
+    expect(back.status).toBe(200);
+    expect(back.location).toBeUndefined();
+    expect(back.html).toContain('name="password"');
+  });
+
   it('another browser (no binding cookie): 400, and the browser that started it still signs in', async () => {
     const { started, callbackUrl } = await toCallback('up-ada');
     const stranger = new UserAgent(rig.server.baseUrl);

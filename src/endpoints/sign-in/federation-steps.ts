@@ -234,7 +234,8 @@ export function federationSteps(setup: FederationStepsSetup, pages: FederationCo
   /**
    * Sends the browser to the provider of `connection` for this pending sign-in: the request bound
    * to it and to this browser (see above). `fromForm`: the login page's form led here, whose CSP
-   * names the providers of the app's tenant only; another's gets a page that leads on.
+   * names the issuers of the app's tenant's connections only; another authorization endpoint gets
+   * a page that leads on.
    */
   async function start(ctx: Context, interaction: FederationInteraction, app: AppRegistration, connection: Connection, loginHint: string | undefined, fromForm: boolean): Promise<void> {
     const forSignIn = await connections.forSignIn(connection.id);
@@ -258,7 +259,9 @@ export function federationSteps(setup: FederationStepsSetup, pages: FederationCo
     interaction.lastSubmission = { [FEDERATION_PENDING]: pending } as InteractionResults;
     await interaction.persist();
     ctx.cookies.set(BINDING_COOKIE, binding, { httpOnly: true, sameSite: 'lax', secure, path: callbackPath, maxAge: FEDERATION_MAX_SECONDS * 1000, overwrite: true, signed: false });
-    if (fromForm && connection.tenant !== app.tenant) {
+    // The login page's CSP lets its forms lead to the issuers of the app's tenant's connections
+    // (FederationOffer.formTargets): a redirect elsewhere after a form would be blocked.
+    if (fromForm && (connection.tenant !== app.tenant || url.origin !== new URL(connection.issuer).origin)) {
       ctx.set('Refresh', `0;url=${url.href}`);
       sendPage(ctx, federationOnwardPage(url.href, connection.name, localeOf(ctx), await setup.brands?.of(app.tenant)));
       return;
