@@ -13,7 +13,7 @@ import { holdApp, isEnrolmentPage, isSecondFactorPage, passSecondFactor } from '
 
 const TENANT = 'acme';
 const user = (sub: string, permissions: string[] = []) => ({ sub: `${sub}@acme.example`, password: `${sub}-password-1`, tenant: TENANT, claims: { email: `${sub}@acme.example` }, permissions });
-const ACCOUNTS = [user('weak'), user('holder'), user('strong'), user('acr'), user('plain', [])];
+const ACCOUNTS = [user('weak'), user('holder'), user('strong'), user('acr'), user('plain', []), user('silent')];
 const upstreamUser = (sub: string) => ({ sub: `up-${sub}`, email: `${sub}@acme.example`, email_verified: true });
 
 let rig: FederationRig;
@@ -21,8 +21,8 @@ let rig: FederationRig;
 beforeAll(async () => {
   rig = await startFederationRig({
     accounts: ACCOUNTS,
-    users: ['weak', 'holder', 'strong', 'acr', 'plain'].map(upstreamUser),
-    strength: { 'up-strong': { amr: ['pwd', 'hwk', 'mfa'], acr: 'urn:upstream:mfa' }, 'up-acr': { amr: ['pwd'], acr: 'urn:upstream:strong' } },
+    users: ['weak', 'holder', 'strong', 'acr', 'plain', 'silent'].map(upstreamUser),
+    strength: { 'up-silent': {}, 'up-strong': { amr: ['pwd', 'hwk', 'mfa'], acr: 'urn:upstream:mfa' }, 'up-acr': { amr: ['pwd'], acr: 'urn:upstream:strong' } },
     connection: { mfaAcrValues: ['urn:upstream:strong'] },
     server: { tenantPolicy: (tenant: string) => (tenant === TENANT ? { secondFactor: 'required' as const } : undefined) },
   });
@@ -70,6 +70,17 @@ describe('a sign-in through a provider and the second-factor rule (required)', (
     const after = await passSecondFactor(started.agent, back, rig.server.baseUrl, 'holder@acme.example');
     const claims = (await tokensOf(rig, started, after)).claims()!;
     expect(claims.amr).toEqual(['fed', 'pwd', 'otp', 'mfa']);
+    expect(claims.acr).toBe(ACR_MFA);
+  });
+
+  it('a provider that names no method (no amr): its sign-in is still the first factor, ours after it makes mfa', async () => {
+    const { secret } = await rig.server.auth.factors.enrollTotp({ tenant: TENANT, sub: 'silent@acme.example' });
+    holdApp(rig.server.baseUrl, 'silent@acme.example', secret);
+    const { started, back } = await throughProvider('up-silent');
+    expect(isSecondFactorPage(back)).toBe(true);
+    const after = await passSecondFactor(started.agent, back, rig.server.baseUrl, 'silent@acme.example');
+    const claims = (await tokensOf(rig, started, after)).claims()!;
+    expect(claims.amr).toEqual(['fed', 'otp', 'mfa']);
     expect(claims.acr).toBe(ACR_MFA);
   });
 });
