@@ -172,7 +172,7 @@ function failureText(reason: FederationFailureReason, providerError: string | un
   }
 }
 
-/** An OAuth error code as we repeat it (audit, log): its own characters only, bounded. */
+/** An OAuth error code as we repeat it (audit, log): the characters RFC 6749 §A.7 allows it, bounded. */
 function errorCode(value: unknown): string | undefined {
   return typeof value === 'string' && /^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,64}$/.test(value) ? value : value === undefined ? undefined : 'malformed';
 }
@@ -183,6 +183,14 @@ export function federationSteps(setup: FederationStepsSetup, pages: FederationCo
   const now = setup.now ?? Date.now;
   const callbackPath = new URL(setup.redirectUri).pathname;
   const secure = setup.redirectUri.startsWith('https:');
+  /**
+   * Sets (or, empty, clears) the binding cookie: Secure under an https public URL, which is what
+   * the browser used even where the TLS ended at a proxy we were not told to trust.
+   */
+  const setBinding = (ctx: Context, value: string) => {
+    if (secure) ctx.cookies.secure = true;
+    ctx.cookies.set(BINDING_COOKIE, value, { httpOnly: true, sameSite: 'lax', secure, path: callbackPath, maxAge: value ? FEDERATION_MAX_SECONDS * 1000 : 0, overwrite: true, signed: false });
+  };
   // The key the PKCE verifier and the nonce are derived under: never stored, never sent.
   const checksKey = createHmac('sha256', setup.cookieKeys[0] ?? '').update('talent-auth federation checks').digest();
   const derive = (purpose: string, state: string) => createHmac('sha256', checksKey).update(`${purpose}\0${state}`).digest('base64url');
@@ -258,7 +266,7 @@ export function federationSteps(setup: FederationStepsSetup, pages: FederationCo
     const pending: FederationPending = { uid: interaction.uid, connection: connection.id, state: digest(state), binding: digest(binding), at: Math.floor(now() / 1000) };
     interaction.lastSubmission = { [FEDERATION_PENDING]: pending } as InteractionResults;
     await interaction.persist();
-    ctx.cookies.set(BINDING_COOKIE, binding, { httpOnly: true, sameSite: 'lax', secure, path: callbackPath, maxAge: FEDERATION_MAX_SECONDS * 1000, overwrite: true, signed: false });
+    setBinding(ctx, binding);
     // The login page's CSP lets its forms lead to the issuers of the app's tenant's connections
     // (FederationOffer.formTargets): a redirect elsewhere after a form would be blocked.
     if (fromForm && (connection.tenant !== app.tenant || url.origin !== new URL(connection.issuer).origin)) {
@@ -381,7 +389,7 @@ export function federationSteps(setup: FederationStepsSetup, pages: FederationCo
       const { account, claims } = outcome;
       const methods = upstreamMethods(identity.claims as { amr?: unknown; acr?: unknown }, connection.mfaAcrValues);
       await setup.signedInThrough.remember({ tenant: account.tenant, sub: account.sub }, { connectionId: connection.id, idToken: identity.idToken, at: Math.floor(now() / 1000) });
-      ctx.cookies.set(BINDING_COOKIE, '', { httpOnly: true, sameSite: 'lax', secure, path: callbackPath, maxAge: 0, overwrite: true, signed: false });
+      setBinding(ctx, '');
       setup.metrics?.federatedSignIns.inc({ outcome: 'succeeded' });
       await pages.passed(ctx, interaction as unknown as FederationInteraction, app, {
         accountId: account.sub, tenant: account.tenant, username: claims.email ?? account.sub, first: { methods, connection: connection.id },
