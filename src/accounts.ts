@@ -32,8 +32,8 @@ export interface AccountStore {
    * sign-in, docs/configuration.md#accounts-of-federated-users), or undefined (none: the sign-in is refused with a page saying so).
    * `claims` are the provider's ID token's, mapped by the connection's `claimMapping` (our claim
    * name ← the provider's), its email at one of the connection's domains. It may create the account
-   * just in time. The account returned must belong to `tenant` (the connection's): one of another
-   * tenant is refused. Without it: a link remembered at an earlier sign-in (connection and the
+   * just in time (then `findAccount` must find it too: tokens are issued from it). The account
+   * returned must belong to `tenant` (the connection's): one of another tenant is refused. Without it: a link remembered at an earlier sign-in (connection and the
    * provider's `sub`), else `findByUsername(email)` in the connection's tenant when the provider
    * does not say the address is unverified; the link is then remembered.
    */

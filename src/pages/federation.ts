@@ -23,7 +23,7 @@ export interface FederationOffer {
 }
 
 /** The login page's section (after the password form: a form submitted first stays the password's). */
-export function federationSection(offer: FederationOffer, csrf: string, t: Messages, email?: string): string {
+export function federationSection(offer: FederationOffer, csrf: string, t: Messages): string {
   const buttons = offer.connections.map((connection) => `<form method="post" action="${escapeHtml(offer.action)}">
 <input type="hidden" name="csrf" value="${escapeHtml(csrf)}">
 <input type="hidden" name="connection" value="${escapeHtml(connection.id)}">
@@ -32,7 +32,7 @@ export function federationSection(offer: FederationOffer, csrf: string, t: Messa
   const discovery = offer.discovery ? `<form method="post" action="${escapeHtml(offer.action)}">
 <input type="hidden" name="csrf" value="${escapeHtml(csrf)}">
 <label for="federation-email">${escapeHtml(t.workEmailLabel)}</label>
-<input id="federation-email" name="email" type="email" autocomplete="email" required value="${escapeHtml(email ?? '')}">
+<input id="federation-email" name="email" type="email" autocomplete="email" required>
 <button type="submit" class="secondary">${escapeHtml(t.continueButton)}</button>
 </form>` : '';
   return `<section aria-labelledby="federation-heading">

@@ -48,8 +48,6 @@ export interface LoginView extends PageLook {
   passkey?: PasskeyOffer | undefined;
   /** Enterprise sign-in (src/pages/federation.ts): an email field and a button per connection, after the password form. */
   federation?: FederationOffer | undefined;
-  /** The address typed in its email field (shown again). */
-  federationEmail?: string | undefined;
 }
 
 /** The form of a passkey ceremony: the script runs it; without the script it posts no credential (refused, said so). */
@@ -63,7 +61,7 @@ function passkeyForm(offer: PasskeyOffer, csrf: string, button: string, failed: 
 </form>`;
 }
 
-export function loginPage({ action, csrf, appName, redirectUris, username, error, passkey, federation, federationEmail, locale = ENGLISH, branding }: LoginView): Page {
+export function loginPage({ action, csrf, appName, redirectUris, username, error, passkey, federation, locale = ENGLISH, branding }: LoginView): Page {
   const { t, lang } = locale;
   const title = branding?.productName ? t.signInToProduct(branding.productName) : t.signInTitle;
   return page(
@@ -81,7 +79,7 @@ ${error ? `<p role="alert" class="error" id="login-error">${escapeHtml(error)}</
 </form>${passkey ? `
 <p class="muted">${escapeHtml(t.passkeySignInIntro)}</p>
 ${passkeyForm(passkey, csrf, t.signInWithPasskeyButton, t.passkeyNotUsed, passkey.autofill ?? true)}` : ''}${federation ? `
-${federationSection(federation, csrf, t, federationEmail)}` : ''}`,
+${federationSection(federation, csrf, t)}` : ''}`,
     [...redirectUris.map(cspSource).filter(Boolean), ...(federation?.formTargets ?? [])],
     { lang, branding, ...(passkey ? { passkeyScript: passkey.script } : {}) },
   );
