@@ -127,10 +127,20 @@ export async function startUpstreamProvider(options: UpstreamProviderOptions): P
   let tamper: { fn: Tamper; foreignKey: boolean } | undefined;
   const tokenRequests: Array<{ clientId: string | undefined; grantType: string | undefined }> = [];
   const issued: Array<{ idToken?: string; accessToken?: string }> = [];
+  /** Answers held back by delayMs: dropped at close (nothing keeps the process alive). */
+  const delays = new Set<NodeJS.Timeout>();
   const state = { delayMs: options.delayMs ?? 0 };
 
   provider.use(async (ctx, next) => {
-    if (state.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, state.delayMs));
+    if (state.delayMs > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          delays.delete(timer);
+          resolve();
+        }, state.delayMs);
+        delays.add(timer);
+      });
+    }
     const interaction = /^\/interaction\/([^/]+)$/.exec(ctx.path);
     if (interaction) {
       await signInPage(provider, ctx, (name) => users.has(name), strength);
@@ -169,6 +179,8 @@ export async function startUpstreamProvider(options: UpstreamProviderOptions): P
     tokenRequests,
     issued,
     async close() {
+      for (const timer of delays) clearTimeout(timer);
+      delays.clear();
       http.closeAllConnections();
       await new Promise((resolve) => http.close(resolve));
     },
