@@ -3,6 +3,7 @@ import type { JWTPayload } from 'jose';
 import { APP_REDIRECT, authorize, federate, startFederationRig, throughUpstream, tokensOf, type FederationRig } from '../support/federation.js';
 import { passUpstreamSignIn } from '../support/upstream-provider.js';
 import { UserAgent, type Step } from '../support/user-agent.js';
+import { useStore } from '../support/stores.js';
 
 /*
  * Every way a sign-in through a provider fails (src/endpoints/sign-in/federation-steps.ts): a page
@@ -255,6 +256,30 @@ describe('the provider cannot be reached', () => {
     expect(Date.now() - began).toBeLessThan(2500);
     expectFailurePage(page, 504, 'did not answer in time');
     expect(await failures('acme', 'timeout')).toHaveLength(1);
+  });
+});
+
+describe('too late (Redis store: the pending sign-in\'s clock turned back)', () => {
+  const store = useStore('redis');
+  let late: FederationRig;
+  beforeAll(async () => {
+    late = await startFederationRig({ accounts: ACCOUNTS, users: USERS, server: { store: store.option() } });
+  });
+  afterAll(async () => late.stop());
+
+  it('an answer more than 15 minutes after the request: 400 "took too long", the way back, nothing exchanged', async () => {
+    const started = await authorize(late);
+    const toProvider = await federate(started.agent, started.step, { email: 'ada@acme.example' });
+    const { callbackUrl } = await passUpstreamSignIn(toProvider.location!, 'up-ada');
+    const uid = new URL(callbackUrl).searchParams.get('state')!.split('.')[0]!;
+    const redis = store.redis!.client();
+    const [key] = (await redis.keys('*')).filter((name) => name.includes(`Interaction:{${uid}}`));
+    const payload = JSON.parse((await redis.hget(key!, 'p'))!) as { lastSubmission: { talentAuthFederation: { at: number } } };
+    payload.lastSubmission.talentAuthFederation.at -= 15 * 60 + 1;
+    await redis.hset(key!, 'p', JSON.stringify(payload));
+    const before = late.upstream.tokenRequests.length;
+    expectFailurePage(await started.agent.request(callbackUrl), 400, 'took too long');
+    expect(late.upstream.tokenRequests.length).toBe(before);
   });
 });
 
