@@ -13,7 +13,7 @@ export type { I18nOptions } from './i18n/localizer.js';
 export { negotiateLocale, type LocaleRequest } from './i18n/locale.js';
 export type { Branding, BrandingOption } from './pages/branding.js';
 export type { PortalText, PortalTextOverrides } from './portal/text.js';
-export type { Account, AccountStore, HostSecondFactor, SecondFactorUser } from './accounts.js';
+export type { Account, AccountStore, FederatedClaims, FederationRequest, HostSecondFactor, SecondFactorUser } from './accounts.js';
 export { INTEGRATION_SETUP } from './accounts.js';
 export type { ApiDefinition } from '../policies/catalog.js';
 export type { Logger } from './logger.js';

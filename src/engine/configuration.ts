@@ -124,6 +124,11 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       scope: engineErrors((_ctx: KoaContextWithOIDC, value: unknown, client: Client) => {
         validateAuthorizationScopes(catalog, value as string | undefined, (client as EngineClientExtras).first_party === true);
       }),
+      // Enterprise sign-in: the domain whose organisation signs the user in (src/endpoints/sign-in/
+      // federation-steps.ts), a domain name at most: kept with the pending sign-in.
+      domain_hint: engineErrors((_ctx: KoaContextWithOIDC, value: unknown) => {
+        if (value !== undefined && (typeof value !== 'string' || value.length > 253)) throw new InvalidRequest('domain_hint must be a domain name of at most 253 characters');
+      }),
       // The engine takes 43..128 characters; an S256 challenge is exactly 43 (policies/pkce.ts).
       code_challenge: engineErrors((_ctx: KoaContextWithOIDC, value: unknown) => checkCodeChallenge(value)),
     },

@@ -241,6 +241,12 @@ export function failureOf(error: unknown): UpstreamFailure {
   if (error instanceof client.ResponseBodyError || error instanceof client.AuthorizationResponseError) {
     return new UpstreamFailure('error_response', `the provider answered ${error.error}`, error.error);
   }
+  // A 401 with a WWW-Authenticate challenge (a wrong client secret: `invalid_client`) is the
+  // provider refusing us, not a bad answer.
+  if (error instanceof client.WWWAuthenticateChallengeError) {
+    const code = error.cause[0]?.parameters.error ?? 'invalid_client';
+    return new UpstreamFailure('error_response', `the provider answered ${code}`, code);
+  }
   const code = (error as { code?: unknown }).code;
   const message = error instanceof Error ? error.message : String(error);
   return new UpstreamFailure('invalid_response', `${typeof code === 'string' ? `${code}: ` : ''}${message}`);

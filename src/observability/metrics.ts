@@ -64,6 +64,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly federatedSignIns = new Counter({
+    name: 'talent_auth_federated_sign_ins_total',
+    help: 'Sign-ins through a tenant\'s identity provider, by outcome: succeeded, or why one failed (unreachable, timeout, refused, bad_metadata, error_response, invalid_response, provider_error, state_mismatch, binding_mismatch, expired, connection_gone, wrong_tenant, domain_not_owned, no_email, no_account)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'talent_auth_' });
   }

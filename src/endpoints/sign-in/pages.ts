@@ -29,6 +29,8 @@ import type { PasskeyOffer } from '../../pages/sign-in.js';
 import { PASSKEY_FORM_BYTES, type PasskeySteps } from './passkey-steps.js';
 import type { SecondFactorRules } from '../../records/tenant-settings.js';
 import { enrolmentOf, enrolmentSteps } from './enrolment.js';
+import { federatedFirstFactorOf, federationSteps, type FederatedFirstFactor, type FederationInteraction, type FederatedUser, type FederationStepsSetup } from './federation-steps.js';
+import { afterFirstFactor } from '../../../policies/upstream-sign-in.js';
 
 const CSRF_COOKIE = 'talent_auth_csrf';
 /** A browser that signed in as a user before (see SignInThrottle). */
@@ -65,6 +67,8 @@ interface InteractionSetup {
   passkeySteps: PasskeySteps;
   /** Each tenant's second-factor rule: who enrols after the password (src/endpoints/sign-in/enrolment.ts). */
   rules: SecondFactorRules;
+  /** Enterprise sign-in through the tenants' identity providers (federation-steps.ts). */
+  federation: Omit<FederationStepsSetup, 'provider' | 'path' | 'apps' | 'logger' | 'brands' | 'addressOf' | 'audit'>;
 }
 
 /**
@@ -81,6 +85,8 @@ interface PasswordPassed {
   accountId: string;
   tenant: string;
   hint: string;
+  /** The first factor when it was a sign-in through a provider (federation-steps.ts), not the password. */
+  first?: FederatedFirstFactor | undefined;
 }
 
 /** The key of PasswordPassed in the interaction's `lastSubmission`. */
@@ -92,7 +98,8 @@ function passwordPassedOf(interaction: { uid: string; lastSubmission?: unknown }
   if (!kept || kept.uid !== interaction.uid) return undefined;
   const { accountId, tenant, hint } = kept;
   if (typeof accountId !== 'string' || typeof tenant !== 'string' || typeof hint !== 'string') return undefined;
-  return { uid: kept.uid, accountId, tenant, hint };
+  const first = federatedFirstFactorOf(kept.first);
+  return { uid: kept.uid, accountId, tenant, hint, ...(first ? { first } : {}) };
 }
 
 /** Koa's http-errors carry `status`, the engine's and the store's `statusCode`. */
@@ -126,7 +133,7 @@ class PageError extends Error {
 /** What an interaction id is (the engine's: base64url). */
 const UID = /^[A-Za-z0-9_-]+$/;
 /** The steps a form posts to. */
-const STEPS: ReadonlySet<string> = new Set(['login', 'second-factor', 'passkey', 'passkey-sign-in', 'confirm', 'enrol', 'enrolled']);
+const STEPS: ReadonlySet<string> = new Set(['login', 'second-factor', 'passkey', 'passkey-sign-in', 'confirm', 'enrol', 'enrolled', 'federate']);
 
 
 export function interactionHandlers(setup: InteractionSetup): Partial<Record<RouteName, RouteHandler>> {
@@ -155,8 +162,16 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     }
   }
 
-  async function finish(ctx: Context, result: InteractionResults, merge: boolean): Promise<void> {
-    const to = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: merge });
+  /** `interaction`: finished where its cookie is not sent (the federation's callback), as the engine's interactionResult does. */
+  async function finish(ctx: Context, result: InteractionResults, merge: boolean, interaction?: FinishableInteraction): Promise<void> {
+    let to: string;
+    if (interaction) {
+      interaction.result = result;
+      await interaction.save(interaction.exp - Math.floor(Date.now() / 1000));
+      to = interaction.returnTo;
+    } else {
+      to = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: merge });
+    }
     ctx.status = 303;
     ctx.redirect(to);
   }
@@ -184,8 +199,9 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const csrf = issueCsrf(ctx);
     const look = { locale: localeOf(ctx), branding: await setup.brands?.of(app.tenant) };
     if (interaction.prompt.name === 'login') {
+      if (await federation.hinted(ctx, interaction, app)) return;
       const passkey = await passkeySignInOffer(ctx, uid, app);
-      sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, passkey, ...look }));
+      sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, passkey, federation: await federation.offer(uid, app), ...look }));
       return;
     }
     const account = accounts && interaction.session?.accountId
@@ -219,7 +235,8 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const branding = await setup.brands?.of(app.tenant);
     const offer = await passkeySignInOffer(ctx, uid, app);
     const passkey = offer && { ...offer, autofill };
-    sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, username, error: error(locale.t), passkey, locale, branding }), status);
+    const federationOffer = await federation.offer(uid, app);
+    sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, username, error: error(locale.t), passkey, federation: federationOffer, locale, branding }), status);
   }
 
   /**
@@ -281,13 +298,42 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
    * used, in order (RFC 8176), from which `amr` and `acr` follow.
    */
   async function signedIn(
-    ctx: Context, app: AppRegistration, user: Omit<PasswordPassed, 'uid'>, address: string, methods: AuthenticationMethod[],
+    ctx: Context, app: AppRegistration, user: Omit<PasswordPassed, 'uid'>, address: string, methods: AuthenticationMethod[], interaction?: FinishableInteraction,
   ): Promise<void> {
     // This browser may sign in as this user again even while someone else's guesses hold the
     // username (sign-in-throttle.ts). A passkey alone names no username: no hint, no cookie.
     if (user.hint) ctx.cookies.set(DEVICE_COOKIE, user.hint, { signed: true, httpOnly: true, sameSite: 'lax', path, maxAge: KNOWN_DEVICE_SECONDS * 1000, overwrite: true });
-    setup.audit?.recordLater(signInSucceeded({ sub: user.accountId, tenant: user.tenant }, app.clientId, address));
-    await finish(ctx, { login: { accountId: user.accountId, ...signInSignals(methods) } }, false);
+    const event = signInSucceeded({ sub: user.accountId, tenant: user.tenant }, app.clientId, address);
+    setup.audit?.recordLater(user.first ? { ...event, details: { connection: user.first.connection } } : event);
+    // After a provider's sign-in its methods stand for the password's (policies/upstream-sign-in.ts).
+    await finish(ctx, { login: { accountId: user.accountId, ...signInSignals(afterFirstFactor(user.first?.methods, methods)) } }, false, interaction);
+  }
+
+  /**
+   * A provider vouched for her (federation-steps.ts): a strong sign-in there finishes hers; after
+   * a weak one she gives her second factor, or enrols where her tenant's rule makes her have one,
+   * as after a password.
+   */
+  async function federatedPassed(ctx: Context, interaction: FederationInteraction, app: AppRegistration, user: FederatedUser, strong: boolean): Promise<void> {
+    const passed: PasswordPassed = { uid: interaction.uid, accountId: user.accountId, tenant: user.tenant, hint: throttle.hint(user.username), first: user.first };
+    const address = setup.addressOf(ctx);
+    const finishable = interaction as unknown as FinishableInteraction;
+    if (!strong) {
+      const account = await accounts?.findAccount(user.accountId);
+      const enrol = account && (await enrolment.needed(account));
+      if (enrol) {
+        await enrolment.begin(ctx, interaction, { accountId: passed.accountId, tenant: passed.tenant, hint: passed.hint, first: passed.first }, enrol.reset);
+        return;
+      }
+      if (holdsSecondFactor(await factors.summary({ tenant: user.tenant, sub: user.accountId }))) {
+        interaction.lastSubmission = { [PASSWORD_PASSED]: passed } as InteractionResults;
+        await interaction.persist();
+        ctx.status = 303;
+        ctx.redirect(`${path}/${interaction.uid}`);
+        return;
+      }
+    }
+    await signedIn(ctx, app, passed, address, [], finishable);
   }
 
   /**
@@ -441,6 +487,19 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     },
   });
 
+  const federation = federationSteps(
+    { ...setup.federation, provider, path, apps, logger, brands: setup.brands, addressOf: setup.addressOf, audit: setup.audit },
+    { loginAgain: (ctx, uid, app, username, error, status) => loginAgain(ctx, uid, app, username, error, status), passed: federatedPassed },
+  );
+
+  /** POST `federate`: on to the organisation's identity provider (federation-steps.ts). */
+  async function federate(ctx: Context, uid: string, form: Form): Promise<void> {
+    const interaction = await details(ctx);
+    if (interaction.uid !== uid || interaction.prompt.name !== 'login') throw new PageError(400, 'signInStepOver');
+    const app = await appOf(interaction.params.client_id);
+    await federation.federate(ctx, interaction, app, form);
+  }
+
   /** POST `enrol` or `enrolled`: a step of the enrolment after the password. */
   async function enrolStep(ctx: Context, uid: string, step: 'enrol' | 'enrolled', form: Form): Promise<void> {
     const interaction = await details(ctx);
@@ -484,8 +543,18 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       const refusal = csrfTokens.refusal(ctx, form.get('csrf'));
       if (refusal) throw new PageError(403, refusal === 'other_site' ? 'formFromOtherSite' : 'formExpired');
       if (step === 'enrol' || step === 'enrolled') return enrolStep(ctx, uid!, step, form);
-      const handler = { login, 'second-factor': secondFactor, passkey: passkeySecondFactor, 'passkey-sign-in': passkeySignIn, confirm }[step!]!;
+      const handler = { login, 'second-factor': secondFactor, passkey: passkeySecondFactor, 'passkey-sign-in': passkeySignIn, confirm, federate }[step!]!;
       await handler(ctx, uid!, form);
     }),
+    // The provider's answer (src/endpoints/federation/): it finishes this module's sign-ins.
+    federationCallback: (ctx) => page(ctx, () => federation.callback(ctx)),
   };
+}
+
+/** An interaction finished without its cookie (the engine's model, as `finish` uses it). */
+interface FinishableInteraction {
+  result?: unknown;
+  exp: number;
+  returnTo: string;
+  save(ttl: number): Promise<unknown>;
 }

@@ -21,6 +21,32 @@ export interface Messages {
   /** Too many failed sign-ins; `seconds` to wait. */
   tooManyFailedSignIns: (seconds: number) => string;
 
+  // --- Enterprise sign-in (through the organisation's own identity provider)
+  /** The heading of the login page's section for it. */
+  federationHeading: string;
+  /** The label of its email field. */
+  workEmailLabel: string;
+  /** The button of one connection: "Continue with <name>". */
+  continueWith: (connection: string) => string;
+  /** An address no applicable connection owns (never says which tenant owns it). */
+  federationUsePassword: string;
+  /** The heading of the page of a failed sign-in through a provider. */
+  federationFailedHeading: string;
+  /** Its link back to the sign-in. */
+  federationBackToSignIn: string;
+  federationUnreachable: string;
+  federationTimeout: string;
+  federationMisconfigured: string;
+  federationRefusedByProvider: string;
+  federationCancelled: string;
+  federationInvalidAnswer: string;
+  federationNotThisBrowser: string;
+  federationExpired: string;
+  federationDomainNotAccepted: string;
+  federationNotForThisApp: string;
+  federationNoAccount: string;
+  federationConnectionGone: string;
+
   // --- The second-factor page (after the password, for a user with a second factor)
   /** Title and heading of the second-factor page. */
   secondFactorTitle: string;
@@ -167,6 +193,24 @@ export const en: Messages = {
   signInButton: 'Sign in',
   wrongCredentials: 'Wrong username or password.',
   tooManyFailedSignIns: (seconds) => `Too many failed sign-ins. For your security, try again in ${wait(seconds)}.`,
+  federationHeading: 'Sign in through your organisation',
+  workEmailLabel: 'Work email',
+  continueWith: (connection) => `Continue with ${connection}`,
+  federationUsePassword: 'There is no organisation sign-in for this address. Sign in with your username and password.',
+  federationFailedHeading: 'Sign-in through your organisation failed',
+  federationBackToSignIn: 'Back to the sign-in',
+  federationUnreachable: "Your organisation's sign-in service could not be reached. Try again in a moment, or sign in with your password.",
+  federationTimeout: "Your organisation's sign-in service did not answer in time. Try again in a moment.",
+  federationMisconfigured: "Your organisation's sign-in service is not set up correctly for this sign-in. Ask your administrator.",
+  federationRefusedByProvider: "Your organisation's sign-in service refused the sign-in. Try again, or ask your administrator.",
+  federationCancelled: "The sign-in was cancelled at your organisation's sign-in service. Try again if you want to sign in.",
+  federationInvalidAnswer: "The answer of your organisation's sign-in service could not be verified. Try again; if it happens again, tell your administrator.",
+  federationNotThisBrowser: 'This sign-in was started in another browser or tab, or was already used. Start again from the sign-in.',
+  federationExpired: 'The sign-in at your organisation took too long. Start again from the sign-in.',
+  federationDomainNotAccepted: "The email address of your organisation's account is not one this sign-in accepts. Ask your administrator.",
+  federationNotForThisApp: "This organisation's sign-in cannot be used for this application.",
+  federationNoAccount: 'There is no account here for the identity your organisation confirmed. Ask your administrator.',
+  federationConnectionGone: "This organisation's sign-in is no longer set up. Sign in with your password, or ask your administrator.",
 
   secondFactorTitle: 'Two-step verification',
   secondFactorIntro: 'Enter the 6-digit code your authenticator app shows for this account, or one of your recovery codes.',
