@@ -210,6 +210,7 @@ export const PORTAL_TEXT_DE: PortalText = {
     goneNamed: (kind: string, name: string, id: string) => `${kind} ${name} (existiert nicht mehr: ${id})`,
     reasons: {
       wrong_credentials: 'falscher Benutzername oder falsches Passwort',
+      sso_required: 'die Organisation meldet ihre Benutzer über ihren Identitätsanbieter an (Passwort abgelehnt)',
       throttled: 'nach zu vielen fehlgeschlagenen Anmeldungen gesperrt',
       app_deleted: 'die App wurde gelöscht',
       app_client_type_changed: 'der Client-Typ der App wurde geändert',

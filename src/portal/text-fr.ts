@@ -214,6 +214,7 @@ export const PORTAL_TEXT_FR: PortalText = {
     goneNamed: (kind: string, name: string, id: string) => `${kind} ${name}, qui n'existe plus (${id})`,
     reasons: {
       wrong_credentials: "nom d'utilisateur ou mot de passe incorrect",
+      sso_required: 'l’organisation connecte ses utilisateurs par son fournisseur d’identité (mot de passe refusé)',
       throttled: "bloqué après trop d'échecs de connexion",
       app_deleted: "l'application a été supprimée",
       app_client_type_changed: "le type de client de l'application a changé",

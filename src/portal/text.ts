@@ -204,6 +204,7 @@ export const PORTAL_TEXT = {
     goneNamed: (kind: string, name: string, id: string) => `${kind} ${name}, which no longer exists (${id})`,
     reasons: {
       wrong_credentials: 'wrong username or password',
+      sso_required: 'the organisation signs its users in through its identity provider (password refused)',
       throttled: 'held after too many failed sign-ins',
       app_deleted: 'the app was deleted',
       app_client_type_changed: "the app's client type changed",

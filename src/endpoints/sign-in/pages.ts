@@ -29,6 +29,8 @@ import type { PasskeyOffer } from '../../pages/sign-in.js';
 import { PASSKEY_FORM_BYTES, type PasskeySteps } from './passkey-steps.js';
 import type { SecondFactorRules } from '../../records/tenant-settings.js';
 import { enrolmentOf, enrolmentSteps } from './enrolment.js';
+import type { Connections } from '../../federation/connections.js';
+import { ssoRule } from './sso-rule.js';
 
 const CSRF_COOKIE = 'talent_auth_csrf';
 /** A browser that signed in as a user before (see SignInThrottle). */
@@ -65,6 +67,8 @@ interface InteractionSetup {
   passkeySteps: PasskeySteps;
   /** Each tenant's second-factor rule: who enrols after the password (src/endpoints/sign-in/enrolment.ts). */
   rules: SecondFactorRules;
+  /** The tenants' identity providers: where SSO is required, passwords are refused (sso-rule.ts). */
+  connections: Connections;
 }
 
 /**
@@ -137,6 +141,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
   /** Whether the app's tenant lets its users sign in with a passkey alone. */
   // A passkey alone finds its user within one tenant: a platform app (no tenant) never offers it.
   const passkeyOnly = async (tenant: string | undefined) => tenant !== undefined && (await setup.rules.passkeyOnlyAllowed(tenant));
+  const sso = ssoRule({ rules: setup.rules, connections: setup.connections, path, brands: setup.brands, issueCsrf });
 
   /** The passkey-alone offer of an app's login page: none where its tenant does not allow it. */
   async function passkeySignInOffer(ctx: Context, uid: string, app: AppRegistration): Promise<PasskeyOffer | undefined> {
@@ -184,6 +189,8 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const csrf = issueCsrf(ctx);
     const look = { locale: localeOf(ctx), branding: await setup.brands?.of(app.tenant) };
     if (interaction.prompt.name === 'login') {
+      // A tenant that signs its users in through its provider: no password form (sso-rule.ts).
+      if (await sso.offer(ctx, uid, app, app.tenant, 200)) return;
       const passkey = await passkeySignInOffer(ctx, uid, app);
       sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, passkey, ...look }));
       return;
@@ -227,7 +234,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
    * (never the username: one typed by mistake may be a password, or name nobody), counted per
    * address and app and window (AuditTrail.recordRefusal).
    */
-  function signInRefused(app: AppRegistration, address: string, reason: 'throttled' | 'wrong_credentials', windowSeconds?: number): void {
+  function signInRefused(app: AppRegistration, address: string, reason: 'throttled' | 'wrong_credentials' | 'sso_required', windowSeconds?: number): void {
     setup.audit?.recordRefusal(signInFailed(app, address, reason), { who: address, where: `${app.clientId}:${reason}`, ...(windowSeconds !== undefined ? { windowSeconds } : {}) });
   }
 
@@ -238,6 +245,11 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const app = await appOf(interaction.params.client_id);
     const clientId = app.clientId;
     const address = setup.addressOf(ctx);
+    // SSO required (sso-rule.ts): a tenant's app refuses the password unread.
+    if (await sso.offer(ctx, uid, app, app.tenant, 403, `${path}/${uid}`)) {
+      signInRefused(app, address, 'sso_required');
+      return;
+    }
     const hint = throttle.hint(username);
     const wait = await throttle.wait(hint, address, ctx.cookies.get(DEVICE_COOKIE, { signed: true }) === hint);
     if (wait !== undefined) {
@@ -253,6 +265,11 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       signInRefused(app, address, 'wrong_credentials');
       await throttle.failed(hint, address, clientId);
       await loginAgain(ctx, uid, app, username, (t) => t.wrongCredentials, 401);
+      return;
+    }
+    // A platform app knows her tenant only now: refused after the password (sso-rule.ts says why).
+    if (app.tenant === undefined && (await sso.offer(ctx, uid, app, account.tenant, 403, `${path}/${uid}`))) {
+      signInRefused({ ...app, tenant: account.tenant }, address, 'sso_required');
       return;
     }
     // A user who must have a second factor and has none, or whose factors were asked to be reset,
