@@ -146,6 +146,11 @@ export function factorChanged(
   return changed(type, by, { type: 'user', id: user.sub }, user.tenant, details);
 }
 
+/** A user signed out everywhere by the host ("the user left"): she is the target, in her tenant. */
+export function userSignedOut(by: AuditContext, user: { tenant: string; sub: string }): NewAuditEvent {
+  return changed('user.signed_out', by, { type: 'user', id: user.sub }, user.tenant);
+}
+
 /** A recovery code used by the user (how many she has left). */
 export function recoveryCodeUsed(user: { tenant: string; sub: string }, remaining: number): NewAuditEvent {
   return { type: 'recovery_code.used', tenant: user.tenant, actor: { type: 'user', id: user.sub }, target: { type: 'user', id: user.sub }, details: { remaining } };
