@@ -85,6 +85,7 @@ export const de: Messages = {
   signedOutOfApp: (app) => `Sie haben sich von ${app} und von diesem Anmeldedienst abgemeldet.`,
   signedOutOfService: 'Sie haben sich von diesem Anmeldedienst abgemeldet.',
   signedOutClose: 'Sie können dieses Fenster jetzt schließen.',
+  upstreamSignOutReturnInvalid: 'Dieser Link von der Abmeldung Ihrer Organisation zurück ist ungültig oder abgelaufen. Hier wurde nichts getan. Wenn Sie sich gerade abgemeldet haben, sind Sie von diesem Dienst abgemeldet: Kehren Sie zur Anwendung zurück.',
 
   errorTitle: 'Anmeldefehler',
   errorHeading: 'Die Anmeldung kann nicht fortgesetzt werden',

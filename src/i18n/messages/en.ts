@@ -135,6 +135,8 @@ export interface Messages {
   signedOutOfApp: (app: string) => string;
   signedOutOfService: string;
   signedOutClose: string;
+  /** The way back from the organisation's sign-out was forged, altered or is too old. */
+  upstreamSignOutReturnInvalid: string;
 
   // --- Error pages
   errorTitle: string;
@@ -248,6 +250,7 @@ export const en: Messages = {
   signedOutOfApp: (app) => `You signed out of ${app} and this sign-in service.`,
   signedOutOfService: 'You signed out of this sign-in service.',
   signedOutClose: 'You can close this window.',
+  upstreamSignOutReturnInvalid: 'This link back from your organisation\'s sign-out is not valid or has expired. Nothing was done here. If you were signing out, you are signed out of this service: go back to the application.',
 
   errorTitle: 'Sign-in error',
   errorHeading: 'Sign-in cannot continue',

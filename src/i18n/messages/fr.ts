@@ -85,6 +85,7 @@ export const fr: Messages = {
   signedOutOfApp: (app) => `Vous vous êtes déconnecté de ${app} et de ce service de connexion.`,
   signedOutOfService: 'Vous vous êtes déconnecté de ce service de connexion.',
   signedOutClose: 'Vous pouvez fermer cette fenêtre.',
+  upstreamSignOutReturnInvalid: 'Ce lien de retour de la déconnexion de votre organisation n’est pas valide ou a expiré. Rien n’a été fait ici. Si vous vous déconnectiez, vous êtes déconnecté de ce service : revenez à l’application.',
 
   errorTitle: 'Erreur de connexion',
   errorHeading: 'La connexion ne peut pas se poursuivre',
