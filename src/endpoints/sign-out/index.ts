@@ -48,6 +48,7 @@ export const signOutEndpoints: EndpointModule<'endSession' | 'endSessionConfirm'
       postLogoutRedirectUri: `${settings.baseUrl}${settings.pathPrefix}/oauth2/federation/signed-out`,
       localizer: look.localizer,
       logger,
+      counted: (outcome) => metrics?.upstreamSignOuts.inc({ outcome }),
     });
     return {
       endSessionConfirm: upstream.confirm,

@@ -43,6 +43,8 @@ export interface UpstreamSignOutSetup {
   postLogoutRedirectUri: string;
   localizer: Localizer;
   logger: Logger;
+  /** Counts each sign-out of a user who signed in through a provider, by outcome (the metric's labels). */
+  counted?: (outcome: 'redirected' | 'no_endpoint' | 'not_asked') => void;
   now?: () => number;
 }
 
@@ -69,9 +71,14 @@ export function upstreamSignOut(setup: UpstreamSignOutSetup): { confirm: RouteHa
     await setup.signedInThrough.forget(user);
     const connection = await setup.connections.forSignIn(through.connectionId);
     // A connection gone, changed not to ask for it, or (never) another tenant's: our sign-out only.
-    if (!connection || !connection.signOutUpstream || connection.tenant !== account.tenant) return undefined;
+    if (!connection || !connection.signOutUpstream || connection.tenant !== account.tenant) {
+      setup.counted?.('not_asked');
+      return undefined;
+    }
     const state = sealer.seal({ to, exp: Math.floor(now() / 1000) + UPSTREAM_SIGN_OUT_SECONDS } satisfies WayBack, PURPOSE);
-    return setup.upstreams.endSessionUrl(connection, { idTokenHint: through.idToken, postLogoutRedirectUri: setup.postLogoutRedirectUri, state });
+    const url = await setup.upstreams.endSessionUrl(connection, { idTokenHint: through.idToken, postLogoutRedirectUri: setup.postLogoutRedirectUri, state });
+    setup.counted?.(url ? 'redirected' : 'no_endpoint');
+    return url;
   }
 
   const confirm: RouteHandler = async (ctx: Context, _params: unknown, next: Next) => {

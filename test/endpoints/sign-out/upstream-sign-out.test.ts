@@ -51,7 +51,7 @@ describe.each(STORE_KINDS)('the provider\'s sign-out after ours (%s store)', (ki
       users: [{ sub: 'up-amy', email: 'amy@acme.example' }],
     });
     server = await assembleServer(resolveOptions({
-      baseUrl: origin, apis: demoApis, logger: capturingLogger().logger, rateLimits: { authorize: false },
+      baseUrl: origin, apis: demoApis, logger: capturingLogger().logger, rateLimits: { authorize: false }, observability: { health: true, metrics: true },
       store: handle.option(), accounts: testAccounts([amy]), cookieKeys: COOKIE_KEYS,
     }));
     const { app: koa } = createServerApp(server, undefined);
@@ -66,6 +66,8 @@ describe.each(STORE_KINDS)('the provider\'s sign-out after ours (%s store)', (ki
     await upstream.close();
   });
 
+  /** The upstream sign-outs counted with `outcome` (the metric). */
+  const counted = async (outcome: string) => ((await server.parts.metrics!.upstreamSignOuts.get()).values.find((value) => value.labels.outcome === outcome)?.value ?? 0);
   const running = () => ({ auth: undefined as never, baseUrl: origin, oauthUrl: `${origin}/oauth2`, logLines: [], storeOption: undefined, stop: async () => undefined });
 
   async function connect(issuer: string, signOutUpstream = true) {
@@ -143,6 +145,7 @@ describe.each(STORE_KINDS)('the provider\'s sign-out after ours (%s store)', (ki
     expect(new URL(back).searchParams.get('state')).toBe(state);
     const onward = await agent.request(back);
     expect(onward.location).toBe(`${SIGNED_OUT}?state=app-state`);
+    expect(await counted('redirected')).toBe(1);
   });
 
   it('a forged, altered, other-purpose or old state: a page that says so, never a redirect', async () => {
@@ -182,6 +185,7 @@ describe.each(STORE_KINDS)('the provider\'s sign-out after ours (%s store)', (ki
     const started = Date.now();
     expect(await signOut(agent, ours)).toBe(`${SIGNED_OUT}?state=app-state`);
     expect(Date.now() - started).toBeLessThan(3000);
+    expect(await counted('no_endpoint')).toBe(1);
     expect(await server.parts.signedInThrough.of({ tenant: 'acme', sub: 'amy' })).toBeUndefined();
   });
 
@@ -190,6 +194,7 @@ describe.each(STORE_KINDS)('the provider\'s sign-out after ours (%s store)', (ki
     const { agent, ours } = await federatedSession(connection.id, await upstreamIdToken(connection.id));
     expect(await signOut(agent, ours)).toBe(`${SIGNED_OUT}?state=app-state`);
     expect(await server.parts.signedInThrough.of({ tenant: 'acme', sub: 'amy' })).toBeUndefined();
+    expect(await counted('not_asked')).toBe(1);
   });
 
   it('a password sign-in (no provider remembered): our sign-out as ever', async () => {
