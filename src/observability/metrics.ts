@@ -64,13 +64,6 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly federatedSignIns = new Counter({
-    name: 'talent_auth_federated_sign_ins_total',
-    help: "Sign-ins through a tenant's identity provider, by outcome: succeeded, or why it failed (unreachable, timeout, refused, bad_metadata, error_response, invalid_response, or a rule of ours such as domain_not_owned)",
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
-
   readonly upstreamSignOuts = new Counter({
     name: 'talent_auth_upstream_sign_outs_total',
     help: "Our sign-outs of users who last signed in through a provider, by outcome: redirected (on to the provider's end-session endpoint), no_endpoint (its discovery names none or could not be read), not_asked (the connection does not ask for it, or is gone)",

@@ -30,7 +30,7 @@ import { PASSKEY_FORM_BYTES, type PasskeySteps } from './passkey-steps.js';
 import type { SecondFactorRules } from '../../records/tenant-settings.js';
 import { enrolmentOf, enrolmentSteps } from './enrolment.js';
 import type { Connections } from '../../federation/connections.js';
-import { ssoRule } from './sso-rule.js';
+import { ssoRule, tenantBeforePassword } from './sso-rule.js';
 
 const CSRF_COOKIE = 'talent_auth_csrf';
 /** A browser that signed in as a user before (see SignInThrottle). */
@@ -190,7 +190,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const look = { locale: localeOf(ctx), branding: await setup.brands?.of(app.tenant) };
     if (interaction.prompt.name === 'login') {
       // A tenant that signs its users in through its provider: no password form (sso-rule.ts).
-      if (await sso.offer(ctx, uid, app, app.tenant, 200)) return;
+      if (await sso.offer(ctx, uid, app, tenantBeforePassword(app), 200)) return;
       const passkey = await passkeySignInOffer(ctx, uid, app);
       sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, passkey, ...look }));
       return;
@@ -246,7 +246,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const clientId = app.clientId;
     const address = setup.addressOf(ctx);
     // SSO required (sso-rule.ts): a tenant's app refuses the password unread.
-    if (await sso.offer(ctx, uid, app, app.tenant, 403, `${path}/${uid}`)) {
+    if (await sso.offer(ctx, uid, app, tenantBeforePassword(app), 403, `${path}/${uid}`)) {
       signInRefused(app, address, 'sso_required');
       return;
     }
@@ -267,8 +267,8 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       await loginAgain(ctx, uid, app, username, (t) => t.wrongCredentials, 401);
       return;
     }
-    // A platform app knows her tenant only now: refused after the password (sso-rule.ts says why).
-    if (app.tenant === undefined && (await sso.offer(ctx, uid, app, account.tenant, 403, `${path}/${uid}`))) {
+    // A platform app (or one open to all tenants) knows her tenant only now: refused after the password (sso-rule.ts says why).
+    if (tenantBeforePassword(app) === undefined && (await sso.offer(ctx, uid, app, account.tenant, 403, `${path}/${uid}`))) {
       signInRefused({ ...app, tenant: account.tenant }, address, 'sso_required');
       return;
     }

@@ -15,9 +15,11 @@ import type { SecondFactorRules } from '../../records/tenant-settings.js';
  *
  * - Only while the tenant has a connection: a tenant that requires SSO and has none keeps
  *   passwords, so that no tenant is locked out by its own setting.
- * - A tenant's app: the tenant is known before the password, which is refused unread (nothing
- *   learnt about the password); its login page is this page straight away (no password form).
- * - A platform app (no tenant): the tenant is the user's, known only once her password checked.
+ * - A tenant's app (only its users sign in there): the tenant is known before the password, which
+ *   is refused unread (nothing learnt about the password); its login page is this page straight
+ *   away (no password form).
+ * - A platform app (no tenant), or a tenant's app open to all tenants: the tenant is the user's,
+ *   known only once her password checked.
  *   The refusal then says the password was right; a right password signed her in before the rule,
  *   so it tells no more than a sign-in told (and the throttle counts wrong guesses as always).
  */
@@ -42,6 +44,11 @@ export interface SsoRule {
    * @returns whether the page was sent.
    */
   offer(ctx: Context, uid: string, app: AppRegistration, tenant: string | undefined, status: 200 | 403, back?: string): Promise<boolean>;
+}
+
+/** The tenant whose users alone sign in at `app` (known before the password), or undefined (any tenant's). */
+export function tenantBeforePassword(app: Pick<AppRegistration, 'tenant' | 'openToAllTenants'>): string | undefined {
+  return app.openToAllTenants ? undefined : app.tenant;
 }
 
 export function ssoRule(setup: SsoRuleSetup): SsoRule {

@@ -23,6 +23,7 @@ describe.each(STORE_KINDS)('SSO required (%s store)', (kind) => {
   let acmeApp: { clientId: string; redirectUri: string };
   let globexApp: { clientId: string; redirectUri: string };
   let platformApp: { clientId: string; redirectUri: string };
+  let openApp: { clientId: string; redirectUri: string };
   let connectionId: string;
 
   beforeAll(async () => {
@@ -34,6 +35,7 @@ describe.each(STORE_KINDS)('SSO required (%s store)', (kind) => {
     acmeApp = await create('acme');
     globexApp = await create('globex');
     platformApp = await create();
+    openApp = { clientId: (await server.auth.appRegistrations.create({ name: 'Globex Marketplace', tenant: 'globex', openToAllTenants: true, redirectUris: [CALLBACK], clientType: 'public' })).clientId, redirectUri: CALLBACK };
     connectionId = (await server.auth.connections.create({
       tenant: 'acme', name: 'Acme Entra', issuer: 'https://login.acme.example/v2.0', clientId: 'our-client', clientSecret: 'upstream-secret', domains: ['acme.example'],
     })).id;
@@ -106,6 +108,15 @@ describe.each(STORE_KINDS)('SSO required (%s store)', (kind) => {
     expect(right.html).toContain(`<input type="hidden" name="connection" value="${connectionId}">`);
     const failures = await ssoFailures('acme');
     expect(failures.some((event) => event.target?.id === platformApp.clientId)).toBe(true);
+  });
+
+  it("a tenant's app open to all tenants: as a platform app, the rule of the user's tenant after her password", async () => {
+    const { agent, step } = await loginPage(openApp);
+    expect(step.html).toContain('name="password"');
+    const right = await postPassword(agent, step, amy.sub, amy.password);
+    expect(right.status).toBe(403);
+    expect(right.html).toContain('Your organisation signs you in through <strong>Acme Entra</strong>.');
+    await expect(signInForCode(server, openApp, gus, 'openid')).resolves.toMatchObject({ code: expect.any(String) });
   });
 
   it('a tenant that requires SSO without a connection keeps passwords (its app and a platform app)', async () => {
