@@ -49,6 +49,7 @@ export const signInEndpoints: EndpointModule<'authorize' | 'authorizeResume' | '
         addressOf,
         audit: parts.audit,
         brands: look.brands,
+        connections: parts.connections,
         factors: parts.factors,
         passkeySteps: new PasskeySteps({
           passkeys: parts.passkeys,
@@ -58,7 +59,6 @@ export const signInEndpoints: EndpointModule<'authorize' | 'authorizeResume' | '
           script: `${settings.pathPrefix}${PASSKEY_SCRIPT_PATH}`,
         }),
         rules: parts.secondFactorRules,
-        connections: parts.connections,
         throttle: new SignInThrottle(store.counters, settings.rateLimits.failedSignIn, cookieKeys, logger, {
           failed: () => metrics?.signInFailures.inc(),
           refused: () => metrics?.rateLimited.inc({ limit: 'sign_in' }),
