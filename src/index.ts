@@ -1,4 +1,5 @@
-export { createAuthServer, type AuthServer, type ConsentsApi, type SignInsApi, type FactorsApi, type ConnectionsApi, type OperatorName } from './server.js';
+export { createAuthServer, type AuthServer, type ConsentsApi, type SignInsApi, type FactorsApi, type ConnectionsApi, type UsersApi, type OperatorName } from './server.js';
+export type { UserSignOutRequest, UserSignOutResult } from './records/user-sign-out.js';
 export type { Connection, ConnectionInput, ConnectionPatch, ClaimMapping, MappableClaim, UpstreamAuthMethod } from './federation/connections.js';
 export type { SignInUnlockRequest, SignInUnlockResult } from './limits/sign-in.js';
 export type { ConnectMiddleware } from './http/embedding.js';

@@ -14,6 +14,7 @@ import type { ClientConfigurations } from './records/client-configurations.js';
 import type { Consent, ConsentKey } from './records/consents.js';
 import type { FactorListEntry, FactorOwner, TotpEnrolment } from './factors/index.js';
 import type { Connection, ConnectionInput, ConnectionPatch } from './federation/connections.js';
+import { UserSignOut, type UserSignOutRequest, type UserSignOutResult } from './records/user-sign-out.js';
 
 /** What a host may do with consents: list a user's, revoke one (same rules as the consent API). */
 export interface ConsentsApi {
@@ -106,6 +107,24 @@ export interface ConnectionsApi {
   delete(id: string, by?: OperatorName): Promise<boolean>;
 }
 
+/** What the host may do with its users' sign-ins here (docs/federation.md#when-a-user-leaves). */
+export interface UsersApi {
+  /**
+   * Signs a user (`sub`) of `tenant` out everywhere, at once: when she left the organisation.
+   * Recorded as `user.signed_out` (actor `operator`, with `actor` as its id when given) before it
+   * is done; then every browser session of hers begun until now no longer signs her in (her next
+   * authorization asks her to sign in again; `prompt=none` gets `login_required`), every consent
+   * of hers ends with its grant (refresh tokens, unused codes, the access tokens' liveness on our
+   * APIs; each `consent.revoked` with the reason `user_signed_out`), and the provider she last
+   * signed in through is forgotten. The same `sub` in another tenant is not touched. Her account
+   * is the host's: this does not disable it (a password sign-in after it works when the
+   * AccountStore still accepts her). Answers `{ grantsEnded }`.
+   * @throws ValidationError for an empty or overlong tenant, sub or actor, StoreUnavailable when the
+   *   store cannot be reached.
+   */
+  signOut(request: UserSignOutRequest & OperatorName): Promise<UserSignOutResult>;
+}
+
 /**
  * What `createAuthServer()` returns: the server to mount or listen with, and the services that
  * manage its records.
@@ -141,6 +160,8 @@ export interface AuthServer {
   readonly factors: FactorsApi;
   /** The tenants' identity providers (enterprise sign-in): `connections.create({ tenant, name, issuer, ... })`. */
   readonly connections: ConnectionsApi;
+  /** The host's users: sign one out everywhere when she left (`users.signOut({ tenant, sub })`). */
+  readonly users: UsersApi;
   /**
    * The Prometheus registry when `observability.metrics` is on (also served at `{pathPrefix}/metrics`):
    * a host may serve it elsewhere, e.g. on an internal port.
@@ -187,6 +208,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   const portal = options.portal.enabled ? await startPortal(server) : undefined;
   const { app, ours } = createServerApp(server, portal);
   const { parts, engine, ownRecords } = server;
+  const userSignOut = new UserSignOut({ audit: parts.audit, consents: parts.consents, signedOutUsers: parts.signedOutUsers, signedInThrough: parts.signedInThrough });
   return {
     app,
     middleware: connectMiddleware(app, options.baseUrl, ours),
@@ -215,6 +237,9 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       get: (id) => parts.connections.get(id),
       update: async (id, patch) => parts.connections.update(id, withoutActor(patch), operatorContext(patch?.actor)),
       delete: (id, by) => parts.connections.delete(id, operatorContext(by?.actor)),
+    },
+    users: {
+      signOut: async (request) => userSignOut.signOut(withoutActor(request), operatorContext(request?.actor)),
     },
     metrics: parts.metrics?.registry,
     close: () => {

@@ -51,6 +51,7 @@ export const AUDIT_EVENT_TYPES = [
   'factor.added', 'factor.removed', 'factor.reset', 'sign_in.second_factor_failed', 'recovery_code.used',
   'tenant_settings.updated',
   'connection.created', 'connection.updated', 'connection.deleted', 'sign_in.federation_failed',
+  'user.signed_out',
 ] as const;
 
 /** The type of an audit event. */
@@ -68,6 +69,8 @@ const CHANGE_TYPES: ReadonlySet<AuditEventType> = new Set<AuditEventType>([
   'factor.added', 'factor.removed', 'factor.reset', 'recovery_code.used',
   'tenant_settings.updated',
   'connection.created', 'connection.updated', 'connection.deleted',
+  // The operator's word that a user left: rare, and nobody else can cause one.
+  'user.signed_out',
 ]);
 
 /** The log an event of `type` is kept in. */

@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import { SignedOutUsers } from '../records/signed-out-users.js';
 import { ApiCatalog } from '../../policies/catalog.js';
 import { AuditTrail } from '../audit/trail.js';
 import type { ServerParts } from '../endpoints/endpoint.js';
@@ -67,7 +68,9 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
   // Each tenant's own settings, and its second-factor rule: the host's policy with them.
   const tenantSettings = new TenantSettings(store.records, audit);
   const secondFactorRules = new SecondFactorRules(options.tenantPolicy, tenantSettings);
-  const engine = startEngine({ options, logger, metrics, store, catalog, audit, consents, cookieKeys, jwks, algorithms, look, addressOf, secondFactorRules });
+  // Users the host signed out everywhere: their sessions begun before sign them in no more.
+  const signedOutUsers = new SignedOutUsers(store, options.sessionTtl);
+  const engine = startEngine({ options, logger, metrics, store, catalog, audit, consents, cookieKeys, jwks, algorithms, look, addressOf, secondFactorRules, signedOutUsers });
   // The tenants' identity providers (enterprise sign-in, src/federation/): their client secrets
   // sealed under the factor keys (what could sign a user in), our relying party at each.
   const factorKeys = factorKeysOf(options, cookieKeys, logger);
@@ -114,6 +117,7 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
     connections,
     upstreams,
     signedInThrough: new SignedInThroughStore(store, connectionSealer, options.sessionTtl),
+    signedOutUsers,
     engine,
   };
   return { options, parts, engine, ownRecords, forwardedAddress };

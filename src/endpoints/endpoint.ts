@@ -2,6 +2,7 @@ import type Koa from 'koa';
 import type { Connections } from '../federation/connections.js';
 import type { Upstreams } from '../federation/upstreams.js';
 import type { SignedInThroughStore } from '../federation/signed-in-through.js';
+import type { SignedOutUsers } from '../records/signed-out-users.js';
 import type Provider from 'oidc-provider';
 import type { Store } from '../../adapters/types.js';
 import type { ApiCatalog } from '../../policies/catalog.js';
@@ -107,6 +108,8 @@ export interface ServerParts {
   upstreams: Upstreams;
   /** The provider each user last signed in through (for the provider's sign-out). */
   signedInThrough: SignedInThroughStore;
+  /** When each user was signed out everywhere ("the user left": src/records/user-sign-out.ts). */
+  signedOutUsers: SignedOutUsers;
   engine: EngineParts;
 }
 

@@ -200,6 +200,7 @@ export const PORTAL_TEXT_DE: PortalText = {
       'factor.added': 'Zweiter Faktor hinzugefügt',
       'factor.removed': 'Zweiter Faktor entfernt',
       'factor.reset': 'Zweite Faktoren zurückgesetzt',
+      'user.signed_out': 'Überall abgemeldet (hat die Organisation verlassen)',
       'sign_in.second_factor_failed': 'Zweiter Faktor abgelehnt',
       'recovery_code.used': 'Wiederherstellungscode verwendet',
     },
@@ -210,8 +211,10 @@ export const PORTAL_TEXT_DE: PortalText = {
     goneNamed: (kind: string, name: string, id: string) => `${kind} ${name} (existiert nicht mehr: ${id})`,
     reasons: {
       wrong_credentials: 'falscher Benutzername oder falsches Passwort',
+      sso_required: 'die Organisation meldet ihre Benutzer über ihren Identitätsanbieter an (Passwort abgelehnt)',
       throttled: 'nach zu vielen fehlgeschlagenen Anmeldungen gesperrt',
       app_deleted: 'die App wurde gelöscht',
+      user_signed_out: 'der Benutzer wurde überall abgemeldet',
       app_client_type_changed: 'der Client-Typ der App wurde geändert',
     },
     detail: {

@@ -204,6 +204,7 @@ export const PORTAL_TEXT_FR: PortalText = {
       'factor.added': 'Second facteur ajouté',
       'factor.removed': 'Second facteur supprimé',
       'factor.reset': 'Seconds facteurs réinitialisés',
+      'user.signed_out': 'Déconnecté partout (a quitté l’organisation)',
       'sign_in.second_factor_failed': 'Second facteur refusé',
       'recovery_code.used': 'Code de récupération utilisé',
     },
@@ -214,8 +215,10 @@ export const PORTAL_TEXT_FR: PortalText = {
     goneNamed: (kind: string, name: string, id: string) => `${kind} ${name}, qui n'existe plus (${id})`,
     reasons: {
       wrong_credentials: "nom d'utilisateur ou mot de passe incorrect",
+      sso_required: 'l’organisation connecte ses utilisateurs par son fournisseur d’identité (mot de passe refusé)',
       throttled: "bloqué après trop d'échecs de connexion",
       app_deleted: "l'application a été supprimée",
+      user_signed_out: 'l’utilisateur a été déconnecté partout',
       app_client_type_changed: "le type de client de l'application a changé",
     },
     detail: {

@@ -193,6 +193,7 @@ export const PORTAL_TEXT = {
       'factor.added': 'Second factor added',
       'factor.removed': 'Second factor removed',
       'factor.reset': 'Second factors reset',
+      'user.signed_out': 'Signed out everywhere (left the organisation)',
       'sign_in.second_factor_failed': 'Second factor refused',
       'recovery_code.used': 'Recovery code used',
     } as Record<string, string>,
@@ -204,8 +205,10 @@ export const PORTAL_TEXT = {
     goneNamed: (kind: string, name: string, id: string) => `${kind} ${name}, which no longer exists (${id})`,
     reasons: {
       wrong_credentials: 'wrong username or password',
+      sso_required: 'the organisation signs its users in through its identity provider (password refused)',
       throttled: 'held after too many failed sign-ins',
       app_deleted: 'the app was deleted',
+      user_signed_out: 'the user was signed out everywhere',
       app_client_type_changed: "the app's client type changed",
     } as Record<string, string>,
     detail: {

@@ -50,6 +50,7 @@ export const signInEndpoints: EndpointModule<'authorize' | 'authorizeResume' | '
         addressOf,
         audit: parts.audit,
         brands: look.brands,
+        connections: parts.connections,
         factors: parts.factors,
         passkeySteps: new PasskeySteps({
           passkeys: parts.passkeys,

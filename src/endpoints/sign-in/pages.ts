@@ -31,6 +31,8 @@ import type { SecondFactorRules } from '../../records/tenant-settings.js';
 import { enrolmentOf, enrolmentSteps } from './enrolment.js';
 import { federatedFirstFactorOf, federationSteps, type FederatedFirstFactor, type FederationInteraction, type FederatedUser, type FederationStepsSetup } from './federation-steps.js';
 import { afterFirstFactor } from '../../../policies/upstream-sign-in.js';
+import type { Connections } from '../../federation/connections.js';
+import { ssoRule, tenantBeforePassword } from './sso-rule.js';
 
 const CSRF_COOKIE = 'talent_auth_csrf';
 /** A browser that signed in as a user before (see SignInThrottle). */
@@ -69,6 +71,8 @@ interface InteractionSetup {
   rules: SecondFactorRules;
   /** Enterprise sign-in through the tenants' identity providers (federation-steps.ts). */
   federation: Omit<FederationStepsSetup, 'provider' | 'path' | 'apps' | 'logger' | 'brands' | 'addressOf' | 'audit'>;
+  /** The tenants' identity providers: where SSO is required, passwords are refused (sso-rule.ts). */
+  connections: Connections;
 }
 
 /**
@@ -144,6 +148,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
   /** Whether the app's tenant lets its users sign in with a passkey alone. */
   // A passkey alone finds its user within one tenant: a platform app (no tenant) never offers it.
   const passkeyOnly = async (tenant: string | undefined) => tenant !== undefined && (await setup.rules.passkeyOnlyAllowed(tenant));
+  const sso = ssoRule({ rules: setup.rules, connections: setup.connections, path, brands: setup.brands, issueCsrf });
 
   /** The passkey-alone offer of an app's login page: none where its tenant does not allow it. */
   async function passkeySignInOffer(ctx: Context, uid: string, app: AppRegistration): Promise<PasskeyOffer | undefined> {
@@ -200,6 +205,8 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const look = { locale: localeOf(ctx), branding: await setup.brands?.of(app.tenant) };
     if (interaction.prompt.name === 'login') {
       if (await federation.hinted(ctx, interaction, app)) return;
+      // A tenant that signs its users in through its provider: no password form (sso-rule.ts).
+      if (await sso.offer(ctx, uid, app, tenantBeforePassword(app), 200)) return;
       const passkey = await passkeySignInOffer(ctx, uid, app);
       sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, passkey, federation: await federation.offer(uid, app), ...look }));
       return;
@@ -244,7 +251,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
    * (never the username: one typed by mistake may be a password, or name nobody), counted per
    * address and app and window (AuditTrail.recordRefusal).
    */
-  function signInRefused(app: AppRegistration, address: string, reason: 'throttled' | 'wrong_credentials', windowSeconds?: number): void {
+  function signInRefused(app: AppRegistration, address: string, reason: 'throttled' | 'wrong_credentials' | 'sso_required', windowSeconds?: number): void {
     setup.audit?.recordRefusal(signInFailed(app, address, reason), { who: address, where: `${app.clientId}:${reason}`, ...(windowSeconds !== undefined ? { windowSeconds } : {}) });
   }
 
@@ -255,6 +262,11 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const app = await appOf(interaction.params.client_id);
     const clientId = app.clientId;
     const address = setup.addressOf(ctx);
+    // SSO required (sso-rule.ts): a tenant's app refuses the password unread.
+    if (await sso.offer(ctx, uid, app, tenantBeforePassword(app), 403, `${path}/${uid}`)) {
+      signInRefused(app, address, 'sso_required');
+      return;
+    }
     const hint = throttle.hint(username);
     const wait = await throttle.wait(hint, address, ctx.cookies.get(DEVICE_COOKIE, { signed: true }) === hint);
     if (wait !== undefined) {
@@ -270,6 +282,11 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       signInRefused(app, address, 'wrong_credentials');
       await throttle.failed(hint, address, clientId);
       await loginAgain(ctx, uid, app, username, (t) => t.wrongCredentials, 401);
+      return;
+    }
+    // A platform app (or one open to all tenants) knows her tenant only now: refused after the password (sso-rule.ts says why).
+    if (tenantBeforePassword(app) === undefined && (await sso.offer(ctx, uid, app, account.tenant, 403, `${path}/${uid}`))) {
+      signInRefused({ ...app, tenant: account.tenant }, address, 'sso_required');
       return;
     }
     // A user who must have a second factor and has none, or whose factors were asked to be reset,

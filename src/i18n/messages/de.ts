@@ -50,6 +50,11 @@ export const de: Messages = {
   passkeyNotUsed: 'Der Passkey wurde nicht verwendet. Versuchen Sie es erneut oder wählen Sie eine andere Anmeldeart.',
   passkeyRefused: 'Mit diesem Passkey können Sie sich hier nicht anmelden. Versuchen Sie es erneut oder wählen Sie eine andere Anmeldeart.',
   passkeyOnlyNotAllowed: 'Die Anmeldung nur mit einem Passkey ist für Ihre Organisation nicht eingeschaltet. Melden Sie sich mit Benutzername und Passwort an.',
+  ssoRequiredTitle: 'Über Ihre Organisation anmelden',
+  ssoRequiredIntro: (provider) => `Ihre Organisation meldet Sie über ${provider} an.`,
+  ssoRequiredNoPassword: 'Ihr Passwort wird hier nicht verwendet: Fahren Sie mit der Anmeldung Ihrer Organisation fort.',
+  ssoContinueWith: (provider) => `Weiter mit ${provider}`,
+  ssoBackToSignIn: 'Zurück zur Anmeldeseite',
 
   consentTitle: 'Zugriff erlauben?',
   consentHeading: (app) => `Möchten Sie ${app} den Zugriff auf Ihr Konto erlauben?`,
@@ -98,6 +103,7 @@ export const de: Messages = {
   signedOutOfApp: (app) => `Sie haben sich von ${app} und von diesem Anmeldedienst abgemeldet.`,
   signedOutOfService: 'Sie haben sich von diesem Anmeldedienst abgemeldet.',
   signedOutClose: 'Sie können dieses Fenster jetzt schließen.',
+  upstreamSignOutReturnInvalid: 'Dieser Link von der Abmeldung Ihrer Organisation zurück ist ungültig oder abgelaufen. Hier wurde nichts getan. Wenn Sie sich gerade abgemeldet haben, sind Sie von diesem Dienst abgemeldet: Kehren Sie zur Anwendung zurück.',
 
   errorTitle: 'Anmeldefehler',
   errorHeading: 'Die Anmeldung kann nicht fortgesetzt werden',

@@ -78,6 +78,18 @@ export interface Messages {
   /** The tenant does not allow a passkey alone (403). */
   passkeyOnlyNotAllowed: string;
 
+  // --- SSO required (the tenant signs its users in through its identity provider)
+  /** Title and heading of the page. */
+  ssoRequiredTitle: string;
+  /** Names the organisation's identity provider(s). */
+  ssoRequiredIntro: (provider: string) => string;
+  /** Why there is no password field. */
+  ssoRequiredNoPassword: string;
+  /** The button of a connection. */
+  ssoContinueWith: (provider: string) => string;
+  /** The link back to the sign-in page. */
+  ssoBackToSignIn: string;
+
   // --- The consent page
   consentTitle: string;
   consentHeading: (app: string) => string;
@@ -149,6 +161,8 @@ export interface Messages {
   signedOutOfApp: (app: string) => string;
   signedOutOfService: string;
   signedOutClose: string;
+  /** The way back from the organisation's sign-out was forged, altered or is too old. */
+  upstreamSignOutReturnInvalid: string;
 
   // --- Error pages
   errorTitle: string;
@@ -227,6 +241,11 @@ export const en: Messages = {
   passkeyNotUsed: 'The passkey was not used. Try again, or choose another way to sign in.',
   passkeyRefused: 'That passkey cannot sign you in here. Try again, or choose another way to sign in.',
   passkeyOnlyNotAllowed: 'Signing in with a passkey alone is not turned on for your organisation. Sign in with your username and password.',
+  ssoRequiredTitle: 'Sign in through your organisation',
+  ssoRequiredIntro: (provider) => `Your organisation signs you in through ${provider}.`,
+  ssoRequiredNoPassword: 'Your password is not used here: continue with your organisation\'s sign-in.',
+  ssoContinueWith: (provider) => `Continue with ${provider}`,
+  ssoBackToSignIn: 'Back to the sign-in page',
 
   consentTitle: 'Allow access?',
   consentHeading: (app) => `Allow ${app} to access your account?`,
@@ -275,6 +294,7 @@ export const en: Messages = {
   signedOutOfApp: (app) => `You signed out of ${app} and this sign-in service.`,
   signedOutOfService: 'You signed out of this sign-in service.',
   signedOutClose: 'You can close this window.',
+  upstreamSignOutReturnInvalid: 'This link back from your organisation\'s sign-out is not valid or has expired. Nothing was done here. If you were signing out, you are signed out of this service: go back to the application.',
 
   errorTitle: 'Sign-in error',
   errorHeading: 'Sign-in cannot continue',

@@ -50,6 +50,11 @@ export const fr: Messages = {
   passkeyNotUsed: 'La clé d’accès n’a pas été utilisée. Réessayez, ou choisissez une autre façon de vous connecter.',
   passkeyRefused: 'Cette clé d’accès ne peut pas vous connecter ici. Réessayez, ou choisissez une autre façon de vous connecter.',
   passkeyOnlyNotAllowed: 'La connexion avec une clé d’accès seule n’est pas activée pour votre organisation. Connectez-vous avec votre nom d’utilisateur et votre mot de passe.',
+  ssoRequiredTitle: 'Connectez-vous par votre organisation',
+  ssoRequiredIntro: (provider) => `Votre organisation vous connecte par ${provider}.`,
+  ssoRequiredNoPassword: 'Votre mot de passe ne sert pas ici : continuez avec la connexion de votre organisation.',
+  ssoContinueWith: (provider) => `Continuer avec ${provider}`,
+  ssoBackToSignIn: 'Retour à la page de connexion',
 
   consentTitle: "Autoriser l'accès ?",
   consentHeading: (app) => `Autoriser ${app} à accéder à votre compte ?`,
@@ -98,6 +103,7 @@ export const fr: Messages = {
   signedOutOfApp: (app) => `Vous vous êtes déconnecté de ${app} et de ce service de connexion.`,
   signedOutOfService: 'Vous vous êtes déconnecté de ce service de connexion.',
   signedOutClose: 'Vous pouvez fermer cette fenêtre.',
+  upstreamSignOutReturnInvalid: 'Ce lien de retour de la déconnexion de votre organisation n’est pas valide ou a expiré. Rien n’a été fait ici. Si vous vous déconnectiez, vous êtes déconnecté de ce service : revenez à l’application.',
 
   errorTitle: 'Erreur de connexion',
   errorHeading: 'La connexion ne peut pas se poursuivre',
