@@ -203,9 +203,18 @@ export class Connections {
       ...(parsed.clientSecret ? { sealedSecret: this.sealer.seal(parsed.clientSecret, secretPurpose(id)) } : {}),
       ...(author === 'operator' ? { operatorIssuerHost: new URL(issuer).hostname } : {}),
     };
-    await this.audited('connection.created', by, stored, { name: stored.name, issuer, domains, client_secret: stored.sealedSecret !== undefined });
-    await this.claimDomains(stored, domains);
+    // The record first, listed by nobody yet: a connection claiming one of its domains at the same
+    // time then finds it and is refused (claimed before it existed, its entry would look stale and
+    // be taken over: both would win). Refused or failed, nothing of it is kept, nothing audited.
     await this.records.put(CONNECTION, id, parsed.tenant, stored);
+    try {
+      await this.claimDomains(stored, domains);
+      await this.audited('connection.created', by, stored, { name: stored.name, issuer, domains, client_secret: stored.sealedSecret !== undefined });
+    } catch (error) {
+      await this.records.delete(CONNECTION, id);
+      await this.releaseDomains(id, domains);
+      throw error;
+    }
     await this.records.put(CONNECTION_OF_TENANT, id, parsed.tenant, { id });
     return toPublic(stored);
   }
@@ -276,9 +285,11 @@ export class Connections {
       checkSecret(next.tokenEndpointAuthMethod, next.sealedSecret !== undefined, 'patch');
       const fields = changedFields(Object.keys(parsed).filter((field) => field !== 'clientSecret'), before, next);
       if (parsed.clientSecret !== undefined) fields.push('clientSecret');
-      await this.audited('connection.updated', by, before, { fields });
+      // The domains claimed before the change is audited: a domain of another connection refuses
+      // it without an event of a change that was not made.
       const added = (domains ?? []).filter((domain) => !before.domains.includes(domain));
       await this.claimDomains(next, added);
+      await this.audited('connection.updated', by, before, { fields });
       if (await this.records.replace(CONNECTION, id, next, current.revision)) {
         await this.releaseDomains(id, before.domains.filter((domain) => !next.domains.includes(domain)));
         return toPublic(next);
@@ -317,18 +328,29 @@ export class Connections {
    * is taken over).
    */
   private async claimDomains(connection: StoredConnection, domains: readonly string[]): Promise<void> {
-    for (const [index, domain] of domains.entries()) {
-      const entry = { id: connection.id, tenant: connection.tenant };
-      if (await this.records.create(CONNECTION_DOMAIN, domain, DOMAINS_GROUP, entry)) continue;
-      const owner = await this.records.getVersioned<{ id: string }>(CONNECTION_DOMAIN, domain);
-      if (owner?.value.id === connection.id) continue;
-      const holder = owner && (await this.stored(owner.value.id));
-      if (holder?.domains.includes(domain)) {
-        throw new ValidationError(`domains.${connection.domains.indexOf(domain) >= 0 ? connection.domains.indexOf(domain) : index}`, `${domain} already belongs to another connection (a domain belongs to one organisation)`);
+    const claimed: string[] = [];
+    try {
+      for (const [index, domain] of domains.entries()) {
+        const entry = { id: connection.id, tenant: connection.tenant };
+        if (await this.records.create(CONNECTION_DOMAIN, domain, DOMAINS_GROUP, entry)) {
+          claimed.push(domain);
+          continue;
+        }
+        const owner = await this.records.getVersioned<{ id: string }>(CONNECTION_DOMAIN, domain);
+        if (owner?.value.id === connection.id) continue;
+        const holder = owner && (await this.stored(owner.value.id));
+        if (holder?.domains.includes(domain)) {
+          throw new ValidationError(`domains.${connection.domains.indexOf(domain) >= 0 ? connection.domains.indexOf(domain) : index}`, `${domain} already belongs to another connection (a domain belongs to one organisation)`);
+        }
+        if (owner ? !(await this.records.replace(CONNECTION_DOMAIN, domain, entry, owner.revision)) : !(await this.records.create(CONNECTION_DOMAIN, domain, DOMAINS_GROUP, entry))) {
+          throw new Conflict(`the domain ${domain}`);
+        }
+        claimed.push(domain);
       }
-      if (owner ? !(await this.records.replace(CONNECTION_DOMAIN, domain, entry, owner.revision)) : !(await this.records.create(CONNECTION_DOMAIN, domain, DOMAINS_GROUP, entry))) {
-        throw new Conflict(`the domain ${domain}`);
-      }
+    } catch (error) {
+      // The domains this call took are let go again: a refused change holds none.
+      await this.releaseDomains(connection.id, claimed);
+      throw error;
     }
   }
 
