@@ -173,8 +173,9 @@ export class Connections {
   /**
    * Connects a tenant's identity provider. The secret is sealed and never returned.
    * @param author Who names the issuer: the operator (library) may name a loopback provider.
-   * @throws ValidationError naming the field (`issuer`, `domains.1`, ...), Conflict when a domain
-   *   already belongs to another connection or the tenant has MAX_CONNECTIONS_PER_TENANT.
+   * @throws ValidationError naming the field (`issuer`, `domains.1` for a domain of another
+   *   connection, ...; `tenant` when it has MAX_CONNECTIONS_PER_TENANT), Conflict when a domain
+   *   kept changing under the claim.
    */
   async create(input: ConnectionInput, by: AuditContext = OPERATOR, author: IssuerAuthor = 'operator'): Promise<Connection> {
     const parsed = parseInput(createSchema, input, 'connection');
@@ -183,7 +184,8 @@ export class Connections {
     const method = parsed.tokenEndpointAuthMethod ?? (parsed.clientSecret ? 'client_secret_basic' : 'private_key_jwt');
     checkSecret(method, parsed.clientSecret !== undefined);
     const existing = await this.list(parsed.tenant);
-    if (existing.length >= MAX_CONNECTIONS_PER_TENANT) throw new Conflict(`tenant ${parsed.tenant} has ${MAX_CONNECTIONS_PER_TENANT} connections, the most it may have; the limit`);
+    // A limit, not a race: Conflict would tell the caller to try again, which never helps.
+    if (existing.length >= MAX_CONNECTIONS_PER_TENANT) throw new ValidationError('tenant', `has ${MAX_CONNECTIONS_PER_TENANT} connections, the most a tenant may have: delete one first`);
     const id = randomUUID();
     const time = new Date(this.now()).toISOString();
     const stored: StoredConnection = {

@@ -1,5 +1,5 @@
 import type { Store } from '../../adapters/types.js';
-import { Conflict, NotFound, ValidationError } from '../../policies/errors.js';
+import { NotFound, ValidationError } from '../../policies/errors.js';
 import { AuditTrail, DEFAULT_AUDIT_SETTINGS, type AuditEvent } from '../../src/audit/trail.js';
 import { Connections, MAX_CONNECTIONS_PER_TENANT, type ConnectionInput } from '../../src/federation/connections.js';
 import { Sealer } from '../../src/records/sealed.js';
@@ -240,7 +240,9 @@ describe.each(STORE_KINDS)('connections (%s store)', (kind) => {
     for (let index = 0; index < MAX_CONNECTIONS_PER_TENANT; index += 1) {
       await connections.create({ ...acme, name: `IdP ${index}`, domains: [] });
     }
-    await expect(connections.create({ ...acme, domains: [] })).rejects.toBeInstanceOf(Conflict);
+    const error = await refusal(connections.create({ ...acme, domains: [] }));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ field: 'tenant', description: expect.stringMatching(/has 20 connections, the most a tenant may have/) });
     expect(await connections.list('acme')).toHaveLength(MAX_CONNECTIONS_PER_TENANT);
     // Another tenant is not counted with it.
     await expect(connections.create({ ...acme, tenant: 'globex', domains: [] })).resolves.toMatchObject({ tenant: 'globex' });
