@@ -334,8 +334,8 @@ describe('OpenAPI document against the running server', () => {
     expect(platform.body.platform_apps).toEqual([expect.objectContaining({ client_id: app.clientId, name: 'Portal', registered_by: 'platform', first_party: true })]);
     expect((await call('post', '/auth2/api/oauth2/sign-ins/unlock', undefined, { username: 'admin' })).body).toEqual({ unlocked: false });
     const settings = '/auth2/api/oauth2/tenant-settings';
-    expect((await call('get', settings, undefined)).body).toEqual({ effective: { second_factor: 'required_for_permissions', passkey_only_sign_in: false } });
-    expect((await call('put', settings, undefined, { second_factor: 'required' })).body).toEqual({ second_factor: 'required', effective: { second_factor: 'required', passkey_only_sign_in: false } });
+    expect((await call('get', settings, undefined)).body).toEqual({ effective: { second_factor: 'required_for_permissions', passkey_only_sign_in: false, sso: 'optional' } });
+    expect((await call('put', settings, undefined, { second_factor: 'required' })).body).toEqual({ second_factor: 'required', effective: { second_factor: 'required', passkey_only_sign_in: false, sso: 'optional' } });
     expect((await call('put', settings, undefined, {})).status).toBe(200);
 
     const factors = '/auth2/api/oauth2/users/{sub}/factors';
