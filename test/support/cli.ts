@@ -16,8 +16,9 @@ export interface CliRun {
 export function runCli(args: string[], cwd: string, env: Record<string, string | undefined>, input?: string): Promise<CliRun> {
   const childEnv: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined) childEnv[name] = value;
-  const child = spawn(process.execPath, [CLI_ENTRY, ...args], { cwd, env: childEnv, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
-  if (input !== undefined) child.stdin!.end(input);
+  // Standard input: `input`, else nothing (at its end at once, as /dev/null would be).
+  const child = spawn(process.execPath, [CLI_ENTRY, ...args], { cwd, env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin.end(input ?? '');
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
