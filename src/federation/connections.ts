@@ -258,12 +258,15 @@ export class Connections {
    */
   async update(id: string, patch: ConnectionPatch, by: AuditContext = OPERATOR, author: IssuerAuthor = 'operator'): Promise<Connection> {
     const parsed = parseInput(patchSchema, patch, 'patch');
-    const issuer = parsed.issuer === undefined ? undefined : checkedIssuer(parsed.issuer, author);
-    const domains = parsed.domains === undefined ? undefined : checkedDomains(parsed.domains, author);
     for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
       const current = await this.records.getVersioned<StoredConnection>(CONNECTION, id);
       if (!current) throw new NotFound(`connection ${id}`);
       const before = current.value;
+      // What the connection already has is kept, not named: a tenant's form that sends back the
+      // operator's loopback issuer or domains unchanged is not refused for them (and the issuer
+      // stays the operator's); only what changes is ruled by `author`.
+      const issuer = parsed.issuer === undefined || parsed.issuer === before.issuer ? undefined : checkedIssuer(parsed.issuer, author);
+      const domains = parsed.domains === undefined ? undefined : checkedDomains(parsed.domains, author, before.domains);
       const { sealedSecret: previousSecret, operatorIssuerHost: previousHost, ...rest } = before;
       const sealedSecret = parsed.clientSecret === undefined
         ? previousSecret
@@ -375,11 +378,12 @@ function checkedIssuer(issuer: string, author: IssuerAuthor): string {
   return issuer;
 }
 
-/** The domains normalized, each checked, no two alike. */
-function checkedDomains(domains: readonly string[], author: IssuerAuthor): string[] {
+/** The domains normalized, each checked (those in `kept`, the connection's already, by the operator's rule they passed), no two alike. */
+function checkedDomains(domains: readonly string[], author: IssuerAuthor, kept: readonly string[] = []): string[] {
   const seen = new Set<string>();
   return domains.map((domain, index) => {
-    const problem = emailDomainProblem(domain, author);
+    const keeps = kept.includes(normalizeDomain(domain) ?? '');
+    const problem = emailDomainProblem(domain, keeps ? 'operator' : author);
     if (problem) throw new ValidationError(`domains.${index}`, problem);
     const host = normalizeDomain(domain)!;
     if (seen.has(host)) throw new ValidationError(`domains.${index}`, `${host} is listed twice`);

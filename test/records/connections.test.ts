@@ -264,6 +264,13 @@ describe.each(STORE_KINDS)('connections (%s store)', (kind) => {
     expect((await connections.forSignIn(local.id))?.trustedHost).toBe('127.0.0.1');
     const renamed = await refusal(connections.update(local.id, { issuer: 'http://localhost:4455' }, ADMIN, 'tenant'));
     expect((renamed as ValidationError).field).toBe('issuer');
+    // Sent back unchanged (a tenant's form sends every field), the operator's issuer and domains are kept, not refused.
+    const local2 = await connections.create({ ...acme, issuer: 'http://localhost:4456', domains: ['acme.local'] });
+    const kept = await connections.update(local2.id, { name: 'Form', issuer: 'http://localhost:4456', domains: ['acme.local', 'acme.example'] }, ADMIN, 'tenant');
+    expect(kept).toMatchObject({ name: 'Form', issuer: 'http://localhost:4456', domains: ['acme.local', 'acme.example'] });
+    expect((await connections.forSignIn(local2.id))?.trustedHost).toBe('localhost');
+    const added = await refusal(connections.update(local2.id, { domains: ['acme.local', 'other.local'] }, ADMIN, 'tenant'));
+    expect((added as ValidationError).field).toBe('domains.1');
     const publicOne = await connections.create({ ...acme, domains: [] }, ADMIN, 'tenant');
     expect((await connections.forSignIn(publicOne.id))?.trustedHost).toBeUndefined();
   });
