@@ -290,17 +290,47 @@ export class Connections {
       checkSecret(next.tokenEndpointAuthMethod, next.sealedSecret !== undefined, 'patch');
       const fields = changedFields(Object.keys(parsed).filter((field) => field !== 'clientSecret'), before, next);
       if (parsed.clientSecret !== undefined) fields.push('clientSecret');
-      // The domains claimed before the change is audited: a domain of another connection refuses
-      // it without an event of a change that was not made.
+      // A domain another connection holds refuses the change before it is audited (no event of a
+      // change that was not made). Then, as at creation, the record first and the claim after: a
+      // connection claiming the same domain at the same time finds this one listing it and is
+      // refused, or this one is (and lets the domain go again).
       const added = (domains ?? []).filter((domain) => !before.domains.includes(domain));
-      await this.claimDomains(next, added);
+      await this.refuseHeld(next, added);
       await this.audited('connection.updated', by, before, { fields });
-      if (await this.records.replace(CONNECTION, id, next, current.revision)) {
-        await this.releaseDomains(id, before.domains.filter((domain) => !next.domains.includes(domain)));
-        return toPublic(next);
+      if (!(await this.records.replace(CONNECTION, id, next, current.revision))) continue;
+      try {
+        await this.claimDomains(next, added);
+      } catch (error) {
+        // Refused: the record back as it was (a compare-and-set on this write, which moved the
+        // revision by one), or, changed again meanwhile, at least without the domains not won.
+        if (!(await this.records.replace(CONNECTION, id, before, current.revision + 1))) await this.dropDomains(id, added);
+        throw error;
       }
+      await this.releaseDomains(id, before.domains.filter((domain) => !next.domains.includes(domain)));
+      return toPublic(next);
     }
     throw new Conflict(`connection ${id}`);
+  }
+
+  /** Refuses, without writing anything, a domain of `domains` another connection holds (the check claimDomains makes). */
+  private async refuseHeld(connection: StoredConnection, domains: readonly string[]): Promise<void> {
+    for (const domain of domains) {
+      const owner = await this.records.get<{ id: string }>(CONNECTION_DOMAIN, domain);
+      if (!owner || owner.id === connection.id) continue;
+      if ((await this.stored(owner.id))?.domains.includes(domain)) {
+        throw new ValidationError(`domains.${connection.domains.indexOf(domain)}`, `${domain} already belongs to another connection (a domain belongs to one organisation)`);
+      }
+    }
+  }
+
+  /** Takes `domains` out of a connection's record again (an update whose claim was refused), however it changed meanwhile. */
+  private async dropDomains(id: string, domains: readonly string[]): Promise<void> {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
+      const current = await this.records.getVersioned<StoredConnection>(CONNECTION, id);
+      if (!current || !current.value.domains.some((domain) => domains.includes(domain))) return;
+      const kept = current.value.domains.filter((domain) => !domains.includes(domain));
+      if (await this.records.replace(CONNECTION, id, { ...current.value, domains: kept }, current.revision)) return;
+    }
   }
 
   /** Deletes a connection (its domains are free again); false when there was none. */

@@ -1,4 +1,4 @@
-import type { Store } from '../../adapters/types.js';
+import type { RecordStore, Store } from '../../adapters/types.js';
 import { NotFound, ValidationError } from '../../policies/errors.js';
 import { AuditTrail, DEFAULT_AUDIT_SETTINGS, type AuditEvent } from '../../src/audit/trail.js';
 import { Connections, MAX_CONNECTIONS_PER_TENANT, type ConnectionInput } from '../../src/federation/connections.js';
@@ -7,6 +7,7 @@ import { useAdapterStore } from '../support/adapter-stores.js';
 import { capturingLogger } from '../support/fixtures.js';
 import { STORE_KINDS } from '../support/stores.js';
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const SECRET = 'upstream-client-secret-7f3a9c1e5b2d4a6f';
 const OTHER_SECRET = 'replacement-secret-0c8e2a4b6d1f3e5a';
 const KEY = 'factor-key-one-0123456789abcdefghijklmnop';
@@ -176,6 +177,38 @@ describe.each(STORE_KINDS)('connections (%s store)', (kind) => {
     } finally {
       await otherStore?.close();
     }
+  });
+
+  it('an update and a create claiming the same domain at once: one holds it, the other is refused and does not list it', async () => {
+    const existing = await connections.create({ ...acme, tenant: 'globex', domains: ['globex.example'] });
+    // The update held just before it writes its record (as a slow instance would be), while the create runs whole.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const held = new Proxy(store.records, {
+      get(target, name) {
+        if (name === 'replace') {
+          return async (...args: Parameters<RecordStore['replace']>) => {
+            if (args[0] === 'connection') await gate;
+            return target.replace(...args);
+          };
+        }
+        const value: unknown = Reflect.get(target, name);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const slow = new Connections(held, new Sealer([KEY], 'connection-secrets'));
+    const updating = slow.update(existing.id, { name: 'Renamed', domains: ['globex.example', 'contested.example'] }).then(() => 'updated', (error: unknown) => error);
+    for (let waited = 0; waited < 50 && !(await store.records.get('connection-domain', 'contested.example')); waited += 1) await sleep(2);
+    const created = await connections.create({ ...acme, domains: ['contested.example'] }).then(() => 'created', (error: unknown) => error);
+    release();
+    const outcomes = [await updating, created];
+    expect(outcomes.filter((outcome) => typeof outcome === 'string')).toHaveLength(1);
+    for (const outcome of outcomes) if (typeof outcome !== 'string') expect(outcome).toBeInstanceOf(ValidationError);
+    const owner = await connections.byDomain('contested.example');
+    const listing = [...await connections.list('acme'), ...await connections.list('globex')].filter((each) => each.domains.includes('contested.example'));
+    expect(listing.map((each) => each.id)).toEqual([owner!.id]);
+    // A refused update leaves nothing of itself: the record is as it was.
+    if (await updating !== 'updated') expect(await connections.get(existing.id)).toEqual(existing);
   });
 
   it('frees domains: those an update drops, and all of a deleted connection\'s, for another tenant to claim', async () => {
