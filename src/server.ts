@@ -90,8 +90,8 @@ export interface ConnectionsApi {
    * Connects a tenant's OpenID Connect provider: `{ tenant, name, issuer, clientId, clientSecret?,
    * scopes?, domains, claimMapping? }` (and `tokenEndpointAuthMethod`, `signOutUpstream`,
    * `mfaAcrValues`). The secret is sealed and never returned (`hasClientSecret` says there is one).
-   * @throws ValidationError naming the field (a domain another connection owns is `domains.<i>`),
-   *   Conflict when the tenant already has 20 connections.
+   * @throws ValidationError naming the field (a domain another connection owns is `domains.<i>`;
+   *   `tenant` when the tenant already has 20 connections).
    */
   create(input: ConnectionInput & OperatorName): Promise<Connection>;
   /** A tenant's connections, oldest first (`[]`: none). */

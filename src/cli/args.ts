@@ -46,6 +46,21 @@ const OPTIONS = {
   actor: { type: 'string' },
   // factors
   sub: { type: 'string' },
+  // connections (src/cli/connections.ts; --client-secret is known only to be refused, saying why)
+  issuer: { type: 'string' },
+  'client-id': { type: 'string' },
+  domain: { type: 'string', multiple: true },
+  scope: { type: 'string', multiple: true },
+  claim: { type: 'string', multiple: true },
+  'mfa-acr': { type: 'string', multiple: true },
+  'token-endpoint-auth-method': { type: 'string' },
+  'sign-out-upstream': { type: 'boolean' },
+  'no-sign-out-upstream': { type: 'boolean' },
+  'client-secret': { type: 'string' },
+  'client-secret-stdin': { type: 'boolean' },
+  'client-secret-env': { type: 'string' },
+  'remove-client-secret': { type: 'boolean' },
+  'factor-key': { type: 'string' },
 } as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTIONS;

@@ -173,8 +173,9 @@ export class Connections {
   /**
    * Connects a tenant's identity provider. The secret is sealed and never returned.
    * @param author Who names the issuer: the operator (library) may name a loopback provider.
-   * @throws ValidationError naming the field (`issuer`, `domains.1`, ...), Conflict when a domain
-   *   already belongs to another connection or the tenant has MAX_CONNECTIONS_PER_TENANT.
+   * @throws ValidationError naming the field (`issuer`, `domains.1` for a domain of another
+   *   connection, ...; `tenant` when it has MAX_CONNECTIONS_PER_TENANT), Conflict when a domain
+   *   kept changing under the claim.
    */
   async create(input: ConnectionInput, by: AuditContext = OPERATOR, author: IssuerAuthor = 'operator'): Promise<Connection> {
     const parsed = parseInput(createSchema, input, 'connection');
@@ -183,7 +184,8 @@ export class Connections {
     const method = parsed.tokenEndpointAuthMethod ?? (parsed.clientSecret ? 'client_secret_basic' : 'private_key_jwt');
     checkSecret(method, parsed.clientSecret !== undefined);
     const existing = await this.list(parsed.tenant);
-    if (existing.length >= MAX_CONNECTIONS_PER_TENANT) throw new Conflict(`tenant ${parsed.tenant} has ${MAX_CONNECTIONS_PER_TENANT} connections, the most it may have; the limit`);
+    // A limit, not a race: Conflict would tell the caller to try again, which never helps.
+    if (existing.length >= MAX_CONNECTIONS_PER_TENANT) throw new ValidationError('tenant', `has ${MAX_CONNECTIONS_PER_TENANT} connections, the most a tenant may have: delete one first`);
     const id = randomUUID();
     const time = new Date(this.now()).toISOString();
     const stored: StoredConnection = {
@@ -203,9 +205,18 @@ export class Connections {
       ...(parsed.clientSecret ? { sealedSecret: this.sealer.seal(parsed.clientSecret, secretPurpose(id)) } : {}),
       ...(author === 'operator' ? { operatorIssuerHost: new URL(issuer).hostname } : {}),
     };
-    await this.audited('connection.created', by, stored, { name: stored.name, issuer, domains, client_secret: stored.sealedSecret !== undefined });
-    await this.claimDomains(stored, domains);
+    // The record first, listed by nobody yet: a connection claiming one of its domains at the same
+    // time then finds it and is refused (claimed before it existed, its entry would look stale and
+    // be taken over: both would win). Refused or failed, nothing of it is kept, nothing audited.
     await this.records.put(CONNECTION, id, parsed.tenant, stored);
+    try {
+      await this.claimDomains(stored, domains);
+      await this.audited('connection.created', by, stored, { name: stored.name, issuer, domains, client_secret: stored.sealedSecret !== undefined });
+    } catch (error) {
+      await this.records.delete(CONNECTION, id);
+      await this.releaseDomains(id, domains);
+      throw error;
+    }
     await this.records.put(CONNECTION_OF_TENANT, id, parsed.tenant, { id });
     return toPublic(stored);
   }
@@ -247,12 +258,15 @@ export class Connections {
    */
   async update(id: string, patch: ConnectionPatch, by: AuditContext = OPERATOR, author: IssuerAuthor = 'operator'): Promise<Connection> {
     const parsed = parseInput(patchSchema, patch, 'patch');
-    const issuer = parsed.issuer === undefined ? undefined : checkedIssuer(parsed.issuer, author);
-    const domains = parsed.domains === undefined ? undefined : checkedDomains(parsed.domains, author);
     for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
       const current = await this.records.getVersioned<StoredConnection>(CONNECTION, id);
       if (!current) throw new NotFound(`connection ${id}`);
       const before = current.value;
+      // What the connection already has is kept, not named: a tenant's form that sends back the
+      // operator's loopback issuer or domains unchanged is not refused for them (and the issuer
+      // stays the operator's); only what changes is ruled by `author`.
+      const issuer = parsed.issuer === undefined || parsed.issuer === before.issuer ? undefined : checkedIssuer(parsed.issuer, author);
+      const domains = parsed.domains === undefined ? undefined : checkedDomains(parsed.domains, author, before.domains);
       const { sealedSecret: previousSecret, operatorIssuerHost: previousHost, ...rest } = before;
       const sealedSecret = parsed.clientSecret === undefined
         ? previousSecret
@@ -276,15 +290,47 @@ export class Connections {
       checkSecret(next.tokenEndpointAuthMethod, next.sealedSecret !== undefined, 'patch');
       const fields = changedFields(Object.keys(parsed).filter((field) => field !== 'clientSecret'), before, next);
       if (parsed.clientSecret !== undefined) fields.push('clientSecret');
-      await this.audited('connection.updated', by, before, { fields });
+      // A domain another connection holds refuses the change before it is audited (no event of a
+      // change that was not made). Then, as at creation, the record first and the claim after: a
+      // connection claiming the same domain at the same time finds this one listing it and is
+      // refused, or this one is (and lets the domain go again).
       const added = (domains ?? []).filter((domain) => !before.domains.includes(domain));
-      await this.claimDomains(next, added);
-      if (await this.records.replace(CONNECTION, id, next, current.revision)) {
-        await this.releaseDomains(id, before.domains.filter((domain) => !next.domains.includes(domain)));
-        return toPublic(next);
+      await this.refuseHeld(next, added);
+      await this.audited('connection.updated', by, before, { fields });
+      if (!(await this.records.replace(CONNECTION, id, next, current.revision))) continue;
+      try {
+        await this.claimDomains(next, added);
+      } catch (error) {
+        // Refused: the record back as it was (a compare-and-set on this write, which moved the
+        // revision by one), or, changed again meanwhile, at least without the domains not won.
+        if (!(await this.records.replace(CONNECTION, id, before, current.revision + 1))) await this.dropDomains(id, added);
+        throw error;
       }
+      await this.releaseDomains(id, before.domains.filter((domain) => !next.domains.includes(domain)));
+      return toPublic(next);
     }
     throw new Conflict(`connection ${id}`);
+  }
+
+  /** Refuses, without writing anything, a domain of `domains` another connection holds (the check claimDomains makes). */
+  private async refuseHeld(connection: StoredConnection, domains: readonly string[]): Promise<void> {
+    for (const domain of domains) {
+      const owner = await this.records.get<{ id: string }>(CONNECTION_DOMAIN, domain);
+      if (!owner || owner.id === connection.id) continue;
+      if ((await this.stored(owner.id))?.domains.includes(domain)) {
+        throw new ValidationError(`domains.${connection.domains.indexOf(domain)}`, `${domain} already belongs to another connection (a domain belongs to one organisation)`);
+      }
+    }
+  }
+
+  /** Takes `domains` out of a connection's record again (an update whose claim was refused), however it changed meanwhile. */
+  private async dropDomains(id: string, domains: readonly string[]): Promise<void> {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
+      const current = await this.records.getVersioned<StoredConnection>(CONNECTION, id);
+      if (!current || !current.value.domains.some((domain) => domains.includes(domain))) return;
+      const kept = current.value.domains.filter((domain) => !domains.includes(domain));
+      if (await this.records.replace(CONNECTION, id, { ...current.value, domains: kept }, current.revision)) return;
+    }
   }
 
   /** Deletes a connection (its domains are free again); false when there was none. */
@@ -317,18 +363,29 @@ export class Connections {
    * is taken over).
    */
   private async claimDomains(connection: StoredConnection, domains: readonly string[]): Promise<void> {
-    for (const [index, domain] of domains.entries()) {
-      const entry = { id: connection.id, tenant: connection.tenant };
-      if (await this.records.create(CONNECTION_DOMAIN, domain, DOMAINS_GROUP, entry)) continue;
-      const owner = await this.records.getVersioned<{ id: string }>(CONNECTION_DOMAIN, domain);
-      if (owner?.value.id === connection.id) continue;
-      const holder = owner && (await this.stored(owner.value.id));
-      if (holder?.domains.includes(domain)) {
-        throw new ValidationError(`domains.${connection.domains.indexOf(domain) >= 0 ? connection.domains.indexOf(domain) : index}`, `${domain} already belongs to another connection (a domain belongs to one organisation)`);
+    const claimed: string[] = [];
+    try {
+      for (const [index, domain] of domains.entries()) {
+        const entry = { id: connection.id, tenant: connection.tenant };
+        if (await this.records.create(CONNECTION_DOMAIN, domain, DOMAINS_GROUP, entry)) {
+          claimed.push(domain);
+          continue;
+        }
+        const owner = await this.records.getVersioned<{ id: string }>(CONNECTION_DOMAIN, domain);
+        if (owner?.value.id === connection.id) continue;
+        const holder = owner && (await this.stored(owner.value.id));
+        if (holder?.domains.includes(domain)) {
+          throw new ValidationError(`domains.${connection.domains.indexOf(domain) >= 0 ? connection.domains.indexOf(domain) : index}`, `${domain} already belongs to another connection (a domain belongs to one organisation)`);
+        }
+        if (owner ? !(await this.records.replace(CONNECTION_DOMAIN, domain, entry, owner.revision)) : !(await this.records.create(CONNECTION_DOMAIN, domain, DOMAINS_GROUP, entry))) {
+          throw new Conflict(`the domain ${domain}`);
+        }
+        claimed.push(domain);
       }
-      if (owner ? !(await this.records.replace(CONNECTION_DOMAIN, domain, entry, owner.revision)) : !(await this.records.create(CONNECTION_DOMAIN, domain, DOMAINS_GROUP, entry))) {
-        throw new Conflict(`the domain ${domain}`);
-      }
+    } catch (error) {
+      // The domains this call took are let go again: a refused change holds none.
+      await this.releaseDomains(connection.id, claimed);
+      throw error;
     }
   }
 
@@ -351,11 +408,12 @@ function checkedIssuer(issuer: string, author: IssuerAuthor): string {
   return issuer;
 }
 
-/** The domains normalized, each checked, no two alike. */
-function checkedDomains(domains: readonly string[], author: IssuerAuthor): string[] {
+/** The domains normalized, each checked (those in `kept`, the connection's already, by the operator's rule they passed), no two alike. */
+function checkedDomains(domains: readonly string[], author: IssuerAuthor, kept: readonly string[] = []): string[] {
   const seen = new Set<string>();
   return domains.map((domain, index) => {
-    const problem = emailDomainProblem(domain, author);
+    const keeps = kept.includes(normalizeDomain(domain) ?? '');
+    const problem = emailDomainProblem(domain, keeps ? 'operator' : author);
     if (problem) throw new ValidationError(`domains.${index}`, problem);
     const host = normalizeDomain(domain)!;
     if (seen.has(host)) throw new ValidationError(`domains.${index}`, `${host} is listed twice`);

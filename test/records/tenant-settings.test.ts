@@ -63,6 +63,19 @@ describe.each(STORE_KINDS)('tenant settings records (%s store)', (kind) => {
     expect(await rules.ssoRequired('globex')).toBe(false);
   });
 
+  it('SSO is required when the host or the tenant says so; the tenant cannot undo the host\'s required', async () => {
+    let host: { sso?: 'optional' | 'required' } = {};
+    const rules = new SecondFactorRules(() => host, settings);
+    expect(await rules.ssoRequired('acme')).toBe(false);
+    await settings.replace('acme', { sso: 'required' }, ADMIN('ada'));
+    expect(await rules.ssoRequired('acme')).toBe(true);
+    expect(await rules.ssoRequired('globex')).toBe(false);
+    host = { sso: 'required' };
+    await settings.replace('acme', { sso: 'optional' }, ADMIN('ada'));
+    expect(await rules.ssoRequired('acme')).toBe(true);
+    expect(events.filter((event) => event.type === 'tenant_settings.updated').at(-1)).toMatchObject({ details: { fields: ['sso'], sso: 'optional' } });
+  });
+
   it("a host policy that is not one is the host's error, reported with the field", async () => {
     const rules = new SecondFactorRules(() => ({ secondFactor: 'sometimes' }) as never, settings);
     await expect(rules.of('acme')).rejects.toThrow(/secondFactor/);
