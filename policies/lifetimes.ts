@@ -65,6 +65,11 @@ export const SIGN_OUT_CARRIED_SECONDS = 60;
  * person takes at the provider's sign-out page, if it shows one.
  */
 export const UPSTREAM_SIGN_OUT_SECONDS = 15 * 60;
+/**
+ * How long a sign-in at a tenant's provider may take, from our redirect to its callback (the
+ * browser binding's cookie lives as long): the time a person takes at the provider's sign-in.
+ */
+export const FEDERATION_MAX_SECONDS = 15 * 60;
 /** How long an instance trusts the redirect URIs it read of a client, unless told it changed. */
 export const CLIENT_CACHE_SECONDS = 600;
 /** The window in which repeated refusals of one kind count as one audit event. */

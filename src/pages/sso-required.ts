@@ -26,16 +26,16 @@ export function ssoRequiredPage({ action, csrf, appName, connections, back, loca
   const buttons = connections.map((connection) => `<form method="post" action="${escapeHtml(action)}">
 <input type="hidden" name="csrf" value="${escapeHtml(csrf)}">
 <input type="hidden" name="connection" value="${escapeHtml(connection.id)}">
-<button type="submit" class="primary">${escapeHtml(t.ssoContinueWith(connection.name))}</button>
+<button type="submit" class="primary">${escapeHtml(t.continueWith(connection.name))}</button>
 </form>`).join('\n');
   return page(
-    brandedTitle(t.ssoRequiredTitle, branding),
-    `<h1>${escapeHtml(t.ssoRequiredTitle)}</h1>
+    brandedTitle(t.federationHeading, branding),
+    `<h1>${escapeHtml(t.federationHeading)}</h1>
 <p>${withStrong(t.signInContinueTo, appName)}</p>
 <p role="status">${withStrong(t.ssoRequiredIntro, names)}</p>
 <p class="muted">${escapeHtml(t.ssoRequiredNoPassword)}</p>
 ${buttons}${back ? `
-<p><a href="${escapeHtml(back)}">${escapeHtml(t.ssoBackToSignIn)}</a></p>` : ''}`,
+<p><a href="${escapeHtml(back)}">${escapeHtml(t.federationBackToSignIn)}</a></p>` : ''}`,
     connections.map((connection) => cspSource(connection.issuer)).filter(Boolean),
     { lang, branding },
   );

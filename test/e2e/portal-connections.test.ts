@@ -7,6 +7,7 @@ import { PORTAL_REAUTH_SECONDS, PORTAL_SESSION_SECONDS } from '../../policies/li
 import { Connections } from '../../src/federation/connections.js';
 import { createAuthServer, type AuthServer } from '../../src/index.js';
 import { Sealer } from '../../src/records/sealed.js';
+import { TENANT_SETTINGS } from '../../src/records/tenant-settings.js';
 import { PortalSessions } from '../../src/portal/sessions.js';
 import { testAccounts } from '../support/accounts.js';
 import { accessibilityViolations } from '../support/axe.js';
@@ -96,6 +97,8 @@ describe('the Sign-in providers page of the portal, in Chromium', () => {
     expect(requested.filter((url) => !url.startsWith(origin))).toEqual([]);
     expect(problems).toEqual([]);
     for (const tenant of ['acme', 'globex']) for (const connection of await auth.connections.list(tenant)) await auth.connections.delete(connection.id);
+    // A test that stopped half-way leaves no SSO rule behind for the next one.
+    for (const tenant of ['acme', 'globex']) await store.records.delete(TENANT_SETTINGS, tenant);
   }, SLOW);
 
   async function open(locale = 'en-US'): Promise<Page> {
@@ -261,6 +264,11 @@ describe('the Sign-in providers page of the portal, in Chromium', () => {
     const [settings] = (await auth.audit.list({ tenant: 'acme', type: 'tenant_settings.updated' })).events;
     expect(settings).toMatchObject({ actor: { type: 'user', id: 'ada' }, details: { sso: 'required' } });
     await accessible();
+    // Back to optional: under "required" her password no longer signs her in while the tenant has a
+    // provider (she would sign in again through Entra ID, which this test does not run).
+    await page.getByRole('radio', { name: 'Optional' }).check();
+    await page.getByRole('button', { name: 'Save the sign-on rule' }).click();
+    await page.getByText('Single sign-on is optional.').waitFor();
 
     // Deleting: a confirmation, then (a sign-in that is not recent) the sign-in again first.
     await staleSignIn();

@@ -58,7 +58,7 @@ describe('the SSO-required page in Chromium (axe-core, keyboard, de/fr)', () => 
 
   it.each([
     ['de-DE', 'de', 'Über Ihre Organisation anmelden', 'Weiter mit Acme Entra'],
-    ['fr-FR', 'fr', 'Connectez-vous par votre organisation', 'Continuer avec Acme Entra'],
+    ['fr-FR', 'fr', 'Se connecter via votre organisation', 'Continuer avec Acme Entra'],
   ])("a tenant's app in %s: no password field, the provider's button reached with the keyboard", async (locale, lang, heading, button) => {
     const page = await open(locale, acmeApp);
     expect(await page.locator('html').getAttribute('lang')).toBe(lang);
@@ -74,10 +74,10 @@ describe('the SSO-required page in Chromium (axe-core, keyboard, de/fr)', () => 
     await page.getByLabel('Username').fill(amy.sub);
     await page.getByLabel('Password', { exact: true }).fill(amy.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('link', { name: 'Back to the sign-in page' }).waitFor({ state: 'visible' });
+    await page.getByRole('link', { name: 'Back to the sign-in' }).waitFor({ state: 'visible' });
     expect(await page.getByRole('button', { name: 'Continue with Acme Entra' }).count()).toBe(1);
     expect(await accessibilityViolations(page)).toEqual([]);
-    await page.getByRole('link', { name: 'Back to the sign-in page' }).click();
+    await page.getByRole('link', { name: 'Back to the sign-in' }).click();
     await page.getByLabel('Password', { exact: true }).waitFor({ state: 'visible' });
   }, TEST_TIMEOUT);
 });

@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { FEDERATION_MAX_SECONDS } from '../../../policies/lifetimes.js';
 import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
@@ -52,8 +53,6 @@ import type { AppRegistration, AppRegistrations } from '../../records/app-regist
  *   or token. A failure stores nothing.
  */
 
-/** How long the provider's sign-in may take, from our redirect to its callback. */
-export const FEDERATION_MAX_SECONDS = 15 * 60;
 /** The browser binding's cookie (scoped to the callback's path). */
 const BINDING_COOKIE = 'talent_auth_federation';
 /** The key of FederationPending in the interaction's `lastSubmission`. */

@@ -50,11 +50,8 @@ export const de: Messages = {
   passkeyNotUsed: 'Der Passkey wurde nicht verwendet. Versuchen Sie es erneut oder wählen Sie eine andere Anmeldeart.',
   passkeyRefused: 'Mit diesem Passkey können Sie sich hier nicht anmelden. Versuchen Sie es erneut oder wählen Sie eine andere Anmeldeart.',
   passkeyOnlyNotAllowed: 'Die Anmeldung nur mit einem Passkey ist für Ihre Organisation nicht eingeschaltet. Melden Sie sich mit Benutzername und Passwort an.',
-  ssoRequiredTitle: 'Über Ihre Organisation anmelden',
   ssoRequiredIntro: (provider) => `Ihre Organisation meldet Sie über ${provider} an.`,
   ssoRequiredNoPassword: 'Ihr Passwort wird hier nicht verwendet: Fahren Sie mit der Anmeldung Ihrer Organisation fort.',
-  ssoContinueWith: (provider) => `Weiter mit ${provider}`,
-  ssoBackToSignIn: 'Zurück zur Anmeldeseite',
 
   consentTitle: 'Zugriff erlauben?',
   consentHeading: (app) => `Möchten Sie ${app} den Zugriff auf Ihr Konto erlauben?`,

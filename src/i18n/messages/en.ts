@@ -79,16 +79,11 @@ export interface Messages {
   passkeyOnlyNotAllowed: string;
 
   // --- SSO required (the tenant signs its users in through its identity provider)
-  /** Title and heading of the page. */
-  ssoRequiredTitle: string;
+  // (Its title and heading: federationHeading; its buttons: continueWith; its link back: federationBackToSignIn.)
   /** Names the organisation's identity provider(s). */
   ssoRequiredIntro: (provider: string) => string;
   /** Why there is no password field. */
   ssoRequiredNoPassword: string;
-  /** The button of a connection. */
-  ssoContinueWith: (provider: string) => string;
-  /** The link back to the sign-in page. */
-  ssoBackToSignIn: string;
 
   // --- The consent page
   consentTitle: string;
@@ -241,11 +236,8 @@ export const en: Messages = {
   passkeyNotUsed: 'The passkey was not used. Try again, or choose another way to sign in.',
   passkeyRefused: 'That passkey cannot sign you in here. Try again, or choose another way to sign in.',
   passkeyOnlyNotAllowed: 'Signing in with a passkey alone is not turned on for your organisation. Sign in with your username and password.',
-  ssoRequiredTitle: 'Sign in through your organisation',
   ssoRequiredIntro: (provider) => `Your organisation signs you in through ${provider}.`,
   ssoRequiredNoPassword: 'Your password is not used here: continue with your organisation\'s sign-in.',
-  ssoContinueWith: (provider) => `Continue with ${provider}`,
-  ssoBackToSignIn: 'Back to the sign-in page',
 
   consentTitle: 'Allow access?',
   consentHeading: (app) => `Allow ${app} to access your account?`,

@@ -50,11 +50,8 @@ export const fr: Messages = {
   passkeyNotUsed: 'La clé d’accès n’a pas été utilisée. Réessayez, ou choisissez une autre façon de vous connecter.',
   passkeyRefused: 'Cette clé d’accès ne peut pas vous connecter ici. Réessayez, ou choisissez une autre façon de vous connecter.',
   passkeyOnlyNotAllowed: 'La connexion avec une clé d’accès seule n’est pas activée pour votre organisation. Connectez-vous avec votre nom d’utilisateur et votre mot de passe.',
-  ssoRequiredTitle: 'Connectez-vous par votre organisation',
   ssoRequiredIntro: (provider) => `Votre organisation vous connecte par ${provider}.`,
   ssoRequiredNoPassword: 'Votre mot de passe ne sert pas ici : continuez avec la connexion de votre organisation.',
-  ssoContinueWith: (provider) => `Continuer avec ${provider}`,
-  ssoBackToSignIn: 'Retour à la page de connexion',
 
   consentTitle: "Autoriser l'accès ?",
   consentHeading: (app) => `Autoriser ${app} à accéder à votre compte ?`,

@@ -4,6 +4,7 @@ import { basic, postToken, startServer, type RunningServer } from '../../support
 import { signInForCode } from '../../support/sign-in.js';
 import { STORE_KINDS, useStore } from '../../support/stores.js';
 import { UserAgent } from '../../support/user-agent.js';
+import { auditEventsOnceWritten } from '../../support/audit.js';
 
 const PORTAL = 'https://portal.example/cb';
 const SECRET = 'entra-client-secret-9d3f1a7c5e2b4d6f8a0c';
@@ -62,7 +63,7 @@ describe.each(STORE_KINDS)('connections in the management API (%s store)', (kind
     domains: ['acme.example'],
   };
   const create = (body: object = entra, as?: string) => call('', { method: 'POST', body, ...(as ? { as } : {}) });
-  const events = async (tenant: string, type: string) => (await server.auth.audit.list({ tenant, type: type as never })).events;
+  const events = async (tenant: string, type: string) => auditEventsOnceWritten(server.auth.audit, { tenant, type: type as never });
 
   it('creates (201), lists, reads, changes and deletes the tenant\'s connections; the secret never comes out', async () => {
     const created = await create();

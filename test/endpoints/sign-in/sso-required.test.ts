@@ -87,7 +87,7 @@ describe.each(STORE_KINDS)('SSO required (%s store)', (kind) => {
       expect(answer.status).toBe(403);
       expect(answer.location).toBeUndefined();
       expect(answer.html).toContain('Your organisation signs you in through <strong>Acme Entra</strong>.');
-      expect(answer.html).toContain('>Back to the sign-in page</a>');
+      expect(answer.html).toContain('>Back to the sign-in</a>');
       expect(answer.html).not.toContain('Wrong username or password');
     }
     const failures = await ssoFailures('acme');
