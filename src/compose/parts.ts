@@ -75,11 +75,12 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
   // sealed under the factor keys (what could sign a user in), our relying party at each.
   const factorKeys = factorKeysOf(options, cookieKeys, logger);
   const connectionSealer = new Sealer(factorKeys, 'connection-secrets');
-  const connections = new Connections(store.records, connectionSealer, audit);
+  const callbackBase = `${options.baseUrl}${options.pathPrefix}/oauth2/federation/callback`;
+  const connections = new Connections(store.records, connectionSealer, audit, Date.now, callbackBase);
   const upstreams = new Upstreams({
     timeoutMs: options.federation.timeoutMs,
     metadataCacheSeconds: options.federation.metadataCacheSeconds,
-    redirectUri: `${options.baseUrl}${options.pathPrefix}/oauth2/federation/callback`,
+    callbackBase,
     // private_key_jwt at a provider: our RS256 signing key (its public half is at our jwks_uri).
     signingKey: async () => {
       const states = await keyStates(jwks.keys as JWK[], algorithms);

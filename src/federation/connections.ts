@@ -74,6 +74,12 @@ export interface Connection {
   domains: string[];
   /** Our claim → the provider's claim that holds it (absent: the same name). */
   claimMapping: ClaimMapping;
+  /**
+   * Our redirect URI for this connection, to register at the provider
+   * (`{baseUrl}{pathPrefix}/oauth2/federation/callback/{id}`: one per connection, against mix-ups).
+   * Absent where the server's URL is not known (the CLI works on the store alone).
+   */
+  redirectUri?: string;
   /** Whether signing out of our server also signs the user out at the provider (when it has an end-session endpoint). */
   signOutUpstream: boolean;
   /** The provider's `acr` values that mean a multi-factor sign-in there (besides `amr` holding `mfa`). */
@@ -159,10 +165,16 @@ export class Connections {
     private readonly sealer: Sealer,
     private readonly audit?: AuditTrail,
     private readonly now: () => number = Date.now,
+    /** The base of our callback URLs: a connection shows its redirect URI (`{callbackBase}/{id}`). */
+    private readonly callbackBase?: string,
   ) {
     records.watch((change) => {
       if (change.kind === undefined || change.kind === CONNECTION) for (const listener of this.#listeners) listener(change.kind === undefined ? undefined : change.id);
     });
+  }
+
+  private public(stored: StoredConnection): Connection {
+    return toPublic(stored, this.callbackBase);
   }
 
   /** Calls `listener` when a connection changes on any instance (`undefined`: maybe any). @internal */
@@ -218,18 +230,18 @@ export class Connections {
       throw error;
     }
     await this.records.put(CONNECTION_OF_TENANT, id, parsed.tenant, { id });
-    return toPublic(stored);
+    return this.public(stored);
   }
 
   /** The connection, or undefined. */
   async get(id: string): Promise<Connection | undefined> {
     const stored = await this.stored(id);
-    return stored && toPublic(stored);
+    return stored && this.public(stored);
   }
 
   /** A tenant's connections, oldest first. */
   async list(tenant: string): Promise<Connection[]> {
-    return (await this.storedOf(tenant)).map(toPublic);
+    return (await this.storedOf(tenant)).map((stored) => this.public(stored));
   }
 
   /** The connection that owns an email domain (normalized first), or undefined. */
@@ -239,7 +251,7 @@ export class Connections {
     const owner = await this.records.get<{ id: string }>(CONNECTION_DOMAIN, host);
     const stored = owner && (await this.stored(owner.id));
     // A domain index entry left by a connection changed meanwhile owns nothing.
-    return stored && stored.domains.includes(host) ? toPublic(stored) : undefined;
+    return stored && stored.domains.includes(host) ? this.public(stored) : undefined;
   }
 
   /** The connection with its secret opened, for the sign-in. @internal */
@@ -248,7 +260,7 @@ export class Connections {
     if (!stored) return undefined;
     const secret = stored.sealedSecret === undefined ? undefined : this.sealer.open<string>(stored.sealedSecret, secretPurpose(stored.id));
     const trustedHost = stored.operatorIssuerHost !== undefined && stored.operatorIssuerHost === new URL(stored.issuer).hostname ? stored.operatorIssuerHost : undefined;
-    return { ...toPublic(stored), clientSecret: secret, trustedHost };
+    return { ...this.public(stored), clientSecret: secret, trustedHost };
   }
 
   /**
@@ -307,7 +319,7 @@ export class Connections {
         throw error;
       }
       await this.releaseDomains(id, before.domains.filter((domain) => !next.domains.includes(domain)));
-      return toPublic(next);
+      return this.public(next);
     }
     throw new Conflict(`connection ${id}`);
   }
@@ -433,8 +445,12 @@ function scopesOf(scopes: readonly string[] | undefined): string[] {
   return [...new Set(['openid', ...(scopes ?? DEFAULT_UPSTREAM_SCOPES)])];
 }
 
-function toPublic({ sealedSecret, operatorIssuerHost: _host, ...stored }: StoredConnection): Connection {
-  return { ...stored, hasClientSecret: sealedSecret !== undefined };
+function toPublic({ sealedSecret, operatorIssuerHost: _host, ...stored }: StoredConnection, callbackBase: string | undefined): Connection {
+  return {
+    ...stored,
+    hasClientSecret: sealedSecret !== undefined,
+    ...(callbackBase !== undefined ? { redirectUri: `${callbackBase}/${encodeURIComponent(stored.id)}` } : {}),
+  };
 }
 
 /** Whether a connection's issuer is a loopback provider (the operator's development setup). */

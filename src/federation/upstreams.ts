@@ -64,8 +64,11 @@ export interface UpstreamIdentity {
 export interface UpstreamsSetup {
   timeoutMs: number;
   metadataCacheSeconds: number;
-  /** Our callback URL, registered at every provider (`{issuer base}/oauth2/federation/callback`). */
-  redirectUri: string;
+  /**
+   * The base of our callback URLs (`{baseUrl}{pathPrefix}/oauth2/federation/callback`): each
+   * connection's redirect URI, registered at its provider, is this with `/{connection id}`.
+   */
+  callbackBase: string;
   /** Our signing key for `private_key_jwt` (its public half is at our `jwks_uri`). */
   signingKey: () => Promise<client.PrivateKey>;
   now?: () => number;
@@ -93,6 +96,15 @@ export class Upstreams {
     this.#now = setup.now ?? Date.now;
   }
 
+  /**
+   * A connection's redirect URI: its own, so that a provider's answer is taken only at the callback
+   * of the connection its sign-in was sent to (RFC 9700 §4.4.2: a client of several providers
+   * tells their answers apart by distinct redirect URIs, against mix-up attacks).
+   */
+  redirectUriOf(connectionId: string): string {
+    return `${this.setup.callbackBase}/${encodeURIComponent(connectionId)}`;
+  }
+
   /** Forgets a connection's provider configuration (`undefined`: every one). */
   forget(connectionId: string | undefined): void {
     if (connectionId === undefined) this.#cache.clear();
@@ -107,7 +119,7 @@ export class Upstreams {
   async authorizationUrl(connection: ConnectionForSignIn, checks: UpstreamChecks, loginHint?: string): Promise<URL> {
     const config = await this.configuration(connection);
     return client.buildAuthorizationUrl(config, {
-      redirect_uri: this.setup.redirectUri,
+      redirect_uri: this.redirectUriOf(connection.id),
       response_type: 'code',
       scope: connection.scopes.join(' '),
       state: checks.state,
@@ -189,7 +201,7 @@ export class Upstreams {
     const auth = await this.clientAuth(connection);
     const insecure = new URL(connection.issuer).protocol === 'http:' && connection.trustedHost !== undefined && isLoopbackHost(connection.trustedHost);
     try {
-      const config = await client.discovery(new URL(connection.issuer), connection.clientId, { redirect_uris: [this.setup.redirectUri] }, auth, {
+      const config = await client.discovery(new URL(connection.issuer), connection.clientId, { redirect_uris: [this.redirectUriOf(connection.id)] }, auth, {
         [client.customFetch]: fetch,
         timeout: Math.ceil(this.setup.timeoutMs / 1000),
         execute: [client.enableNonRepudiationChecks, ...(insecure ? [client.allowInsecureRequests] : [])],

@@ -109,13 +109,13 @@ describe('the callback is not this sign-in\'s', () => {
 
   it('no state of ours at all: 400, no way back (no sign-in known)', async () => {
     const agent = new UserAgent(rig.server.baseUrl);
-    expectFailurePage(await agent.request(`${rig.server.oauthUrl}/federation/callback?code=x&state=garbage`), 400, 'another browser or tab', false);
-    expectFailurePage(await agent.request(`${rig.server.oauthUrl}/federation/callback`), 400, 'another browser or tab', false);
+    expectFailurePage(await agent.request(`${rig.server.oauthUrl}/federation/callback/${rig.connection.id}?code=x&state=garbage`), 400, 'another browser or tab', false);
+    expectFailurePage(await agent.request(`${rig.server.oauthUrl}/federation/callback/${rig.connection.id}`), 400, 'another browser or tab', false);
   });
 
   it('a sign-in that is over (no such pending sign-in): 400 "took too long", no way back', async () => {
     const agent = new UserAgent(rig.server.baseUrl);
-    const page = await agent.request(`${rig.server.oauthUrl}/federation/callback?code=x&state=${'u'.repeat(43)}.${'r'.repeat(32)}`);
+    const page = await agent.request(`${rig.server.oauthUrl}/federation/callback/${rig.connection.id}?code=x&state=${'u'.repeat(43)}.${'r'.repeat(32)}`);
     expectFailurePage(page, 400, 'took too long', false);
   });
 
@@ -129,6 +129,22 @@ describe('the callback is not this sign-in\'s', () => {
     expect(back.status).toBe(200);
     expect(back.location).toBeUndefined();
     expect(back.html).toContain('name="password"');
+  });
+
+  it("an answer at another connection's callback (a provider mix-up): 400, nothing sent to any token endpoint, the right callback still works", async () => {
+    const { started, callbackUrl } = await toCallback('up-ada');
+    const url = new URL(callbackUrl);
+    // Each connection has its own redirect URI, ending with its id.
+    expect(url.pathname).toBe(`/oauth2/federation/callback/${rig.connection.id}`);
+    const other = await rig.server.auth.connections.create({ tenant: 'acme', name: 'Other IdP', issuer: 'https://idp.other.example', clientId: 'other', clientSecret: 'other-secret', domains: [] });
+    const before = rig.upstream.tokenRequests.length;
+    const elsewhere = new URL(url.href);
+    elsewhere.pathname = `/oauth2/federation/callback/${other.id}`;
+    expectFailurePage(await started.agent.request(elsewhere.href), 400, 'another browser or tab');
+    expect(rig.upstream.tokenRequests.length).toBe(before);
+    expect((await failures('acme', 'state_mismatch')).at(0)?.details).toMatchObject({ reason: 'state_mismatch' });
+    expect((await tokensOf(rig, started, await started.agent.request(callbackUrl))).claims()!.sub).toBe('ada@acme.example');
+    await rig.server.auth.connections.delete(other.id);
   });
 
   it('another browser (no binding cookie): 400, and the browser that started it still signs in', async () => {
@@ -151,7 +167,7 @@ describe('the callback is not this sign-in\'s', () => {
     const started = await authorize(rig);
     const toProvider = await federate(started.agent, started.step, { email: 'ada@acme.example' });
     const state = new URL(toProvider.location!).searchParams.get('state')!;
-    const page = await started.agent.request(`${rig.server.oauthUrl}/federation/callback?${new URLSearchParams({ error: 'access_denied', state, iss: rig.upstream.issuer })}`);
+    const page = await started.agent.request(`${rig.server.oauthUrl}/federation/callback/${rig.connection.id}?${new URLSearchParams({ error: 'access_denied', state, iss: rig.upstream.issuer })}`);
     expectFailurePage(page, 400, 'cancelled');
     const [event] = await failures('acme', 'provider_error');
     expect(event!.details).toMatchObject({ reason: 'provider_error', error: 'access_denied' });

@@ -22,7 +22,7 @@ function connectionFor(issuer: string, overrides: Partial<ConnectionForSignIn> =
   };
 }
 const checks = () => ({ state: randomBytes(16).toString('base64url'), nonce: randomBytes(16).toString('base64url'), codeVerifier: randomBytes(32).toString('base64url') });
-const upstreams = (timeoutMs = 3000) => new Upstreams({ timeoutMs, metadataCacheSeconds: 60, redirectUri: REDIRECT, signingKey: async () => { throw new Error('unused'); } });
+const upstreams = (timeoutMs = 3000) => new Upstreams({ timeoutMs, metadataCacheSeconds: 60, callbackBase: REDIRECT, signingKey: async () => { throw new Error('unused'); } });
 
 beforeAll(async () => {
   upstream = await startUpstreamProvider({
@@ -48,7 +48,7 @@ describe('the upstream relying party against a real provider', () => {
     expect(url.searchParams.get('state')).toBe(c.state);
     expect(url.searchParams.get('nonce')).toBe(c.nonce);
     expect(url.searchParams.get('login_hint')).toBe('ada@acme.example');
-    expect(url.searchParams.get('redirect_uri')).toBe(REDIRECT);
+    expect(url.searchParams.get('redirect_uri')).toBe(`${REDIRECT}/conn-1`);
     expect(callbackUrl.startsWith(REDIRECT)).toBe(true);
     const identity = await rp.exchange(connection, new URL(callbackUrl), c);
     expect(identity.claims).toMatchObject({ iss: upstream.issuer, sub: 'u-1', email: 'ada@acme.example', email_verified: true, name: 'Ada', amr: ['pwd'] });

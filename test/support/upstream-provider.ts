@@ -123,6 +123,14 @@ export async function startUpstreamProvider(options: UpstreamProviderOptions): P
     },
   };
   const provider = new Provider(issuer, configuration);
+  // Our redirect URIs end with the connection's id, known only once the connection is created with
+  // this provider's issuer: a client registered with `.../federation/callback` also takes
+  // `.../federation/callback/<one path segment>` (a test knob; a real provider registers the whole URI).
+  const clientModel = provider.Client as unknown as { prototype: { redirectUriAllowed(value: string): boolean; redirectUris: string[] } };
+  const exactly = clientModel.prototype.redirectUriAllowed;
+  clientModel.prototype.redirectUriAllowed = function redirectUriAllowed(value: string) {
+    return exactly.call(this, value) || this.redirectUris.some((uri) => value.startsWith(`${uri}/`) && /^[A-Za-z0-9_-]+$/.test(value.slice(uri.length + 1)));
+  };
 
   let tamper: { fn: Tamper; foreignKey: boolean } | undefined;
   const tokenRequests: Array<{ clientId: string | undefined; grantType: string | undefined }> = [];

@@ -117,8 +117,8 @@ export interface FederationStepsSetup {
   provider: Provider;
   /** The sign-in pages' path. */
   path: string;
-  /** Our callback URL (what every provider has registered). */
-  redirectUri: string;
+  /** The base of our callback URLs: each connection's is `{callbackBase}/{connection id}` (Upstreams.redirectUriOf). */
+  callbackBase: string;
   apps: AppRegistrations;
   connections: Connections;
   upstreams: Upstreams;
@@ -180,8 +180,9 @@ function errorCode(value: unknown): string | undefined {
 export function federationSteps(setup: FederationStepsSetup, pages: FederationContinuation) {
   const { provider, path, connections, upstreams, logger } = setup;
   const now = setup.now ?? Date.now;
-  const callbackPath = new URL(setup.redirectUri).pathname;
-  const secure = setup.redirectUri.startsWith('https:');
+  // The binding cookie is sent to every connection's callback (the path is their common prefix).
+  const callbackPath = new URL(setup.callbackBase).pathname;
+  const secure = setup.callbackBase.startsWith('https:');
   /**
    * Sets (or, empty, clears) the binding cookie: Secure under an https public URL, which is what
    * the browser used even where the TLS ended at a proxy we were not told to trust.
@@ -327,8 +328,12 @@ export function federationSteps(setup: FederationStepsSetup, pages: FederationCo
       await start(ctx, interaction, app, connection, email, true);
     },
 
-    /** GET `{oauth}/federation/callback`: the provider's answer (see above). */
-    async callback(ctx: Context): Promise<void> {
+    /**
+     * GET `{oauth}/federation/callback/{connection}`: the provider's answer (see above), taken only
+     * at the callback of the connection the pending sign-in was sent to (a mix-up defence:
+     * src/endpoints/federation/index.ts).
+     */
+    async callback(ctx: Context, at: string): Promise<void> {
       const { state, error } = ctx.query;
       const uid = typeof state === 'string' ? state.split('.')[0] : undefined;
       if (typeof state !== 'string' || !uid || !UID.test(uid) || !TOKEN.test(state.slice(uid.length + 1))) {
@@ -353,6 +358,12 @@ export function federationSteps(setup: FederationStepsSetup, pages: FederationCo
         await failed(ctx, { reason: 'binding_mismatch', app, uid, detail: 'another browser' });
         return;
       }
+      // The answer of another connection's provider (relayed to this browser by a provider that
+      // mixes them up) is refused before anything is sent anywhere.
+      if (!constantTimeEqual(at, pending.connection)) {
+        await failed(ctx, { reason: 'state_mismatch', app, uid, detail: "the answer came back at another connection's callback" });
+        return;
+      }
       const connection = await connections.forSignIn(pending.connection);
       if (!connection) {
         await failed(ctx, { reason: 'connection_gone', app, uid });
@@ -370,7 +381,7 @@ export function federationSteps(setup: FederationStepsSetup, pages: FederationCo
         await failed(ctx, { reason: 'provider_error', app, connection, uid, error: errorCode(error) });
         return;
       }
-      const callbackUrl = new URL(setup.redirectUri);
+      const callbackUrl = new URL(upstreams.redirectUriOf(connection.id));
       callbackUrl.search = ctx.querystring;
       let identity;
       try {

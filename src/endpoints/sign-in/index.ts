@@ -61,7 +61,7 @@ export const signInEndpoints: EndpointModule<'authorize' | 'authorizeResume' | '
         }),
         rules: parts.secondFactorRules,
         federation: {
-          redirectUri: `${settings.baseUrl}${settings.pathPrefix}/oauth2/federation/callback`,
+          callbackBase: `${settings.baseUrl}${settings.pathPrefix}/oauth2/federation/callback`,
           connections: parts.connections,
           upstreams: parts.upstreams,
           signedInThrough: parts.signedInThrough,

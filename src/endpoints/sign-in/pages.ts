@@ -564,7 +564,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       await handler(ctx, uid!, form);
     }),
     // The provider's answer (src/endpoints/federation/): it finishes this module's sign-ins.
-    federationCallback: (ctx) => page(ctx, () => federation.callback(ctx)),
+    federationCallback: (ctx, { connection }) => page(ctx, () => federation.callback(ctx, connection ?? '')),
   };
 }
 
