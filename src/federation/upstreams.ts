@@ -251,7 +251,10 @@ export function failureOf(error: unknown): UpstreamFailure {
     if (cause instanceof Error && cause.name === 'TimeoutError') return new UpstreamFailure('timeout', 'no answer in time');
   }
   if (error instanceof client.ResponseBodyError || error instanceof client.AuthorizationResponseError) {
-    return new UpstreamFailure('error_response', `the provider answered ${error.error}`, error.error);
+    // Repeated in the audit trail and the log: only what an OAuth error code may be (RFC 6749
+    // §5.2: printable ASCII without '"' and '\\'), bounded; anything else is 'malformed'.
+    const code = typeof error.error === 'string' && /^[\x20\x21\x23-\x5b\x5d-\x7e]{1,64}$/.test(error.error) ? error.error : 'malformed';
+    return new UpstreamFailure('error_response', `the provider answered ${code}`, code);
   }
   // A 401 with a WWW-Authenticate challenge (a wrong client secret: `invalid_client`) is the
   // provider refusing us, not a bad answer.

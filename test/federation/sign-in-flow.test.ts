@@ -48,6 +48,8 @@ describe.each<StoreKind>(['memory', 'redis'])('a sign-in through a connection (%
     expect(claims.amr).toEqual(['fed', 'pwd']);
     expect(claims.acr).toBe(ACR_PASSWORD);
     expect(decodeJwt(tokens.access_token)).toMatchObject({ sub: 'ada@acme.example', tenant: 'acme' });
+    // No known-device cookie: its username hint would come from the address the provider asserts.
+    expect(started.agent.setCookieHeaders.some((header) => header.startsWith('talent_auth_device='))).toBe(false);
   });
 
   it('the "Continue with" button, a strong upstream sign-in: amr has mfa, the mfa class', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { UpstreamFailure, Upstreams } from '../../src/federation/upstreams.js';
+import { failureOf, UpstreamFailure, Upstreams } from '../../src/federation/upstreams.js';
+import * as client from 'openid-client';
 import type { ConnectionForSignIn } from '../../src/federation/connections.js';
 import { passUpstreamSignIn, startUpstreamProvider, type RunningUpstreamProvider } from '../support/upstream-provider.js';
 
@@ -95,5 +96,16 @@ describe('the upstream relying party against a real provider', () => {
       await slow.close();
     }
     await expect(upstreams().authorizationUrl(connectionFor(slow.issuer), checks())).rejects.toMatchObject({ reason: 'unreachable' });
+  });
+
+  it.each<[unknown, string]>([
+    ['invalid_grant', 'invalid_grant'],
+    ['x'.repeat(65), 'malformed'],
+    ['has "quotes"', 'malformed'],
+    ['line\nbreak', 'malformed'],
+    [42, 'malformed'],
+  ])("the provider's error code %j is repeated (audit, log) as %j: an OAuth error code only, bounded", (error, expected) => {
+    const answer = new client.ResponseBodyError('error', { cause: { error } as never, response: new Response(null, { status: 400 }) } as never);
+    expect(failureOf(answer)).toMatchObject({ reason: 'error_response', error: expected });
   });
 });

@@ -153,6 +153,8 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
   /** The passkey-alone offer of an app's login page: none where its tenant does not allow it. */
   async function passkeySignInOffer(ctx: Context, uid: string, app: AppRegistration): Promise<PasskeyOffer | undefined> {
     if (app.tenant === undefined || !(await passkeyOnly(app.tenant))) return undefined;
+    // A tenant that signs its users in through its provider (SSO required) offers no other way in.
+    if (await sso.required(app.tenant)) return undefined;
     return passkeySteps.signInOffer(uid, app.tenant, setup.addressOf(ctx));
   }
 
@@ -237,6 +239,8 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
   async function loginAgain(
     ctx: Context, uid: string, app: AppRegistration, username: string, error: (t: Messages) => string, status: number, autofill = true,
   ): Promise<void> {
+    // Under SSO required the page again is the SSO page (an address no connection owns included).
+    if (await sso.offer(ctx, uid, app, tenantBeforePassword(app), status >= 400 ? 403 : 200, `${path}/${uid}`)) return;
     const csrf = issueCsrf(ctx);
     const locale = localeOf(ctx);
     const branding = await setup.brands?.of(app.tenant);
@@ -318,8 +322,10 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     ctx: Context, app: AppRegistration, user: Omit<PasswordPassed, 'uid'>, address: string, methods: AuthenticationMethod[], interaction?: FinishableInteraction,
   ): Promise<void> {
     // This browser may sign in as this user again even while someone else's guesses hold the
-    // username (sign-in-throttle.ts). A passkey alone names no username: no hint, no cookie.
-    if (user.hint) ctx.cookies.set(DEVICE_COOKIE, user.hint, { signed: true, httpOnly: true, sameSite: 'lax', path, maxAge: KNOWN_DEVICE_SECONDS * 1000, overwrite: true });
+    // username (sign-in-throttle.ts). A passkey alone names no username: no hint, no cookie. Nor a
+    // sign-in through a provider: its hint comes from the address the provider asserts, which a
+    // tenant's provider could set to another tenant's user's (and so lift her username's limit).
+    if (user.hint && !user.first) ctx.cookies.set(DEVICE_COOKIE, user.hint, { signed: true, httpOnly: true, sameSite: 'lax', path, maxAge: KNOWN_DEVICE_SECONDS * 1000, overwrite: true });
     const event = signInSucceeded({ sub: user.accountId, tenant: user.tenant }, app.clientId, address);
     setup.audit?.recordLater(user.first ? { ...event, details: { connection: user.first.connection } } : event);
     // After a provider's sign-in its methods stand for the password's (policies/upstream-sign-in.ts).
@@ -442,7 +448,12 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     if (interaction.uid !== uid || interaction.prompt.name !== 'login') throw new PageError(400, 'signInStepOver');
     const app = await appOf(interaction.params.client_id);
     if (app.tenant === undefined || !(await passkeyOnly(app.tenant))) throw new PageError(403, 'passkeyOnlyNotAllowed');
+    // SSO required: a passkey alone is no way around the tenant's provider (refused before it is read).
     const address = setup.addressOf(ctx);
+    if (await sso.offer(ctx, uid, app, app.tenant, 403, `${path}/${uid}`)) {
+      signInRefused(app, address, 'sso_required');
+      return;
+    }
     const outcome = await passkeySteps.alone(form, app.tenant);
     if (!outcome.accepted) {
       signInRefused(app, address, 'wrong_credentials');

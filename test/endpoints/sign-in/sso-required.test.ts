@@ -95,6 +95,35 @@ describe.each(STORE_KINDS)('SSO required (%s store)', (kind) => {
     expect(failures[0]).toMatchObject({ tenant: 'acme', actor: { type: 'anonymous' }, target: { type: 'app_registration', id: acmeApp.clientId } });
   });
 
+  it("a tenant's app that allows a passkey alone: no passkey offered, and a passkey answer posted anyway is refused unread (403)", async () => {
+    policies.set('acme', { sso: 'required', passkeyOnlySignIn: true });
+    const { agent, step } = await loginPage(acmeApp);
+    expect(step.html).not.toContain('webauthn');
+    expect(step.html).not.toContain('passkey-sign-in');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(step.html)![1]!;
+    const interaction = step.url.replace(/\/login$/, '');
+    const answer = await agent.request(`${interaction}/passkey-sign-in`, { method: 'POST', body: new URLSearchParams({ csrf, credential: '{}' }).toString() });
+    expect(answer.status).toBe(403);
+    expect(answer.location).toBeUndefined();
+    expect(answer.html).toContain('Your organisation signs you in through <strong>Acme Entra</strong>.');
+    // Refused as SSO required, unread: not a passkey that failed (a refused passkey is `wrong_credentials`).
+    const { events } = await server.auth.audit.list({ tenant: 'acme', type: 'sign_in.failed' });
+    expect(events.filter((event) => event.details?.reason === 'wrong_credentials')).toEqual([]);
+    // Without the rule, the same tenant offers the passkey alone (the test above is not vacuous).
+    policies.set('acme', { passkeyOnlySignIn: true });
+    expect((await loginPage(acmeApp)).step.html).toContain('passkey-sign-in');
+  });
+
+  it("a tenant's app: an address no connection owns, typed in the email field, gets the SSO page again, not a password form", async () => {
+    const { agent, step } = await loginPage(acmeApp);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(step.html)![1]!;
+    const interaction = step.url.replace(/\/login$/, '');
+    const answer = await agent.request(`${interaction}/federate`, { method: 'POST', body: new URLSearchParams({ csrf, email: 'amy@unowned.example' }).toString() });
+    expect(answer.status).toBe(200);
+    expect(answer.html).not.toContain('name="password"');
+    expect(answer.html).toContain('>Continue with Acme Entra</button>');
+  });
+
   it('a platform app: the password is checked first, then refused for a user of the tenant (403), a wrong one stays wrong (401)', async () => {
     const { agent, step } = await loginPage(platformApp);
     expect(step.html).toContain('name="password"');
