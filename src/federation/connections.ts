@@ -19,6 +19,14 @@ import { displayName, parseInput } from '../records/validation.js';
  * - The email domains a connection owns are indexed one record per domain (kind
  *   `connection-domain`, created only where none is): a domain belongs to one connection of one
  *   tenant, two tenants claiming it at once cannot both win (policies/email-domains.ts).
+ * - A domain is VERIFIED when the operator named it (the library, the CLI: the operator vouches
+ *   for who owns it), unverified when a tenant's admin did (nobody checked that her organisation
+ *   owns it). An unverified domain serves its own tenant only: home-realm discovery at that
+ *   tenant's apps, and the addresses its connection's identities may carry. Only a verified one
+ *   sends users of apps open to every tenant (the platform's) to the connection, and makes another
+ *   tenant's connection refuse identities at it. And the operator's claim takes a domain from a
+ *   connection that holds it unverified (audited): a tenant that claimed another organisation's
+ *   domain first neither blocks it nor receives its users.
  * - The client secret at the provider is sealed (AES-GCM under the factor keys, bound to the
  *   connection's id) and returned by no call: a caller learns only whether there is one.
  * - Every change is audited before it is made (`connection.created`/`updated`/`deleted`, in the
@@ -72,6 +80,11 @@ export interface Connection {
   scopes: string[];
   /** The email domains the connection owns (home-realm discovery; an identity's email must be at one of them). */
   domains: string[];
+  /**
+   * The domains of `domains` the operator vouched for (named through the library or the CLI);
+   * the others a tenant's admin named, and they serve that tenant's own apps only (see Connections).
+   */
+  verifiedDomains: string[];
   /** Our claim → the provider's claim that holds it (absent: the same name). */
   claimMapping: ClaimMapping;
   /**
@@ -110,7 +123,8 @@ export interface ConnectionInput {
 export type ConnectionPatch = Partial<Omit<ConnectionInput, 'tenant'>>;
 
 /** A connection as stored: with its sealed secret, and the issuer's host when the operator named it. */
-interface StoredConnection extends Omit<Connection, 'hasClientSecret'> {
+interface StoredConnection extends Omit<Connection, 'hasClientSecret' | 'verifiedDomains' | 'redirectUri'> {
+  verifiedDomains?: string[];
   sealedSecret?: string;
   /** Set when the operator (not a tenant) named the issuer: its host may be special-use (a loopback provider). */
   operatorIssuerHost?: string;
@@ -209,6 +223,7 @@ export class Connections {
       tokenEndpointAuthMethod: method,
       scopes: scopesOf(parsed.scopes),
       domains,
+      ...(author === 'operator' ? { verifiedDomains: domains } : {}),
       claimMapping: parsed.claimMapping ?? {},
       signOutUpstream: parsed.signOutUpstream ?? false,
       mfaAcrValues: parsed.mfaAcrValues ?? [],
@@ -222,8 +237,8 @@ export class Connections {
     // be taken over: both would win). Refused or failed, nothing of it is kept, nothing audited.
     await this.records.put(CONNECTION, id, parsed.tenant, stored);
     try {
-      await this.claimDomains(stored, domains);
-      await this.audited('connection.created', by, stored, { name: stored.name, issuer, domains, client_secret: stored.sealedSecret !== undefined });
+      await this.claimDomains(stored, domains, by);
+      await this.audited('connection.created', by, stored, { name: stored.name, issuer, domains, verified_domains: stored.verifiedDomains ?? [], client_secret: stored.sealedSecret !== undefined });
     } catch (error) {
       await this.records.delete(CONNECTION, id);
       await this.releaseDomains(id, domains);
@@ -244,7 +259,7 @@ export class Connections {
     return (await this.storedOf(tenant)).map((stored) => this.public(stored));
   }
 
-  /** The connection that owns an email domain (normalized first), or undefined. */
+  /** The connection that owns an email domain (normalized first), or undefined; whether it is verified there: `verifiedDomains`. */
   async byDomain(domain: string): Promise<Connection | undefined> {
     const host = normalizeDomain(domain);
     if (!host) return undefined;
@@ -291,7 +306,7 @@ export class Connections {
         ...(parsed.clientId !== undefined ? { clientId: parsed.clientId } : {}),
         ...(parsed.tokenEndpointAuthMethod !== undefined ? { tokenEndpointAuthMethod: parsed.tokenEndpointAuthMethod } : {}),
         ...(parsed.scopes !== undefined ? { scopes: scopesOf(parsed.scopes) } : {}),
-        ...(domains !== undefined ? { domains } : {}),
+        ...(domains !== undefined ? { domains, verifiedDomains: author === 'operator' ? domains : domains.filter((domain) => before.verifiedDomains?.includes(domain)) } : {}),
         ...(parsed.claimMapping !== undefined ? { claimMapping: parsed.claimMapping } : {}),
         ...(parsed.signOutUpstream !== undefined ? { signOutUpstream: parsed.signOutUpstream } : {}),
         ...(parsed.mfaAcrValues !== undefined ? { mfaAcrValues: parsed.mfaAcrValues } : {}),
@@ -307,11 +322,11 @@ export class Connections {
       // connection claiming the same domain at the same time finds this one listing it and is
       // refused, or this one is (and lets the domain go again).
       const added = (domains ?? []).filter((domain) => !before.domains.includes(domain));
-      await this.refuseHeld(next, added);
+      await this.refuseHeld(next, added, author === 'operator');
       await this.audited('connection.updated', by, before, { fields });
       if (!(await this.records.replace(CONNECTION, id, next, current.revision))) continue;
       try {
-        await this.claimDomains(next, added);
+        await this.claimDomains(next, added, by);
       } catch (error) {
         // Refused: the record back as it was (a compare-and-set on this write, which moved the
         // revision by one), or, changed again meanwhile, at least without the domains not won.
@@ -325,11 +340,14 @@ export class Connections {
   }
 
   /** Refuses, without writing anything, a domain of `domains` another connection holds (the check claimDomains makes). */
-  private async refuseHeld(connection: StoredConnection, domains: readonly string[]): Promise<void> {
+  private async refuseHeld(connection: StoredConnection, domains: readonly string[], verifying: boolean): Promise<void> {
     for (const domain of domains) {
       const owner = await this.records.get<{ id: string }>(CONNECTION_DOMAIN, domain);
       if (!owner || owner.id === connection.id) continue;
-      if ((await this.stored(owner.id))?.domains.includes(domain)) {
+      const holder = await this.stored(owner.id);
+      // The operator's claim takes a domain another connection holds unverified (see above).
+      if (verifying && holder && !holder.verifiedDomains?.includes(domain)) continue;
+      if (holder?.domains.includes(domain)) {
         throw new ValidationError(`domains.${connection.domains.indexOf(domain)}`, `${domain} already belongs to another connection (a domain belongs to one organisation)`);
       }
     }
@@ -341,7 +359,8 @@ export class Connections {
       const current = await this.records.getVersioned<StoredConnection>(CONNECTION, id);
       if (!current || !current.value.domains.some((domain) => domains.includes(domain))) return;
       const kept = current.value.domains.filter((domain) => !domains.includes(domain));
-      if (await this.records.replace(CONNECTION, id, { ...current.value, domains: kept }, current.revision)) return;
+      const verified = current.value.verifiedDomains?.filter((domain) => !domains.includes(domain));
+      if (await this.records.replace(CONNECTION, id, { ...current.value, domains: kept, ...(verified ? { verifiedDomains: verified } : {}) }, current.revision)) return;
     }
   }
 
@@ -374,7 +393,7 @@ export class Connections {
    * connection owns refuses the change (a stale entry, of a connection deleted or changed since,
    * is taken over).
    */
-  private async claimDomains(connection: StoredConnection, domains: readonly string[]): Promise<void> {
+  private async claimDomains(connection: StoredConnection, domains: readonly string[], by: AuditContext): Promise<void> {
     const claimed: string[] = [];
     try {
       for (const [index, domain] of domains.entries()) {
@@ -386,7 +405,12 @@ export class Connections {
         const owner = await this.records.getVersioned<{ id: string }>(CONNECTION_DOMAIN, domain);
         if (owner?.value.id === connection.id) continue;
         const holder = owner && (await this.stored(owner.value.id));
-        if (holder?.domains.includes(domain)) {
+        if (holder?.domains.includes(domain) && connection.verifiedDomains?.includes(domain) && !holder.verifiedDomains?.includes(domain)) {
+          // The operator vouches for this connection's claim: the other one, which holds the domain
+          // unverified, lets it go (recorded in its tenant's trail), then the entry is taken over.
+          await this.audited('connection.updated', by, holder, { fields: ['domains'], domain_taken: domain, reason: 'verified_elsewhere' });
+          await this.dropDomains(holder.id, [domain]);
+        } else if (holder?.domains.includes(domain)) {
           throw new ValidationError(`domains.${connection.domains.indexOf(domain) >= 0 ? connection.domains.indexOf(domain) : index}`, `${domain} already belongs to another connection (a domain belongs to one organisation)`);
         }
         if (owner ? !(await this.records.replace(CONNECTION_DOMAIN, domain, entry, owner.revision)) : !(await this.records.create(CONNECTION_DOMAIN, domain, DOMAINS_GROUP, entry))) {
@@ -445,9 +469,10 @@ function scopesOf(scopes: readonly string[] | undefined): string[] {
   return [...new Set(['openid', ...(scopes ?? DEFAULT_UPSTREAM_SCOPES)])];
 }
 
-function toPublic({ sealedSecret, operatorIssuerHost: _host, ...stored }: StoredConnection, callbackBase: string | undefined): Connection {
+function toPublic({ sealedSecret, operatorIssuerHost: _host, verifiedDomains, ...stored }: StoredConnection, callbackBase: string | undefined): Connection {
   return {
     ...stored,
+    verifiedDomains: stored.domains.filter((domain) => verifiedDomains?.includes(domain)),
     hasClientSecret: sealedSecret !== undefined,
     ...(callbackBase !== undefined ? { redirectUri: `${callbackBase}/${encodeURIComponent(stored.id)}` } : {}),
   };

@@ -10,8 +10,9 @@ import { MAPPABLE_CLAIMS, type Connection } from './connections.js';
  * 1. The provider's claims are mapped by the connection's `claimMapping` (our claim ← the
  *    provider's claim; unmapped: the same name), keeping the claims we know, of their types.
  * 2. Its email must be at one of the connection's domains; a connection that lists none takes an
- *    address at no domain another connection owns (a tenant's provider never speaks for another
- *    tenant's domain). No email at all: refused (there is nothing to match or check).
+ *    address at no domain another connection owns verified (a tenant's provider never speaks for
+ *    a domain the operator vouched is another's; a domain another tenant merely named, unverified,
+ *    does not lock this tenant's users out). No email at all: refused (there is nothing to match or check).
  * 3. The account: the host's `accounts.federate({ tenant, connection, claims })` when it has one
  *    (it may create the account); otherwise a link remembered at an earlier sign-in (the
  *    connection and the provider's `sub` → our `sub`), else `findByUsername(email)` when the
@@ -60,7 +61,7 @@ export class FederatedAccounts {
     private readonly records: RecordStore,
     private readonly accounts: AccountStore | undefined,
     /** The connection that owns an email domain (another tenant's too). */
-    private readonly ownerOfDomain: (domain: string) => Promise<Pick<Connection, 'id'> | undefined>,
+    private readonly ownerOfDomain: (domain: string) => Promise<Pick<Connection, 'id' | 'verifiedDomains'> | undefined>,
   ) {}
 
   /** The account `claims` (the provider's, unmapped) sign in as, through `connection`. */
@@ -69,7 +70,8 @@ export class FederatedAccounts {
     if (!claims) return { found: false, reason: 'no_account' };
     const domain = domainOfEmail(claims.email);
     if (!domain) return { found: false, reason: 'no_email' };
-    if (connection.domains.length > 0 ? !connection.domains.includes(domain) : (await this.ownerOfDomain(domain)) !== undefined) {
+    const owner = connection.domains.length > 0 ? undefined : await this.ownerOfDomain(domain);
+    if (connection.domains.length > 0 ? !connection.domains.includes(domain) : owner !== undefined && owner.id !== connection.id && owner.verifiedDomains.includes(domain)) {
       return { found: false, reason: 'domain_not_owned' };
     }
     const account = await this.find(connection, claims);

@@ -4,6 +4,8 @@ import type { RedisServer } from '../support/redis.js';
 import { authorize, federate, startFederationRig, throughUpstream, tokensOf, UPSTREAM_CLIENT, type FederationRig } from '../support/federation.js';
 import { passUpstreamSignIn } from '../support/upstream-provider.js';
 import { useStore } from '../support/stores.js';
+import { createMemoryStore } from '../../adapters/memory.js';
+import { FederatedAccounts } from '../../src/federation/federated-accounts.js';
 
 /*
  * Whose account a federated identity signs in as (src/federation/federated-accounts.ts): the
@@ -146,5 +148,26 @@ describe('without the hook (Redis store): findByUsername, then the remembered li
     }
     // The provider's ID token is kept for its sign-out, sealed: its payload is not readable either.
     expect(stored).not.toContain(idToken!.split('.')[1]);
+  });
+});
+
+describe('a connection that lists no domain (FederatedAccounts, memory store)', () => {
+  const connection = {
+    id: 'c-globex', tenant: 'globex', name: 'Globex IdP', issuer: 'https://idp.globex.example', clientId: 'x', tokenEndpointAuthMethod: 'client_secret_basic' as const,
+    hasClientSecret: true, scopes: ['openid'], domains: [], verifiedDomains: [], claimMapping: {}, signOutUpstream: false, mfaAcrValues: [],
+    createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z',
+  };
+  const gus = { sub: 'gus', tenant: 'globex', claims: { email: 'gus@shared.example' } };
+  const accounts = { authenticate: async () => undefined, findAccount: async () => undefined, findByUsername: async (username: string) => (username === 'gus@shared.example' ? gus : undefined) };
+
+  it.each<[string, { id: string; verifiedDomains: string[] } | undefined, boolean]>([
+    ['nobody owns the domain', undefined, true],
+    ['another tenant named it, unverified', { id: 'c-mallory', verifiedDomains: [] }, true],
+    ['another connection owns it, verified by the operator', { id: 'c-acme', verifiedDomains: ['shared.example'] }, false],
+  ])('an address at a domain %s: signed in %s', async (_case, owner, signedIn) => {
+    const federated = new FederatedAccounts(createMemoryStore().records, accounts, async () => owner as never);
+    const outcome = await federated.accountOf(connection, { sub: 'up-gus', email: 'gus@shared.example', email_verified: true });
+    expect(outcome.found).toBe(signedIn);
+    if (!outcome.found) expect(outcome.reason).toBe('domain_not_owned');
   });
 });

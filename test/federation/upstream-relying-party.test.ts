@@ -17,7 +17,7 @@ let upstream: RunningUpstreamProvider;
 function connectionFor(issuer: string, overrides: Partial<ConnectionForSignIn> = {}): ConnectionForSignIn {
   return {
     id: 'conn-1', tenant: 'acme', name: 'Acme IdP', issuer, clientId: 'talent-auth', tokenEndpointAuthMethod: 'client_secret_basic',
-    hasClientSecret: true, scopes: ['openid', 'email', 'profile'], domains: ['acme.example'], claimMapping: {}, signOutUpstream: true,
+    hasClientSecret: true, scopes: ['openid', 'email', 'profile'], domains: ['acme.example'], verifiedDomains: ['acme.example'], claimMapping: {}, signOutUpstream: true,
     mfaAcrValues: [], createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z', clientSecret: 'upstream-secret-1',
     trustedHost: new URL(issuer).hostname, ...overrides,
   };

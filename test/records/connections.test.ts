@@ -93,6 +93,8 @@ describe.each(STORE_KINDS)('connections (%s store)', (kind) => {
       hasClientSecret: true,
       scopes: ['openid', 'email', 'profile'],
       domains: ['acme.example', 'acme-corp.example'],
+      // Named by the operator (the library's default author): verified.
+      verifiedDomains: ['acme.example', 'acme-corp.example'],
       claimMapping: {},
       signOutUpstream: false,
       mfaAcrValues: [],
@@ -154,6 +156,31 @@ describe.each(STORE_KINDS)('connections (%s store)', (kind) => {
     expect((error as ValidationError).field).toBe('domains.1');
     expect((await connections.get(other.id))?.domains).toEqual(['free.example']);
     expect((await connections.byDomain('acme.example'))?.id).toBe(owner.id);
+  });
+
+  it("a tenant's admin names unverified domains, the operator verified ones; the operator's claim takes a domain a tenant holds unverified, not one verified", async () => {
+    const squatter = await connections.create({ ...acme, tenant: 'mallory', domains: ['victim.example', 'mallory.example'] }, ADMIN, 'tenant');
+    expect(squatter.verifiedDomains).toEqual([]);
+    expect((await connections.byDomain('victim.example'))?.id).toBe(squatter.id);
+    // Another tenant's admin is refused (first come), as before.
+    const refused = await refusal(connections.create({ ...acme, tenant: 'victim', domains: ['victim.example'] }, ADMIN, 'tenant'));
+    expect((refused as ValidationError).field).toBe('domains.0');
+    // The operator vouches for the victim's claim: it takes the domain, the squatter lets it go (audited in its trail).
+    events.length = 0;
+    const owner = await connections.create({ ...acme, tenant: 'victim', domains: ['victim.example'] });
+    expect(owner.verifiedDomains).toEqual(['victim.example']);
+    expect((await connections.byDomain('victim.example'))?.id).toBe(owner.id);
+    expect((await connections.get(squatter.id))?.domains).toEqual(['mallory.example']);
+    expect(events.find((event) => event.type === 'connection.updated')).toMatchObject({ tenant: 'mallory', target: { type: 'connection', id: squatter.id }, details: { domain_taken: 'victim.example' } });
+    // A verified domain is not taken, by the operator either; a tenant's admin keeps it verified
+    // when her form sends it back, and a domain she adds is unverified.
+    const again = await refusal(connections.create({ ...acme, tenant: 'mallory', domains: ['victim.example'] }));
+    expect((again as ValidationError).field).toBe('domains.0');
+    const kept = await connections.update(owner.id, { domains: ['victim.example', 'victim-corp.example'] }, ADMIN, 'tenant');
+    expect(kept.domains).toEqual(['victim.example', 'victim-corp.example']);
+    expect(kept.verifiedDomains).toEqual(['victim.example']);
+    // The operator's update verifies what it names.
+    expect((await connections.update(owner.id, { domains: ['victim.example', 'victim-corp.example'] })).verifiedDomains).toEqual(['victim.example', 'victim-corp.example']);
   });
 
   it('two creates at once claiming the same domain: one wins, the other is refused and leaves nothing', async () => {
@@ -259,7 +286,7 @@ describe.each(STORE_KINDS)('connections (%s store)', (kind) => {
     const seen = events.map(({ type, tenant, actor, target, details }) => ({ type, tenant, actor, target, details }));
     const target = { type: 'connection', id: created.id };
     expect(seen).toEqual([
-      { type: 'connection.created', tenant: 'acme', actor: ADMIN.actor, target, details: { name: 'Acme Entra ID', issuer: acme.issuer, domains: ['acme.example', 'acme-corp.example'], client_secret: true } },
+      { type: 'connection.created', tenant: 'acme', actor: ADMIN.actor, target, details: { name: 'Acme Entra ID', issuer: acme.issuer, domains: ['acme.example', 'acme-corp.example'], verified_domains: ['acme.example', 'acme-corp.example'], client_secret: true } },
       { type: 'connection.updated', tenant: 'acme', actor: ADMIN.actor, target, details: { fields: ['name', 'clientSecret'] } },
       { type: 'connection.deleted', tenant: 'acme', actor: ADMIN.actor, target, details: { name: 'Renamed' } },
     ]);

@@ -200,10 +200,16 @@ export function federationSteps(setup: FederationStepsSetup, pages: FederationCo
   const applies = (app: AppRegistration, connection: Pick<Connection, 'tenant'>) =>
     app.tenant === undefined || app.openToAllTenants || connection.tenant === app.tenant;
 
-  /** The connection that owns the domain of `email` (or the domain itself) and applies to the app. */
+  /**
+   * The connection that owns the domain of `email` (or the domain itself) and applies to the app:
+   * at an app of the connection's own tenant any domain it lists, at an app open to every tenant
+   * (the platform's, or another tenant's open one) only a domain the operator verified (a domain a
+   * tenant merely named sends nobody else's users to its provider: src/federation/connections.ts).
+   */
   async function owner(app: AppRegistration, domain: string | undefined): Promise<Connection | undefined> {
     const connection = domain ? await connections.byDomain(domain) : undefined;
-    return connection && applies(app, connection) ? connection : undefined;
+    if (!connection || !applies(app, connection)) return undefined;
+    return connection.tenant === app.tenant || connection.verifiedDomains.includes(domain!) ? connection : undefined;
   }
 
   interface Failure {
