@@ -46,7 +46,7 @@ const OPTIONS = {
   actor: { type: 'string' },
   // factors
   sub: { type: 'string' },
-  // connections (src/cli/connections.ts; --client-secret is known only to be refused, saying why)
+  // connections (src/cli/connections.ts; --client-secret and --factor-key are known only to be refused, saying why)
   issuer: { type: 'string' },
   'client-id': { type: 'string' },
   domain: { type: 'string', multiple: true },
@@ -60,7 +60,10 @@ const OPTIONS = {
   'client-secret-stdin': { type: 'boolean' },
   'client-secret-env': { type: 'string' },
   'remove-client-secret': { type: 'boolean' },
+  // Known only to be refused (the key would show in ps): the key comes from the environment.
   'factor-key': { type: 'string' },
+  'factor-key-env': { type: 'string' },
+  'base-url': { type: 'string' },
 } as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTIONS;

@@ -18,22 +18,72 @@ import { json, safe, table } from './output.js';
  *   history): from standard input (`--client-secret-stdin`) or an environment variable named by
  *   `--client-secret-env`; `--client-secret` is refused saying so. It is never printed.
  * - It is sealed as the server seals it: under the server's first factor key (`factorKeys[0]`, or
- *   its first cookie key when it has no factor keys), which the CLI reads from `--factor-key`,
- *   FACTOR_KEYS or COOKIE_KEYS; sealed under another key, the server cannot open it.
+ *   its first cookie key when it has no factor keys), which the CLI reads from the environment
+ *   only (a variable named by `--factor-key-env`, else FACTOR_KEYS, else COOKIE_KEYS): the key
+ *   could open every sealed secret of the server, so `--factor-key` (argv, seen in `ps`) is refused
+ *   like `--client-secret`. Sealed under another key, the server cannot open it.
+ * - The CLI works on the store alone and does not know the server's URL: a connection's redirect
+ *   URI (`{baseUrl}{pathPrefix}/oauth2/federation/callback/{id}`, one per connection) is printed
+ *   whole only with `--base-url`, else as that template with the id filled in.
  * - Every change is audited as the operator's, with `--actor` as her name.
  */
 
 /** The largest secret read from standard input (a client secret is far shorter). */
 const MAX_STDIN_SECRET = 4096;
 
-const SECRET_FLAGS: readonly OptionName[] = ['client-secret', 'client-secret-stdin', 'client-secret-env', 'factor-key'];
+const SECRET_FLAGS: readonly OptionName[] = ['client-secret', 'client-secret-stdin', 'client-secret-env', 'factor-key', 'factor-key-env'];
+
+/** Where the callbacks are under the server's URL (`{baseUrl}{pathPrefix}`): src/endpoints/federation/. */
+const CALLBACK_PATH = '/oauth2/federation/callback';
+
+/**
+ * The server's `{baseUrl}{pathPrefix}` from `--base-url` (an http(s) URL without query, fragment or
+ * credentials; a trailing slash dropped), or undefined when not given.
+ */
+function baseUrlOf(context: CommandContext): string | undefined {
+  const given = context.args.values['base-url'];
+  if (given === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(given);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash || url.username || url.password || /[?#]/.test(given)) {
+    throw new UsageError(`--base-url "${safe(given)}": expected the server's public URL with its pathPrefix (its issuer without /oauth2), e.g. https://auth.example.com`, '--base-url');
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+}
 const FIELD_FLAGS: readonly OptionName[] = ['name', 'issuer', 'client-id', 'domain', 'scope', 'claim', 'mfa-acr', 'token-endpoint-auth-method'];
 
-/** The store's connections; the sealer only when a secret is to be sealed (else nothing is). */
+/**
+ * The store's connections; the sealer only when a secret is to be sealed (else nothing is); with
+ * `--base-url`, connections name their redirect URI.
+ */
 async function connections(context: CommandContext, sealingKey: string | undefined): Promise<Connections> {
+  const base = baseUrlOf(context);
   const store = await context.store();
   const audit = new AuditTrail(store, DEFAULT_AUDIT_SETTINGS, { info() {}, warn() {}, error() {} }, undefined);
-  return new Connections(store.records, new Sealer(sealingKey === undefined ? [] : [sealingKey], 'connection-secrets'), audit);
+  return new Connections(store.records, new Sealer(sealingKey === undefined ? [] : [sealingKey], 'connection-secrets'), audit, Date.now, base === undefined ? undefined : `${base}${CALLBACK_PATH}`);
+}
+
+/** The sealing key, from the environment only: `--factor-key-env VAR`, else FACTOR_KEYS, else COOKIE_KEYS (the first of a list). */
+function sealingKeyOf(context: CommandContext, command: string): string {
+  const { values } = context.args;
+  const named = values['factor-key-env'];
+  if (named !== undefined) {
+    const key = firstOf(context.io.env[named]);
+    if (!key) throw new UsageError(`${command}: --factor-key-env: the environment variable ${safe(named)} is not set`, '--factor-key-env');
+    return key;
+  }
+  const key = firstOf(context.io.env.FACTOR_KEYS) ?? firstOf(context.io.env.COOKIE_KEYS);
+  if (!key) {
+    throw new UsageError(
+      `${command}: the secret is sealed under the server's first factor key (or its first cookie key when it has no factorKeys): set FACTOR_KEYS or COOKIE_KEYS as for the server, or name the variable that holds it with --factor-key-env <VAR>`,
+      '--factor-key-env',
+    );
+  }
+  return key;
 }
 
 /** The secret given by stdin or an environment variable, with the key that seals it as the server does; undefined when none is given. */
@@ -41,6 +91,12 @@ async function secretOf(context: CommandContext, command: string): Promise<{ sec
   const { values } = context.args;
   if (values['client-secret'] !== undefined) {
     throw new UsageError(`${command}: --client-secret is not taken: a secret on the command line shows in ps and the shell's history; use --client-secret-stdin or --client-secret-env <VAR>`, '--client-secret');
+  }
+  if (values['factor-key'] !== undefined) {
+    throw new UsageError(
+      `${command}: --factor-key is not taken: the server's sealing key on the command line shows in ps and the shell's history; set FACTOR_KEYS or COOKIE_KEYS as for the server, or name the variable that holds it with --factor-key-env <VAR>`,
+      '--factor-key',
+    );
   }
   if (values['client-secret-stdin'] && values['client-secret-env'] !== undefined) {
     throw new UsageError(`${command}: give --client-secret-stdin or --client-secret-env, not both`, '--client-secret-env');
@@ -59,14 +115,7 @@ async function secretOf(context: CommandContext, command: string): Promise<{ sec
     if (secret === undefined || secret === '') throw new UsageError(`${command}: --client-secret-env: the environment variable ${safe(name)} is not set`, '--client-secret-env');
   }
   if (secret === undefined) return undefined;
-  const key = values['factor-key'] ?? firstOf(context.io.env.FACTOR_KEYS) ?? firstOf(context.io.env.COOKIE_KEYS);
-  if (!key) {
-    throw new UsageError(
-      `${command}: the secret is sealed under the server's first factor key (or its first cookie key when it has no factorKeys): set FACTOR_KEYS or COOKIE_KEYS as for the server, or give --factor-key`,
-      '--factor-key',
-    );
-  }
-  return { secret, key };
+  return { secret, key: sealingKeyOf(context, command) };
 }
 
 const firstOf = (list: string | undefined) => list?.split(',').find(Boolean);
@@ -115,7 +164,21 @@ function described(connection: Connection): string {
     ...(mapping ? [`  claim mapping: ${safe(mapping)}`] : []),
     ...(connection.mfaAcrValues.length ? [`  mfa acr:       ${safe(connection.mfaAcrValues.join(' '))}`] : []),
     `  sign-out:      ${connection.signOutUpstream ? 'also at the provider' : 'ours only'}`,
+    `  redirect URI:  ${redirectUriOf(connection)}`,
   ].join('\n') + '\n';
+}
+
+/** Its redirect URI: whole with `--base-url`, else the template with its id (the CLI does not know the server's URL). */
+function redirectUriOf(connection: Connection): string {
+  return connection.redirectUri ?? `<baseUrl><pathPrefix>${CALLBACK_PATH}/${encodeURIComponent(connection.id)}`;
+}
+
+/** What to do at the provider once a connection exists: register its own redirect URI. */
+function registerAtProvider(connection: Connection): string {
+  return connection.redirectUri !== undefined
+    ? `Register its redirect URI at the provider:\n  ${connection.redirectUri}\n`
+    : `Register its redirect URI at the provider:\n  ${redirectUriOf(connection)}\n`
+      + "with the server's baseUrl and pathPrefix (its issuer without /oauth2); or give --base-url to print it whole.\n";
 }
 
 function out(context: CommandContext, machine: unknown, human: string): void {
@@ -123,7 +186,7 @@ function out(context: CommandContext, machine: unknown, human: string): void {
 }
 
 const connectionsList: Command = {
-  options: ['tenant'],
+  options: ['tenant', 'base-url'],
   operands: [],
   async run(context) {
     const tenant = required(context.args.values.tenant, 'tenant', 'connections list');
@@ -142,7 +205,7 @@ const connectionsList: Command = {
 };
 
 const connectionsCreate: Command = {
-  options: ['tenant', ...FIELD_FLAGS, 'sign-out-upstream', ...SECRET_FLAGS, 'actor'],
+  options: ['tenant', ...FIELD_FLAGS, 'sign-out-upstream', ...SECRET_FLAGS, 'base-url', 'actor'],
   operands: [],
   async run(context) {
     const command = 'connections create';
@@ -159,12 +222,12 @@ const connectionsCreate: Command = {
       ...(secret ? { clientSecret: secret.secret } : {}),
     };
     const created = await (await connections(context, secret?.key)).create(input, operatorContext(values.actor));
-    out(context, connectionWire(created), `Created connection "${safe(created.name)}" in tenant ${safe(created.tenant)}.\n${described(created)}`);
+    out(context, connectionWire(created), `Created connection "${safe(created.name)}" in tenant ${safe(created.tenant)}.\n${described(created)}${registerAtProvider(created)}`);
   },
 };
 
 const connectionsUpdate: Command = {
-  options: [...FIELD_FLAGS, 'sign-out-upstream', 'no-sign-out-upstream', 'remove-client-secret', ...SECRET_FLAGS, 'actor'],
+  options: [...FIELD_FLAGS, 'sign-out-upstream', 'no-sign-out-upstream', 'remove-client-secret', ...SECRET_FLAGS, 'base-url', 'actor'],
   operands: ['id'],
   async run(context) {
     const command = 'connections update';

@@ -19,10 +19,16 @@ history), and never printed:
                             e.g. from a password manager: op read ... | talent-auth connections ...
   --client-secret-env <VAR> read it from the environment variable VAR
 It is stored sealed as the server seals it, under the server's first factor key (factorKeys[0],
-or its first cookie key when the server has no factorKeys): the CLI reads --factor-key, else the
-first of env FACTOR_KEYS, else the first of env COOKIE_KEYS. Sealed under another key, the server
-cannot open it and sign-ins through the connection fail.
-  --factor-key <key>        the server's first factor key (see above)`;
+or its first cookie key when the server has no factorKeys), read from the environment only: the
+first of the variable named by --factor-key-env, else of env FACTOR_KEYS, else of env COOKIE_KEYS.
+--factor-key is refused: the key on the command line would show in ps and the shell's history.
+Sealed under another key, the server cannot open it and sign-ins through the connection fail.
+  --factor-key-env <VAR>    read the server's first factor key from the environment variable VAR`;
+
+const BASE_URL = `  --base-url <url>    the server's public URL with its pathPrefix (its issuer without /oauth2),
+                      e.g. https://auth.example.com: the connection's redirect URI is then printed
+                      whole (and in --json as redirect_uri); without it, as
+                      <baseUrl><pathPrefix>/oauth2/federation/callback/<id>`;
 
 const FIELDS = `  --name <name>                      shown on the sign-in page: "Continue with <name>"
   --issuer <url>                     the provider's issuer (its discovery document is at
@@ -44,7 +50,7 @@ export const CONNECTIONS_GROUP_HELP = `Usage: talent-auth connections <command> 
   list --tenant <id>
   create --tenant <id> --name <n> --issuer <url> --client-id <id> [--domain <d> ...] [--scope <s> ...]
          [--claim <c>=<p> ...] [--token-endpoint-auth-method <m>] [--sign-out-upstream]
-         [--client-secret-stdin | --client-secret-env <VAR>] [--actor <name>]
+         [--client-secret-stdin | --client-secret-env <VAR>] [--base-url <url>] [--actor <name>]
   update <id> [the fields of create] [--no-sign-out-upstream] [--remove-client-secret] [--actor <name>]
   delete <id> [--actor <name>]
 
@@ -55,28 +61,35 @@ ${STORE_AND_OUTPUT}
 
 /** `talent-auth connections <command> --help`. */
 export const CONNECTIONS_COMMAND_HELP: Record<string, string> = {
-  'connections list': `Usage: talent-auth connections list --tenant <id>
+  'connections list': `Usage: talent-auth connections list --tenant <id> [--base-url <url>]
 
 The identity providers of a tenant, oldest first: id, name, issuer, domains, and whether a client
 secret is kept (never the secret).
 
   --tenant <id>       the tenant
+${BASE_URL}
 
 ${STORE_AND_OUTPUT}
 `,
   'connections create': `Usage: talent-auth connections create --tenant <id> --name <name> --issuer <url> --client-id <id>
          [--domain <domain> ...] [--scope <scope> ...] [--claim <claim>=<provider claim> ...]
          [--mfa-acr <acr> ...] [--token-endpoint-auth-method <method>] [--sign-out-upstream]
-         [--client-secret-stdin | --client-secret-env <VAR>] [--factor-key <key>] [--actor <name>]
+         [--client-secret-stdin | --client-secret-env <VAR>] [--factor-key-env <VAR>]
+         [--base-url <url>] [--actor <name>]
 
 Connects a tenant's OpenID Connect provider, as auth.connections.create() does (the operator's
-rules: an issuer may be a loopback provider over http). Register our redirect URI at the provider:
-<baseUrl><pathPrefix>/oauth2/federation/callback. At most 20 connections per tenant. Recorded in
-the audit trail (connection.created, actor operator, with --actor as its name), never the secret.
+rules: an issuer may be a loopback provider over http). At most 20 connections per tenant.
+Recorded in the audit trail (connection.created, actor operator, with --actor as its name), never
+the secret.
+
+Each connection has its own redirect URI, known once it exists: register it at the provider after
+creating the connection. It is <baseUrl><pathPrefix>/oauth2/federation/callback/<id>; the CLI does
+not know the server's URL, so it prints that with the new id filled in, or whole with --base-url.
 
   --tenant <id>                      the tenant whose users sign in through it
 ${FIELDS}
   --sign-out-upstream                signing out of our server also signs out at the provider
+${BASE_URL}
 ${ACTOR}
 
 ${SECRET}
@@ -88,7 +101,7 @@ ${STORE_AND_OUTPUT}
          [--mfa-acr <acr> ...] [--token-endpoint-auth-method <method>]
          [--sign-out-upstream | --no-sign-out-upstream]
          [--client-secret-stdin | --client-secret-env <VAR> | --remove-client-secret]
-         [--factor-key <key>] [--actor <name>]
+         [--factor-key-env <VAR>] [--base-url <url>] [--actor <name>]
 
 Changes a connection: the fields given, a list (--domain, --scope, --claim, --mfa-acr) replaced
 whole by the flags given; domains dropped are free again. Recorded as connection.updated with the
@@ -97,6 +110,7 @@ fields changed.
 ${FIELDS}
   --sign-out-upstream / --no-sign-out-upstream   sign out at the provider too, or not
   --remove-client-secret             remove the secret (with --token-endpoint-auth-method private_key_jwt)
+${BASE_URL}
 ${ACTOR}
 
 ${SECRET}

@@ -94,6 +94,11 @@ export const ConnectionBody = named('Connection', z.strictObject({
   claim_mapping: z.record(z.string(), z.string()),
   sign_out_upstream: z.boolean(),
   mfa_acr_values: z.array(z.string()),
+  redirect_uri: z.url().meta({
+    description: "Our redirect URI for this connection, to register at the provider: `{baseUrl}{pathPrefix}/oauth2/federation/callback/{id}`. "
+      + "Each connection has its own, known once it exists (create the connection, then register this URI at the provider): "
+      + "a provider's answer is taken only at the callback of the connection its sign-in was sent to.",
+  }),
   created_at: timestamp,
   updated_at: timestamp,
 }), "One of the tenant's identity providers, never with its secret.");
@@ -117,8 +122,12 @@ export function connectionPatch(body: Record<string, unknown>): LibraryConnectio
   return libraryFields(parseWire(ConnectionPatch, body, 'patch')) as LibraryConnectionPatch;
 }
 
-/** A connection on the wire (never its secret). */
-export function connectionWire(connection: Connection): z.output<typeof ConnectionBody> {
+/**
+ * A connection on the wire: the management API's answer (never its secret). `redirect_uri` is there
+ * whenever the server's URL is known (always in the management API; the CLI, working on the store
+ * alone, knows it only when given `--base-url`).
+ */
+export function connectionWire(connection: Connection): Omit<z.output<typeof ConnectionBody>, 'redirect_uri'> & { redirect_uri?: string } {
   return {
     id: connection.id,
     tenant: connection.tenant,
@@ -132,6 +141,7 @@ export function connectionWire(connection: Connection): z.output<typeof Connecti
     claim_mapping: connection.claimMapping as Record<string, string>,
     sign_out_upstream: connection.signOutUpstream,
     mfa_acr_values: connection.mfaAcrValues,
+    ...(connection.redirectUri !== undefined ? { redirect_uri: connection.redirectUri } : {}),
     created_at: connection.createdAt,
     updated_at: connection.updatedAt,
   };

@@ -13,8 +13,10 @@ import { confirmPage } from './views/simple-pages.js';
  * through the management API as the signed-in user (`{api}/connections`, `{api}/tenant-settings`):
  * what she may not see or change, the API refuses, and the portal shows that refusal.
  *
- * - The list, our redirect URI to copy into the provider, and the tenant's SSO rule (optional or
+ * - The list, each provider with its own redirect URI to copy into the provider (known once it is
+ *   saved: the new provider's notice names it too), and the tenant's SSO rule (optional or
  *   required), changed only after a recent sign-in (a sign-in rule of every user: src/portal/reauth.ts).
+ * - Adding or changing a provider also needs a recent sign-in: a provider vouches for who signs in.
  * - A provider's form: the client secret is write-only (a password input never filled in; typed,
  *   it replaces the one kept; left empty, the kept one stays; "remove" removes it).
  * - Deleting one needs a confirmation and a recent sign-in, like every destructive action.
@@ -32,11 +34,6 @@ interface TenantSettingsWire {
 const EMPTY: ConnectionFormValues = { name: '', issuer: '', clientId: '', method: 'client_secret_basic', domains: '', scopes: '', claims: '', signOutUpstream: false, removeSecret: false };
 
 const METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
-
-/** Our redirect URI: one for every provider, what the organisation registers there. */
-function redirectUriOf(kit: PortalKit): string {
-  return `${kit.setup.baseUrl}${kit.setup.pathPrefix}/oauth2/federation/callback`;
-}
 
 /** The values of a sent form, as typed (the secret is read apart: it is never sent back). */
 function valuesOf(form: Form): ConnectionFormValues {
@@ -110,8 +107,8 @@ function bodyOf(kit: PortalKit, values: ConnectionFormValues, secret: string, ex
 /** The form page (400 when it says what is wrong). */
 function sendForm(kit: PortalKit, { ctx, now }: PortalCall, values: ConnectionFormValues, errors?: FieldErrors, existing?: ConnectionWire): void {
   const { t, pages } = kit;
-  const named = existing ? { id: existing.id, name: existing.name, hasSecret: existing.has_client_secret } : undefined;
-  pages.send(ctx, named ? t.connections.editHeading(named.name) : t.connections.create, connectionFormPage(pages.view(now.session), values, errors, redirectUriOf(kit), named), errors ? { status: 400 } : {});
+  const named = existing ? { id: existing.id, name: existing.name, hasSecret: existing.has_client_secret, redirectUri: existing.redirect_uri } : undefined;
+  pages.send(ctx, named ? t.connections.editHeading(named.name) : t.connections.create, connectionFormPage(pages.view(now.session), values, errors, named), errors ? { status: 400 } : {});
 }
 
 /** The provider of the call's `{id}`, as the API gives it to the user. */
@@ -119,7 +116,7 @@ function read(kit: PortalKit, { now, id }: PortalCall): Promise<ApiAnswer> {
   return kit.api.call(now.session, 'GET', `connections/${encodeURIComponent(id)}`);
 }
 
-/** GET /connections: the list, the redirect URI, the SSO rule (the notice the last action left, shown once). */
+/** GET /connections: the list (each with its redirect URI), the SSO rule (the notice the last action left, shown once). */
 export async function connectionsList(kit: PortalKit, { ctx, now }: PortalCall): Promise<void> {
   const { session } = now;
   const notice = session.notice;
@@ -130,7 +127,7 @@ export async function connectionsList(kit: PortalKit, { ctx, now }: PortalCall):
   if (listed.status !== 200) return failed(kit, ctx, now, listed);
   const own = settings.status === 200 ? settings.body as TenantSettingsWire : undefined;
   const sso = own ? { own: own.sso, effective: own.effective?.sso ?? 'optional' } : undefined;
-  kit.pages.send(ctx, kit.t.connections.heading, connectionsPage(kit.pages.view(session), session.user!, notice, listOf<ConnectionWire>(listed, 'connections'), redirectUriOf(kit), sso));
+  kit.pages.send(ctx, kit.t.connections.heading, connectionsPage(kit.pages.view(session), session.user!, notice, listOf<ConnectionWire>(listed, 'connections'), sso));
 }
 
 /** GET /connections/new. */
@@ -148,7 +145,11 @@ export async function editConnection(kit: PortalKit, call: PortalCall): Promise<
   sendForm(kit, call, valuesOfRecord(record), undefined, record);
 }
 
-/** POST /connections and /connections/{id}: the provider saved, or the form again with what is wrong at its field. */
+/**
+ * POST /connections and /connections/{id} (after a recent sign-in: a provider decides who signs in
+ * as the organisation's users): the provider saved, or the form again with what is wrong at its
+ * field. A new provider's notice names its redirect URI (known only now that it exists).
+ */
 export async function saveConnection(kit: PortalKit, call: PortalCall): Promise<void> {
   const { ctx, now, id, form } = call;
   let existing: ConnectionWire | undefined;
@@ -169,8 +170,8 @@ export async function saveConnection(kit: PortalKit, call: PortalCall): Promise<
     return sendForm(kit, call, values, new Map([[connectionFieldId(field), fieldMessage(answer, field)]]), existing);
   }
   if (answer.status !== 200 && answer.status !== 201) return failed(kit, ctx, now, answer);
-  const name = String(answer.body.name);
-  return done(kit, ctx, now, existing ? kit.t.connections.saved(name) : kit.t.connections.created(name), 'ok', '/connections');
+  const saved = answer.body as unknown as ConnectionWire;
+  return done(kit, ctx, now, existing ? kit.t.connections.saved(saved.name) : kit.t.connections.created(saved.name, saved.redirect_uri), 'ok', '/connections');
 }
 
 /** GET /connections/{id}/delete: what deleting does, and the button. */

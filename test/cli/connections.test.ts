@@ -98,7 +98,12 @@ describe('talent-auth connections (built, on a real redis-server)', () => {
     ['stdin and env at once', ['--client-secret-stdin', '--client-secret-env', 'OKTA_SECRET'], { OKTA_SECRET: SECRET }, SECRET, '--client-secret-env'],
     ['an empty standard input', ['--client-secret-stdin'], {}, '', '--client-secret-stdin'],
     ['an environment variable not set', ['--client-secret-env', 'OKTA_SECRET'], {}, undefined, '--client-secret-env'],
-    ['a secret but no key to seal it', ['--client-secret-env', 'OKTA_SECRET'], { OKTA_SECRET: SECRET, FACTOR_KEYS: undefined }, undefined, '--factor-key'],
+    ['a secret but no key to seal it', ['--client-secret-env', 'OKTA_SECRET'], { OKTA_SECRET: SECRET, FACTOR_KEYS: undefined }, undefined, '--factor-key-env'],
+    ['the sealing key on the command line', ['--client-secret-env', 'OKTA_SECRET', '--factor-key', FACTOR_KEY], { OKTA_SECRET: SECRET }, undefined, '--factor-key'],
+    ['the sealing key on the command line, even without a secret', ['--factor-key', FACTOR_KEY], {}, undefined, '--factor-key'],
+    ['--factor-key-env naming a variable not set', ['--client-secret-env', 'OKTA_SECRET', '--factor-key-env', 'SEALING_KEY'], { OKTA_SECRET: SECRET }, undefined, '--factor-key-env'],
+    ['a base URL with a query', ['--base-url', 'https://auth.example.com/?x=1'], {}, undefined, '--base-url'],
+    ['a base URL that is no http(s) URL', ['--base-url', 'auth.example.com'], {}, undefined, '--base-url'],
     ['a bad claim flag', ['--claim', 'groups=roles'], {}, undefined, '--claim'],
     ['an ftp issuer', ['--issuer', 'ftp://acme.okta.com'], {}, undefined, 'issuer'],
     ['a domain that is an IP address', ['--domain', '10.0.0.1'], {}, undefined, 'domains.1'],
@@ -110,6 +115,50 @@ describe('talent-auth connections (built, on a real redis-server)', () => {
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stderr)).toMatchObject({ field });
     expect(await server.list('acme')).toEqual([]);
+  });
+
+  it('refuses --factor-key saying why (ps), never echoing the key', async () => {
+    const run = await create(['--client-secret-env', 'OKTA_SECRET', '--factor-key', FACTOR_KEY], { OKTA_SECRET: SECRET });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stderr)).toMatchObject({ field: '--factor-key' });
+    expect(run.stderr).toMatch(/sealing key on the command line shows in ps/);
+    expect(run.stderr).toContain('--factor-key-env');
+    expect(run.stderr).not.toContain(FACTOR_KEY);
+    expect(await server.list('acme')).toEqual([]);
+    const update = await cli(['connections', 'update', '00000000-0000-4000-8000-000000000000', '--name', 'x', '--factor-key', FACTOR_KEY, '--json']);
+    expect(update.code).toBe(1);
+    expect(JSON.parse(update.stderr)).toMatchObject({ field: '--factor-key' });
+  });
+
+  it('takes the sealing key from the variable --factor-key-env names, before FACTOR_KEYS', async () => {
+    const other = 'another-sealing-key-of-a-server-0123456789ab';
+    const run = await create(['--client-secret-env', 'OKTA_SECRET', '--factor-key-env', 'SEALING_KEYS'], { OKTA_SECRET: SECRET, SEALING_KEYS: `${other},older-one-0123456789abcdefghijklmnopq` });
+    expect(run.code).toBe(0);
+    const id = run.json.id as string;
+    const otherSealed = new Connections(store.records, new Sealer([other], 'connection-secrets'));
+    expect((await otherSealed.forSignIn(id))?.clientSecret).toBe(SECRET);
+    // Not under FACTOR_KEYS (also set): the server with that key could not open it.
+    expect((await server.forSignIn(id))?.clientSecret).toBeUndefined();
+  });
+
+  it("prints the connection's own redirect URI to register: the template with its id, or whole with --base-url", async () => {
+    const plain = await cli(['connections', 'create', '--tenant', 'acme', '--name', 'Acme Okta', '--issuer', 'https://acme.okta.com', '--client-id', 'okta-client', '--domain', 'acme.example']);
+    expect(plain.code).toBe(0);
+    const [first] = await server.list('acme');
+    expect(plain.stdout).toContain(`Register its redirect URI at the provider:\n  <baseUrl><pathPrefix>/oauth2/federation/callback/${first!.id}\n`);
+    expect(plain.stdout).toContain('--base-url');
+
+    const whole = await cli(['connections', 'create', '--tenant', 'acme', '--name', 'Acme Entra', '--issuer', 'https://login.example.com', '--client-id', 'entra', '--base-url', 'https://auth.example.com/id/']);
+    expect(whole.code).toBe(0);
+    const second = (await server.list('acme')).find((each) => each.name === 'Acme Entra')!;
+    expect(whole.stdout).toContain(`Register its redirect URI at the provider:\n  https://auth.example.com/id/oauth2/federation/callback/${second.id}\n`);
+    expect(whole.stdout).not.toContain('<baseUrl>');
+
+    const json = await cli(['connections', 'list', '--tenant', 'acme', '--base-url', 'https://auth.example.com', '--json']);
+    expect((json.json.connections as Array<{ id: string; redirect_uri?: string }>).map((each) => each.redirect_uri))
+      .toEqual([`https://auth.example.com/oauth2/federation/callback/${first!.id}`, `https://auth.example.com/oauth2/federation/callback/${second.id}`]);
+    // Without --base-url the CLI does not know it: no redirect_uri rather than a wrong one.
+    expect((await cli(['connections', 'list', '--tenant', 'acme', '--json'])).json.connections).toEqual([expect.not.objectContaining({ redirect_uri: expect.anything() }), expect.not.objectContaining({ redirect_uri: expect.anything() })]);
   });
 
   it('the operator may name a loopback provider over http (development); missing flags are named', async () => {
@@ -155,7 +204,10 @@ describe('talent-auth connections (built, on a real redis-server)', () => {
     expect((await cli(['connections', '--help'])).stdout).toContain('talent-auth connections <command>');
     const help = await cli(['connections', 'create', '--help']);
     expect(help.stdout).toContain('--client-secret-stdin');
-    expect(help.stdout).toContain('/oauth2/federation/callback');
+    expect(help.stdout).toContain('/oauth2/federation/callback/<id>');
+    expect(help.stdout).toContain('--base-url');
+    expect(help.stdout).toContain('--factor-key-env');
+    expect(help.stdout).toMatch(/--factor-key is refused/);
     const wrong = await cli(['connections', 'list', '--tenant', 'acme', '--issuer', 'https://x.example', '--json']);
     expect(wrong.code).toBe(1);
     expect(JSON.parse(wrong.stderr)).toMatchObject({ field: '--issuer' });

@@ -19,8 +19,8 @@ import { startRedis, type RedisServer } from '../support/redis.js';
  * The portal's "Sign-in providers" (src/portal/connections.ts) in headless Chromium on Redis: an
  * admin adds, edits and deletes her organisation's identity providers and sets its SSO rule, with
  * the keyboard; the client secret is write-only (never in a page, a URL, a log line or the store in
- * clear); our redirect URI is on the page to copy; a refused field is shown at its input; deleting
- * needs a recent sign-in; a user without the permission gets the permission's page; another
+ * clear); each provider's own redirect URI is on the page to copy once it is saved (none before);
+ * a refused field is shown at its input; adding, changing and deleting need a recent sign-in; a user without the permission gets the permission's page; another
  * organisation's provider is "gone". axe-core WCAG A/AA on every page, in English, German and
  * French; no CSP report, nothing fetched elsewhere.
  */
@@ -173,7 +173,7 @@ describe('the Sign-in providers page of the portal, in Chromium', () => {
     return parts.join('\n');
   }
 
-  it('ada adds a provider with the keyboard: the redirect URI to copy, a refused issuer at its input, the secret never shown again', async () => {
+  it('ada adds a provider with the keyboard: its own redirect URI to copy once saved, a refused issuer at its input, a sign-in again, the secret never shown again', async () => {
     await open();
     await signIn('ada');
     await tabTo('Manage sign-in providers');
@@ -181,12 +181,16 @@ describe('the Sign-in providers page of the portal, in Chromium', () => {
     await page.waitForURL(`${origin}/portal/connections`);
     await page.getByRole('heading', { name: 'Sign-in providers' }).waitFor();
     expect(await page.getByText('No sign-in provider is connected.').count()).toBe(1);
-    expect(await page.getByLabel('Redirect URI to register at the provider').inputValue()).toBe(`${origin}/oauth2/federation/callback`);
+    // No redirect URI for all: each provider has its own, once it exists.
+    expect(await page.locator('input[readonly]').count()).toBe(0);
+    expect(await page.content()).not.toContain('/oauth2/federation/callback');
     await accessible();
 
     await tabTo('Add a sign-in provider');
     await page.keyboard.press('Enter');
     await page.locator('#connection-name').waitFor();
+    expect(await page.locator('#connection-redirect-uri').count()).toBe(0);
+    expect(await page.getByText('The redirect URI to register at the provider is shown once the provider is saved').count()).toBe(1);
     await accessible();
     await page.locator('#connection-name').focus();
     await page.keyboard.type('Acme Okta');
@@ -209,11 +213,30 @@ describe('the Sign-in providers page of the portal, in Chromium', () => {
     await accessible();
     expect(await auth.connections.list('acme')).toEqual([]);
 
+    // Adding a provider needs a recent sign-in: kept meanwhile, done after the sign-in again.
+    await staleSignIn();
     await page.locator('#connection-issuer').fill('https://acme.okta.com');
     await page.locator('#connection-secret').fill(SECRET);
     await page.locator('#connection-secret').press('Enter');
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    expect(await auth.connections.list('acme')).toEqual([]);
+    await accessible();
+    // Its button has the focus: Enter leads on.
+    expect(await focused()).toBe('Sign in again');
+    await page.keyboard.press('Enter');
+    await passwordAndConsent('ada');
     await page.getByText('Sign-in provider Acme Okta added.').waitFor();
     const [created] = await auth.connections.list('acme');
+    const redirectUri = `${origin}/oauth2/federation/callback/${created!.id}`;
+    // The page she lands on names its redirect URI: in the notice, and at its row (read-only,
+    // named after the provider, reached with the keyboard).
+    expect(await page.getByText(`Register its redirect URI at the provider: ${redirectUri}`).count()).toBe(1);
+    const listed = page.getByRole('textbox', { name: 'Redirect URI of Acme Okta' });
+    expect(await listed.inputValue()).toBe(redirectUri);
+    expect(await listed.getAttribute('readonly')).not.toBeNull();
+    await tabTo(`redirect-uri-${created!.id}`);
+    await page.keyboard.type('x');
+    expect(await listed.inputValue()).toBe(redirectUri);
     expect(created).toMatchObject({ name: 'Acme Okta', issuer: 'https://acme.okta.com', clientId: 'okta-client', domains: ['acme.example', 'acme-corp.example'], claimMapping: { email: 'upn' }, hasClientSecret: true });
     expect((await sealed.forSignIn(created!.id))?.clientSecret).toBe(SECRET);
     expect(await page.getByRole('cell', { name: 'Kept (never shown)' }).count()).toBe(1);
@@ -235,8 +258,11 @@ describe('the Sign-in providers page of the portal, in Chromium', () => {
     await open();
     await signIn('ada');
     await page.goto(`${origin}/portal/connections`);
+    expect(await page.getByRole('textbox', { name: 'Redirect URI of Acme Entra' }).inputValue()).toBe(`${origin}/oauth2/federation/callback/${created.id}`);
     await page.getByRole('link', { name: 'Edit Acme Entra' }).click();
     await page.locator('#connection-name').waitFor();
+    // Its own redirect URI, to copy.
+    expect(await page.getByLabel('Redirect URI to register at the provider').inputValue()).toBe(`${origin}/oauth2/federation/callback/${created.id}`);
     expect(await page.locator('#connection-secret').inputValue()).toBe('');
     expect(await page.getByText('A secret is kept; it is never shown.').count()).toBe(1);
     await accessible();
@@ -247,9 +273,15 @@ describe('the Sign-in providers page of the portal, in Chromium', () => {
     expect(await auth.connections.get(created.id)).toMatchObject({ name: 'Entra ID', signOutUpstream: true, hasClientSecret: true });
     expect((await sealed.forSignIn(created.id))?.clientSecret).toBe(SECRET);
 
+    // Changing a provider needs a recent sign-in too: nothing changes before it.
     await page.getByRole('link', { name: 'Edit Entra ID' }).click();
     await page.locator('#connection-secret').fill(NEW_SECRET);
+    await staleSignIn();
     await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    expect((await sealed.forSignIn(created.id))?.clientSecret).toBe(SECRET);
+    await page.getByRole('button', { name: 'Sign in again' }).click();
+    await passwordAndConsent('ada');
     await page.getByText('Sign-in provider Entra ID saved.').waitFor();
     expect((await sealed.forSignIn(created.id))?.clientSecret).toBe(NEW_SECRET);
     expect(await page.content()).not.toContain(NEW_SECRET);
@@ -305,16 +337,16 @@ describe('the Sign-in providers page of the portal, in Chromium', () => {
   }, TEST_TIMEOUT);
 
   it.each([
-    ['de-DE', 'dora', 'Anmeldeanbieter', 'Anmeldeanbieter hinzufügen', 'Beim Anbieter einzutragende Weiterleitungs-URI'],
-    ['fr-FR', 'fleur', 'Fournisseurs de connexion', 'Ajouter un fournisseur de connexion', 'URI de redirection à enregistrer chez le fournisseur'],
+    ['de-DE', 'dora', 'Anmeldeanbieter', 'Anmeldeanbieter hinzufügen', 'Weiterleitungs-URI von Acme Okta'],
+    ['fr-FR', 'fleur', 'Fournisseurs de connexion', 'Ajouter un fournisseur de connexion', 'URI de redirection de Acme Okta'],
   ])('%s: the list and the form in the language, accessible', async (locale, sub, heading, add, redirect) => {
-    await auth.connections.create({ tenant: 'acme', name: 'Acme Okta', issuer: 'https://acme.okta.com', clientId: 'okta', clientSecret: SECRET, domains: ['acme.example'] });
+    const created = await auth.connections.create({ tenant: 'acme', name: 'Acme Okta', issuer: 'https://acme.okta.com', clientId: 'okta', clientSecret: SECRET, domains: ['acme.example'] });
     await open(locale);
     await signIn(sub);
     await page.goto(`${origin}/portal/connections`);
     await page.getByRole('heading', { name: heading, exact: true }).waitFor();
     expect(await page.locator('html').getAttribute('lang')).toBe(locale.slice(0, 2));
-    expect(await page.getByLabel(redirect).inputValue()).toBe(`${origin}/oauth2/federation/callback`);
+    expect(await page.getByLabel(redirect).inputValue()).toBe(`${origin}/oauth2/federation/callback/${created.id}`);
     await accessible();
     await page.getByRole('link', { name: add }).click();
     await page.locator('#connection-name').waitFor();

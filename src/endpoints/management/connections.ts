@@ -17,6 +17,7 @@ import { TenantGuard, type TenantRecords } from '../tenant-guard.js';
  *   public names and no mailbox provider's shared domain (policies/upstream-issuer.ts,
  *   policies/email-domains.ts); the operator's looser rules are the library's and the CLI's.
  * - The client secret goes in and never comes out: `has_client_secret` says there is one.
+ * - Every answer names the connection's own redirect URI (`redirect_uri`, to register at the provider).
  * - Every change audited by the records (`connection.created`/`updated`/`deleted`) with the admin
  *   as actor and her address.
  */
@@ -119,7 +120,8 @@ export function connectionOperations(): { list: Json; one: Json } {
         description:
           'The provider\'s issuer must be https on port 443 to a public host; the domains public names no other connection owns '
           + '(400 naming `domains.<i>`); at most 20 connections per tenant (400, `field: tenant`). The client secret is stored '
-          + 'sealed and never shown again. Our redirect URI to register at the provider is `{baseUrl}{pathPrefix}/oauth2/federation/callback`. '
+          + 'sealed and never shown again. The answer\'s `redirect_uri` is this connection\'s own redirect URI '
+          + '(`{baseUrl}{pathPrefix}/oauth2/federation/callback/{id}`), to register at the provider now that the connection exists. '
           + `Recorded as \`connection.created\` with the caller as actor (never the secret). ${rights}`,
         requestBody: { required: true, content: json(ref('ConnectionCreate')) },
         responses: {

@@ -5,7 +5,7 @@ import { csrfField, errorSummary, fieldError, header, noticeHtml, textField, typ
 
 /*
  * THE "SIGN-IN PROVIDERS" PAGES of the portal (src/portal/connections.ts): the organisation's
- * identity providers listed with our redirect URI to copy and the SSO rule, and the form of one.
+ * identity providers listed, each with its own redirect URI to copy, the SSO rule, and the form of one.
  * The client secret is write-only: its input is a password field that is never filled in (not even
  * when the form comes back with an error), and the page says only whether one is kept.
  */
@@ -51,21 +51,32 @@ function area(id: string, label: string, name: string, value: string, hint: stri
 <textarea id="${id}" name="${name}" rows="3" maxlength="4000"${attributes}>${e(value)}</textarea>`;
 }
 
-/** Our redirect URI, read-only and selectable, to copy into the provider's settings. */
-function redirectUriField(view: ViewContext, redirectUri: string): string {
+/**
+ * The connection's own redirect URI, read-only and selectable, to copy into the provider's
+ * settings; a new provider has none yet (it is made of the connection's id): the form says when
+ * it will be shown.
+ */
+function redirectUriField(view: ViewContext, redirectUri: string | undefined): string {
   const { t } = view;
+  if (redirectUri === undefined) {
+    return `<p class="hint" id="connection-redirect-uri-later">${e(t.connections.redirectUriLater)}</p>`;
+  }
   return `<label for="connection-redirect-uri">${e(t.connections.redirectUri)}</label>
 <p class="hint" id="connection-redirect-uri-hint">${e(t.connections.redirectUriHint)}</p>
 <input id="connection-redirect-uri" value="${e(redirectUri)}" readonly aria-describedby="connection-redirect-uri-hint">`;
 }
 
-/** The list of the organisation's providers, the redirect URI, and the SSO rule. */
+/** A listed provider's redirect URI: read-only, selectable, named after its provider (a table cell has no label of its own). */
+function listedRedirectUri(view: ViewContext, connection: ConnectionWire): string {
+  return `<input class="redirect-uri" id="redirect-uri-${e(connection.id)}" value="${e(connection.redirect_uri)}" readonly aria-label="${e(view.t.connections.redirectUriOf(connection.name))}">`;
+}
+
+/** The list of the organisation's providers (each with its own redirect URI), how to set one up, and the SSO rule. */
 export function connectionsPage(
   view: ViewContext,
   user: PageUser,
   notice: Notice | undefined,
   connections: readonly ConnectionWire[],
-  redirectUri: string,
   sso: { own: 'optional' | 'required' | undefined; effective: 'optional' | 'required' } | undefined,
 ): string {
   const { t } = view;
@@ -74,11 +85,12 @@ export function connectionsPage(
 <td><code>${e(connection.issuer)}</code></td>
 <td>${connection.domains.length ? connection.domains.map((domain) => `<code>${e(domain)}</code>`).join('<br>') : `<span class="muted">${e(t.connections.noDomains)}</span>`}</td>
 <td>${e(connection.has_client_secret ? t.connections.secretKept : t.connections.noSecret)}</td>
+<td>${listedRedirectUri(view, connection)}</td>
 <td class="actions"><a href="${view.base}/connections/${encodeURIComponent(connection.id)}" aria-label="${e(`${t.edit} ${connection.name}`)}">${e(t.edit)}</a>
 <a href="${view.base}/connections/${encodeURIComponent(connection.id)}/delete" aria-label="${e(`${t.delete} ${connection.name}`)}">${e(t.delete)}</a></td>
 </tr>`).join('\n');
   const table = connections.length
-    ? `<table aria-labelledby="connections-heading"><thead><tr><th scope="col">${e(t.name)}</th><th scope="col">${e(t.connections.issuer)}</th><th scope="col">${e(t.connections.domains)}</th><th scope="col">${e(t.connections.secret)}</th><th scope="col">${e(t.actions)}</th></tr></thead><tbody>
+    ? `<table aria-labelledby="connections-heading"><thead><tr><th scope="col">${e(t.name)}</th><th scope="col">${e(t.connections.issuer)}</th><th scope="col">${e(t.connections.domains)}</th><th scope="col">${e(t.connections.secret)}</th><th scope="col">${e(t.connections.redirectUri)}</th><th scope="col">${e(t.actions)}</th></tr></thead><tbody>
 ${rows}
 </tbody></table>`
     : `<p class="muted">${e(t.connections.none)}</p>`;
@@ -104,13 +116,13 @@ ${table}
 <p><a class="button primary" href="${view.base}/connections/new">${e(t.connections.create)}</a></p>
 <section aria-labelledby="connections-setup-heading">
 <h2 id="connections-setup-heading">${e(t.connections.setupHeading)}</h2>
-${redirectUriField(view, redirectUri)}
+<p class="hint">${e(t.connections.setupSteps)}</p>
 </section>
 ${ssoForm}`;
 }
 
 /** The form of a connection: new (no ID) or an edit (the secret kept or not). */
-export function connectionFormPage(view: ViewContext, values: ConnectionFormValues, errors: FieldErrors | undefined, redirectUri: string, existing?: { id: string; name: string; hasSecret: boolean }): string {
+export function connectionFormPage(view: ViewContext, values: ConnectionFormValues, errors: FieldErrors | undefined, existing?: { id: string; name: string; hasSecret: boolean; redirectUri: string }): string {
   const { t } = view;
   const action = existing ? `${view.base}/connections/${encodeURIComponent(existing.id)}` : `${view.base}/connections`;
   const heading = existing ? t.connections.editHeading(existing.name) : t.connections.create;
@@ -125,7 +137,7 @@ ${csrfField(view)}
 ${errorSummary(view, errors)}
 ${textField('connection-name', t.name, 'name', values.name, errors, { required: true, hint: t.connections.nameHint, max: 100 })}
 ${textField('connection-issuer', t.connections.issuer, 'issuer', values.issuer, errors, { required: true, hint: t.connections.issuerHint, max: 2000, placeholder: 'https://login.example.com' })}
-${redirectUriField(view, redirectUri)}
+${redirectUriField(view, existing?.redirectUri)}
 ${textField('connection-client-id', t.clientId, 'client_id', values.clientId, errors, { required: true, hint: t.connections.clientIdHint, max: 512 })}
 <label for="connection-secret">${e(t.connections.secret)}</label>
 <p class="hint" id="connection-secret-hint">${e(existing ? (existing.hasSecret ? t.connections.secretReplaceHint : t.connections.secretAddHint) : t.connections.secretHint)}</p>${secret.message}

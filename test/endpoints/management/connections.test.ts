@@ -82,10 +82,14 @@ describe.each(STORE_KINDS)('connections in the management API (%s store)', (kind
       claim_mapping: {},
       sign_out_upstream: false,
       mfa_acr_values: [],
+      redirect_uri: expect.any(String),
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
     const id = created.body.id as string;
+    // Its own redirect URI, known once it exists: the one its sign-ins send to the provider.
+    expect(created.body.redirect_uri).toBe(`${server.oauthUrl}/federation/callback/${id}`);
+    expect((await server.auth.connections.get(id))?.redirectUri).toBe(created.body.redirect_uri);
     const listed = await call('');
     expect(listed.status).toBe(200);
     expect(ConnectionList.parse(listed.body)).toEqual({ connections: [created.body] });
@@ -93,7 +97,7 @@ describe.each(STORE_KINDS)('connections in the management API (%s store)', (kind
 
     const patched = await call(`/${id}`, { method: 'PATCH', body: { name: 'Acme SSO', client_secret: NEW_SECRET, claim_mapping: { email: 'upn' }, sign_out_upstream: true, scopes: ['email'] } });
     expect(patched.status).toBe(200);
-    expect(ConnectionBody.parse(patched.body)).toMatchObject({ name: 'Acme SSO', claim_mapping: { email: 'upn' }, sign_out_upstream: true, scopes: ['openid', 'email'], has_client_secret: true });
+    expect(ConnectionBody.parse(patched.body)).toMatchObject({ name: 'Acme SSO', claim_mapping: { email: 'upn' }, sign_out_upstream: true, scopes: ['openid', 'email'], has_client_secret: true, redirect_uri: created.body.redirect_uri });
     expect((await server.auth.connections.get(id))?.name).toBe('Acme SSO');
 
     const deleted = await call(`/${id}`, { method: 'DELETE' });
@@ -107,6 +111,20 @@ describe.each(STORE_KINDS)('connections in the management API (%s store)', (kind
       expect(answer.text).not.toContain(NEW_SECRET);
       expect(answer.text).not.toMatch(/"client_secret"/);
     }
+  });
+
+  it('every connection has its own redirect URI (in the list, a read and a change), and the OpenAPI document says it is always there', async () => {
+    const first = await create();
+    const second = await create({ ...entra, name: 'Acme Okta', issuer: 'https://acme.okta.com', domains: ['acme-okta.example'] });
+    expect(second.status).toBe(201);
+    expect(second.body.redirect_uri).toBe(`${server.oauthUrl}/federation/callback/${second.body.id as string}`);
+    expect(second.body.redirect_uri).not.toBe(first.body.redirect_uri);
+    const listed = ConnectionList.parse((await call('')).body).connections;
+    expect(listed.map((each) => [each.id, each.redirect_uri])).toEqual([[first.body.id, first.body.redirect_uri], [second.body.id, second.body.redirect_uri]]);
+    const document = await (await fetch(`${server.baseUrl}/api/oauth2/openapi.json`)).json() as { components: { schemas: Record<string, { required?: string[]; properties: Record<string, { description?: string }> }> } };
+    const schema = document.components.schemas.Connection!;
+    expect(schema.required).toContain('redirect_uri');
+    expect(schema.properties.redirect_uri!.description).toContain('/oauth2/federation/callback/{id}');
   });
 
   it('audits every change with the admin as actor and her address, never the secret', async () => {
