@@ -91,6 +91,11 @@ export const ConnectionBody = named('Connection', z.strictObject({
   has_client_secret: z.boolean().meta({ description: 'Whether a client secret is kept (sealed): the secret itself is never shown.' }),
   scopes: z.array(z.string()).meta({ description: '`openid` first.' }),
   domains: z.array(z.string()).meta({ description: 'Lower case, IDNs in their ASCII form, no trailing dot.' }),
+  verified_domains: z.array(z.string()).meta({
+    description: 'The domains of `domains` the platform operator verified. A domain a tenant names is unverified: it leads only '
+      + "the users of the tenant's own apps to the provider (home-realm discovery), never users of the platform's apps, and the "
+      + 'operator may give it to the organisation that proves it owns it. Ask the operator to verify a domain.',
+  }),
   claim_mapping: z.record(z.string(), z.string()),
   sign_out_upstream: z.boolean(),
   mfa_acr_values: z.array(z.string()),
@@ -138,6 +143,7 @@ export function connectionWire(connection: Connection): Omit<z.output<typeof Con
     has_client_secret: connection.hasClientSecret,
     scopes: connection.scopes,
     domains: connection.domains,
+    verified_domains: connection.verifiedDomains,
     claim_mapping: connection.claimMapping as Record<string, string>,
     sign_out_upstream: connection.signOutUpstream,
     mfa_acr_values: connection.mfaAcrValues,

@@ -79,6 +79,8 @@ describe.each(STORE_KINDS)('connections in the management API (%s store)', (kind
       has_client_secret: true,
       scopes: ['openid', 'email', 'profile'],
       domains: ['acme.example'],
+      // Named by the tenant's admin: not verified (it serves the tenant's own apps only).
+      verified_domains: [],
       claim_mapping: {},
       sign_out_upstream: false,
       mfa_acr_values: [],
