@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as client from 'openid-client';
 import { authorize, APP_REDIRECT, federate, startFederationRig, tokensOf, UPSTREAM_CLIENT, type FederationRig, type Started } from '../support/federation.js';
+import { signInForCode } from '../support/sign-in.js';
 import { isEnrolmentPage, isSecondFactorPage, passSecondFactor } from '../support/second-factor.js';
 import { STORE_KINDS, useStore, type StoreHandle } from '../support/stores.js';
 import { pkcePair, UserAgent, type Step } from '../support/user-agent.js';
@@ -137,6 +138,22 @@ describe.each(STORE_KINDS)('enterprise sign-in end to end (%s store)', (kind) =>
 
       // The provider's session ended: signing in again asks her there.
       expect((await federatedSignIn(rig, browser, 'up-ada')).asked).toBe(true);
+    });
+
+    it("her password session elsewhere signs out here only; her federated session's sign-out still reaches the provider", async () => {
+      const federated = browserOf(rig);
+      const ours = (await federatedSignIn(rig, federated, 'up-ada')).tokens.id_token!;
+      // The same user with her password in another browser (SSO is optional here).
+      const other = browserOf(rig);
+      const { code, verifier } = await signInForCode(rig.server, { clientId: rig.app.clientId, redirectUri: APP_REDIRECT }, { sub: 'ada@acme.example', password: 'ada-password-1' }, 'openid', other.ours);
+      const withPassword = await client.authorizationCodeGrant(rig.app.config, new URL(`${APP_REDIRECT}?${new URLSearchParams({ code, state: 's', iss: rig.app.config.serverMetadata().issuer })}`), { pkceCodeVerifier: verifier, expectedState: 's' });
+      expect(withPassword.claims()!.amr).toEqual(['pwd']);
+      // Her password session never went through the provider: no hop there with another browser's ID token.
+      expect(await signOut(other, withPassword.id_token!)).toBe(`${SIGNED_OUT}?state=app-state`);
+      // Her federated session's sign-out still goes to the provider.
+      const to = new URL(await signOut(federated, ours));
+      expect(`${to.origin}${to.pathname}`).toBe(`${rig.upstream.issuer}/session/end`);
+      expect(to.searchParams.get('id_token_hint')).toBe(rig.upstream.issued.at(-1)!.idToken);
     });
 
     it('a connection changed to signOutUpstream false: our sign-out only, no hop to the provider', async () => {
