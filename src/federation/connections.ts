@@ -9,6 +9,7 @@ import { OPERATOR, type AuditContext, type AuditEventType, type AuditTrail } fro
 import { changedFields } from '../records/change.js';
 import type { Sealer } from '../records/sealed.js';
 import { displayName, parseInput } from '../records/validation.js';
+import { FederatedLinks } from './federated-links.js';
 
 /*
  * CONNECTIONS: a tenant's upstream OpenID Connect providers (Entra ID, Okta, Google Workspace...),
@@ -31,6 +32,7 @@ import { displayName, parseInput } from '../records/validation.js';
  *   connection's id) and returned by no call: a caller learns only whether there is one.
  * - Every change is audited before it is made (`connection.created`/`updated`/`deleted`, in the
  *   tenant's trail, never with the secret) and compared-and-set.
+ * - A connection deleted takes its remembered links (src/federation/federated-links.ts) with it.
  * - The issuer is ruled by who names it (policies/upstream-issuer.ts): the operator may name a
  *   loopback provider (development, tests), a tenant only an https public host.
  */
@@ -173,6 +175,7 @@ const secretPurpose = (id: string) => `connection-secret:${id}`;
 /** The tenants' connections in the store (`auth.connections`). */
 export class Connections {
   readonly #listeners = new Set<(id: string | undefined) => void>();
+  readonly #links: FederatedLinks;
 
   constructor(
     private readonly records: RecordStore,
@@ -182,6 +185,7 @@ export class Connections {
     /** The base of our callback URLs: a connection shows its redirect URI (`{callbackBase}/{id}`). */
     private readonly callbackBase?: string,
   ) {
+    this.#links = new FederatedLinks(records, async (id) => (await this.stored(id)) !== undefined);
     records.watch((change) => {
       if (change.kind === undefined || change.kind === CONNECTION) for (const listener of this.#listeners) listener(change.kind === undefined ? undefined : change.id);
     });
@@ -364,7 +368,7 @@ export class Connections {
     }
   }
 
-  /** Deletes a connection (its domains are free again); false when there was none. */
+  /** Deletes a connection (its domains are free again, its remembered links gone); false when there was none. */
   async delete(id: string, by: AuditContext = OPERATOR): Promise<boolean> {
     const stored = await this.stored(id);
     if (!stored) return false;
@@ -372,6 +376,8 @@ export class Connections {
     const deleted = await this.records.delete(CONNECTION, id);
     await this.records.delete(CONNECTION_OF_TENANT, id);
     await this.releaseDomains(id, stored.domains);
+    // After the record (a link written meanwhile sees it gone and goes itself).
+    await this.#links.forgetAllOf(id);
     return deleted;
   }
 

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { RecordStore } from '../../adapters/types.js';
 import { domainOfEmail } from '../../policies/email-domains.js';
 import type { Account, AccountStore, FederatedClaims } from '../accounts.js';
-import { MAPPABLE_CLAIMS, type Connection } from './connections.js';
+import { CONNECTION, MAPPABLE_CLAIMS, type Connection } from './connections.js';
+import { FederatedLinks } from './federated-links.js';
 
 /*
  * WHO AN IDENTITY A PROVIDER VOUCHED FOR IS HERE (enterprise sign-in, after the code exchange):
@@ -17,22 +17,14 @@ import { MAPPABLE_CLAIMS, type Connection } from './connections.js';
  *    (it may create the account); otherwise a link remembered at an earlier sign-in (the
  *    connection and the provider's `sub` → our `sub`), else `findByUsername(email)` when the
  *    provider does not say the address is unverified; that link is then remembered, so that a
- *    changed address at the provider still finds her.
+ *    changed address at the provider still finds her (src/federation/federated-links.ts: deleted
+ *    with the connection).
  * 4. Always: the account must be one of the connection's tenant: an identity of one tenant's
  *    provider never signs in to another tenant's account, whatever the hook or the store says.
  */
 
 /** Why no account was found for an identity (each has its page and audit reason). */
 export type FederatedAccountRefusal = 'domain_not_owned' | 'no_email' | 'no_account' | 'wrong_tenant';
-
-/** The record kind of the links (group: the tenant). */
-const LINK = 'federated-link';
-
-/** What a link keeps: our user. */
-interface Link {
-  sub: string;
-  tenant: string;
-}
 
 /** The outcome of finding the account of an identity. */
 export type FederatedAccountOutcome =
@@ -57,12 +49,16 @@ export function mapClaims(claims: Record<string, unknown>, mapping: Connection['
 
 /** The accounts of federated identities (see above). */
 export class FederatedAccounts {
+  readonly #links: FederatedLinks;
+
   constructor(
-    private readonly records: RecordStore,
+    records: RecordStore,
     private readonly accounts: AccountStore | undefined,
     /** The connection that owns an email domain (another tenant's too). */
     private readonly ownerOfDomain: (domain: string) => Promise<Pick<Connection, 'id' | 'verifiedDomains'> | undefined>,
-  ) {}
+  ) {
+    this.#links = new FederatedLinks(records, async (id) => (await records.get(CONNECTION, id)) !== undefined);
+  }
 
   /** The account `claims` (the provider's, unmapped) sign in as, through `connection`. */
   async accountOf(connection: Connection, providerClaims: Record<string, unknown>): Promise<FederatedAccountOutcome> {
@@ -86,8 +82,7 @@ export class FederatedAccounts {
     if (accounts.federate) {
       return accounts.federate({ tenant: connection.tenant, connection: { id: connection.id, name: connection.name, issuer: connection.issuer }, claims });
     }
-    const linkId = linkIdOf(connection.id, claims.sub);
-    const link = await this.records.get<Link>(LINK, linkId);
+    const link = await this.#links.of(connection.id, claims.sub);
     if (link && link.tenant === connection.tenant) {
       const linked = await accounts.findAccount(link.sub);
       if (linked) return linked;
@@ -96,12 +91,7 @@ export class FederatedAccounts {
     if (claims.email_verified === false || !accounts.findByUsername || !claims.email) return undefined;
     const account = await accounts.findByUsername(claims.email);
     if (!account || account.tenant !== connection.tenant) return account;
-    await this.records.put<Link>(LINK, linkId, connection.tenant, { sub: account.sub, tenant: account.tenant });
+    await this.#links.remember(connection.id, claims.sub, account);
     return account;
   }
-}
-
-/** A link's record id: the connection and the provider's subject, hashed (bounded length, no separator games). */
-function linkIdOf(connectionId: string, upstreamSub: string): string {
-  return createHash('sha256').update(`${connectionId.length}:${connectionId}:${upstreamSub}`).digest('base64url');
 }

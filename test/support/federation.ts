@@ -2,7 +2,7 @@ import * as client from 'openid-client';
 import type { Account, AccountStore, AuthServerOptions } from '../../src/index.js';
 import { testAccounts } from './accounts.js';
 import { startServer, type RunningServer } from './server.js';
-import { passUpstreamSignIn, startUpstreamProvider, type RunningUpstreamProvider, type UpstreamProviderOptions } from './upstream-provider.js';
+import { passUpstreamSignIn, startUpstreamProvider, type RunningUpstreamProvider, type UpstreamClient, type UpstreamProviderOptions } from './upstream-provider.js';
 import { pkcePair, UserAgent, type Step } from './user-agent.js';
 
 /*
@@ -35,6 +35,8 @@ export interface RigOptions {
   connection?: Record<string, unknown>;
   /** The app's tenant (default: the connection's); `null`: a platform app. */
   appTenant?: string | null;
+  /** Changes to our client's registration at the provider (a field `undefined`: left out), e.g. private_key_jwt with our jwks_uri. */
+  upstreamClient?: (server: RunningServer) => Partial<Record<keyof UpstreamClient, unknown>>;
 }
 
 /** Our server, an upstream provider, a connection of `tenant` and an app of it (see above). */
@@ -46,11 +48,15 @@ export async function startFederationRig(options: RigOptions = {}): Promise<Fede
     ...options.server,
   });
   const callback = `${server.oauthUrl}/federation/callback`;
+  const registration: Record<string, unknown> = {
+    client_id: UPSTREAM_CLIENT.id, client_secret: UPSTREAM_CLIENT.secret, redirect_uris: [callback],
+    // Our one post-logout URI (the provider's sign-out after ours comes back there).
+    post_logout_redirect_uris: [`${server.baseUrl}/`, `${server.oauthUrl}/federation/signed-out`], token_endpoint_auth_method: 'client_secret_basic',
+    ...options.upstreamClient?.(server),
+  };
+  for (const [field, value] of Object.entries(registration)) if (value === undefined) delete registration[field];
   const upstream = await startUpstreamProvider({
-    clients: [{
-      client_id: UPSTREAM_CLIENT.id, client_secret: UPSTREAM_CLIENT.secret, redirect_uris: [callback],
-      post_logout_redirect_uris: [`${server.baseUrl}/`], token_endpoint_auth_method: 'client_secret_basic',
-    }],
+    clients: [registration as UpstreamClient],
     users: options.users ?? [],
     ...(options.strength ? { strength: options.strength } : {}),
   });

@@ -14,8 +14,9 @@ import type { RouteHandler } from '../../http/router.js';
 /*
  * THE PROVIDER'S SIGN-OUT AFTER OURS (RP-initiated logout at the tenant's identity provider):
  *
- * - When our sign-out ends a browser's session (the engine's confirmation, `logout=yes`) and its
- *   user last signed in through a connection that asks for it (`signOutUpstream`), the browser
+ * - When our sign-out ends a browser's session (the engine's confirmation, `logout=yes`) whose
+ *   sign-in went through a provider (its `amr` holds `fed`) and its user last signed in through a
+ *   connection that asks for it (`signOutUpstream`), the browser
  *   goes on to the provider's end-session endpoint (when its discovery names one) with the ID
  *   token it gave us as `id_token_hint`, our client ID, our one post-logout URI
  *   (`{oauth}/federation/signed-out`, registered by the tenant at its provider) and a `state`.
@@ -24,7 +25,9 @@ import type { RouteHandler } from '../../http/router.js';
  *   (UPSTREAM_SIGN_OUT_SECONDS): nothing is stored for it. Back at `{oauth}/federation/signed-out`
  *   only a state we sealed, still in date, sends the browser on; a forged, altered or old one gets
  *   a page saying so (never a redirect to a URL a request names).
- * - The entry of the provider she signed in through is forgotten once our sign-out is done.
+ * - The entry of the provider she signed in through is forgotten once our sign-out is done. A
+ *   session she began with her password (another browser) neither goes to the provider with the
+ *   ID token of another browser's sign-in nor forgets it: that browser's sign-out still goes there.
  * - Our sign-out is done before the provider is asked anything: a provider that cannot be reached
  *   (its discovery not answered within `federation.timeoutMs`) leaves the browser where our
  *   sign-out sends it.
@@ -84,9 +87,10 @@ export function upstreamSignOut(setup: UpstreamSignOutSetup): { confirm: RouteHa
   const confirm: RouteHandler = async (ctx: Context, _params: unknown, next: Next) => {
     const session = await provider.Session.get(ctx as never);
     const { accountId, jti } = session;
+    const federated = Array.isArray(session.amr) && session.amr.includes('fed');
     await next();
     const to = ctx.response.get('Location');
-    if (!accountId || ctx.status !== 303 || !to) return;
+    if (!accountId || !federated || ctx.status !== 303 || !to) return;
     try {
       // Only a session the engine ended (logout=yes), not one app's part of it.
       if (await provider.Session.find(jti)) return;

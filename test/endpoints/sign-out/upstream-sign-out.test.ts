@@ -1,6 +1,5 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
 import { createServerApp } from '../../../src/compose/app.js';
 import { assembleServer, type AssembledServer } from '../../../src/compose/parts.js';
 import { resolveOptions } from '../../../src/options.js';
@@ -9,9 +8,10 @@ import { testAccounts } from '../../support/accounts.js';
 import { capturingLogger, demoApis } from '../../support/fixtures.js';
 import { basic, postToken } from '../../support/server.js';
 import { signInForCode } from '../../support/sign-in.js';
+import { federate } from '../../support/federation.js';
 import { STORE_KINDS, useStore } from '../../support/stores.js';
 import { passUpstreamSignIn, startUpstreamProvider, type RunningUpstreamProvider } from '../../support/upstream-provider.js';
-import type { UserAgent } from '../../support/user-agent.js';
+import { pkcePair, UserAgent } from '../../support/user-agent.js';
 
 const WEB = 'https://app.example.com/cb';
 const SIGNED_OUT = 'https://app.example.com/signed-out';
@@ -25,9 +25,9 @@ const UPSTREAM_CLIENT = { client_id: 'our-client', client_secret: 'upstream-secr
  * ID, our post-logout URI, a sealed state), and from our post-logout URI on to the app's
  * registered URI with its state; a forged, altered or old state gets a page, never a redirect; a
  * provider that cannot be reached leaves the browser where our sign-out sends it; a connection
- * that does not ask for it, our sign-out only. The federated session is made as the sign-in
- * through the connection leaves it: the provider's sign-in passed, its ID token exchanged by our
- * relying party, then remembered for the user of a password sign-in.
+ * that does not ask for it, our sign-out only; a session begun with her password never goes to
+ * the provider. The federated session is made by a sign-in through the connection (its button,
+ * the provider's sign-in, our callback).
  */
 describe.each(STORE_KINDS)('the provider\'s sign-out after ours (%s store)', (kind) => {
   const handle = useStore(kind);
@@ -36,7 +36,9 @@ describe.each(STORE_KINDS)('the provider\'s sign-out after ours (%s store)', (ki
   let server: AssembledServer;
   let upstream: RunningUpstreamProvider;
   let app: { clientId: string; clientSecret: string };
-  const amy = { sub: 'amy', password: 'amy-pw', tenant: 'acme' };
+  // Her username is her address: the provider's email finds her (findByUsername).
+  const amy = { sub: 'amy@acme.example', password: 'amy-pw', tenant: 'acme' };
+  const AMY = { tenant: 'acme', sub: amy.sub };
 
   beforeAll(async () => {
     http = createServer();
@@ -48,7 +50,7 @@ describe.each(STORE_KINDS)('the provider\'s sign-out after ours (%s store)', (ki
         redirect_uris: [`${origin}/oauth2/federation/callback`],
         post_logout_redirect_uris: [`${origin}/oauth2/federation/signed-out`],
       }],
-      users: [{ sub: 'up-amy', email: 'amy@acme.example' }],
+      users: [{ sub: 'up-amy', email: 'amy@acme.example', email_verified: true }],
     });
     server = await assembleServer(resolveOptions({
       baseUrl: origin, apis: demoApis, logger: capturingLogger().logger, rateLimits: { authorize: false }, observability: { health: true, metrics: true },
@@ -56,7 +58,7 @@ describe.each(STORE_KINDS)('the provider\'s sign-out after ours (%s store)', (ki
     }));
     const { app: koa } = createServerApp(server, undefined);
     http.on('request', koa.callback());
-    const created = await server.parts.apps.create({ name: 'Web', redirectUris: [WEB], postLogoutRedirectUris: [SIGNED_OUT], clientType: 'confidential' });
+    const created = await server.parts.apps.create({ name: 'Web', tenant: 'acme', redirectUris: [WEB], postLogoutRedirectUris: [SIGNED_OUT], clientType: 'confidential' });
     app = { clientId: created.clientId, clientSecret: created.clientSecret! };
   });
   afterAll(async () => {
@@ -73,24 +75,26 @@ describe.each(STORE_KINDS)('the provider\'s sign-out after ours (%s store)', (ki
   async function connect(issuer: string, signOutUpstream = true) {
     return server.parts.connections.create({
       tenant: 'acme', name: 'Acme IdP', issuer, clientId: UPSTREAM_CLIENT.client_id,
-      clientSecret: UPSTREAM_CLIENT.client_secret, domains: [`d${randomBytes(4).toString('hex')}.acme.example`], signOutUpstream,
+      // No domain: its button only (her address is at a domain no connection owns).
+      clientSecret: UPSTREAM_CLIENT.client_secret, domains: [], signOutUpstream,
     });
   }
 
-  /** The provider's ID token for up-amy, as our relying party receives it at a sign-in through `connectionId`. */
-  async function upstreamIdToken(connectionId: string): Promise<string> {
-    const connection = (await server.parts.connections.forSignIn(connectionId))!;
-    const checks = { state: randomBytes(16).toString('base64url'), nonce: randomBytes(16).toString('base64url'), codeVerifier: randomBytes(32).toString('base64url') };
-    const { callbackUrl } = await passUpstreamSignIn((await server.parts.upstreams.authorizationUrl(connection, checks)).href, 'up-amy');
-    return (await server.parts.upstreams.exchange(connection, new URL(callbackUrl), checks)).idToken;
-  }
-
-  /** Amy signed in (her password), her sign-in remembered as one through `connectionId`; her browser and our ID token. */
-  async function federatedSession(connectionId: string, idToken: string): Promise<{ agent: UserAgent; ours: string }> {
-    const { code, verifier, agent } = await signInForCode(running(), { clientId: app.clientId, redirectUri: WEB }, amy, 'openid');
+  /**
+   * Amy signed in through `connectionId` (its button, the provider's sign-in, our callback, consent):
+   * her browser, our ID token, and the provider's (`from`: the provider's tokens it answered with).
+   */
+  async function federatedSession(connectionId: string, from: RunningUpstreamProvider = upstream): Promise<{ agent: UserAgent; ours: string; idToken: string }> {
+    const agent = new UserAgent(origin);
+    const { verifier, challenge } = pkcePair();
+    const page = await agent.request(`${origin}/oauth2/authorize?${new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: WEB, scope: 'openid', state: 's', code_challenge: challenge, code_challenge_method: 'S256' })}`);
+    const toProvider = await federate(agent, page, { connection: connectionId });
+    let back = await agent.request((await passUpstreamSignIn(toProvider.location!, 'up-amy')).callbackUrl);
+    if (back.html.includes('value="allow"')) back = await agent.submit(back, { decision: 'allow' });
+    const code = new URL(back.location!).searchParams.get('code')!;
     const tokens = await postToken(`${origin}/oauth2`, { grant_type: 'authorization_code', code, redirect_uri: WEB, code_verifier: verifier }, { authorization: basic(app.clientId, app.clientSecret) });
-    await server.parts.signedInThrough.remember({ tenant: 'acme', sub: 'amy' }, { connectionId, idToken, at: Math.floor(Date.now() / 1000) });
-    return { agent, ours: tokens.body.id_token as string };
+    expect(tokens.status).toBe(200);
+    return { agent, ours: tokens.body.id_token as string, idToken: from.issued.at(-1)!.idToken! };
   }
 
   /** Our sign-out, confirmed: where the browser is sent. */
@@ -123,8 +127,7 @@ describe.each(STORE_KINDS)('the provider\'s sign-out after ours (%s store)', (ki
 
   it("after our sign-out, the provider's, then back to the app's registered URI with its state", async () => {
     const connection = await connect(upstream.issuer);
-    const idToken = await upstreamIdToken(connection.id);
-    const { agent, ours } = await federatedSession(connection.id, idToken);
+    const { agent, ours, idToken } = await federatedSession(connection.id);
 
     const to = new URL(await signOut(agent, ours));
     expect(`${to.origin}${to.pathname}`).toBe(`${upstream.issuer}/session/end`);
@@ -136,7 +139,7 @@ describe.each(STORE_KINDS)('the provider\'s sign-out after ours (%s store)', (ki
     expect(state).not.toContain('app.example.com');
 
     // Our sign-out is done: her session here ended, the entry forgotten.
-    expect(await server.parts.signedInThrough.of({ tenant: 'acme', sub: 'amy' })).toBeUndefined();
+    expect(await server.parts.signedInThrough.of(AMY)).toBeUndefined();
     const again = await agent.request(`${origin}/oauth2/authorize?${new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: WEB, scope: 'openid', state: 's', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`);
     expect(again.html).toContain('name="password"');
 
@@ -176,24 +179,23 @@ describe.each(STORE_KINDS)('the provider\'s sign-out after ours (%s store)', (ki
   });
 
   it('a provider that cannot be reached never holds up our sign-out: the browser goes where ours sends it', async () => {
-    const closed = await startUpstreamProvider({ clients: [{ ...UPSTREAM_CLIENT, redirect_uris: [`${origin}/oauth2/federation/callback`] }], users: [{ sub: 'up-amy' }] });
+    const closed = await startUpstreamProvider({ clients: [{ ...UPSTREAM_CLIENT, redirect_uris: [`${origin}/oauth2/federation/callback`] }], users: [{ sub: 'up-amy', email: 'amy@acme.example', email_verified: true }] });
     const connection = await connect(closed.issuer);
-    const idToken = await upstreamIdToken(connection.id);
+    const { agent, ours } = await federatedSession(connection.id, closed);
     server.parts.upstreams.forget(connection.id);
     await closed.close();
-    const { agent, ours } = await federatedSession(connection.id, idToken);
     const started = Date.now();
     expect(await signOut(agent, ours)).toBe(`${SIGNED_OUT}?state=app-state`);
     expect(Date.now() - started).toBeLessThan(3000);
     expect(await counted('no_endpoint')).toBe(1);
-    expect(await server.parts.signedInThrough.of({ tenant: 'acme', sub: 'amy' })).toBeUndefined();
+    expect(await server.parts.signedInThrough.of(AMY)).toBeUndefined();
   });
 
   it('a connection that does not ask for it: our sign-out only (the entry forgotten all the same)', async () => {
     const connection = await connect(upstream.issuer, false);
-    const { agent, ours } = await federatedSession(connection.id, await upstreamIdToken(connection.id));
+    const { agent, ours } = await federatedSession(connection.id);
     expect(await signOut(agent, ours)).toBe(`${SIGNED_OUT}?state=app-state`);
-    expect(await server.parts.signedInThrough.of({ tenant: 'acme', sub: 'amy' })).toBeUndefined();
+    expect(await server.parts.signedInThrough.of(AMY)).toBeUndefined();
     expect(await counted('not_asked')).toBe(1);
   });
 
@@ -201,5 +203,18 @@ describe.each(STORE_KINDS)('the provider\'s sign-out after ours (%s store)', (ki
     const { code, verifier, agent } = await signInForCode(running(), { clientId: app.clientId, redirectUri: WEB }, amy, 'openid');
     const tokens = await postToken(`${origin}/oauth2`, { grant_type: 'authorization_code', code, redirect_uri: WEB, code_verifier: verifier }, { authorization: basic(app.clientId, app.clientSecret) });
     expect(await signOut(agent, tokens.body.id_token as string)).toBe(`${SIGNED_OUT}?state=app-state`);
+  });
+
+  it("a password session while another browser's sign-in went through the provider: our sign-out only, that browser's entry kept", async () => {
+    const connection = await connect(upstream.issuer);
+    const federated = await federatedSession(connection.id);
+    const { code, verifier, agent } = await signInForCode(running(), { clientId: app.clientId, redirectUri: WEB }, amy, 'openid');
+    const tokens = await postToken(`${origin}/oauth2`, { grant_type: 'authorization_code', code, redirect_uri: WEB, code_verifier: verifier }, { authorization: basic(app.clientId, app.clientSecret) });
+    const redirected = await counted('redirected');
+    expect(await signOut(agent, tokens.body.id_token as string)).toBe(`${SIGNED_OUT}?state=app-state`);
+    expect(await server.parts.signedInThrough.of(AMY)).toMatchObject({ connectionId: connection.id, idToken: federated.idToken });
+    // The federated browser's sign-out still goes to the provider.
+    expect(new URL(await signOut(federated.agent, federated.ours)).searchParams.get('id_token_hint')).toBe(federated.idToken);
+    expect(await counted('redirected')).toBe(redirected + 1);
   });
 });
