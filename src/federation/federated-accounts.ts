@@ -82,7 +82,7 @@ export class FederatedAccounts {
     if (accounts.federate) {
       return accounts.federate({ tenant: connection.tenant, connection: { id: connection.id, name: connection.name, issuer: connection.issuer }, claims });
     }
-    const link = await this.#links.of(connection.id, claims.sub);
+    const link = await this.#links.of(connection, claims.sub);
     if (link && link.tenant === connection.tenant) {
       const linked = await accounts.findAccount(link.sub);
       if (linked) return linked;
@@ -91,7 +91,7 @@ export class FederatedAccounts {
     if (claims.email_verified === false || !accounts.findByUsername || !claims.email) return undefined;
     const account = await accounts.findByUsername(claims.email);
     if (!account || account.tenant !== connection.tenant) return account;
-    await this.#links.remember(connection.id, claims.sub, account);
+    await this.#links.remember(connection, claims.sub, account);
     return account;
   }
 }

@@ -6,8 +6,10 @@ import type { RecordStore } from '../../adapters/types.js';
  * provider's `sub` at a connection → our user, written at a sign-in that found her by her address,
  * so that an address changed at the provider still finds her.
  *
- * - One record per link (kind `federated-link`), its id a digest of the connection and the
- *   provider's `sub`, its group the connection: the links of a connection are listed, and deleted
+ * - One record per link (kind `federated-link`), its id a digest of the connection, its issuer
+ *   and the provider's `sub` (a `sub` is unique at one issuer only: a connection moved to another
+ *   provider finds none of the old provider's links, so an equal `sub` there is nobody yet), its
+ *   group the connection: the links of a connection are listed, and deleted
  *   with it (Connections.delete), without reading any other connection's (a tenant's links are
  *   many, its connections few).
  * - A link written while its connection is being deleted is not kept: after the write the
@@ -18,18 +20,25 @@ import type { RecordStore } from '../../adapters/types.js';
 /** The record kind of the links (group: the connection's id). */
 const LINK = 'federated-link';
 
-/** A link: our user, and the connection it is of. */
+/** A link: our user, and the connection (and its issuer) it is of. */
 export interface FederatedLink {
   /** Its record id (see linkIdOf). */
   id: string;
   connection: string;
+  issuer: string;
   sub: string;
   tenant: string;
 }
 
-/** A link's record id: the connection and the provider's subject, hashed (bounded length, no separator games). */
-function linkIdOf(connectionId: string, upstreamSub: string): string {
-  return createHash('sha256').update(`${connectionId.length}:${connectionId}:${upstreamSub}`).digest('base64url');
+/** The connection a link is of: its id and the issuer its subjects are unique at. */
+export interface LinkedConnection {
+  id: string;
+  issuer: string;
+}
+
+/** A link's record id: the connection, its issuer and the provider's subject, hashed (bounded length, no separator games). */
+function linkIdOf(connection: LinkedConnection, upstreamSub: string): string {
+  return createHash('sha256').update(`${connection.id.length}:${connection.id}:${connection.issuer.length}:${connection.issuer}:${upstreamSub}`).digest('base64url');
 }
 
 /** The links of federated identities to our users (see above). */
@@ -40,17 +49,17 @@ export class FederatedLinks {
     private readonly connectionExists: (connectionId: string) => Promise<boolean>,
   ) {}
 
-  /** The user the provider's `upstreamSub` at `connectionId` was linked to, or undefined. */
-  async of(connectionId: string, upstreamSub: string): Promise<FederatedLink | undefined> {
-    const link = await this.records.get<FederatedLink>(LINK, linkIdOf(connectionId, upstreamSub));
-    return link && link.connection === connectionId ? link : undefined;
+  /** The user the provider's `upstreamSub` at `connection` (its current issuer) was linked to, or undefined. */
+  async of(connection: LinkedConnection, upstreamSub: string): Promise<FederatedLink | undefined> {
+    const link = await this.records.get<FederatedLink>(LINK, linkIdOf(connection, upstreamSub));
+    return link && link.connection === connection.id && link.issuer === connection.issuer ? link : undefined;
   }
 
-  /** Links the provider's `upstreamSub` at `connectionId` to `user` (not kept when the connection went meanwhile). */
-  async remember(connectionId: string, upstreamSub: string, user: { sub: string; tenant: string }): Promise<void> {
-    const id = linkIdOf(connectionId, upstreamSub);
-    await this.records.put<FederatedLink>(LINK, id, connectionId, { id, connection: connectionId, sub: user.sub, tenant: user.tenant });
-    if (!(await this.connectionExists(connectionId))) await this.records.delete(LINK, id);
+  /** Links the provider's `upstreamSub` at `connection` to `user` (not kept when the connection went meanwhile). */
+  async remember(connection: LinkedConnection, upstreamSub: string, user: { sub: string; tenant: string }): Promise<void> {
+    const id = linkIdOf(connection, upstreamSub);
+    await this.records.put<FederatedLink>(LINK, id, connection.id, { id, connection: connection.id, issuer: connection.issuer, sub: user.sub, tenant: user.tenant });
+    if (!(await this.connectionExists(connection.id))) await this.records.delete(LINK, id);
   }
 
   /** Deletes every link of a connection (it was deleted). @returns how many went. */

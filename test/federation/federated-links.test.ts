@@ -76,18 +76,27 @@ describe.each(STORE_KINDS)('federated links and their connection (%s store)', (k
     await signIn(okta, 'okta-cleo', 'cleo@acme-corp.example');
     const links = new FederatedLinks(store.records, async () => true);
     expect(await store.records.list(LINK, entra!.id)).toHaveLength(2);
-    expect(await links.of(entra!.id, 'up-ada')).toMatchObject({ sub: 'ada' });
+    expect(await links.of(entra!, 'up-ada')).toMatchObject({ sub: 'ada' });
 
     listed = [];
     await expect(connections.delete(entra!.id)).resolves.toBe(true);
     expect(await store.records.list(LINK, entra!.id)).toEqual([]);
-    expect(await links.of(entra!.id, 'up-ada')).toBeUndefined();
-    expect(await links.of(entra!.id, 'up-ben')).toBeUndefined();
+    expect(await links.of(entra!, 'up-ada')).toBeUndefined();
+    expect(await links.of(entra!, 'up-ben')).toBeUndefined();
     // The other connection's link stays, and was not read.
-    expect(await links.of(okta!.id, 'okta-cleo')).toMatchObject({ sub: 'cleo', connection: okta!.id });
+    expect(await links.of(okta!, 'okta-cleo')).toMatchObject({ sub: 'cleo', connection: okta!.id });
     expect(listed.filter(([listedKind]) => listedKind === LINK)).toEqual([[LINK, entra!.id]]);
     // Deleted again: nothing left, nothing to do.
     await expect(connections.delete(entra!.id)).resolves.toBe(false);
+  });
+
+  it("a link is of the connection's issuer: moved to another provider, the old provider's subjects find nobody", async () => {
+    const entra = await connections.get((await connections.create(input('entra', 'acme.example'))).id);
+    await signIn(entra, 'up-ada', 'ada@acme.example');
+    const links = new FederatedLinks(store.records, async () => true);
+    expect(await links.of(entra!, 'up-ada')).toMatchObject({ sub: 'ada' });
+    const moved = await connections.update(entra!.id, { issuer: 'https://login.other-idp.example' });
+    expect(await links.of(moved, 'up-ada')).toBeUndefined();
   });
 
   it('a link written for a connection deleted meanwhile is not kept', async () => {
@@ -97,9 +106,9 @@ describe.each(STORE_KINDS)('federated links and their connection (%s store)', (k
     const late = new FederatedLinks(store.records, async () => !gone);
     await connections.delete(entra!.id);
     gone = true;
-    await late.remember(entra!.id, 'up-ada', account('ada'));
+    await late.remember(entra!, 'up-ada', account('ada'));
     expect(await store.records.list(LINK, entra!.id)).toEqual([]);
-    expect(await late.of(entra!.id, 'up-ada')).toBeUndefined();
+    expect(await late.of(entra!, 'up-ada')).toBeUndefined();
     // Through FederatedAccounts (which reads the connection's record): the same.
     await expect(signIn(entra, 'up-ben', 'ben@acme.example')).resolves.toMatchObject({ found: true, account: { sub: 'ben' } });
     expect(await store.records.list(LINK, entra!.id)).toEqual([]);
