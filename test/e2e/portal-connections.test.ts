@@ -13,7 +13,7 @@ import { testAccounts } from '../support/accounts.js';
 import { accessibilityViolations } from '../support/axe.js';
 import { launchChromium } from '../support/chromium.js';
 import { capturingLogger, demoApis } from '../support/fixtures.js';
-import { startRedis, type RedisServer } from '../support/redis.js';
+import { startRedis, type RedisServer, redisContents } from '../support/redis.js';
 
 /**
  * The portal's "Sign-in providers" (src/portal/connections.ts) in headless Chromium on Redis: an
@@ -157,20 +157,8 @@ describe('the Sign-in providers page of the portal, in Chromium', () => {
 
   /** Every key and value in Redis, as text. */
   async function everythingIn(): Promise<string> {
-    const client = redis.client();
-    const parts: string[] = [];
-    for (const key of await client.keys('*')) {
-      const type = await client.type(key);
-      const value = type === 'string' ? await client.get(key)
-        : type === 'hash' ? await client.hgetall(key)
-          : type === 'set' ? await client.smembers(key)
-            : type === 'zset' ? await client.zrange(key, 0, -1)
-              : type === 'list' ? await client.lrange(key, 0, -1)
-                : type === 'stream' ? await client.xrange(key, '-', '+')
-                  : type;
-      parts.push(`${key} ${JSON.stringify(value)}`);
-    }
-    return parts.join('\n');
+    // The inspection client is disconnected by redis.stop().
+    return redisContents(redis.client());
   }
 
   it('ada adds a provider with the keyboard: its own redirect URI to copy once saved, a refused issuer at its input, a sign-in again, the secret never shown again', async () => {

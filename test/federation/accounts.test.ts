@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Account, AccountStore, FederationRequest } from '../../src/index.js';
-import type { RedisServer } from '../support/redis.js';
+import { redisContents, type RedisServer } from '../support/redis.js';
 import { authorize, federate, startFederationRig, throughUpstream, tokensOf, UPSTREAM_CLIENT, type FederationRig } from '../support/federation.js';
 import { passUpstreamSignIn } from '../support/upstream-provider.js';
 import { useStore } from '../support/stores.js';
@@ -15,19 +15,8 @@ import { FederatedAccounts } from '../../src/federation/federated-accounts.js';
  */
 
 async function everythingIn(redis: RedisServer): Promise<string> {
-  const client = redis.client();
-  const parts: string[] = [];
-  for (const key of await client.keys('*')) {
-    const type = await client.type(key);
-    const value = type === 'string' ? await client.get(key)
-      : type === 'hash' ? await client.hgetall(key)
-        : type === 'set' ? await client.smembers(key)
-          : type === 'zset' ? await client.zrange(key, 0, -1)
-            : type === 'list' ? await client.lrange(key, 0, -1)
-              : type;
-    parts.push(`${key} ${JSON.stringify(value)}`);
-  }
-  return parts.join('\n');
+  // The inspection client is disconnected by redis.stop().
+  return redisContents(redis.client());
 }
 
 /** A sign-in through the rig's provider as `username`, by the connection's button: the page our callback answered. */

@@ -6,6 +6,7 @@ import { Sealer } from '../../src/records/sealed.js';
 import { useAdapterStore } from '../support/adapter-stores.js';
 import { capturingLogger } from '../support/fixtures.js';
 import { STORE_KINDS } from '../support/stores.js';
+import { redisContents } from '../support/redis.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const SECRET = 'upstream-client-secret-7f3a9c1e5b2d4a6f';
@@ -34,17 +35,8 @@ async function everythingStored(handle: ReturnType<typeof useAdapterStore>, stor
   }
   const parts: string[] = [];
   for (const client of handle.nodeClients()) {
-    for (const key of await client.keys(`${handle.prefix}*`)) {
-      parts.push(key);
-      const type = await client.type(key);
-      if (type === 'string') parts.push((await client.get(key)) ?? '');
-      else if (type === 'hash') parts.push(JSON.stringify(await client.hgetall(key)));
-      else if (type === 'list') parts.push(JSON.stringify(await client.lrange(key, 0, -1)));
-      else if (type === 'set') parts.push(JSON.stringify(await client.smembers(key)));
-      else if (type === 'zset') parts.push(JSON.stringify(await client.zrange(key, 0, -1)));
-      else if (type === 'stream') parts.push(JSON.stringify(await client.xrange(key, '-', '+')));
-      else throw new Error(`a key of type ${type}: read it too`);
-    }
+    const contents = await redisContents(client, `${handle.prefix}*`);
+    if (contents) parts.push(contents);
   }
   expect(parts.length).toBeGreaterThan(0);
   return parts.join('\n');
