@@ -17,8 +17,20 @@
  *   it got from the ID token's `acr`); a request naming none of ours asks for nothing.
  */
 
-/** An RFC 8176 method a sign-in step used. */
-export type AuthenticationMethod = 'pwd' | 'otp' | 'hwk' | 'swk' | 'mfa';
+/**
+ * An RFC 8176 method a sign-in step used, or `fed`: a sign-in through a tenant's identity provider
+ * (src/federation/). `fed` is not a factor itself; the provider's own methods, where it names
+ * registered ones, come with it (policies/upstream-sign-in.ts).
+ */
+export type AuthenticationMethod = 'pwd' | 'otp' | 'hwk' | 'swk' | 'mfa' | 'fed' | RegisteredMethod;
+
+/** The method values RFC 8176 §2 registers (what a provider's `amr` may pass on to ours). */
+export const REGISTERED_METHODS = [
+  'face', 'fpt', 'geo', 'hwk', 'iris', 'kba', 'mca', 'mfa', 'otp', 'pin', 'pwd', 'rba', 'retina', 'sc', 'sms', 'swk', 'tel', 'user', 'vbm', 'wia',
+] as const;
+
+/** A method value RFC 8176 registers. */
+export type RegisteredMethod = (typeof REGISTERED_METHODS)[number];
 
 /** A password (or any one factor). */
 export const ACR_PASSWORD = 'urn:talent-auth:acr:pwd';

@@ -49,10 +49,14 @@ function spellsIpv4(host: string): boolean {
   return labels.some((_label, index) => index + 4 <= labels.length && labels.slice(index, index + 4).every(octet));
 }
 
-/** The tenant rule on a URI that already passed the operator's: https, port 443, a public name. */
-function tenantRule(uri: string): string | undefined {
+/**
+ * The tenant rule on a URI our server calls that already passed the operator's: https, port 443,
+ * a public name (also the rule of a tenant's identity provider: policies/upstream-issuer.ts).
+ * @param calledFor What our server calls it for, in the message of a URI that is not https.
+ */
+export function publicHttpsProblem(uri: string, calledFor = 'our server posts logout tokens to it'): string | undefined {
   const url = new URL(uri);
-  if (url.protocol !== 'https:') return 'must be an https URI: our server posts logout tokens to it';
+  if (url.protocol !== 'https:') return `must be an https URI: ${calledFor}`;
   // The URL parser drops the default port: any port left is not 443.
   if (url.port !== '') return 'must use the https port 443 (no other port)';
   // The parsed host: the parser turns 2130706433 or 0x7f.1 into 127.0.0.1 and lower-cases names.
@@ -75,7 +79,7 @@ export function checkBackchannelLogoutUri(uri: unknown, tenant?: string): Backch
   const verdict = checkRedirectUri(uri);
   if (!verdict.ok) return verdict;
   if (verdict.kind === 'deep-link') return { ok: false, rule: 'must be an https URI (or http on localhost): it is called by our server' };
-  const rule = tenant === undefined ? undefined : tenantRule(uri as string);
+  const rule = tenant === undefined ? undefined : publicHttpsProblem(uri as string);
   return rule ? { ok: false, rule } : { ok: true };
 }
 

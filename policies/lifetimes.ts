@@ -60,6 +60,16 @@ export const PORTAL_REAUTH_SECONDS = 300;
 export const KNOWN_DEVICE_SECONDS = 180 * 86_400;
 /** The cookie that carries a sign-out POST's parameters to its GET: one redirect's time. */
 export const SIGN_OUT_CARRIED_SECONDS = 60;
+/**
+ * How long the way back from a provider's sign-out (its `state`, sealed) is good: the time a
+ * person takes at the provider's sign-out page, if it shows one.
+ */
+export const UPSTREAM_SIGN_OUT_SECONDS = 15 * 60;
+/**
+ * How long a sign-in at a tenant's provider may take, from our redirect to its callback (the
+ * browser binding's cookie lives as long): the time a person takes at the provider's sign-in.
+ */
+export const FEDERATION_MAX_SECONDS = 15 * 60;
 /** How long an instance trusts the redirect URIs it read of a client, unless told it changed. */
 export const CLIENT_CACHE_SECONDS = 600;
 /** The window in which repeated refusals of one kind count as one audit event. */

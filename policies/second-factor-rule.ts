@@ -1,5 +1,5 @@
 import { holdsIntegrationSetup } from './management.js';
-import { DEFAULT_SECOND_FACTOR_RULE, SECOND_FACTOR_RULES, type SecondFactorRule, type TenantPolicy } from './tenant-policy.js';
+import { DEFAULT_SECOND_FACTOR_RULE, SECOND_FACTOR_RULES, type SecondFactorRule, type SsoRule, type TenantPolicy } from './tenant-policy.js';
 
 /**
  * THE SECOND-FACTOR RULE OF A TENANT: who signs in with a second factor, and whether a passkey alone
@@ -13,6 +13,9 @@ import { DEFAULT_SECOND_FACTOR_RULE, SECOND_FACTOR_RULES, type SecondFactorRule,
  *   it `optional`.
  * - `passkeyOnlySignIn`: off unless enabled; the host's `false` forbids it whatever the tenant says;
  *   otherwise the tenant's choice, else the host's.
+ * - `sso` (enterprise sign-in): `required` when either says so: the host's `required` is not undone
+ *   by the tenant, and a tenant's admin may require it for her tenant. It refuses passwords only
+ *   while the tenant has a connection (src/federation/), so that no tenant is locked out by it.
  * - Who must have a factor: under `required` everyone, under `required_for_permissions` a user who
  *   holds a management permission (`integration_setup`), under `optional` nobody (a user who holds
  *   one still gives it at sign-in). Such a user who has none enrols right after the password, and
@@ -24,22 +27,25 @@ import { DEFAULT_SECOND_FACTOR_RULE, SECOND_FACTOR_RULES, type SecondFactorRule,
 export interface TenantSecondFactorSettings {
   secondFactor?: SecondFactorRule | undefined;
   passkeyOnlySignIn?: boolean | undefined;
+  sso?: SsoRule | undefined;
 }
 
 /** What applies to a tenant's sign-ins. */
 export interface SecondFactorRuling {
   secondFactor: SecondFactorRule;
   passkeyOnlySignIn: boolean;
+  sso: SsoRule;
 }
 
 const rank = (rule: SecondFactorRule) => SECOND_FACTOR_RULES.indexOf(rule);
 
 /** The rule of a tenant from the host's policy and the tenant's settings (see above). */
-export function combineSecondFactorRules(host: Pick<TenantPolicy, 'secondFactor' | 'passkeyOnlySignIn'>, tenant: TenantSecondFactorSettings): SecondFactorRuling {
+export function combineSecondFactorRules(host: Pick<TenantPolicy, 'secondFactor' | 'passkeyOnlySignIn' | 'sso'>, tenant: TenantSecondFactorSettings): SecondFactorRuling {
   const hostRule = host.secondFactor ?? DEFAULT_SECOND_FACTOR_RULE;
   const secondFactor = tenant.secondFactor !== undefined && rank(tenant.secondFactor) > rank(hostRule) ? tenant.secondFactor : hostRule;
   const passkeyOnlySignIn = host.passkeyOnlySignIn === false ? false : (tenant.passkeyOnlySignIn ?? host.passkeyOnlySignIn ?? false);
-  return { secondFactor, passkeyOnlySignIn };
+  const sso: SsoRule = host.sso === 'required' || tenant.sso === 'required' ? 'required' : 'optional';
+  return { secondFactor, passkeyOnlySignIn, sso };
 }
 
 /** Whether a user must have (and give) a second factor under `rule`. */

@@ -30,7 +30,18 @@ export interface TenantPolicy {
   secondFactor?: SecondFactorRule;
   /** Whether this tenant's users may sign in with a passkey alone (default false). */
   passkeyOnlySignIn?: boolean;
+  /**
+   * Enterprise sign-in (docs/federation.md): `required` refuses the password of this tenant's users
+   * while the tenant has a connection (they sign in through their organisation's identity
+   * provider); `optional` (the default) offers both.
+   */
+  sso?: SsoRule;
 }
+
+/** The enterprise sign-in rules of a tenant, weakest first. */
+export const SSO_RULES = ['optional', 'required'] as const;
+/** Whether a tenant's users must sign in through its identity provider (TenantPolicy.sso). */
+export type SsoRule = (typeof SSO_RULES)[number];
 
 /** The second-factor rules of a tenant, weakest first. */
 export const SECOND_FACTOR_RULES = ['optional', 'required_for_permissions', 'required'] as const;
@@ -49,6 +60,7 @@ const policySchema = z
     accessTokenTtl: z.number().int().min(NAMED_USER_ACCESS_TOKEN.min).max(NAMED_USER_ACCESS_TOKEN.max).optional(),
     secondFactor: z.enum(SECOND_FACTOR_RULES).optional(),
     passkeyOnlySignIn: z.boolean().optional(),
+    sso: z.enum(SSO_RULES).optional(),
   })
   .strict();
 

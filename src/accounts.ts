@@ -27,6 +27,40 @@ export interface AccountStore {
    * (`amr` `otp`). See docs/configuration.md#the-hosts-own-second-factors.
    */
   secondFactor?: HostSecondFactor;
+  /**
+   * Optional: the account a sign-in through a tenant's identity provider signs in as (enterprise
+   * sign-in, docs/configuration.md#accounts-of-federated-users), or undefined (none: the sign-in is refused with a page saying so).
+   * `claims` are the provider's ID token's, mapped by the connection's `claimMapping` (our claim
+   * name ← the provider's), its email at one of the connection's domains. It may create the account
+   * just in time (then `findAccount` must find it too: tokens are issued from it). The account
+   * returned must belong to `tenant` (the connection's): one of another tenant is refused. Without it: a link remembered at an earlier sign-in (connection and the
+   * provider's `sub`), else `findByUsername(email)` in the connection's tenant when the provider
+   * does not say the address is unverified; the link is then remembered.
+   */
+  federate?(request: FederationRequest): Promise<Account | undefined>;
+}
+
+/** What `AccountStore.federate` is asked. */
+export interface FederationRequest {
+  /** The connection's tenant: the account must be one of its users. */
+  tenant: string;
+  /** The connection the user signed in through. */
+  connection: { id: string; name: string; issuer: string };
+  /** The provider's claims, mapped (`sub` is the provider's subject). */
+  claims: FederatedClaims;
+}
+
+/** The claims of an identity a provider vouched for, after the connection's claim mapping. */
+export interface FederatedClaims {
+  /** The provider's subject identifier (unique at that provider). */
+  sub: string;
+  email?: string;
+  email_verified?: boolean;
+  name?: string;
+  given_name?: string;
+  family_name?: string;
+  preferred_username?: string;
+  locale?: string;
 }
 
 /** Whose second factor: a user (`sub`) of a tenant. */

@@ -1,4 +1,6 @@
-export { createAuthServer, type AuthServer, type ConsentsApi, type SignInsApi, type FactorsApi, type OperatorName } from './server.js';
+export { createAuthServer, type AuthServer, type ConsentsApi, type SignInsApi, type FactorsApi, type ConnectionsApi, type UsersApi, type OperatorName } from './server.js';
+export type { UserSignOutRequest, UserSignOutResult } from './records/user-sign-out.js';
+export type { Connection, ConnectionInput, ConnectionPatch, ClaimMapping, MappableClaim, UpstreamAuthMethod } from './federation/connections.js';
 export type { SignInUnlockRequest, SignInUnlockResult } from './limits/sign-in.js';
 export type { ConnectMiddleware } from './http/embedding.js';
 export type { ClientConfigurations } from './records/client-configurations.js';
@@ -12,7 +14,7 @@ export type { I18nOptions } from './i18n/localizer.js';
 export { negotiateLocale, type LocaleRequest } from './i18n/locale.js';
 export type { Branding, BrandingOption } from './pages/branding.js';
 export type { PortalText, PortalTextOverrides } from './portal/text.js';
-export type { Account, AccountStore, HostSecondFactor, SecondFactorUser } from './accounts.js';
+export type { Account, AccountStore, FederatedClaims, FederationRequest, HostSecondFactor, SecondFactorUser } from './accounts.js';
 export { INTEGRATION_SETUP } from './accounts.js';
 export type { ApiDefinition } from '../policies/catalog.js';
 export type { Logger } from './logger.js';

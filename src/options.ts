@@ -19,6 +19,7 @@ import type { PrivateJwks, SigningAlgorithm } from './engine/keys.js';
 import type { TenantPolicyFunction } from '../policies/tenant-policy.js';
 import { auditOptionSchema, onAuditEventOptionSchema } from './audit/options.js';
 import { factorKeysOptionSchema } from './factors/options.js';
+import { federationOptionSchema } from './federation/options.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_KEY_PREFIX, redisStoreSchema, type RedisStoreOption } from '../adapters/redis/options.js';
 import { MANAGEMENT_SCOPE } from '../policies/management.js';
 import { privateHostsSchema } from '../policies/backchannel-logout.js';
@@ -147,6 +148,7 @@ export const optionsSchema = z
           })
           .strict()
           .optional(),
+        federate: functionOf<NonNullable<AccountStore['federate']>>('a function').optional(),
       })
       .optional()
       .meta({
@@ -154,7 +156,9 @@ export const optionsSchema = z
           + 'optionally `findByUsername(username)`, the account a username signs in as, which lets a tenant\'s admin '
           + '[lift a sign-in hold](operations.md#sign-in-throttling) of her own users through the management API and the portal, '
           + 'and optionally `secondFactor: { has(user), check({ ...user, code }) }`, second factors the host keeps itself, '
-          + 'see [the host\'s own second factors](#the-hosts-own-second-factors)); without it nobody can sign in',
+          + 'see [the host\'s own second factors](#the-hosts-own-second-factors), and optionally `federate({ tenant, connection, claims })`, '
+          + 'the account a sign-in through a tenant\'s identity provider signs in as, see [accounts of federated users](#accounts-of-federated-users)); '
+          + 'without it nobody can sign in',
       }),
     keys: z
       .object({ jwks: checkedAs<PrivateJwks>(z.object({ keys: z.array(z.record(z.string(), z.unknown())).min(1) })) })
@@ -278,6 +282,7 @@ export const optionsSchema = z
       .object({ privateHosts: privateHostsSchema })
       .strict()
       .prefault({}),
+    federation: federationOptionSchema,
     proxy: z.boolean().default(false).meta({
       description: 'trust `X-Forwarded-*` (behind a TLS-terminating proxy); also decides the source address the rate limits count',
     }),

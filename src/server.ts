@@ -13,6 +13,8 @@ import type { AppRegistrations } from './records/app-registrations.js';
 import type { ClientConfigurations } from './records/client-configurations.js';
 import type { Consent, ConsentKey } from './records/consents.js';
 import type { FactorListEntry, FactorOwner, TotpEnrolment } from './factors/index.js';
+import type { Connection, ConnectionInput, ConnectionPatch } from './federation/connections.js';
+import { UserSignOut, type UserSignOutRequest, type UserSignOutResult } from './records/user-sign-out.js';
 
 /** What a host may do with consents: list a user's, revoke one (same rules as the consent API). */
 export interface ConsentsApi {
@@ -78,6 +80,52 @@ export interface FactorsApi {
 }
 
 /**
+ * A tenant's connections to its identity providers (enterprise sign-in: docs/federation.md). The
+ * operator's calls: an issuer may be https to any host or plain http on a loopback host (a provider
+ * for development and tests); a tenant's admin (management API, portal) names https public hosts
+ * only. Every change is audited in the tenant's trail (actor `operator`, with `actor` when given).
+ */
+export interface ConnectionsApi {
+  /**
+   * Connects a tenant's OpenID Connect provider: `{ tenant, name, issuer, clientId, clientSecret?,
+   * scopes?, domains, claimMapping? }` (and `tokenEndpointAuthMethod`, `signOutUpstream`,
+   * `mfaAcrValues`). The secret is sealed and never returned (`hasClientSecret` says there is one).
+   * @throws ValidationError naming the field (a domain another connection owns is `domains.<i>`;
+   *   `tenant` when the tenant already has 20 connections).
+   */
+  create(input: ConnectionInput & OperatorName): Promise<Connection>;
+  /** A tenant's connections, oldest first (`[]`: none). */
+  list(tenant: string): Promise<Connection[]>;
+  /** One connection, or undefined. */
+  get(id: string): Promise<Connection | undefined>;
+  /**
+   * Changes a connection (absent fields stay; `clientSecret` replaces the secret, `''` removes it).
+   * @throws NotFound, ValidationError naming the field.
+   */
+  update(id: string, patch: ConnectionPatch & OperatorName): Promise<Connection>;
+  /** Deletes a connection (its domains are free again); false when there was none. */
+  delete(id: string, by?: OperatorName): Promise<boolean>;
+}
+
+/** What the host may do with its users' sign-ins here (docs/federation.md#when-a-user-leaves). */
+export interface UsersApi {
+  /**
+   * Signs a user (`sub`) of `tenant` out everywhere, at once: when she left the organisation.
+   * Recorded as `user.signed_out` (actor `operator`, with `actor` as its id when given) before it
+   * is done; then every browser session of hers begun until now no longer signs her in (her next
+   * authorization asks her to sign in again; `prompt=none` gets `login_required`), every consent
+   * of hers ends with its grant (refresh tokens, unused codes, the access tokens' liveness on our
+   * APIs; each `consent.revoked` with the reason `user_signed_out`), and the provider she last
+   * signed in through is forgotten. The same `sub` in another tenant is not touched. Her account
+   * is the host's: this does not disable it (a password sign-in after it works when the
+   * AccountStore still accepts her). Answers `{ grantsEnded }`.
+   * @throws ValidationError for an empty or overlong tenant, sub or actor, StoreUnavailable when the
+   *   store cannot be reached.
+   */
+  signOut(request: UserSignOutRequest & OperatorName): Promise<UserSignOutResult>;
+}
+
+/**
  * What `createAuthServer()` returns: the server to mount or listen with, and the services that
  * manage its records.
  */
@@ -110,6 +158,10 @@ export interface AuthServer {
   readonly signIns: SignInsApi;
   /** A user's second factors: list them, reset them (`factors.reset({ tenant, sub })`). */
   readonly factors: FactorsApi;
+  /** The tenants' identity providers (enterprise sign-in): `connections.create({ tenant, name, issuer, ... })`. */
+  readonly connections: ConnectionsApi;
+  /** The host's users: sign one out everywhere when she left (`users.signOut({ tenant, sub })`). */
+  readonly users: UsersApi;
   /**
    * The Prometheus registry when `observability.metrics` is on (also served at `{pathPrefix}/metrics`):
    * a host may serve it elsewhere, e.g. on an internal port.
@@ -117,6 +169,13 @@ export interface AuthServer {
   readonly metrics: Registry | undefined;
   /** Closes the store connections. */
   close(): Promise<void>;
+}
+
+/** A library call's input without its `actor` (the audit's name, not a field); not an object: as it is, for the validation to refuse. */
+function withoutActor<T extends object>(input: (T & OperatorName) | undefined): T {
+  if (typeof input !== 'object' || input === null) return input as unknown as T;
+  const { actor: _actor, ...rest } = input;
+  return rest as T;
 }
 
 /**
@@ -149,6 +208,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   const portal = options.portal.enabled ? await startPortal(server) : undefined;
   const { app, ours } = createServerApp(server, portal);
   const { parts, engine, ownRecords } = server;
+  const userSignOut = new UserSignOut({ audit: parts.audit, consents: parts.consents, signedOutUsers: parts.signedOutUsers, signedInThrough: parts.signedInThrough });
   return {
     app,
     middleware: connectMiddleware(app, options.baseUrl, ours),
@@ -170,6 +230,16 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
       enrollTotp: ({ accountName, ...owner }) => parts.factors.enrollTotp(owner, accountName ?? owner?.sub, OPERATOR),
       remove: ({ id, ...owner }) => parts.factors.remove(owner, id, OPERATOR),
       reset: async (request) => parts.factors.reset(request, operatorContext(request?.actor)),
+    },
+    connections: {
+      create: async (input) => parts.connections.create(withoutActor(input) as ConnectionInput, operatorContext(input?.actor)),
+      list: (tenant) => parts.connections.list(tenant),
+      get: (id) => parts.connections.get(id),
+      update: async (id, patch) => parts.connections.update(id, withoutActor(patch), operatorContext(patch?.actor)),
+      delete: (id, by) => parts.connections.delete(id, operatorContext(by?.actor)),
+    },
+    users: {
+      signOut: async (request) => userSignOut.signOut(withoutActor(request), operatorContext(request?.actor)),
     },
     metrics: parts.metrics?.registry,
     close: () => {

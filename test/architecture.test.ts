@@ -11,7 +11,7 @@ const LAYERS: ReadonlyArray<readonly [layer: string, folders: readonly string[]]
   ['foundations', ['src/logger.ts', 'src/accounts.ts', 'src/option-kinds.ts', 'src/observability', 'src/i18n', 'src/resource-server']],
   ['records, audit trail, pages, factors', ['src/audit', 'src/records', 'src/pages', 'src/factors']],
   ['the engine', ['src/engine']],
-  ['grants, limits, HTTP plumbing', ['src/grants', 'src/limits', 'src/http']],
+  ['grants, limits, HTTP plumbing, federation', ['src/grants', 'src/limits', 'src/http', 'src/federation']],
   ['endpoints', ['src/endpoints']],
   ['the portal', ['src/portal']],
   ['composition', ['src/options.ts', 'src/options-reference.ts', 'src/compose', 'src/server.ts', 'src/index.ts', 'src/cli']],

@@ -58,11 +58,12 @@ export function signInSucceeded(user: { sub: string; tenant: string }, clientId:
 }
 
 /**
- * A sign-in refused at an app (a wrong password, or throttled): in the trail of the app's tenant
- * (the platform's for its own apps), anonymous: never the username, which may be a password typed
+ * A sign-in refused at an app (a wrong password, throttled, or a password where SSO is required):
+ * in the trail of the app's tenant (the platform's for its own apps; an SSO refusal at a platform
+ * app: the user's tenant's), anonymous: never the username, which may be a password typed
  * by mistake, or name nobody.
  */
-export function signInFailed(app: { clientId: string; tenant?: string | undefined }, address: string, reason: 'throttled' | 'wrong_credentials'): NewAuditEvent {
+export function signInFailed(app: { clientId: string; tenant?: string | undefined }, address: string, reason: 'throttled' | 'wrong_credentials' | 'sso_required'): NewAuditEvent {
   return {
     type: 'sign_in.failed',
     ...tenantOf(app.tenant),
@@ -143,6 +144,11 @@ export function factorChanged(
   details: { factor?: FactorKind; replaced?: boolean; removed?: FactorKind[]; requested?: boolean },
 ): NewAuditEvent {
   return changed(type, by, { type: 'user', id: user.sub }, user.tenant, details);
+}
+
+/** A user signed out everywhere by the host ("the user left"): she is the target, in her tenant. */
+export function userSignedOut(by: AuditContext, user: { tenant: string; sub: string }): NewAuditEvent {
+  return changed('user.signed_out', by, { type: 'user', id: user.sub }, user.tenant);
 }
 
 /** A recovery code used by the user (how many she has left). */

@@ -50,6 +50,8 @@ export const AUDIT_EVENT_TYPES = [
   'signing_key.added', 'signing_key.promoted', 'signing_key.retired',
   'factor.added', 'factor.removed', 'factor.reset', 'sign_in.second_factor_failed', 'recovery_code.used',
   'tenant_settings.updated',
+  'connection.created', 'connection.updated', 'connection.deleted', 'sign_in.federation_failed',
+  'user.signed_out',
 ] as const;
 
 /** The type of an audit event. */
@@ -66,6 +68,9 @@ const CHANGE_TYPES: ReadonlySet<AuditEventType> = new Set<AuditEventType>([
   // can cause one, so it cannot flood the log).
   'factor.added', 'factor.removed', 'factor.reset', 'recovery_code.used',
   'tenant_settings.updated',
+  'connection.created', 'connection.updated', 'connection.deleted',
+  // The operator's word that a user left: rare, and nobody else can cause one.
+  'user.signed_out',
 ]);
 
 /** The log an event of `type` is kept in. */
@@ -82,7 +87,7 @@ export interface AuditActor {
 
 /** What it was done to (`user`: her `sub`, e.g. a user whose sign-in hold was lifted). */
 export interface AuditTarget {
-  type: 'client_configuration' | 'app_registration' | 'signing_key' | 'management_api' | 'user' | 'tenant';
+  type: 'client_configuration' | 'app_registration' | 'signing_key' | 'management_api' | 'user' | 'tenant' | 'connection';
   id: string;
 }
 

@@ -46,6 +46,24 @@ const OPTIONS = {
   actor: { type: 'string' },
   // factors
   sub: { type: 'string' },
+  // connections (src/cli/connections.ts; --client-secret and --factor-key are known only to be refused, saying why)
+  issuer: { type: 'string' },
+  'client-id': { type: 'string' },
+  domain: { type: 'string', multiple: true },
+  scope: { type: 'string', multiple: true },
+  claim: { type: 'string', multiple: true },
+  'mfa-acr': { type: 'string', multiple: true },
+  'token-endpoint-auth-method': { type: 'string' },
+  'sign-out-upstream': { type: 'boolean' },
+  'no-sign-out-upstream': { type: 'boolean' },
+  'client-secret': { type: 'string' },
+  'client-secret-stdin': { type: 'boolean' },
+  'client-secret-env': { type: 'string' },
+  'remove-client-secret': { type: 'boolean' },
+  // Known only to be refused (the key would show in ps): the key comes from the environment.
+  'factor-key': { type: 'string' },
+  'factor-key-env': { type: 'string' },
+  'base-url': { type: 'string' },
 } as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTIONS;

@@ -1,4 +1,5 @@
 /* Help texts: `talent-auth --help`, `talent-auth <group> --help`, `talent-auth <group> <command> --help`. */
+import { CONNECTIONS_COMMAND_HELP, CONNECTIONS_GROUP_HELP } from './help-connections.js';
 
 const STORE_OPTIONS = `Store options:
   --redis <url>          Redis URL (redis:// or rediss://); default: env REDIS_URL. Required.
@@ -54,6 +55,10 @@ Usage: talent-auth <group> <command> [options]
   sign-ins unlock        let a user held by sign-in throttling sign in again at once
   factors list           a user's second factors (passkeys, authenticator app, recovery codes)
   factors reset          remove every second factor of a user (a lost phone)
+  connections list       a tenant's identity providers (enterprise sign-in)
+  connections create     connect a tenant's identity provider (the secret from stdin or env, never argv)
+  connections update     change a connection
+  connections delete     delete a connection
 
 Run talent-auth <group> <command> --help for the options of a command.
 
@@ -65,6 +70,7 @@ ${EXIT_CODES}
 `;
 
 export const GROUP_HELP: Record<string, string> = {
+  connections: CONNECTIONS_GROUP_HELP,
   clients: `Usage: talent-auth clients <command> [options]
 
   create --tenant <t> --name <n> --category <c> --resource <api>:<scopes> [...]
@@ -134,6 +140,7 @@ const ACTOR_OPTION = `  --actor <name>      who acts, recorded as the operator's
                       login); 1 to 128 characters. Without it: the operator, unnamed`;
 
 export const COMMAND_HELP: Record<string, string> = {
+  ...CONNECTIONS_COMMAND_HELP,
   'factors list': `Usage: talent-auth factors list --tenant <id> --sub <sub>
 
 Lists the second factors a user holds: her passkeys (with the names she gave them), her

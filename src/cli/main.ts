@@ -2,6 +2,7 @@ import type { Store } from '../../adapters/types.js';
 import { NotFound, OAuthError, ValidationError } from '../../policies/errors.js';
 import { allowOnly, parseCommandLine } from './args.js';
 import { COMMANDS } from './commands.js';
+import { CONNECTION_COMMANDS } from './connections.js';
 import { StoreUnavailable } from '../../adapters/types.js';
 import { ConnectionError, EXIT_CONNECTION, EXIT_INVALID, EXIT_OK, UsageError } from './errors.js';
 import { COMMAND_HELP, GROUP_HELP, TOP_HELP } from './help.js';
@@ -62,7 +63,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       throw new UsageError(`talent-auth ${group}: missing command; run talent-auth ${group} --help`);
     }
     const name = `${group} ${verb}`;
-    const command = COMMANDS[name];
+    const command = COMMANDS[name] ?? CONNECTION_COMMANDS[name];
     if (!command) throw new UsageError(`unknown command "${name}"; run talent-auth ${group} --help`);
     if (help) {
       io.stdout(COMMAND_HELP[name]!);

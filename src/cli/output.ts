@@ -6,6 +6,8 @@ export interface CliIo {
   stderr(text: string): void;
   env: Record<string, string | undefined>;
   cwd: string;
+  /** Standard input, whole, as UTF-8 (a secret piped in); undefined when it holds more than `maxBytes`. Absent: none to read. */
+  stdin?: (maxBytes: number) => Promise<string | undefined>;
 }
 
 /* --json speaks the wire's snake_case names, like the HTTP APIs: one mapping for both. */

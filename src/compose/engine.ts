@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import type { SignedOutUsers } from '../records/signed-out-users.js';
 import type Koa from 'koa';
 import mount from 'koa-mount';
 import Provider from 'oidc-provider';
@@ -43,6 +44,8 @@ export interface EngineStart {
   addressOf(ctx: Koa.Context): string;
   /** Each tenant's second-factor rule: the management right only after a second factor where it asks for one. */
   secondFactorRules: SecondFactorRules;
+  /** Users signed out everywhere (src/records/signed-out-users.ts). */
+  signedOutUsers?: SignedOutUsers;
 }
 
 /** The engine, started: what the endpoints use, and the client cache the store guard reads. */
@@ -89,7 +92,7 @@ export function startEngine(start: EngineStart): StartedEngine {
   const clients = new ClientDirectory(store.records);
   const provider = new Provider(
     options.issuer,
-    engineConfiguration({ options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents, look, grants, secondFactorRules: start.secondFactorRules }),
+    engineConfiguration({ options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents, look, grants, secondFactorRules: start.secondFactorRules, signedOutUsers: start.signedOutUsers }),
   );
   provider.proxy = options.proxy;
   const knownClients = new ClientLookups(store.records);

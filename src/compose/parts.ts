@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import { SignedOutUsers } from '../records/signed-out-users.js';
 import { ApiCatalog } from '../../policies/catalog.js';
 import { AuditTrail } from '../audit/trail.js';
 import type { ServerParts } from '../endpoints/endpoint.js';
@@ -21,6 +22,13 @@ import { cookieKeysOf, factorKeysOf, openStore } from './store.js';
 import { Factors } from '../factors/index.js';
 import { Passkeys } from '../factors/passkeys.js';
 import { SecondFactorRules, TenantSettings } from '../records/tenant-settings.js';
+import { Connections } from '../federation/connections.js';
+import { Upstreams } from '../federation/upstreams.js';
+import { SignedInThroughStore } from '../federation/signed-in-through.js';
+import { Sealer } from '../records/sealed.js';
+import { keyStates } from '../engine/keys.js';
+import { importJWK, type JWK } from 'jose';
+import type { PrivateKey } from 'openid-client';
 
 /** The parts of a server (what its endpoints are built from), and what the rest of the composition needs. */
 export interface AssembledServer {
@@ -60,7 +68,27 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
   // Each tenant's own settings, and its second-factor rule: the host's policy with them.
   const tenantSettings = new TenantSettings(store.records, audit);
   const secondFactorRules = new SecondFactorRules(options.tenantPolicy, tenantSettings);
-  const engine = startEngine({ options, logger, metrics, store, catalog, audit, consents, cookieKeys, jwks, algorithms, look, addressOf, secondFactorRules });
+  // Users the host signed out everywhere: their sessions begun before sign them in no more.
+  const signedOutUsers = new SignedOutUsers(store, options.sessionTtl);
+  const engine = startEngine({ options, logger, metrics, store, catalog, audit, consents, cookieKeys, jwks, algorithms, look, addressOf, secondFactorRules, signedOutUsers });
+  // The tenants' identity providers (enterprise sign-in, src/federation/): their client secrets
+  // sealed under the factor keys (what could sign a user in), our relying party at each.
+  const factorKeys = factorKeysOf(options, cookieKeys, logger);
+  const connectionSealer = new Sealer(factorKeys, 'connection-secrets');
+  const callbackBase = `${options.baseUrl}${options.pathPrefix}/oauth2/federation/callback`;
+  const connections = new Connections(store.records, connectionSealer, audit, Date.now, callbackBase);
+  const upstreams = new Upstreams({
+    timeoutMs: options.federation.timeoutMs,
+    metadataCacheSeconds: options.federation.metadataCacheSeconds,
+    callbackBase,
+    // private_key_jwt at a provider: our RS256 signing key (its public half is at our jwks_uri).
+    signingKey: async () => {
+      const states = await keyStates(jwks.keys as JWK[], algorithms);
+      const signing = states.find((key) => key.state === 'signing' && key.alg === 'RS256')!;
+      return { key: (await importJWK(jwks.keys[signing.index] as JWK, 'RS256')) as PrivateKey['key'], kid: signing.kid };
+    },
+  });
+  connections.onChange((id) => upstreams.forget(id));
   const apps = new AppRegistrations(store.records, engineAppCheck(engine.provider), (clientId, by, reason) => consents.endAllOf(clientId, by, reason), audit);
   const parts: ServerParts = {
     settings: options,
@@ -79,7 +107,7 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
     holds: new SignInHolds(store.counters, cookieKeys, options.accounts, audit),
     // Authenticator apps show the issuer's host name beside the account.
     factors: new Factors(store.records, {
-      keys: factorKeysOf(options, cookieKeys, logger),
+      keys: factorKeys,
       issuerName: new URL(options.issuer).host,
       host: options.accounts?.secondFactor,
     }, audit),
@@ -87,6 +115,10 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
     passkeys: new Passkeys(store, { baseUrl: options.baseUrl, rpName: new URL(options.issuer).host }, audit),
     tenantSettings,
     secondFactorRules,
+    connections,
+    upstreams,
+    signedInThrough: new SignedInThroughStore(store, connectionSealer, options.sessionTtl),
+    signedOutUsers,
     engine,
   };
   return { options, parts, engine, ownRecords, forwardedAddress };

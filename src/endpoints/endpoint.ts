@@ -1,4 +1,8 @@
 import type Koa from 'koa';
+import type { Connections } from '../federation/connections.js';
+import type { Upstreams } from '../federation/upstreams.js';
+import type { SignedInThroughStore } from '../federation/signed-in-through.js';
+import type { SignedOutUsers } from '../records/signed-out-users.js';
 import type Provider from 'oidc-provider';
 import type { Store } from '../../adapters/types.js';
 import type { ApiCatalog } from '../../policies/catalog.js';
@@ -98,6 +102,14 @@ export interface ServerParts {
   tenantSettings: TenantSettings;
   /** Each tenant's second-factor rule: the host's policy combined with the tenant's settings. */
   secondFactorRules: SecondFactorRules;
+  /** The tenants' identity providers (src/federation/connections.ts). */
+  connections: Connections;
+  /** Our relying party at those providers (src/federation/upstreams.ts). */
+  upstreams: Upstreams;
+  /** The provider each user last signed in through (for the provider's sign-out). */
+  signedInThrough: SignedInThroughStore;
+  /** When each user was signed out everywhere ("the user left": src/records/user-sign-out.ts). */
+  signedOutUsers: SignedOutUsers;
   engine: EngineParts;
 }
 

@@ -4,6 +4,7 @@ import { openApiDocument as documentOf, openApiHandler, type OpenApiSetup } from
 import type { RouteHandler } from '../http/router.js';
 import type { RouteDefinition } from '../http/routes.js';
 import { consentEndpoints } from './consents/index.js';
+import { federationEndpoints } from './federation/index.js';
 import { endpointPaths, type EndpointModule, type ServerParts } from './endpoint.js';
 import { lifecycleEndpoints } from './lifecycle/index.js';
 import { managementEndpoints } from './management/index.js';
@@ -23,6 +24,8 @@ export const ENDPOINT_MODULES: readonly EndpointModule[] = [
   lifecycleEndpoints,
   consentEndpoints,
   managementEndpoints,
+  federationEndpoints,
+  // Last: its catch-all row of the engine's paths.
   opsEndpoints,
 ] as readonly EndpointModule<string>[];
 

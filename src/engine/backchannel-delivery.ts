@@ -28,7 +28,7 @@ export const DELIVERY_TIMEOUT_MS = 2500;
 const MAX_ANSWER_BYTES = 64 * 1024;
 
 /** Why a back-channel logout was not delivered: `refused` means no connection was opened. */
-export type DeliveryFailure = 'refused' | 'timeout' | 'unreachable';
+export type DeliveryFailure = 'refused' | 'timeout' | 'unreachable' | 'too_large';
 
 /** A delivery that failed before an answer; `detail` names the host and reason, never the token. */
 export class DeliveryError extends Error {
@@ -91,13 +91,14 @@ function bodyOf(body: unknown): string | Buffer | undefined {
 }
 
 /** The answer as a global Response (the engine reads its status); the body up to its cap. */
-function responseOf(answer: IncomingMessage): Promise<Response> {
+function responseOf(answer: IncomingMessage, maxBytes: number, tooLarge: 'cut' | 'fail', host: string): Promise<Response> {
   return new Promise((done, fail) => {
     const chunks: Buffer[] = [];
     let size = 0;
     answer.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_ANSWER_BYTES) {
+      if (size > maxBytes) {
+        if (tooLarge === 'fail') fail(new DeliveryError('too_large', `${host} answered more than ${maxBytes} bytes`));
         answer.destroy();
         return;
       }
@@ -126,10 +127,37 @@ function responseOf(answer: IncomingMessage): Promise<Response> {
  * allows, with the operator's exceptions (`privateHosts`) for the operator's own apps.
  */
 export function deliveryFetch(privateHosts: PrivateHosts): DeliveryFetch {
+  return checkedFetch({
+    exceptions: () => exceptionsFor(scope.getStore(), privateHosts),
+    timeoutMs: DELIVERY_TIMEOUT_MS,
+    maxAnswerBytes: MAX_ANSWER_BYTES,
+    tooLarge: 'cut',
+  });
+}
+
+/** How a checked fetch goes (deliveryFetch's, and the federation's: src/federation/upstreams.ts). */
+export interface CheckedFetchOptions {
+  /** The special-use hosts and networks this request may reach (none: public addresses only). */
+  exceptions: () => PrivateHosts;
+  /** The whole exchange, connection and answer. */
+  timeoutMs: number;
+  /** The largest answer body read. */
+  maxAnswerBytes: number;
+  /** A larger answer: `cut` (its start is the answer) or `fail` (a `too_large` DeliveryError). */
+  tooLarge: 'cut' | 'fail';
+}
+
+/**
+ * A fetch that goes only where the delivery rule (policies/backchannel-logout.ts) allows, with
+ * `exceptions`: every address checked before a connection is opened, a timeout for the whole
+ * exchange, a bounded answer, redirects not followed.
+ */
+export function checkedFetch(settings: CheckedFetchOptions): DeliveryFetch {
+  const { timeoutMs } = settings;
   return async (input, init = {}) => {
     const target = new URL(input instanceof Request ? input.url : String(input));
     if (target.protocol !== 'https:' && target.protocol !== 'http:') throw new DeliveryError('refused', `the ${target.protocol} scheme is not delivered to`);
-    const exceptions = exceptionsFor(scope.getStore(), privateHosts);
+    const exceptions = settings.exceptions();
     const host = target.hostname.replace(/^\[|\]$/g, '');
     // An IP literal is connected to without a lookup: checked here, before anything.
     if (isIP(host) !== 0) {
@@ -143,7 +171,7 @@ export function deliveryFetch(privateHosts: PrivateHosts): DeliveryFetch {
       if (value !== '') headers[name] = value;
     });
     if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
-    const timeout = AbortSignal.timeout(DELIVERY_TIMEOUT_MS);
+    const timeout = AbortSignal.timeout(timeoutMs);
     const signal = init.signal ? AbortSignal.any([timeout, init.signal]) : timeout;
     const options: RequestOptions = {
       method: init.method ?? 'GET',
@@ -157,12 +185,12 @@ export function deliveryFetch(privateHosts: PrivateHosts): DeliveryFetch {
     // Our own errors as they are; a socket's by its code only (its message may quote the URI).
     const failure = (error: Error & { code?: string }): DeliveryError => {
       if (error instanceof DeliveryError) return error;
-      if (signal.aborted) return new DeliveryError('timeout', `${target.host} gave no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`);
+      if (signal.aborted) return new DeliveryError('timeout', `${target.host} gave no answer within ${timeoutMs / 1000} s`);
       return new DeliveryError('unreachable', `${target.host}: ${error.code ?? error.name}`);
     };
     return new Promise<Response>((done, fail) => {
       const request = send(target, options, (answer) => {
-        responseOf(answer).then(done, (error: Error) => fail(failure(error)));
+        responseOf(answer, settings.maxAnswerBytes, settings.tooLarge, target.host).then(done, (error: Error) => fail(failure(error)));
       });
       request.on('error', (error) => fail(failure(error)));
       request.end(body);

@@ -1,4 +1,5 @@
 import type { Client, Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import type { SignedOutUsers } from '../records/signed-out-users.js';
 import type { Store } from '../../adapters/types.js';
 import type { ApiCatalog } from '../../policies/catalog.js';
 import { InvalidRequest, InvalidTarget } from '../../policies/errors.js';
@@ -70,6 +71,8 @@ export interface EngineSetup {
   grants: EngineGrants;
   /** Each tenant's second-factor rule: a session without one signs in again for the management right. */
   secondFactorRules?: SecondFactorRules | undefined;
+  /** Users signed out everywhere: their older sessions sign them in no more. */
+  signedOutUsers?: SignedOutUsers | undefined;
 }
 
 /** The node-oidc-provider configuration: every engine decision of ours is in this one place. */
@@ -100,7 +103,11 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     },
     interactions: {
       // The engine's reasons to sign the user in, and unmet `acr_values` (src/engine/sign-in-policy.ts).
-      policy: signInPolicy({ accounts, ruleOf: setup.secondFactorRules && ((tenant) => setup.secondFactorRules!.of(tenant)) }),
+      policy: signInPolicy({
+        accounts,
+        ruleOf: setup.secondFactorRules && ((tenant) => setup.secondFactorRules!.of(tenant)),
+        signedOutAt: setup.signedOutUsers && ((user) => setup.signedOutUsers!.at(user)),
+      }),
       url: (_ctx, interaction) => `${interactionPath}/${interaction.uid}`,
     },
     async findAccount(_ctx, sub) {
@@ -123,6 +130,11 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       }),
       scope: engineErrors((_ctx: KoaContextWithOIDC, value: unknown, client: Client) => {
         validateAuthorizationScopes(catalog, value as string | undefined, (client as EngineClientExtras).first_party === true);
+      }),
+      // Enterprise sign-in: the domain whose organisation signs the user in (src/endpoints/sign-in/
+      // federation-steps.ts), a domain name at most: kept with the pending sign-in.
+      domain_hint: engineErrors((_ctx: KoaContextWithOIDC, value: unknown) => {
+        if (value !== undefined && (typeof value !== 'string' || value.length > 253)) throw new InvalidRequest('domain_hint must be a domain name of at most 253 characters');
       }),
       // The engine takes 43..128 characters; an S256 challenge is exactly 43 (policies/pkce.ts).
       code_challenge: engineErrors((_ctx: KoaContextWithOIDC, value: unknown) => checkCodeChallenge(value)),

@@ -11,6 +11,8 @@ export interface SignInPolicySetup {
   accounts?: AccountStore | undefined;
   /** Each tenant's second-factor rule (the host's policy with the tenant's settings). */
   ruleOf?: ((tenant: string) => Promise<SecondFactorRuling>) | undefined;
+  /** When a user was signed out everywhere (epoch ms; src/records/user-sign-out.ts), or undefined. */
+  signedOutAt?: ((user: { tenant: string; sub: string }) => Promise<number | undefined>) | undefined;
 }
 
 /**
@@ -47,7 +49,8 @@ export function signInPolicy(setup: SignInPolicySetup = {}): interactionPolicy.D
       return interactionPolicy.Check.REQUEST_PROMPT;
     }),
   ));
-  const { accounts, ruleOf } = setup;
+  const { accounts, ruleOf, signedOutAt } = setup;
+  if (accounts && signedOutAt) login.checks.add(signedOutCheck(accounts, signedOutAt));
   if (!accounts || !ruleOf) return policy;
   login.checks.add(new interactionPolicy.Check(
     'second_factor',
@@ -62,4 +65,27 @@ export function signInPolicy(setup: SignInPolicySetup = {}): interactionPolicy.D
     }),
   ));
   return policy;
+}
+
+/**
+ * A user the host signed out everywhere ("the user left": src/records/user-sign-out.ts): a
+ * session of hers begun before then no longer signs her in; the request asks her to sign in again
+ * (`login_required` with `prompt=none`). The session's `loginTs` counts whole seconds: a session
+ * begun in the second of the mark ends too (a sign-in then is asked once more, never again after a
+ * later one). Her (tenant, sub): the same `sub` in another tenant is someone else.
+ */
+function signedOutCheck(accounts: AccountStore, signedOutAt: NonNullable<SignInPolicySetup['signedOutAt']>): interactionPolicy.Check {
+  return new interactionPolicy.Check(
+    'signed_out_everywhere',
+    'the user was signed out everywhere since this session began',
+    'login_required',
+    engineErrors(async (ctx: KoaContextWithOIDC) => {
+      const { session, result } = ctx.oidc;
+      if (!session?.accountId || result?.login) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      const account = await accounts.findAccount(session.accountId);
+      const at = account && (await signedOutAt({ tenant: account.tenant, sub: account.sub }));
+      if (at === undefined || (session.loginTs ?? 0) >= Math.ceil(at / 1000)) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      return interactionPolicy.Check.REQUEST_PROMPT;
+    }),
+  );
 }

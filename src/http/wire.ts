@@ -3,7 +3,7 @@ import { ValidationError } from '../../policies/errors.js';
 import { CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS, NAMED_USER_ACCESS_TOKEN } from '../../policies/lifetimes.js';
 import { MANAGEMENT_SCOPE } from '../../policies/management.js';
 import type { SecondFactorRuling, TenantSecondFactorSettings } from '../../policies/second-factor-rule.js';
-import { SECOND_FACTOR_RULES } from '../../policies/tenant-policy.js';
+import { SECOND_FACTOR_RULES, SSO_RULES } from '../../policies/tenant-policy.js';
 import { AUDIT_EVENT_TYPES, type AuditEvent } from '../audit/trail.js';
 import { GRANTS } from '../grants/index.js';
 import type { AppRegistration, AppRegistrationInput } from '../records/app-registrations.js';
@@ -207,19 +207,27 @@ const secondFactorField = z.enum(SECOND_FACTOR_RULES).meta({
     + 'management permission), `required` (everyone).',
 });
 
+const ssoField = z.enum(SSO_RULES).meta({
+  description: 'Enterprise sign-in: `required` refuses the passwords of the tenant\'s users while it has a connection (they sign in '
+    + 'through their organisation\'s identity provider); `optional` offers both.',
+});
+
 export const TenantSettingsUpdate = named('TenantSettingsUpdate', z.strictObject({
   second_factor: secondFactorField.optional().meta({ description: 'The tenant\'s rule; absent: no choice (the host\'s applies).' }),
   passkey_only_sign_in: z.boolean().optional().meta({ description: 'Whether users may sign in with a passkey alone; absent: no choice.' }),
+  sso: ssoField.optional().meta({ description: 'Whether users must sign in through the tenant\'s identity provider; absent: no choice.' }),
 }), "The caller's tenant's own settings, whole (a field left out is no choice). What applies combines them with the host's policy: "
-  + 'the stricter second-factor rule wins (a tenant can ask for more than the host, never less), and passkey-only sign-in needs '
-  + 'the host not to forbid it.');
+  + 'the stricter second-factor rule wins (a tenant can ask for more than the host, never less), passkey-only sign-in needs '
+  + 'the host not to forbid it, and SSO is required when either requires it.');
 
 export const TenantSettingsBody = named('TenantSettings', z.strictObject({
   second_factor: secondFactorField.optional().meta({ description: 'The tenant\'s own rule, when it chose one.' }),
   passkey_only_sign_in: z.boolean().optional().meta({ description: 'The tenant\'s own choice, when it made one.' }),
+  sso: ssoField.optional().meta({ description: 'The tenant\'s own SSO rule, when it chose one.' }),
   effective: z.strictObject({
     second_factor: secondFactorField,
     passkey_only_sign_in: z.boolean(),
+    sso: ssoField,
   }).meta({ description: "What applies to the tenant's sign-ins: its settings combined with the host's policy." }),
 }), "The caller's tenant's settings, and what applies.");
 
@@ -229,6 +237,7 @@ export function tenantSettingsInput(body: Record<string, unknown>): TenantSecond
   return {
     ...(input.second_factor !== undefined ? { secondFactor: input.second_factor } : {}),
     ...(input.passkey_only_sign_in !== undefined ? { passkeyOnlySignIn: input.passkey_only_sign_in } : {}),
+    ...(input.sso !== undefined ? { sso: input.sso } : {}),
   };
 }
 
@@ -237,7 +246,8 @@ export function tenantSettingsWire(own: TenantSecondFactorSettings, effective: S
   return {
     ...(own.secondFactor !== undefined ? { second_factor: own.secondFactor } : {}),
     ...(own.passkeyOnlySignIn !== undefined ? { passkey_only_sign_in: own.passkeyOnlySignIn } : {}),
-    effective: { second_factor: effective.secondFactor, passkey_only_sign_in: effective.passkeyOnlySignIn },
+    ...(own.sso !== undefined ? { sso: own.sso } : {}),
+    effective: { second_factor: effective.secondFactor, passkey_only_sign_in: effective.passkeyOnlySignIn, sso: effective.sso },
   };
 }
 
@@ -387,7 +397,7 @@ export const AuditEventBody = named('AuditEvent', z.strictObject({
     id: z.string().optional().meta({ description: 'The user\'s `sub`, the client ID, or the operator\'s name when one was given (`--actor`); absent for anonymous callers.' }),
   }),
   target: z.strictObject({
-    type: z.enum(['client_configuration', 'app_registration', 'signing_key', 'management_api', 'user', 'tenant']),
+    type: z.enum(['client_configuration', 'app_registration', 'signing_key', 'management_api', 'user', 'tenant', 'connection']),
     id: z.string().meta({ description: 'The record\'s client ID, the key\'s `kid`, the route\'s name, or the user\'s `sub`.' }),
   }).optional(),
   address: z.string().optional().meta({ description: 'The source address of the request, when there was one.' }),

@@ -57,9 +57,23 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly upstreamSignOuts = new Counter({
+    name: 'talent_auth_upstream_sign_outs_total',
+    help: "Our sign-outs of users who last signed in through a provider, by outcome: redirected (on to the provider's end-session endpoint), no_endpoint (its discovery names none or could not be read), not_asked (the connection does not ask for it, or is gone)",
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly backchannelLogouts = new Counter({
     name: 'talent_auth_backchannel_logouts_total',
     help: 'Back-channel logout tokens posted to apps, by outcome: delivered, refused (a special-use address: never connected), timeout, unreachable, rejected (the app answered another status than 200 or 204), error',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly federatedSignIns = new Counter({
+    name: 'talent_auth_federated_sign_ins_total',
+    help: 'Sign-ins through a tenant\'s identity provider, by outcome: succeeded, or why one failed (unreachable, timeout, refused, bad_metadata, error_response, invalid_response, provider_error, state_mismatch, binding_mismatch, expired, connection_gone, wrong_tenant, domain_not_owned, no_email, no_account)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });

@@ -3,6 +3,7 @@ import { ENGLISH, type PageLocale } from '../i18n/localizer.js';
 import type { CheckedBranding } from './branding.js';
 import { brandedTitle, cspSource, escapeHtml, page, withStrong, type Page } from './html.js';
 import { scopeWords } from './scope-words.js';
+import { federationSection, type FederationOffer } from './federation.js';
 
 /** What every page of an app has: its language and the tenant's branding. */
 export interface PageLook {
@@ -45,6 +46,8 @@ export interface LoginView extends PageLook {
    * field, and a "Sign in with a passkey" button starts the ceremony.
    */
   passkey?: PasskeyOffer | undefined;
+  /** Enterprise sign-in (src/pages/federation.ts): an email field and a button per connection, after the password form. */
+  federation?: FederationOffer | undefined;
 }
 
 /** The form of a passkey ceremony: the script runs it; without the script it posts no credential (refused, said so). */
@@ -58,7 +61,7 @@ function passkeyForm(offer: PasskeyOffer, csrf: string, button: string, failed: 
 </form>`;
 }
 
-export function loginPage({ action, csrf, appName, redirectUris, username, error, passkey, locale = ENGLISH, branding }: LoginView): Page {
+export function loginPage({ action, csrf, appName, redirectUris, username, error, passkey, federation, locale = ENGLISH, branding }: LoginView): Page {
   const { t, lang } = locale;
   const title = branding?.productName ? t.signInToProduct(branding.productName) : t.signInTitle;
   return page(
@@ -75,8 +78,9 @@ ${error ? `<p role="alert" class="error" id="login-error">${escapeHtml(error)}</
 <button type="submit" class="primary">${escapeHtml(t.signInButton)}</button>
 </form>${passkey ? `
 <p class="muted">${escapeHtml(t.passkeySignInIntro)}</p>
-${passkeyForm(passkey, csrf, t.signInWithPasskeyButton, t.passkeyNotUsed, passkey.autofill ?? true)}` : ''}`,
-    redirectUris.map(cspSource).filter(Boolean),
+${passkeyForm(passkey, csrf, t.signInWithPasskeyButton, t.passkeyNotUsed, passkey.autofill ?? true)}` : ''}${federation ? `
+${federationSection(federation, csrf, t)}` : ''}`,
+    [...redirectUris.map(cspSource).filter(Boolean), ...(federation?.formTargets ?? [])],
     { lang, branding, ...(passkey ? { passkeyScript: passkey.script } : {}) },
   );
 }

@@ -14,6 +14,7 @@ import { addPasskey, confirmApp, newPasskey, newRecoveryCodes, removeFactor, sec
 import type { PortalClient, PortalSetup } from './setup.js';
 import { callback, login, logout, type Resume } from './sign-in.js';
 import { unlock, unlockForm } from './unlock.js';
+import { confirmDeleteConnection, connectionsList, deleteConnection, editConnection, newConnection, saveConnection, saveSso } from './connections.js';
 
 export { portalClientId, portalClientSecret, registerPortalApp } from './own-app.js';
 export type { PortalClient, PortalSetup } from './setup.js';
@@ -27,7 +28,7 @@ export type { PortalClient, PortalSetup } from './setup.js';
  * Users holding "Create and update integration setup" manage their organisation's client
  * configurations and app registrations (client-forms.ts, app-forms.ts, records.ts), see its
  * Activity (activity.ts) and the platform's apps that serve it (home.ts), and lift sign-in holds of
- * its users (unlock.ts); everyone sees and revokes her consents (consents.ts) and manages her own
+ * its users (unlock.ts), and connect its identity providers and set its SSO rule (connections.ts); everyone sees and revokes her consents (consents.ts) and manages her own
  * second factors (security.ts). A destructive action needs a recent sign-in (reauth.ts).
  *
  * What a user may do here is read from the scopes her access token was granted: without the
@@ -67,6 +68,14 @@ function portalHandlers(kit: PortalKit, resume: Resume): PortalHandlers {
     deleteClient: (call) => remove(kit, call, 'client-configurations'),
     confirmRegenerateClient: (call) => confirmation(kit, call, 'client-configurations', 'secret'),
     regenerateClient: (call) => regenerate(kit, call, 'client-configurations'),
+    connections: (call) => connectionsList(kit, call),
+    newConnection: (call) => newConnection(kit, call),
+    createConnection: (call) => saveConnection(kit, call),
+    saveSso: (call) => saveSso(kit, call),
+    editConnection: (call) => editConnection(kit, call),
+    updateConnection: (call) => saveConnection(kit, call),
+    confirmDeleteConnection: (call) => confirmDeleteConnection(kit, call),
+    deleteConnection: (call) => deleteConnection(kit, call),
     newApp: (call) => newAppForm(kit, call),
     createApp: (call) => saveApp(kit, call),
     editApp: (call) => editPage(kit, call, 'app-registrations'),

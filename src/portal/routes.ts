@@ -12,8 +12,8 @@ import type { Current } from './session-cookies.js';
  * confirmations of the organisation's setup: a user whose token lacks the management right gets the
  * permission's page (403), and the APIs are not called at all. Every POST also needs the form's
  * CSRF token (src/portal/dispatch.ts). A `fresh` row destroys something (a record, a secret, a
- * factor): it is done only within PORTAL_REAUTH_SECONDS of the user's last sign-in, else after a
- * sign-in again (src/portal/reauth.ts). The `security` rows are every user's own factors.
+ * factor) or decides who signs in (adding or changing an identity provider): it is done only within
+ * PORTAL_REAUTH_SECONDS of the user's last sign-in, else after a sign-in again (src/portal/reauth.ts). The `security` rows are every user's own factors.
  *
  * The table is the portal's own rather than a part of the server's (src/endpoints/index.ts): its
  * refusals are the portal's pages in the user's language, and its rows need a session, not a route
@@ -33,7 +33,7 @@ export interface PortalRoute {
   name: string;
   /** Present only when the host allows it (the AccountStore has `findByUsername`). */
   when?: 'canUnlock';
-  /** Destructive: only after a recent sign-in (src/portal/reauth.ts). */
+  /** Destructive, or deciding who signs in: only after a recent sign-in (src/portal/reauth.ts). */
   fresh?: true;
 }
 
@@ -68,6 +68,15 @@ export const PORTAL_ROUTES = [
   { method: 'POST', path: '/client-configurations/{id}/delete', right: 'manage', name: 'deleteClient', fresh: true },
   { method: 'GET', path: '/client-configurations/{id}/secret', right: 'manage', name: 'confirmRegenerateClient' },
   { method: 'POST', path: '/client-configurations/{id}/secret', right: 'manage', name: 'regenerateClient', fresh: true },
+  // The organisation's identity providers and its SSO rule (src/portal/connections.ts); `{id}` a connection's.
+  { method: 'GET', path: '/connections', right: 'manage', name: 'connections' },
+  { method: 'GET', path: '/connections/new', right: 'manage', name: 'newConnection' },
+  { method: 'POST', path: '/connections', right: 'manage', name: 'createConnection', fresh: true },
+  { method: 'POST', path: '/connections/sso', right: 'manage', name: 'saveSso', fresh: true },
+  { method: 'GET', path: '/connections/{id}', right: 'manage', name: 'editConnection' },
+  { method: 'POST', path: '/connections/{id}', right: 'manage', name: 'updateConnection', fresh: true },
+  { method: 'GET', path: '/connections/{id}/delete', right: 'manage', name: 'confirmDeleteConnection' },
+  { method: 'POST', path: '/connections/{id}/delete', right: 'manage', name: 'deleteConnection', fresh: true },
   { method: 'GET', path: '/app-registrations/new', right: 'manage', name: 'newApp' },
   { method: 'POST', path: '/app-registrations', right: 'manage', name: 'createApp' },
   { method: 'GET', path: '/app-registrations/{id}', right: 'manage', name: 'editApp' },

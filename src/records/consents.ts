@@ -119,6 +119,16 @@ export class Consents {
   }
 
 
+  /**
+   * Ends every consent of one user in one tenant, each with its grant (its refresh tokens, unused
+   * codes, the access tokens' liveness): when she is signed out everywhere. Returns how many.
+   */
+  async endAllOfUser(key: ConsentKey, by: AuditContext = OPERATOR, reason = 'user_signed_out'): Promise<number> {
+    const records = await this.records.list<ConsentRecord>(CONSENT, groupOf(key));
+    const ended = await Promise.all(records.map((record) => this.revoke({ tenant: key.tenant, sub: key.sub, clientId: record.clientId }, by, reason)));
+    return ended.filter(Boolean).length;
+  }
+
   private async describe(record: ConsentRecord): Promise<Consent> {
     const app = await this.records.get<StoredAppRegistration>(APP_REGISTRATION, record.clientId);
     return {

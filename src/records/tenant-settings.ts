@@ -1,7 +1,7 @@
 import type { RecordStore } from '../../adapters/types.js';
 import { Conflict } from '../../policies/errors.js';
 import { combineSecondFactorRules, type SecondFactorRuling, type TenantSecondFactorSettings } from '../../policies/second-factor-rule.js';
-import { tenantPolicy, type SecondFactorRule, type TenantPolicyFunction } from '../../policies/tenant-policy.js';
+import { tenantPolicy, type SecondFactorRule, type SsoRule, type TenantPolicyFunction } from '../../policies/tenant-policy.js';
 import { changed } from '../audit/events.js';
 import type { AuditContext, AuditTrail } from '../audit/trail.js';
 
@@ -24,11 +24,12 @@ const ATTEMPTS = 5;
 export interface TenantSettingsRecord extends TenantSecondFactorSettings {
   secondFactor?: SecondFactorRule;
   passkeyOnlySignIn?: boolean;
+  sso?: SsoRule;
   updatedAt?: string;
 }
 
 /** The settings fields, as the audit event names them. */
-const FIELDS = ['secondFactor', 'passkeyOnlySignIn'] as const;
+const FIELDS = ['secondFactor', 'passkeyOnlySignIn', 'sso'] as const;
 
 /** The tenants' own settings in the store. */
 export class TenantSettings {
@@ -52,6 +53,7 @@ export class TenantSettings {
     const next: TenantSettingsRecord = {
       ...(settings.secondFactor !== undefined ? { secondFactor: settings.secondFactor } : {}),
       ...(settings.passkeyOnlySignIn !== undefined ? { passkeyOnlySignIn: settings.passkeyOnlySignIn } : {}),
+      ...(settings.sso !== undefined ? { sso: settings.sso } : {}),
     };
     for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
       const current = await this.records.getVersioned<TenantSettingsRecord>(TENANT_SETTINGS, tenant);
@@ -88,6 +90,11 @@ export class SecondFactorRules {
   async of(tenant: string): Promise<SecondFactorRuling> {
     const [host, own] = await Promise.all([tenantPolicy(this.policyOf, tenant), this.settings.get(tenant)]);
     return combineSecondFactorRules(host, own);
+  }
+
+  /** Whether `tenant`'s users must sign in through its identity provider (their passwords refused while it has a connection). */
+  async ssoRequired(tenant: string): Promise<boolean> {
+    return (await this.of(tenant)).sso === 'required';
   }
 
   /** Whether `tenant`'s users may sign in with a passkey alone. */

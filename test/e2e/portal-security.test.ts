@@ -14,7 +14,7 @@ import { testAccounts } from '../support/accounts.js';
 import { accessibilityViolations } from '../support/axe.js';
 import { launchChromium } from '../support/chromium.js';
 import { capturingLogger, demoApis } from '../support/fixtures.js';
-import { startRedis, type RedisServer } from '../support/redis.js';
+import { startRedis, type RedisServer, redisContents } from '../support/redis.js';
 
 /**
  * The portal's Security page and its sign-in again, in headless Chromium on Redis, at
@@ -39,20 +39,8 @@ const USERS = [user('ben', 'Ben Reader'), user('cy', 'Cy Keys'), user('ada', 'Ad
 
 /** Every key and value in Redis, as text (strings, hashes, sets, sorted sets, lists, streams). */
 async function everythingIn(redis: RedisServer): Promise<string> {
-  const client = redis.client();
-  const parts: string[] = [];
-  for (const key of await client.keys('*')) {
-    const type = await client.type(key);
-    const value = type === 'string' ? await client.get(key)
-      : type === 'hash' ? await client.hgetall(key)
-        : type === 'set' ? await client.smembers(key)
-          : type === 'zset' ? await client.zrange(key, 0, -1)
-            : type === 'list' ? await client.lrange(key, 0, -1)
-              : type === 'stream' ? await client.xrange(key, '-', '+')
-                : type;
-    parts.push(`${key} ${JSON.stringify(value)}`);
-  }
-  return parts.join('\n');
+  // The inspection client is disconnected by redis.stop().
+  return redisContents(redis.client());
 }
 
 describe('the Security page and the sign-in again, in Chromium', () => {

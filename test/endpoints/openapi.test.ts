@@ -45,6 +45,11 @@ const served = (prefix: string): Array<[string, string]> => [
   ['post', `${prefix}/api/oauth2/users/{sub}/factors/reset-request`],
   ['get', `${prefix}/api/oauth2/tenant-settings`],
   ['put', `${prefix}/api/oauth2/tenant-settings`],
+  ['get', `${prefix}/api/oauth2/connections`],
+  ['post', `${prefix}/api/oauth2/connections`],
+  ['get', `${prefix}/api/oauth2/connections/{id}`],
+  ['patch', `${prefix}/api/oauth2/connections/{id}`],
+  ['delete', `${prefix}/api/oauth2/connections/{id}`],
   ...['client-configurations', 'app-registrations'].flatMap((collection): Array<[string, string]> => [
     ['get', `${prefix}/api/oauth2/${collection}`],
     ['post', `${prefix}/api/oauth2/${collection}`],
@@ -136,7 +141,7 @@ describe('OpenAPI document', () => {
 
   it('carries the path prefix in every path but the RFC 8414 alias, which carries it at the end', () => {
     const paths = Object.keys(documentFor('/auth2').paths as Json);
-    expect(paths).toHaveLength(23);
+    expect(paths).toHaveLength(25);
     for (const path of paths) {
       if (path.startsWith('/.well-known/')) expect(path).toBe('/.well-known/oauth-authorization-server/auth2/oauth2');
       else expect(path.startsWith('/auth2/')).toBe(true);
@@ -281,7 +286,7 @@ describe('OpenAPI document against the running server', () => {
     expect(tokens.body).toHaveProperty('id_token');
 
     const call = async (method: string, template: string, id: string | undefined, body?: unknown) => {
-      const path = template.replace('{clientId}', id ?? '').replace('{sub}', encodeURIComponent(id ?? ''));
+      const path = template.replace('{clientId}', id ?? '').replace('{id}', id ?? '').replace('{sub}', encodeURIComponent(id ?? ''));
       const operation = checker.operation(method, template);
       if (body !== undefined) {
         const request = (operation.requestBody as { content: Record<string, { schema: Json }> }).content['application/json']!.schema;
@@ -334,9 +339,20 @@ describe('OpenAPI document against the running server', () => {
     expect(platform.body.platform_apps).toEqual([expect.objectContaining({ client_id: app.clientId, name: 'Portal', registered_by: 'platform', first_party: true })]);
     expect((await call('post', '/auth2/api/oauth2/sign-ins/unlock', undefined, { username: 'admin' })).body).toEqual({ unlocked: false });
     const settings = '/auth2/api/oauth2/tenant-settings';
-    expect((await call('get', settings, undefined)).body).toEqual({ effective: { second_factor: 'required_for_permissions', passkey_only_sign_in: false } });
-    expect((await call('put', settings, undefined, { second_factor: 'required' })).body).toEqual({ second_factor: 'required', effective: { second_factor: 'required', passkey_only_sign_in: false } });
+    expect((await call('get', settings, undefined)).body).toEqual({ effective: { second_factor: 'required_for_permissions', passkey_only_sign_in: false, sso: 'optional' } });
+    expect((await call('put', settings, undefined, { second_factor: 'required' })).body).toEqual({ second_factor: 'required', effective: { second_factor: 'required', passkey_only_sign_in: false, sso: 'optional' } });
     expect((await call('put', settings, undefined, {})).status).toBe(200);
+
+    const connections = '/auth2/api/oauth2/connections';
+    const connection = await call('post', connections, undefined, { name: 'Acme Okta', issuer: 'https://acme.okta.com', client_id: 'okta-client', client_secret: 'okta-secret', domains: ['acme.example'], claim_mapping: { email: 'upn' } });
+    expect(connection.status).toBe(201);
+    const connectionId = connection.body.id as string;
+    expect((await call('get', connections, undefined)).status).toBe(200);
+    expect((await call('get', `${connections}/{id}`, connectionId)).status).toBe(200);
+    expect((await call('patch', `${connections}/{id}`, connectionId, { client_secret: 'new-secret', sign_out_upstream: true })).body).toMatchObject({ has_client_secret: true, sign_out_upstream: true });
+    expect((await call('post', connections, undefined, { name: 'x', issuer: 'http://127.0.0.1', client_id: 'c', domains: [] })).body).toMatchObject({ field: 'issuer' });
+    expect((await call('delete', `${connections}/{id}`, connectionId)).status).toBe(204);
+    expect((await call('get', `${connections}/{id}`, connectionId)).status).toBe(404);
 
     const factors = '/auth2/api/oauth2/users/{sub}/factors';
     // The admin enrolled at her first sign-in (a management permission asks for a second factor).

@@ -6,6 +6,7 @@ import { totpCode, totpStep, TOTP_PERIOD_SECONDS } from '../../src/factors/totp.
 import { createLogger } from '../../src/logger.js';
 import { useAdapterStore } from '../support/adapter-stores.js';
 import { STORE_KINDS } from '../support/stores.js';
+import { redisContents } from '../support/redis.js';
 
 const KEY = 'factor-key-one-0123456789abcdefghijklmnop';
 const NEW_KEY = 'factor-key-two-0123456789abcdefghijklmnop';
@@ -32,17 +33,8 @@ async function everythingStored(handle: ReturnType<typeof useAdapterStore>, stor
   }
   const parts: string[] = [];
   for (const client of handle.nodeClients()) {
-    for (const key of await client.keys(`${handle.prefix}*`)) {
-      parts.push(key);
-      const type = await client.type(key);
-      if (type === 'string') parts.push((await client.get(key)) ?? '');
-      else if (type === 'hash') parts.push(JSON.stringify(await client.hgetall(key)));
-      else if (type === 'list') parts.push(JSON.stringify(await client.lrange(key, 0, -1)));
-      else if (type === 'set') parts.push(JSON.stringify(await client.smembers(key)));
-      else if (type === 'zset') parts.push(JSON.stringify(await client.zrange(key, 0, -1)));
-      else if (type === 'stream') parts.push(JSON.stringify(await client.xrange(key, '-', '+')));
-      else throw new Error(`a key of type ${type}: read it too`);
-    }
+    const contents = await redisContents(client, `${handle.prefix}*`);
+    if (contents) parts.push(contents);
   }
   return parts.join('\n');
 }

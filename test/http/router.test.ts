@@ -61,9 +61,9 @@ describe('the route table (src/http/routes.ts)', () => {
     ]).toContain(route.group);
   });
 
-  it('the store is needed everywhere but the documents answered from memory, the passkey script and the health routes', () => {
+  it('the store is needed everywhere but the documents answered from memory, the passkey script, the health routes and the way back from a provider sign-out (sealed)', () => {
     const storeFree = table.filter((route) => !route.store).map((route) => route.name).sort();
-    expect(storeFree).toEqual(['endSessionSuccess', 'healthz', 'jwks', 'metadataAlias', 'metrics', 'openapi', 'openidConfiguration', 'passkeyScript', 'readyz']);
+    expect(storeFree).toEqual(['endSessionSuccess', 'federationSignedOut', 'healthz', 'jwks', 'metadataAlias', 'metrics', 'openapi', 'openidConfiguration', 'passkeyScript', 'readyz']);
   });
 });
 

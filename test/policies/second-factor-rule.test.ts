@@ -40,6 +40,21 @@ describe('the second-factor rule of a tenant (policies/second-factor-rule.ts)', 
     expect(combineSecondFactorRules({ passkeyOnlySignIn: host }, { passkeyOnlySignIn: tenant }).passkeyOnlySignIn).toBe(expected);
   });
 
+  // host, tenant -> what applies: required when either says so (the host's required is not undone
+  // by the tenant; a tenant's admin may require it for her tenant).
+  it.each<['optional' | 'required' | undefined, 'optional' | 'required' | undefined, 'optional' | 'required']>([
+    [undefined, undefined, 'optional'],
+    [undefined, 'optional', 'optional'],
+    [undefined, 'required', 'required'],
+    ['optional', undefined, 'optional'],
+    ['optional', 'required', 'required'],
+    ['required', undefined, 'required'],
+    ['required', 'optional', 'required'],
+    ['required', 'required', 'required'],
+  ])('sso: host %s, tenant %s -> %s', (host, tenant, expected) => {
+    expect(combineSecondFactorRules({ sso: host }, { sso: tenant }).sso).toBe(expected);
+  });
+
   const admin = { permissions: ['integration_setup'] };
   const plain = { permissions: ['other'] };
   it.each<[SecondFactorRule, { permissions?: string[] }, boolean]>([

@@ -9,6 +9,14 @@ describe('tenant policy', () => {
     await expect(tenantPolicy(() => ({ accessTokenTtl }), 'acme')).rejects.toThrow(/tenantPolicy\("acme"\).*accessTokenTtl/);
   });
 
+  it.each(['optional', 'required'] as const)('accepts sso %s', async (sso) => {
+    await expect(tenantPolicy(() => ({ sso }), 'acme')).resolves.toEqual({ sso });
+  });
+
+  it.each(['on', true, 'REQUIRED'])('refuses sso %j, naming the field', async (sso) => {
+    await expect(tenantPolicy(() => ({ sso }) as never, 'acme')).rejects.toThrow(/tenantPolicy\("acme"\).*sso/);
+  });
+
   it('refuses unknown fields rather than ignoring them', async () => {
     await expect(tenantPolicy(() => ({ accessTokenTtl: 900, maxTtl: 1 }) as never, 'acme')).rejects.toThrow(/invalid policy/);
   });

@@ -96,9 +96,9 @@ describe('the portal route table', () => {
     expect(PORTAL_ROUTES.filter((route) => route.right === 'public').map((route) => `${route.method} ${route.path}`)).toEqual(['GET /login', 'GET /callback']);
   });
 
-  it('the destructive rows (a delete, a new secret, a factor removed) need a recent sign-in, and they only; all are POSTs', () => {
+  it('the destructive rows (a delete, a new secret, a factor removed, the SSO rule changed) need a recent sign-in, and they only; all are POSTs', () => {
     const fresh = PORTAL_ROUTES.filter((route: PortalRoute) => route.fresh).map((route) => route.name);
-    expect(fresh.sort()).toEqual(['deleteApp', 'deleteClient', 'regenerateApp', 'regenerateClient', 'removeFactor']);
+    expect(fresh.sort()).toEqual(['createConnection', 'deleteApp', 'deleteClient', 'deleteConnection', 'regenerateApp', 'regenerateClient', 'removeFactor', 'saveSso', 'updateConnection']);
     for (const route of PORTAL_ROUTES as readonly PortalRoute[]) if (route.fresh) expect(route.method).toBe('POST');
   });
 });

@@ -49,13 +49,31 @@ describe.each(STORE_KINDS)('tenant settings records (%s store)', (kind) => {
   it("the rule of a tenant is read at every use: the host's policy and the tenant's settings as they are now", async () => {
     let host: { secondFactor?: 'optional' | 'required' } = {};
     const rules = new SecondFactorRules(() => host, settings);
-    expect(await rules.of('acme')).toEqual({ secondFactor: 'required_for_permissions', passkeyOnlySignIn: false });
+    expect(await rules.of('acme')).toEqual({ secondFactor: 'required_for_permissions', passkeyOnlySignIn: false, sso: 'optional' });
     host = { secondFactor: 'optional' };
     expect((await rules.of('acme')).secondFactor).toBe('optional');
     await settings.replace('acme', { secondFactor: 'required', passkeyOnlySignIn: true }, ADMIN('ada'));
-    expect(await rules.of('acme')).toEqual({ secondFactor: 'required', passkeyOnlySignIn: true });
+    expect(await rules.of('acme')).toEqual({ secondFactor: 'required', passkeyOnlySignIn: true, sso: 'optional' });
     expect(await rules.passkeyOnlyAllowed('acme')).toBe(true);
     expect(await rules.passkeyOnlyAllowed('globex')).toBe(false);
+    // SSO: the tenant's admin may require it; the host's required stands whatever she says.
+    expect(await rules.ssoRequired('acme')).toBe(false);
+    await settings.replace('acme', { secondFactor: 'required', passkeyOnlySignIn: true, sso: 'required' }, ADMIN('ada'));
+    expect(await rules.ssoRequired('acme')).toBe(true);
+    expect(await rules.ssoRequired('globex')).toBe(false);
+  });
+
+  it('SSO is required when the host or the tenant says so; the tenant cannot undo the host\'s required', async () => {
+    let host: { sso?: 'optional' | 'required' } = {};
+    const rules = new SecondFactorRules(() => host, settings);
+    expect(await rules.ssoRequired('acme')).toBe(false);
+    await settings.replace('acme', { sso: 'required' }, ADMIN('ada'));
+    expect(await rules.ssoRequired('acme')).toBe(true);
+    expect(await rules.ssoRequired('globex')).toBe(false);
+    host = { sso: 'required' };
+    await settings.replace('acme', { sso: 'optional' }, ADMIN('ada'));
+    expect(await rules.ssoRequired('acme')).toBe(true);
+    expect(events.filter((event) => event.type === 'tenant_settings.updated').at(-1)).toMatchObject({ details: { fields: ['sso'], sso: 'optional' } });
   });
 
   it("a host policy that is not one is the host's error, reported with the field", async () => {

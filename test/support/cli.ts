@@ -12,11 +12,13 @@ export interface CliRun {
   json: any;
 }
 
-/** Runs `node dist/bin/talent-auth.js ...args` in `cwd` with exactly `env`. */
-export function runCli(args: string[], cwd: string, env: Record<string, string | undefined>): Promise<CliRun> {
+/** Runs `node dist/bin/talent-auth.js ...args` in `cwd` with exactly `env` (and `input` on its standard input, else none). */
+export function runCli(args: string[], cwd: string, env: Record<string, string | undefined>, input?: string): Promise<CliRun> {
   const childEnv: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined) childEnv[name] = value;
-  const child = spawn(process.execPath, [CLI_ENTRY, ...args], { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Standard input: `input`, else nothing (at its end at once, as /dev/null would be).
+  const child = spawn(process.execPath, [CLI_ENTRY, ...args], { cwd, env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin.end(input ?? '');
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

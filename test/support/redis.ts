@@ -105,3 +105,25 @@ export async function startTlsRedis(): Promise<TlsRedisServer> {
   }
   return { url, port, ca, stop };
 }
+
+/**
+ * Every key matching `pattern` and its value, one line each (`<key> <value as JSON>`), whatever
+ * its type: what a test searches for a secret that must not be stored in clear.
+ * @throws Error for a key of a type it does not read (so that nothing is skipped unseen).
+ */
+export async function redisContents(client: Redis, pattern = '*'): Promise<string> {
+  const lines: string[] = [];
+  for (const key of await client.keys(pattern)) {
+    const type = await client.type(key);
+    const value = type === 'string' ? await client.get(key)
+      : type === 'hash' ? await client.hgetall(key)
+        : type === 'set' ? await client.smembers(key)
+          : type === 'zset' ? await client.zrange(key, 0, -1)
+            : type === 'list' ? await client.lrange(key, 0, -1)
+              : type === 'stream' ? await client.xrange(key, '-', '+')
+                : undefined;
+    if (value === undefined && type !== 'none') throw new Error(`a key of type ${type}: read it too`);
+    lines.push(`${key} ${JSON.stringify(value ?? null)}`);
+  }
+  return lines.join('\n');
+}

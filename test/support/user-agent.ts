@@ -90,10 +90,14 @@ export class UserAgent {
    * POST, or a GET whose fields become the query (a GET that leaves the server is only its location).
    */
   submit(step: Step, fields: Record<string, string>): Promise<Step> {
-    const [, method = 'post', action] = /<form(?: method="(get|post)")?[^>]*action="([^"]+)"/.exec(step.html) ?? [];
-    if (!action) throw new Error(`no form on the page:\n${step.html}`);
+    const found = /<form(?: method="(get|post)")?[^>]*action="([^"]+)"/.exec(step.html);
+    const [, method = 'post', action] = found ?? [];
+    if (!found || !action) throw new Error(`no form on the page:\n${step.html}`);
     const unescape = (value: string) => value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-    const hidden = [...step.html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)];
+    // The hidden fields of that form only (a page may hold several forms, as a browser sends one).
+    const end = step.html.indexOf('</form>', found.index);
+    const formHtml = step.html.slice(found.index, end === -1 ? undefined : end);
+    const hidden = [...formHtml.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)];
     const form = new URLSearchParams(hidden.map(([, name, value]): [string, string] => [unescape(name!), unescape(value!)]));
     for (const [name, value] of Object.entries(fields)) form.set(name, value);
     if (method === 'get') {

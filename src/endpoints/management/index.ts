@@ -7,12 +7,14 @@ type ManagementRoute =
   | 'clientConfigurations' | 'clientConfiguration' | 'clientConfigurationSecret'
   | 'appRegistrations' | 'appRegistration' | 'appRegistrationSecret'
   | 'auditEvents' | 'platformApps' | 'signInUnlock'
-  | 'userFactors' | 'userFactorResetRequest' | 'tenantSettings';
+  | 'userFactors' | 'userFactorResetRequest' | 'tenantSettings'
+  | 'connections' | 'connection';
 
 /**
  * THE MANAGEMENT API: a tenant's client configurations and app registrations, its Activity (the
  * audit trail), the apps that serve it, lifting its users' sign-in holds, and its own settings (the
- * second-factor rule: src/endpoints/management/tenant-settings.ts), for users holding
+ * second-factor rule: src/endpoints/management/tenant-settings.ts), its identity providers
+ * (connections.ts), for users holding
  * "Create and update integration setup" with a token of a first-party app that carries the
  * management right; and its users' second factors (list, a reset asked for).
  */
@@ -33,6 +35,9 @@ export const managementEndpoints: EndpointModule<ManagementRoute> = {
       row({ ...common, name: 'userFactors', path: `${api}/users/{sub}/factors`, methods: ['GET'], documented: ['GET'] }),
       row({ ...common, name: 'userFactorResetRequest', path: `${api}/users/{sub}/factors/reset-request`, methods: ['POST'], documented: ['POST'] }),
       row({ ...common, name: 'tenantSettings', path: `${api}/tenant-settings`, methods: ['GET', 'PUT'], documented: ['GET', 'PUT'] }),
+      // The tenant's identity providers (enterprise sign-in: connections.ts).
+      row({ ...common, name: 'connections', path: `${api}/connections`, methods: ['GET', 'POST'], documented: ['GET', 'POST'] }),
+      row({ ...common, name: 'connection', path: `${api}/connections/{id}`, methods: ['GET', 'PATCH', 'DELETE'], documented: ['GET', 'PATCH', 'DELETE'] }),
     ];
   },
   operations: managementApiOperations,
@@ -41,6 +46,7 @@ export const managementEndpoints: EndpointModule<ManagementRoute> = {
     'client_configuration.created', 'client_configuration.updated', 'client_configuration.secret_rotated', 'client_configuration.deleted',
     'app_registration.created', 'app_registration.updated', 'app_registration.secret_rotated', 'app_registration.deleted',
     'consent.revoked', 'sign_in.unlocked', 'factor.reset', 'tenant_settings.updated',
+    'connection.created', 'connection.updated', 'connection.deleted',
   ],
   handlers: (parts) => managementHandlers({
     audit: parts.audit,
@@ -56,5 +62,6 @@ export const managementEndpoints: EndpointModule<ManagementRoute> = {
     factors: parts.factors,
     tenantSettings: parts.tenantSettings,
     secondFactorRules: parts.secondFactorRules,
+    connections: parts.connections,
   }),
 };

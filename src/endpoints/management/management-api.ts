@@ -20,6 +20,8 @@ import type { Factors } from '../../factors/index.js';
 import { userFactorMethods } from './user-factors.js';
 import type { SecondFactorRules, TenantSettings } from '../../records/tenant-settings.js';
 import { tenantSettingsMethods } from './tenant-settings.js';
+import type { Connections } from '../../federation/connections.js';
+import { connectionMethods } from './connections.js';
 
 /** The query of `GET audit-events`: each parameter once, as text (the trail checks the values). */
 function auditQuery(query: Record<string, string | string[] | undefined>): Omit<AuditQuery, 'tenant'> {
@@ -65,6 +67,8 @@ interface ManagementSetup {
   /** The tenant's own settings, and the rule they make with the host's policy. */
   tenantSettings: TenantSettings;
   secondFactorRules: SecondFactorRules;
+  /** The tenant's identity providers (enterprise sign-in). */
+  connections: Connections;
 }
 
 /** Who calls: the tenant whose setup it is, and who acts, for the audit trail. */
@@ -172,7 +176,7 @@ export function managementHandlers(setup: ManagementSetup): Partial<Record<Route
       ctx.set('Cache-Control', 'no-store');
       try {
         // The router answers other methods with 405 (the management module lists these: src/endpoints/management/index.ts).
-        await methods[ctx.method]!(ctx, await callerOf(ctx, route), params.clientId ?? params.sub);
+        await methods[ctx.method]!(ctx, await callerOf(ctx, route), params.clientId ?? params.sub ?? params.id);
       } catch (error) {
         if (error instanceof ValidationError) {
           const field = wireField(error.field);
@@ -212,6 +216,11 @@ export function managementHandlers(setup: ManagementSetup): Partial<Record<Route
     accounts,
     missing: (ctx, caller) => denied(ctx, ctx.method === 'GET' ? 'userFactors' : 'userFactorResetRequest', { sub: caller.by.actor.id!, tenant: caller.tenant }, 404, 'not_found'),
   });
+  const connections = connectionMethods({
+    connections: setup.connections,
+    bodyLimit,
+    missing: (ctx, caller) => denied(ctx, 'connection', { sub: caller.by.actor.id!, tenant: caller.tenant }, 404, 'not_found'),
+  });
   return {
     clientConfigurations: clientRoutes.list,
     clientConfiguration: clientRoutes.one,
@@ -248,5 +257,8 @@ export function managementHandlers(setup: ManagementSetup): Partial<Record<Route
     userFactorResetRequest: handler('userFactorResetRequest', userFactors.resetRequest),
     // The tenant's own settings: its second-factor rule (src/endpoints/management/tenant-settings.ts).
     tenantSettings: handler('tenantSettings', tenantSettingsMethods({ ...setup, bodyLimit })),
+    // The tenant's identity providers (connections.ts).
+    connections: handler('connections', connections.list),
+    connection: handler('connection', connections.one),
   };
 }

@@ -1,4 +1,5 @@
 import { tenantSettingsOperation } from './tenant-settings.js';
+import { connectionOperations } from './connections.js';
 import { authFailures, clientIdParameter, json, NO_STORE, ref, response, type Json } from '../../http/openapi-parts.js';
 
 /** The Activity of the caller's tenant: its audit events. */
@@ -233,7 +234,7 @@ function managementOperations(kind: RecordKind): Record<string, Json> {
 
 
 /** The management API's operations of the OpenAPI document. */
-export function managementApiOperations(): Record<'clientConfigurations' | 'clientConfiguration' | 'clientConfigurationSecret' | 'appRegistrations' | 'appRegistration' | 'appRegistrationSecret' | 'auditEvents' | 'platformApps' | 'signInUnlock' | 'userFactors' | 'userFactorResetRequest' | 'tenantSettings', Json> {
+export function managementApiOperations(): Record<'clientConfigurations' | 'clientConfiguration' | 'clientConfigurationSecret' | 'appRegistrations' | 'appRegistration' | 'appRegistrationSecret' | 'auditEvents' | 'platformApps' | 'signInUnlock' | 'userFactors' | 'userFactorResetRequest' | 'tenantSettings' | 'connections' | 'connection', Json> {
   const clients = managementOperations({
     tag: 'client-configurations',
     plural: 'client configurations',
@@ -267,5 +268,7 @@ export function managementApiOperations(): Record<'clientConfigurations' | 'clie
     userFactors: userFactorOperations().list,
     userFactorResetRequest: userFactorOperations().resetRequest,
     tenantSettings: tenantSettingsOperation(),
+    connections: connectionOperations().list,
+    connection: connectionOperations().one,
   };
 }

@@ -6,7 +6,8 @@ import { tenantSettingsInput, tenantSettingsWire } from '../../http/wire.js';
 import type { SecondFactorRules, TenantSettings } from '../../records/tenant-settings.js';
 
 /**
- * THE TENANT'S OWN SETTINGS in the management API (`{api}/tenant-settings`): GET answers what the
+ * THE TENANT'S OWN SETTINGS in the management API (`{api}/tenant-settings`: the second-factor rule,
+ * passkey-only sign-in, SSO optional or required): GET answers what the
  * caller's tenant chose and what applies (with the host's policy); PUT replaces its choices whole
  * (a field left out: no choice), audited as `tenant_settings.updated`. Only the caller's tenant:
  * there is no parameter to name another. The same rights as the rest of the management API.
@@ -44,9 +45,9 @@ export function tenantSettingsOperation(): Json {
       tags: ['tenant-settings'],
       summary: "The caller's tenant's own settings, and what applies",
       description:
-        'The second-factor rule and passkey-only sign-in the tenant chose (absent: no choice), and what applies to its '
+        'The second-factor rule, passkey-only sign-in and SSO rule the tenant chose (absent: no choice), and what applies to its '
         + "sign-ins: its choices combined with the host's policy (the stricter second-factor rule; passkey-only sign-in "
-        + 'unless the host forbids it). The same rights as the rest of the management API.',
+        + 'unless the host forbids it; SSO required when either requires it). The same rights as the rest of the management API.',
       security,
       responses: {
         200: { description: 'The settings.', headers: NO_STORE, content: json(ref('TenantSettings')) },

@@ -13,6 +13,7 @@ import { enrolmentPage, recoveryCodesPage } from '../../pages/enrolment.js';
 import { sendPage } from '../../pages/html.js';
 import type { AppRegistration } from '../../records/app-registrations.js';
 import type { SecondFactorRules } from '../../records/tenant-settings.js';
+import { federatedFirstFactorOf, type FederatedFirstFactor } from './federation-steps.js';
 
 /*
  * ENROLMENT AFTER THE PASSWORD: a user who must have a second factor (her tenant's rule:
@@ -45,6 +46,8 @@ export interface Enrolment {
   stage: 'app' | 'codes';
   /** It completes a reset an admin asked for. */
   reset: boolean;
+  /** The first factor when it was a sign-in through a provider, not the password. */
+  first?: FederatedFirstFactor | undefined;
 }
 
 /** The key of Enrolment in the interaction's `lastSubmission`. */
@@ -64,7 +67,8 @@ export function enrolmentOf(interaction: { uid: string; lastSubmission?: unknown
   const { accountId, tenant, hint, stage, reset } = kept;
   if (typeof accountId !== 'string' || typeof tenant !== 'string' || typeof hint !== 'string' || typeof reset !== 'boolean') return undefined;
   if (stage !== 'app' && stage !== 'codes') return undefined;
-  return { uid: kept.uid, accountId, tenant, hint, stage, reset };
+  const first = federatedFirstFactorOf(kept.first);
+  return { uid: kept.uid, accountId, tenant, hint, stage, reset, ...(first ? { first } : {}) };
 }
 
 /** What the enrolment steps use of the sign-in pages (src/endpoints/sign-in/pages.ts). */
@@ -188,8 +192,8 @@ export function enrolmentSteps(setup: EnrolmentSetup) {
     async finish(ctx: Context, interaction: EnrolmentInteraction, app: AppRegistration): Promise<void> {
       const enrolment = enrolmentOf(interaction);
       if (!enrolment || enrolment.stage !== 'codes') setup.stepOver();
-      const { accountId, tenant, hint } = enrolment;
-      await setup.signedIn(ctx, app, { accountId, tenant, hint }, setup.addressOf(ctx), ['pwd', 'otp']);
+      const { accountId, tenant, hint, first } = enrolment;
+      await setup.signedIn(ctx, app, { accountId, tenant, hint, first }, setup.addressOf(ctx), ['pwd', 'otp']);
     },
   };
 }

@@ -6,6 +6,7 @@ import { ENGINE_ROW, GET, row, type EndpointModule } from '../endpoint.js';
 import { authorizeGuard } from './authorize.js';
 import { signInOperations } from './openapi.js';
 import { interactionHandlers } from './pages.js';
+import { FederatedAccounts } from '../../federation/federated-accounts.js';
 
 /**
  * SIGN-IN: the authorization endpoint (the engine's, behind its guard: size and requests per
@@ -49,6 +50,7 @@ export const signInEndpoints: EndpointModule<'authorize' | 'authorizeResume' | '
         addressOf,
         audit: parts.audit,
         brands: look.brands,
+        connections: parts.connections,
         factors: parts.factors,
         passkeySteps: new PasskeySteps({
           passkeys: parts.passkeys,
@@ -58,6 +60,15 @@ export const signInEndpoints: EndpointModule<'authorize' | 'authorizeResume' | '
           script: `${settings.pathPrefix}${PASSKEY_SCRIPT_PATH}`,
         }),
         rules: parts.secondFactorRules,
+        federation: {
+          callbackBase: `${settings.baseUrl}${settings.pathPrefix}/oauth2/federation/callback`,
+          connections: parts.connections,
+          upstreams: parts.upstreams,
+          signedInThrough: parts.signedInThrough,
+          federatedAccounts: new FederatedAccounts(store.records, settings.accounts, (domain) => parts.connections.byDomain(domain)),
+          cookieKeys,
+          metrics,
+        },
         throttle: new SignInThrottle(store.counters, settings.rateLimits.failedSignIn, cookieKeys, logger, {
           failed: () => metrics?.signInFailures.inc(),
           refused: () => metrics?.rateLimited.inc({ limit: 'sign_in' }),

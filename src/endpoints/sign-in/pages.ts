@@ -29,6 +29,10 @@ import type { PasskeyOffer } from '../../pages/sign-in.js';
 import { PASSKEY_FORM_BYTES, type PasskeySteps } from './passkey-steps.js';
 import type { SecondFactorRules } from '../../records/tenant-settings.js';
 import { enrolmentOf, enrolmentSteps } from './enrolment.js';
+import { federatedFirstFactorOf, federationSteps, type FederatedFirstFactor, type FederationInteraction, type FederatedUser, type FederationStepsSetup } from './federation-steps.js';
+import { afterFirstFactor } from '../../../policies/upstream-sign-in.js';
+import type { Connections } from '../../federation/connections.js';
+import { ssoRule, tenantBeforePassword } from './sso-rule.js';
 
 const CSRF_COOKIE = 'talent_auth_csrf';
 /** A browser that signed in as a user before (see SignInThrottle). */
@@ -65,6 +69,10 @@ interface InteractionSetup {
   passkeySteps: PasskeySteps;
   /** Each tenant's second-factor rule: who enrols after the password (src/endpoints/sign-in/enrolment.ts). */
   rules: SecondFactorRules;
+  /** Enterprise sign-in through the tenants' identity providers (federation-steps.ts). */
+  federation: Omit<FederationStepsSetup, 'provider' | 'path' | 'apps' | 'logger' | 'brands' | 'addressOf' | 'audit'>;
+  /** The tenants' identity providers: where SSO is required, passwords are refused (sso-rule.ts). */
+  connections: Connections;
 }
 
 /**
@@ -81,6 +89,8 @@ interface PasswordPassed {
   accountId: string;
   tenant: string;
   hint: string;
+  /** The first factor when it was a sign-in through a provider (federation-steps.ts), not the password. */
+  first?: FederatedFirstFactor | undefined;
 }
 
 /** The key of PasswordPassed in the interaction's `lastSubmission`. */
@@ -92,7 +102,8 @@ function passwordPassedOf(interaction: { uid: string; lastSubmission?: unknown }
   if (!kept || kept.uid !== interaction.uid) return undefined;
   const { accountId, tenant, hint } = kept;
   if (typeof accountId !== 'string' || typeof tenant !== 'string' || typeof hint !== 'string') return undefined;
-  return { uid: kept.uid, accountId, tenant, hint };
+  const first = federatedFirstFactorOf(kept.first);
+  return { uid: kept.uid, accountId, tenant, hint, ...(first ? { first } : {}) };
 }
 
 /** Koa's http-errors carry `status`, the engine's and the store's `statusCode`. */
@@ -126,7 +137,7 @@ class PageError extends Error {
 /** What an interaction id is (the engine's: base64url). */
 const UID = /^[A-Za-z0-9_-]+$/;
 /** The steps a form posts to. */
-const STEPS: ReadonlySet<string> = new Set(['login', 'second-factor', 'passkey', 'passkey-sign-in', 'confirm', 'enrol', 'enrolled']);
+const STEPS: ReadonlySet<string> = new Set(['login', 'second-factor', 'passkey', 'passkey-sign-in', 'confirm', 'enrol', 'enrolled', 'federate']);
 
 
 export function interactionHandlers(setup: InteractionSetup): Partial<Record<RouteName, RouteHandler>> {
@@ -137,10 +148,13 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
   /** Whether the app's tenant lets its users sign in with a passkey alone. */
   // A passkey alone finds its user within one tenant: a platform app (no tenant) never offers it.
   const passkeyOnly = async (tenant: string | undefined) => tenant !== undefined && (await setup.rules.passkeyOnlyAllowed(tenant));
+  const sso = ssoRule({ rules: setup.rules, connections: setup.connections, path, brands: setup.brands, issueCsrf });
 
   /** The passkey-alone offer of an app's login page: none where its tenant does not allow it. */
   async function passkeySignInOffer(ctx: Context, uid: string, app: AppRegistration): Promise<PasskeyOffer | undefined> {
     if (app.tenant === undefined || !(await passkeyOnly(app.tenant))) return undefined;
+    // A tenant that signs its users in through its provider (SSO required) offers no other way in.
+    if (await sso.required(app.tenant)) return undefined;
     return passkeySteps.signInOffer(uid, app.tenant, setup.addressOf(ctx));
   }
 
@@ -155,8 +169,16 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     }
   }
 
-  async function finish(ctx: Context, result: InteractionResults, merge: boolean): Promise<void> {
-    const to = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: merge });
+  /** `interaction`: finished where its cookie is not sent (the federation's callback), as the engine's interactionResult does. */
+  async function finish(ctx: Context, result: InteractionResults, merge: boolean, interaction?: FinishableInteraction): Promise<void> {
+    let to: string;
+    if (interaction) {
+      interaction.result = result;
+      await interaction.save(interaction.exp - Math.floor(Date.now() / 1000));
+      to = interaction.returnTo;
+    } else {
+      to = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: merge });
+    }
     ctx.status = 303;
     ctx.redirect(to);
   }
@@ -184,8 +206,11 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const csrf = issueCsrf(ctx);
     const look = { locale: localeOf(ctx), branding: await setup.brands?.of(app.tenant) };
     if (interaction.prompt.name === 'login') {
+      if (await federation.hinted(ctx, interaction, app)) return;
+      // A tenant that signs its users in through its provider: no password form (sso-rule.ts).
+      if (await sso.offer(ctx, uid, app, tenantBeforePassword(app), 200)) return;
       const passkey = await passkeySignInOffer(ctx, uid, app);
-      sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, passkey, ...look }));
+      sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, passkey, federation: await federation.offer(uid, app), ...look }));
       return;
     }
     const account = accounts && interaction.session?.accountId
@@ -214,12 +239,15 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
   async function loginAgain(
     ctx: Context, uid: string, app: AppRegistration, username: string, error: (t: Messages) => string, status: number, autofill = true,
   ): Promise<void> {
+    // Under SSO required the page again is the SSO page (an address no connection owns included).
+    if (await sso.offer(ctx, uid, app, tenantBeforePassword(app), status >= 400 ? 403 : 200, `${path}/${uid}`)) return;
     const csrf = issueCsrf(ctx);
     const locale = localeOf(ctx);
     const branding = await setup.brands?.of(app.tenant);
     const offer = await passkeySignInOffer(ctx, uid, app);
     const passkey = offer && { ...offer, autofill };
-    sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, username, error: error(locale.t), passkey, locale, branding }), status);
+    const federationOffer = await federation.offer(uid, app);
+    sendPage(ctx, loginPage({ action: `${path}/${uid}/login`, csrf, appName: app.name, redirectUris: app.redirectUris, username, error: error(locale.t), passkey, federation: federationOffer, locale, branding }), status);
   }
 
   /**
@@ -227,7 +255,7 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
    * (never the username: one typed by mistake may be a password, or name nobody), counted per
    * address and app and window (AuditTrail.recordRefusal).
    */
-  function signInRefused(app: AppRegistration, address: string, reason: 'throttled' | 'wrong_credentials', windowSeconds?: number): void {
+  function signInRefused(app: AppRegistration, address: string, reason: 'throttled' | 'wrong_credentials' | 'sso_required', windowSeconds?: number): void {
     setup.audit?.recordRefusal(signInFailed(app, address, reason), { who: address, where: `${app.clientId}:${reason}`, ...(windowSeconds !== undefined ? { windowSeconds } : {}) });
   }
 
@@ -238,6 +266,11 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     const app = await appOf(interaction.params.client_id);
     const clientId = app.clientId;
     const address = setup.addressOf(ctx);
+    // SSO required (sso-rule.ts): a tenant's app refuses the password unread.
+    if (await sso.offer(ctx, uid, app, tenantBeforePassword(app), 403, `${path}/${uid}`)) {
+      signInRefused(app, address, 'sso_required');
+      return;
+    }
     const hint = throttle.hint(username);
     const wait = await throttle.wait(hint, address, ctx.cookies.get(DEVICE_COOKIE, { signed: true }) === hint);
     if (wait !== undefined) {
@@ -253,6 +286,11 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       signInRefused(app, address, 'wrong_credentials');
       await throttle.failed(hint, address, clientId);
       await loginAgain(ctx, uid, app, username, (t) => t.wrongCredentials, 401);
+      return;
+    }
+    // A platform app (or one open to all tenants) knows her tenant only now: refused after the password (sso-rule.ts says why).
+    if (tenantBeforePassword(app) === undefined && (await sso.offer(ctx, uid, app, account.tenant, 403, `${path}/${uid}`))) {
+      signInRefused({ ...app, tenant: account.tenant }, address, 'sso_required');
       return;
     }
     // A user who must have a second factor and has none, or whose factors were asked to be reset,
@@ -281,13 +319,44 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
    * used, in order (RFC 8176), from which `amr` and `acr` follow.
    */
   async function signedIn(
-    ctx: Context, app: AppRegistration, user: Omit<PasswordPassed, 'uid'>, address: string, methods: AuthenticationMethod[],
+    ctx: Context, app: AppRegistration, user: Omit<PasswordPassed, 'uid'>, address: string, methods: AuthenticationMethod[], interaction?: FinishableInteraction,
   ): Promise<void> {
     // This browser may sign in as this user again even while someone else's guesses hold the
-    // username (sign-in-throttle.ts). A passkey alone names no username: no hint, no cookie.
-    if (user.hint) ctx.cookies.set(DEVICE_COOKIE, user.hint, { signed: true, httpOnly: true, sameSite: 'lax', path, maxAge: KNOWN_DEVICE_SECONDS * 1000, overwrite: true });
-    setup.audit?.recordLater(signInSucceeded({ sub: user.accountId, tenant: user.tenant }, app.clientId, address));
-    await finish(ctx, { login: { accountId: user.accountId, ...signInSignals(methods) } }, false);
+    // username (sign-in-throttle.ts). A passkey alone names no username: no hint, no cookie. Nor a
+    // sign-in through a provider: its hint comes from the address the provider asserts, which a
+    // tenant's provider could set to another tenant's user's (and so lift her username's limit).
+    if (user.hint && !user.first) ctx.cookies.set(DEVICE_COOKIE, user.hint, { signed: true, httpOnly: true, sameSite: 'lax', path, maxAge: KNOWN_DEVICE_SECONDS * 1000, overwrite: true });
+    const event = signInSucceeded({ sub: user.accountId, tenant: user.tenant }, app.clientId, address);
+    setup.audit?.recordLater(user.first ? { ...event, details: { connection: user.first.connection } } : event);
+    // After a provider's sign-in its methods stand for the password's (policies/upstream-sign-in.ts).
+    await finish(ctx, { login: { accountId: user.accountId, ...signInSignals(afterFirstFactor(user.first?.methods, methods)) } }, false, interaction);
+  }
+
+  /**
+   * A provider vouched for her (federation-steps.ts): a strong sign-in there finishes hers; after
+   * a weak one she gives her second factor, or enrols where her tenant's rule makes her have one,
+   * as after a password.
+   */
+  async function federatedPassed(ctx: Context, interaction: FederationInteraction, app: AppRegistration, user: FederatedUser, strong: boolean): Promise<void> {
+    const passed: PasswordPassed = { uid: interaction.uid, accountId: user.accountId, tenant: user.tenant, hint: throttle.hint(user.username), first: user.first };
+    const address = setup.addressOf(ctx);
+    const finishable = interaction as unknown as FinishableInteraction;
+    if (!strong) {
+      const account = await accounts?.findAccount(user.accountId);
+      const enrol = account && (await enrolment.needed(account));
+      if (enrol) {
+        await enrolment.begin(ctx, interaction, { accountId: passed.accountId, tenant: passed.tenant, hint: passed.hint, first: passed.first }, enrol.reset);
+        return;
+      }
+      if (holdsSecondFactor(await factors.summary({ tenant: user.tenant, sub: user.accountId }))) {
+        interaction.lastSubmission = { [PASSWORD_PASSED]: passed } as InteractionResults;
+        await interaction.persist();
+        ctx.status = 303;
+        ctx.redirect(`${path}/${interaction.uid}`);
+        return;
+      }
+    }
+    await signedIn(ctx, app, passed, address, [], finishable);
   }
 
   /**
@@ -379,7 +448,12 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     if (interaction.uid !== uid || interaction.prompt.name !== 'login') throw new PageError(400, 'signInStepOver');
     const app = await appOf(interaction.params.client_id);
     if (app.tenant === undefined || !(await passkeyOnly(app.tenant))) throw new PageError(403, 'passkeyOnlyNotAllowed');
+    // SSO required: a passkey alone is no way around the tenant's provider (refused before it is read).
     const address = setup.addressOf(ctx);
+    if (await sso.offer(ctx, uid, app, app.tenant, 403, `${path}/${uid}`)) {
+      signInRefused(app, address, 'sso_required');
+      return;
+    }
     const outcome = await passkeySteps.alone(form, app.tenant);
     if (!outcome.accepted) {
       signInRefused(app, address, 'wrong_credentials');
@@ -441,6 +515,19 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
     },
   });
 
+  const federation = federationSteps(
+    { ...setup.federation, provider, path, apps, logger, brands: setup.brands, addressOf: setup.addressOf, audit: setup.audit },
+    { loginAgain: (ctx, uid, app, username, error, status) => loginAgain(ctx, uid, app, username, error, status), passed: federatedPassed },
+  );
+
+  /** POST `federate`: on to the organisation's identity provider (federation-steps.ts). */
+  async function federate(ctx: Context, uid: string, form: Form): Promise<void> {
+    const interaction = await details(ctx);
+    if (interaction.uid !== uid || interaction.prompt.name !== 'login') throw new PageError(400, 'signInStepOver');
+    const app = await appOf(interaction.params.client_id);
+    await federation.federate(ctx, interaction, app, form);
+  }
+
   /** POST `enrol` or `enrolled`: a step of the enrolment after the password. */
   async function enrolStep(ctx: Context, uid: string, step: 'enrol' | 'enrolled', form: Form): Promise<void> {
     const interaction = await details(ctx);
@@ -484,8 +571,18 @@ export function interactionHandlers(setup: InteractionSetup): Partial<Record<Rou
       const refusal = csrfTokens.refusal(ctx, form.get('csrf'));
       if (refusal) throw new PageError(403, refusal === 'other_site' ? 'formFromOtherSite' : 'formExpired');
       if (step === 'enrol' || step === 'enrolled') return enrolStep(ctx, uid!, step, form);
-      const handler = { login, 'second-factor': secondFactor, passkey: passkeySecondFactor, 'passkey-sign-in': passkeySignIn, confirm }[step!]!;
+      const handler = { login, 'second-factor': secondFactor, passkey: passkeySecondFactor, 'passkey-sign-in': passkeySignIn, confirm, federate }[step!]!;
       await handler(ctx, uid!, form);
     }),
+    // The provider's answer (src/endpoints/federation/): it finishes this module's sign-ins.
+    federationCallback: (ctx, { connection }) => page(ctx, () => federation.callback(ctx, connection ?? '')),
   };
+}
+
+/** An interaction finished without its cookie (the engine's model, as `finish` uses it). */
+interface FinishableInteraction {
+  result?: unknown;
+  exp: number;
+  returnTo: string;
+  save(ttl: number): Promise<unknown>;
 }

@@ -4,6 +4,7 @@ import { Sealer } from '../../records/sealed.js';
 import { browserRequestGuard } from '../../limits/browser-requests.js';
 import { ENGINE_ROW, GET, row, type EndpointModule, type ServerParts } from '../endpoint.js';
 import { endSessionHandler } from './end-session.js';
+import { upstreamSignOut } from './upstream-sign-out.js';
 
 /** A sign-out the engine completed: recorded with its user and tenant (src/engine/sign-out.ts). */
 function recordSignOuts(parts: ServerParts): void {
@@ -23,18 +24,35 @@ function recordSignOuts(parts: ServerParts): void {
  * behind the guard of browser requests, a browser that is not signed in answered here without
  * anything stored (src/endpoints/sign-out/end-session.ts). Browser pages: not in the document.
  */
-export const signOutEndpoints: EndpointModule<'endSession' | 'endSessionConfirm' | 'endSessionSuccess'> = {
+export const signOutEndpoints: EndpointModule<'endSession' | 'endSessionConfirm' | 'endSessionSuccess' | 'federationSignedOut'> = {
   routes: ({ oauth }) => [
     row({ name: 'endSession', path: `${oauth}/session/end`, methods: ['GET', 'POST'], group: 'sign_out', store: true, ...ENGINE_ROW }),
     row({ name: 'endSessionConfirm', path: `${oauth}/session/end/confirm`, methods: ['POST'], group: 'sign_out', store: true, ...ENGINE_ROW }),
     row({ name: 'endSessionSuccess', path: `${oauth}/session/end/success`, methods: GET, group: 'sign_out', store: false, ...ENGINE_ROW }),
+    // The way back from a tenant's identity provider after its sign-out (upstream-sign-out.ts).
+    row({ name: 'federationSignedOut', path: `${oauth}/federation/signed-out`, methods: GET, group: 'sign_out', store: false, refuse: 'page' }),
   ],
   operations: () => ({}),
   audits: ['session.ended'],
   handlers(parts) {
     const { settings, store, addressOf, logger, metrics, engine, look, cookieKeys } = parts;
     recordSignOuts(parts);
+    // After our sign-out, the provider's, where the user's connection asks for it (upstream-sign-out.ts).
+    const upstream = upstreamSignOut({
+      provider: engine.provider,
+      accounts: settings.accounts,
+      connections: parts.connections,
+      upstreams: parts.upstreams,
+      signedInThrough: parts.signedInThrough,
+      sealer: new Sealer(cookieKeys, 'talent-auth upstream sign-out'),
+      postLogoutRedirectUri: `${settings.baseUrl}${settings.pathPrefix}/oauth2/federation/signed-out`,
+      localizer: look.localizer,
+      logger,
+      counted: (outcome) => metrics?.upstreamSignOuts.inc({ outcome }),
+    });
     return {
+      endSessionConfirm: upstream.confirm,
+      federationSignedOut: upstream.signedOut,
       endSession: endSessionHandler({
         provider: engine.provider,
         look,

@@ -21,6 +21,32 @@ export interface Messages {
   /** Too many failed sign-ins; `seconds` to wait. */
   tooManyFailedSignIns: (seconds: number) => string;
 
+  // --- Enterprise sign-in (through the organisation's own identity provider)
+  /** The heading of the login page's section for it. */
+  federationHeading: string;
+  /** The label of its email field. */
+  workEmailLabel: string;
+  /** The button of one connection: "Continue with <name>". */
+  continueWith: (connection: string) => string;
+  /** An address no applicable connection owns (never says which tenant owns it). */
+  federationUsePassword: string;
+  /** The heading of the page of a failed sign-in through a provider. */
+  federationFailedHeading: string;
+  /** Its link back to the sign-in. */
+  federationBackToSignIn: string;
+  federationUnreachable: string;
+  federationTimeout: string;
+  federationMisconfigured: string;
+  federationRefusedByProvider: string;
+  federationCancelled: string;
+  federationInvalidAnswer: string;
+  federationNotThisBrowser: string;
+  federationExpired: string;
+  federationDomainNotAccepted: string;
+  federationNotForThisApp: string;
+  federationNoAccount: string;
+  federationConnectionGone: string;
+
   // --- The second-factor page (after the password, for a user with a second factor)
   /** Title and heading of the second-factor page. */
   secondFactorTitle: string;
@@ -51,6 +77,13 @@ export interface Messages {
   passkeyRefused: string;
   /** The tenant does not allow a passkey alone (403). */
   passkeyOnlyNotAllowed: string;
+
+  // --- SSO required (the tenant signs its users in through its identity provider)
+  // (Its title and heading: federationHeading; its buttons: continueWith; its link back: federationBackToSignIn.)
+  /** Names the organisation's identity provider(s). */
+  ssoRequiredIntro: (provider: string) => string;
+  /** Why there is no password field. */
+  ssoRequiredNoPassword: string;
 
   // --- The consent page
   consentTitle: string;
@@ -123,6 +156,8 @@ export interface Messages {
   signedOutOfApp: (app: string) => string;
   signedOutOfService: string;
   signedOutClose: string;
+  /** The way back from the organisation's sign-out was forged, altered or is too old. */
+  upstreamSignOutReturnInvalid: string;
 
   // --- Error pages
   errorTitle: string;
@@ -167,6 +202,24 @@ export const en: Messages = {
   signInButton: 'Sign in',
   wrongCredentials: 'Wrong username or password.',
   tooManyFailedSignIns: (seconds) => `Too many failed sign-ins. For your security, try again in ${wait(seconds)}.`,
+  federationHeading: 'Sign in through your organisation',
+  workEmailLabel: 'Work email',
+  continueWith: (connection) => `Continue with ${connection}`,
+  federationUsePassword: 'There is no organisation sign-in for this address. Sign in with your username and password.',
+  federationFailedHeading: 'Sign-in through your organisation failed',
+  federationBackToSignIn: 'Back to the sign-in',
+  federationUnreachable: "Your organisation's sign-in service could not be reached. Try again in a moment, or sign in with your password.",
+  federationTimeout: "Your organisation's sign-in service did not answer in time. Try again in a moment.",
+  federationMisconfigured: "Your organisation's sign-in service is not set up correctly for this sign-in. Ask your administrator.",
+  federationRefusedByProvider: "Your organisation's sign-in service refused the sign-in. Try again, or ask your administrator.",
+  federationCancelled: "The sign-in was cancelled at your organisation's sign-in service. Try again if you want to sign in.",
+  federationInvalidAnswer: "The answer of your organisation's sign-in service could not be verified. Try again; if it happens again, tell your administrator.",
+  federationNotThisBrowser: 'This sign-in was started in another browser or tab, or was already used. Start again from the sign-in.',
+  federationExpired: 'The sign-in at your organisation took too long. Start again from the sign-in.',
+  federationDomainNotAccepted: "The email address of your organisation's account is not one this sign-in accepts. Ask your administrator.",
+  federationNotForThisApp: "This organisation's sign-in cannot be used for this application.",
+  federationNoAccount: 'There is no account here for the identity your organisation confirmed. Ask your administrator.',
+  federationConnectionGone: "This organisation's sign-in is no longer set up. Sign in with your password, or ask your administrator.",
 
   secondFactorTitle: 'Two-step verification',
   secondFactorIntro: 'Enter the 6-digit code your authenticator app shows for this account, or one of your recovery codes.',
@@ -183,6 +236,8 @@ export const en: Messages = {
   passkeyNotUsed: 'The passkey was not used. Try again, or choose another way to sign in.',
   passkeyRefused: 'That passkey cannot sign you in here. Try again, or choose another way to sign in.',
   passkeyOnlyNotAllowed: 'Signing in with a passkey alone is not turned on for your organisation. Sign in with your username and password.',
+  ssoRequiredIntro: (provider) => `Your organisation signs you in through ${provider}.`,
+  ssoRequiredNoPassword: 'Your password is not used here: continue with your organisation\'s sign-in.',
 
   consentTitle: 'Allow access?',
   consentHeading: (app) => `Allow ${app} to access your account?`,
@@ -231,6 +286,7 @@ export const en: Messages = {
   signedOutOfApp: (app) => `You signed out of ${app} and this sign-in service.`,
   signedOutOfService: 'You signed out of this sign-in service.',
   signedOutClose: 'You can close this window.',
+  upstreamSignOutReturnInvalid: 'This link back from your organisation\'s sign-out is not valid or has expired. Nothing was done here. If you were signing out, you are signed out of this service: go back to the application.',
 
   errorTitle: 'Sign-in error',
   errorHeading: 'Sign-in cannot continue',

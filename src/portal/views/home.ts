@@ -131,6 +131,11 @@ ${clientsTable(view, setup.clients)}
 <p class="muted">${e(t.apps.lead)}</p>
 ${appsTable(view, setup.apps)}
 <p><a class="button primary" href="${view.base}/app-registrations/new">${e(t.apps.create)}</a></p>
+</section>
+<section aria-labelledby="connections-heading">
+<h2 id="connections-heading">${e(t.connections.heading)}</h2>
+<p class="muted">${e(t.connections.lead)}</p>
+<p><a href="${view.base}/connections">${e(t.connections.link)}</a></p>
 </section>${setup.platformApps ? `\n${platformAppsSection(view, setup.platformApps)}` : ''}${setup.events ? `
 <section aria-labelledby="activity-heading">
 <h2 id="activity-heading">${e(t.activity.heading)}</h2>

@@ -51,7 +51,7 @@ describe.each(STORE_KINDS)('tenant settings in the management API (%s store)', (
     const response = await settings();
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
-    expect(await response.json()).toEqual({ effective: { second_factor: 'required_for_permissions', passkey_only_sign_in: false } });
+    expect(await response.json()).toEqual({ effective: { second_factor: 'required_for_permissions', passkey_only_sign_in: false, sso: 'optional' } });
   });
 
   it('only to the management API\'s callers: 401 without a token, 403 for a token without the management right', async () => {
@@ -66,8 +66,8 @@ describe.each(STORE_KINDS)('tenant settings in the management API (%s store)', (
   it('PUT replaces the tenant\'s choices whole: stored, answered with what applies, audited with the fields changed; the same again changes nothing', async () => {
     const response = await put({ second_factor: 'required', passkey_only_sign_in: true });
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ second_factor: 'required', passkey_only_sign_in: true, effective: { second_factor: 'required', passkey_only_sign_in: true } });
-    expect(await (await settings()).json()).toEqual({ second_factor: 'required', passkey_only_sign_in: true, effective: { second_factor: 'required', passkey_only_sign_in: true } });
+    expect(await response.json()).toEqual({ second_factor: 'required', passkey_only_sign_in: true, effective: { second_factor: 'required', passkey_only_sign_in: true, sso: 'optional' } });
+    expect(await (await settings()).json()).toEqual({ second_factor: 'required', passkey_only_sign_in: true, effective: { second_factor: 'required', passkey_only_sign_in: true, sso: 'optional' } });
     const [event] = await changes('acme');
     expect(event).toMatchObject({
       type: 'tenant_settings.updated', tenant: 'acme', actor: { type: 'user', id: 'admin' }, target: { type: 'tenant', id: 'acme' },
@@ -79,15 +79,15 @@ describe.each(STORE_KINDS)('tenant settings in the management API (%s store)', (
     expect(await changes('acme')).toHaveLength(1);
 
     // Fields left out: no choice any more.
-    expect(await (await put({})).json()).toEqual({ effective: { second_factor: 'required_for_permissions', passkey_only_sign_in: false } });
+    expect(await (await put({})).json()).toEqual({ effective: { second_factor: 'required_for_permissions', passkey_only_sign_in: false, sso: 'optional' } });
     expect((await changes('acme'))[0]).toMatchObject({ details: { fields: ['secondFactor', 'passkeyOnlySignIn'], secondFactor: null, passkeyOnlySignIn: null } });
   });
 
   it('each tenant its own: globex\'s admin neither sees nor changes acme\'s', async () => {
     expect((await put({ second_factor: 'required' })).status).toBe(200);
-    expect(await (await settings({ as: 'other-admin' })).json()).toEqual({ effective: { second_factor: 'required', passkey_only_sign_in: false } });
+    expect(await (await settings({ as: 'other-admin' })).json()).toEqual({ effective: { second_factor: 'required', passkey_only_sign_in: false, sso: 'optional' } });
     expect((await put({ passkey_only_sign_in: true }, 'other-admin')).status).toBe(200);
-    expect(await (await settings()).json()).toEqual({ second_factor: 'required', effective: { second_factor: 'required', passkey_only_sign_in: false } });
+    expect(await (await settings()).json()).toEqual({ second_factor: 'required', effective: { second_factor: 'required', passkey_only_sign_in: false, sso: 'optional' } });
     expect((await changes('globex')).every((event) => event.actor.id === 'other-admin')).toBe(true);
     expect((await put({})).status).toBe(200);
   });
@@ -95,13 +95,32 @@ describe.each(STORE_KINDS)('tenant settings in the management API (%s store)', (
   it('a tenant asks for more than its host, never for less; the host\'s false forbids passkey-only sign-in', async () => {
     // globex's host: required, passkey-only forbidden.
     const weaker = await put({ second_factor: 'optional', passkey_only_sign_in: true }, 'other-admin');
-    expect(await weaker.json()).toEqual({ second_factor: 'optional', passkey_only_sign_in: true, effective: { second_factor: 'required', passkey_only_sign_in: false } });
+    expect(await weaker.json()).toEqual({ second_factor: 'optional', passkey_only_sign_in: true, effective: { second_factor: 'required', passkey_only_sign_in: false, sso: 'optional' } });
     // acme (host: nothing): optional does not loosen the default.
-    expect(await (await put({ second_factor: 'optional' })).json()).toEqual({ second_factor: 'optional', effective: { second_factor: 'required_for_permissions', passkey_only_sign_in: false } });
+    expect(await (await put({ second_factor: 'optional' })).json()).toEqual({ second_factor: 'optional', effective: { second_factor: 'required_for_permissions', passkey_only_sign_in: false, sso: 'optional' } });
     expect((await put({})).status).toBe(200);
   });
 
+  it('sso: the tenant may require its identity provider; required when the host or the tenant says so, audited', async () => {
+    const response = await put({ sso: 'required' });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ sso: 'required', effective: { second_factor: 'required_for_permissions', passkey_only_sign_in: false, sso: 'required' } });
+    expect((await changes('acme'))[0]).toMatchObject({ actor: { type: 'user', id: 'admin' }, details: { fields: ['sso'], sso: 'required' } });
+    expect(await server.auth.connections.list('acme')).toEqual([]);
+    // globex's host requires it: the tenant's optional does not undo that.
+    hostPolicies.set('globex', { secondFactor: 'required', passkeyOnlySignIn: false, sso: 'required' });
+    try {
+      expect(await (await put({ sso: 'optional' }, 'other-admin')).json()).toEqual({ sso: 'optional', effective: { second_factor: 'required', passkey_only_sign_in: false, sso: 'required' } });
+    } finally {
+      hostPolicies.set('globex', { secondFactor: 'required', passkeyOnlySignIn: false });
+      expect((await put({}, 'other-admin')).status).toBe(200);
+    }
+    expect(await (await put({})).json()).toEqual({ effective: { second_factor: 'required_for_permissions', passkey_only_sign_in: false, sso: 'optional' } });
+  });
+
   it.each<[string, string | object, string, number, string | undefined]>([
+    ['an unknown SSO rule', { sso: 'always' }, 'application/json', 400, 'sso'],
+    ['an SSO rule of another type', { sso: true }, 'application/json', 400, 'sso'],
     ['an unknown rule', { second_factor: 'sometimes' }, 'application/json', 400, 'second_factor'],
     ['a rule of another type', { second_factor: 2 }, 'application/json', 400, 'second_factor'],
     ['passkey-only not a boolean', { passkey_only_sign_in: 'yes' }, 'application/json', 400, 'passkey_only_sign_in'],
@@ -118,7 +137,7 @@ describe.each(STORE_KINDS)('tenant settings in the management API (%s store)', (
     const answer = await response.json() as { error: string; field?: string };
     expect(answer.error).toEqual(expect.any(String));
     if (field) expect(answer).toMatchObject({ error: 'invalid_request', field });
-    expect(await (await settings()).json()).toEqual({ effective: { second_factor: 'required_for_permissions', passkey_only_sign_in: false } });
+    expect(await (await settings()).json()).toEqual({ effective: { second_factor: 'required_for_permissions', passkey_only_sign_in: false, sso: 'optional' } });
     expect(await changes('acme')).toHaveLength(before.length);
   });
 });

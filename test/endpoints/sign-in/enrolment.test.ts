@@ -276,12 +276,12 @@ describe.each(STORE_KINDS)('enrolment after the password (%s store)', (kind) => 
     expect(tokens.claims()).toMatchObject({ amr: ['pwd'], acr: ACR_PASSWORD });
     expect(scopesOf(tokens)).toContain('manage.integrations');
     const before = await api('tenant-settings', tokens.access_token);
-    expect(await before.json()).toEqual({ effective: { second_factor: 'optional', passkey_only_sign_in: false } });
+    expect(await before.json()).toEqual({ effective: { second_factor: 'optional', passkey_only_sign_in: false, sso: 'optional' } });
 
     // Her tenant now asks a second factor of its admins (stricter than the host's optional: applies).
     const put = await api('tenant-settings', tokens.access_token, { method: 'PUT', body: { second_factor: 'required_for_permissions' } });
     expect(put.status).toBe(200);
-    expect(await put.json()).toEqual({ second_factor: 'required_for_permissions', effective: { second_factor: 'required_for_permissions', passkey_only_sign_in: false } });
+    expect(await put.json()).toEqual({ second_factor: 'required_for_permissions', effective: { second_factor: 'required_for_permissions', passkey_only_sign_in: false, sso: 'optional' } });
 
     // The refresh keeps the password-only sign-in: no management right in it any more.
     const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);

@@ -1,0 +1,351 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createRedisStore } from '../../adapters/redis/index.js';
+import type { Store } from '../../adapters/types.js';
+import { PORTAL_REAUTH_SECONDS, PORTAL_SESSION_SECONDS } from '../../policies/lifetimes.js';
+import { Connections } from '../../src/federation/connections.js';
+import { createAuthServer, type AuthServer } from '../../src/index.js';
+import { Sealer } from '../../src/records/sealed.js';
+import { TENANT_SETTINGS } from '../../src/records/tenant-settings.js';
+import { PortalSessions } from '../../src/portal/sessions.js';
+import { testAccounts } from '../support/accounts.js';
+import { accessibilityViolations } from '../support/axe.js';
+import { launchChromium } from '../support/chromium.js';
+import { capturingLogger, demoApis } from '../support/fixtures.js';
+import { startRedis, type RedisServer, redisContents } from '../support/redis.js';
+
+/**
+ * The portal's "Sign-in providers" (src/portal/connections.ts) in headless Chromium on Redis: an
+ * admin adds, edits and deletes her organisation's identity providers and sets its SSO rule, with
+ * the keyboard; the client secret is write-only (never in a page, a URL, a log line or the store in
+ * clear); each provider's own redirect URI is on the page to copy once it is saved (none before);
+ * a refused field is shown at its input; adding, changing and deleting need a recent sign-in; a user without the permission gets the permission's page; another
+ * organisation's provider is "gone". axe-core WCAG A/AA on every page, in English, German and
+ * French; no CSP report, nothing fetched elsewhere.
+ */
+
+const SLOW = 120_000;
+const TEST_TIMEOUT = 120_000;
+const STEP = 20_000;
+const COOKIE_KEY = 'a-cookie-key-of-the-portal-connection-tests-01';
+const SECRET = 'okta-secret-typed-in-the-portal-4b8d2f6a0c';
+const NEW_SECRET = 'okta-secret-replaced-in-the-portal-9e1c3a5b';
+const user = (sub: string, name: string, tenant: string, permissions: string[] = []) => ({
+  sub, password: `${sub}-password`, tenant, claims: { name }, ...(permissions.length ? { permissions } : { scopes: ['scim.read'] }),
+});
+const USERS = [
+  user('ada', 'Ada Admin', 'acme', ['integration_setup']), user('ben', 'Ben Reader', 'acme'),
+  user('dora', 'Dora Dietrich', 'acme', ['integration_setup']), user('fleur', 'Fleur Faure', 'acme', ['integration_setup']),
+  user('gil', 'Gil Globex', 'globex', ['integration_setup']),
+];
+
+describe('the Sign-in providers page of the portal, in Chromium', () => {
+  let launching: Promise<Browser> | undefined;
+  let browser: Browser;
+  let redis: RedisServer;
+  let http: Server;
+  let auth: AuthServer;
+  let origin: string;
+  let store: Store;
+  let sessions: PortalSessions;
+  /** The server's view of the secrets (no factorKeys: sealed under the cookie key). */
+  let sealed: Connections;
+  let context: BrowserContext | undefined;
+  let page: Page;
+  let problems: string[];
+  const requested: string[] = [];
+  let logLines: string[] = [];
+
+  beforeAll(async () => {
+    launching = launchChromium(SLOW);
+    redis = await startRedis();
+    http = createServer();
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    origin = `http://localhost:${(http.address() as AddressInfo).port}`;
+    const { lines, logger } = capturingLogger();
+    logLines = lines;
+    auth = await createAuthServer({
+      baseUrl: origin, apis: demoApis, logger, rateLimits: { authorize: false },
+      store: { type: 'redis', url: redis.url }, accounts: testAccounts(USERS), cookieKeys: [COOKIE_KEY], portal: { enabled: true },
+      // The admins here sign in with the password alone (the default rule would have them enrol a factor first).
+      tenantPolicy: () => ({ secondFactor: 'optional' }),
+    });
+    http.on('request', auth.app.callback());
+    store = await createRedisStore({ url: redis.url });
+    sessions = new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), [COOKIE_KEY], PORTAL_SESSION_SECONDS);
+    sealed = new Connections(store.records, new Sealer([COOKIE_KEY], 'connection-secrets'));
+    browser = await launching;
+  }, SLOW);
+
+  afterAll(async () => {
+    await (await launching?.catch(() => undefined))?.close();
+    await store?.close();
+    http?.closeAllConnections();
+    await new Promise((resolve) => http?.close(resolve));
+    await auth?.close();
+    await redis?.stop();
+  }, SLOW);
+
+  beforeEach(() => {
+    problems = [];
+  });
+
+  afterEach(async () => {
+    await context?.close();
+    context = undefined;
+    expect(requested.filter((url) => !url.startsWith(origin))).toEqual([]);
+    expect(problems).toEqual([]);
+    for (const tenant of ['acme', 'globex']) for (const connection of await auth.connections.list(tenant)) await auth.connections.delete(connection.id);
+    // A test that stopped half-way leaves no SSO rule behind for the next one.
+    for (const tenant of ['acme', 'globex']) await store.records.delete(TENANT_SETTINGS, tenant);
+  }, SLOW);
+
+  async function open(locale = 'en-US'): Promise<Page> {
+    context = await browser.newContext({ locale, viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(STEP);
+    context.setDefaultNavigationTimeout(STEP);
+    page = await context.newPage();
+    page.on('request', (request) => requested.push(request.url()));
+    page.on('console', (message) => {
+      const text = message.text();
+      if (/Content Security Policy/i.test(text) || (message.type() === 'error' && !text.startsWith('Failed to load resource: the server responded with a status of 4'))) problems.push(text);
+    });
+    page.on('pageerror', (error) => problems.push(String(error)));
+    return page;
+  }
+
+  const accessible = async () => expect(await accessibilityViolations(page)).toEqual([]);
+
+  const focused = () => page.evaluate(() => {
+    const element = (globalThis as unknown as { document: { activeElement: { id: string; textContent: string | null } | null } }).document.activeElement;
+    return `${element?.id ?? ''} ${element?.textContent ?? ''}`.trim();
+  });
+
+  /** Presses Tab until the focused element's id or text matches (keyboard only). */
+  async function tabTo(name: string | RegExp, limit = 80): Promise<void> {
+    for (let presses = 0; presses < limit; presses += 1) {
+      await page.keyboard.press('Tab');
+      const now = await focused();
+      if (typeof name === 'string' ? now.includes(name) : name.test(now)) return;
+    }
+    throw new Error(`never focused ${String(name)}`);
+  }
+
+  async function passwordAndConsent(sub: string): Promise<void> {
+    await page.locator('#username').waitFor();
+    await page.locator('#username').fill(sub);
+    await page.locator('#password').fill(`${sub}-password`);
+    await page.keyboard.press('Enter');
+    const allow = page.locator('button[value="allow"]');
+    const signedIn = page.locator('form[action="/portal/logout"]');
+    await Promise.race([allow.waitFor(), signedIn.waitFor()]);
+    if (await allow.isVisible()) await allow.click();
+    await signedIn.waitFor();
+  }
+
+  async function signIn(sub: string): Promise<void> {
+    await page.goto(`${origin}/portal/login`);
+    await passwordAndConsent(sub);
+  }
+
+  async function staleSignIn(): Promise<void> {
+    const id = (await context!.cookies()).find((cookie) => cookie.name === 'portal_session')!.value;
+    const session = (await sessions.get(id))!;
+    await sessions.save(id, { ...session, authTime: Math.floor(Date.now() / 1000) - PORTAL_REAUTH_SECONDS - 30 });
+  }
+
+  /** Every key and value in Redis, as text. */
+  async function everythingIn(): Promise<string> {
+    // The inspection client is disconnected by redis.stop().
+    return redisContents(redis.client());
+  }
+
+  it('ada adds a provider with the keyboard: its own redirect URI to copy once saved, a refused issuer at its input, a sign-in again, the secret never shown again', async () => {
+    await open();
+    await signIn('ada');
+    await tabTo('Manage sign-in providers');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${origin}/portal/connections`);
+    await page.getByRole('heading', { name: 'Sign-in providers' }).waitFor();
+    expect(await page.getByText('No sign-in provider is connected.').count()).toBe(1);
+    // No redirect URI for all: each provider has its own, once it exists.
+    expect(await page.locator('input[readonly]').count()).toBe(0);
+    expect(await page.content()).not.toContain('/oauth2/federation/callback');
+    await accessible();
+
+    await tabTo('Add a sign-in provider');
+    await page.keyboard.press('Enter');
+    await page.locator('#connection-name').waitFor();
+    expect(await page.locator('#connection-redirect-uri').count()).toBe(0);
+    expect(await page.getByText('The redirect URI to register at the provider is shown once the provider is saved').count()).toBe(1);
+    await accessible();
+    await page.locator('#connection-name').focus();
+    await page.keyboard.type('Acme Okta');
+    await page.keyboard.press('Tab');
+    // Our own machine: the operator's, never a tenant's.
+    await page.keyboard.type('http://127.0.0.1:4455');
+    await page.locator('#connection-client-id').fill('okta-client');
+    await page.locator('#connection-secret').fill(SECRET);
+    await page.locator('#connection-domains').fill('acme.example\nacme-corp.example');
+    await page.locator('#connection-claims').fill('email=upn');
+    await tabTo('Add a sign-in provider');
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').first().waitFor();
+    expect(await page.locator('#connection-issuer').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#connection-issuer-error').textContent()).toMatch(/https/);
+    // Kept as typed, but the secret: never sent back to the browser.
+    expect(await page.locator('#connection-name').inputValue()).toBe('Acme Okta');
+    expect(await page.locator('#connection-secret').inputValue()).toBe('');
+    expect(await page.content()).not.toContain(SECRET);
+    await accessible();
+    expect(await auth.connections.list('acme')).toEqual([]);
+
+    // Adding a provider needs a recent sign-in: kept meanwhile, done after the sign-in again.
+    await staleSignIn();
+    await page.locator('#connection-issuer').fill('https://acme.okta.com');
+    await page.locator('#connection-secret').fill(SECRET);
+    await page.locator('#connection-secret').press('Enter');
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    expect(await auth.connections.list('acme')).toEqual([]);
+    await accessible();
+    // Its button has the focus: Enter leads on.
+    expect(await focused()).toBe('Sign in again');
+    await page.keyboard.press('Enter');
+    await passwordAndConsent('ada');
+    await page.getByText('Sign-in provider Acme Okta added.').waitFor();
+    const [created] = await auth.connections.list('acme');
+    const redirectUri = `${origin}/oauth2/federation/callback/${created!.id}`;
+    // The page she lands on names its redirect URI: in the notice, and at its row (read-only,
+    // named after the provider, reached with the keyboard).
+    expect(await page.getByText(`Register its redirect URI at the provider: ${redirectUri}`).count()).toBe(1);
+    const listed = page.getByRole('textbox', { name: 'Redirect URI of Acme Okta' });
+    expect(await listed.inputValue()).toBe(redirectUri);
+    expect(await listed.getAttribute('readonly')).not.toBeNull();
+    await tabTo(`redirect-uri-${created!.id}`);
+    await page.keyboard.type('x');
+    expect(await listed.inputValue()).toBe(redirectUri);
+    expect(created).toMatchObject({ name: 'Acme Okta', issuer: 'https://acme.okta.com', clientId: 'okta-client', domains: ['acme.example', 'acme-corp.example'], claimMapping: { email: 'upn' }, hasClientSecret: true });
+    expect((await sealed.forSignIn(created!.id))?.clientSecret).toBe(SECRET);
+    expect(await page.getByRole('cell', { name: 'Kept (never shown)' }).count()).toBe(1);
+    await accessible();
+    const [event] = (await auth.audit.list({ tenant: 'acme', type: 'connection.created' })).events;
+    expect(event).toMatchObject({ actor: { type: 'user', id: 'ada' } });
+
+    // Nowhere but typed: not in a page, a URL, a log line, the store in clear.
+    expect(await page.content()).not.toContain(SECRET);
+    const written = [...requested, ...logLines].join('\n');
+    expect(written).not.toContain(SECRET);
+    const stored = await everythingIn();
+    expect(stored).toContain(created!.id);
+    expect(stored).not.toContain(SECRET);
+  }, TEST_TIMEOUT);
+
+  it('ada edits a provider: the secret kept when left empty, replaced when typed; SSO required; deleting after a sign-in again', async () => {
+    const created = await auth.connections.create({ tenant: 'acme', name: 'Acme Entra', issuer: 'https://login.microsoftonline.com/acme/v2.0', clientId: 'entra', clientSecret: SECRET, domains: ['acme.example'] });
+    await open();
+    await signIn('ada');
+    await page.goto(`${origin}/portal/connections`);
+    expect(await page.getByRole('textbox', { name: 'Redirect URI of Acme Entra' }).inputValue()).toBe(`${origin}/oauth2/federation/callback/${created.id}`);
+    await page.getByRole('link', { name: 'Edit Acme Entra' }).click();
+    await page.locator('#connection-name').waitFor();
+    // Its own redirect URI, to copy.
+    expect(await page.getByLabel('Redirect URI to register at the provider').inputValue()).toBe(`${origin}/oauth2/federation/callback/${created.id}`);
+    expect(await page.locator('#connection-secret').inputValue()).toBe('');
+    expect(await page.getByText('A secret is kept; it is never shown.').count()).toBe(1);
+    await accessible();
+    await page.locator('#connection-name').fill('Entra ID');
+    await page.getByRole('checkbox', { name: 'Signing out of the platform also signs out at the provider' }).check();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Sign-in provider Entra ID saved.').waitFor();
+    expect(await auth.connections.get(created.id)).toMatchObject({ name: 'Entra ID', signOutUpstream: true, hasClientSecret: true });
+    expect((await sealed.forSignIn(created.id))?.clientSecret).toBe(SECRET);
+
+    // Changing a provider needs a recent sign-in too: nothing changes before it.
+    await page.getByRole('link', { name: 'Edit Entra ID' }).click();
+    await page.locator('#connection-secret').fill(NEW_SECRET);
+    await staleSignIn();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    expect((await sealed.forSignIn(created.id))?.clientSecret).toBe(SECRET);
+    await page.getByRole('button', { name: 'Sign in again' }).click();
+    await passwordAndConsent('ada');
+    await page.getByText('Sign-in provider Entra ID saved.').waitFor();
+    expect((await sealed.forSignIn(created.id))?.clientSecret).toBe(NEW_SECRET);
+    expect(await page.content()).not.toContain(NEW_SECRET);
+
+    // The SSO rule, with the keyboard.
+    await page.getByRole('radio', { name: 'Required' }).focus();
+    await page.keyboard.press('Space');
+    await tabTo('Save the sign-on rule');
+    await page.keyboard.press('Enter');
+    await page.getByText('Single sign-on is required.').waitFor();
+    expect(await page.getByRole('radio', { name: 'Required' }).isChecked()).toBe(true);
+    const [settings] = (await auth.audit.list({ tenant: 'acme', type: 'tenant_settings.updated' })).events;
+    expect(settings).toMatchObject({ actor: { type: 'user', id: 'ada' }, details: { sso: 'required' } });
+    await accessible();
+    // Back to optional: under "required" her password no longer signs her in while the tenant has a
+    // provider (she would sign in again through Entra ID, which this test does not run).
+    await page.getByRole('radio', { name: 'Optional' }).check();
+    await page.getByRole('button', { name: 'Save the sign-on rule' }).click();
+    await page.getByText('Single sign-on is optional.').waitFor();
+
+    // Deleting: a confirmation, then (a sign-in that is not recent) the sign-in again first.
+    await staleSignIn();
+    await page.getByRole('link', { name: 'Delete Entra ID' }).click();
+    await page.getByRole('heading', { name: 'Delete sign-in provider Entra ID?' }).waitFor();
+    await accessible();
+    await page.getByRole('button', { name: 'Delete Entra ID' }).click();
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    expect(await auth.connections.get(created.id)).toBeDefined();
+    await page.getByRole('button', { name: 'Sign in again' }).click();
+    await passwordAndConsent('ada');
+    await page.getByText('Sign-in provider Entra ID deleted.').waitFor();
+    expect(await auth.connections.get(created.id)).toBeUndefined();
+    await accessible();
+  }, TEST_TIMEOUT);
+
+  it('without the permission: the permission\'s page; another organisation\'s provider is gone', async () => {
+    const theirs = await auth.connections.create({ tenant: 'acme', name: 'Acme Okta', issuer: 'https://acme.okta.com', clientId: 'okta', clientSecret: SECRET, domains: [] });
+    await open();
+    await signIn('ben');
+    const forbidden = await page.goto(`${origin}/portal/connections`);
+    expect(forbidden!.status()).toBe(403);
+    await page.getByText("You need the permission 'Create and update integration setup'").waitFor();
+    await accessible();
+    await context!.close();
+
+    await open();
+    await signIn('gil');
+    await page.goto(`${origin}/portal/connections/${theirs.id}`);
+    await page.getByText('It no longer exists.').waitFor();
+    await page.goto(`${origin}/portal/connections`);
+    expect(await page.getByText('No sign-in provider is connected.').count()).toBe(1);
+    expect(await page.content()).not.toContain('Acme Okta');
+  }, TEST_TIMEOUT);
+
+  it.each([
+    ['de-DE', 'dora', 'Anmeldeanbieter', 'Anmeldeanbieter hinzufügen', 'Weiterleitungs-URI von Acme Okta'],
+    ['fr-FR', 'fleur', 'Fournisseurs de connexion', 'Ajouter un fournisseur de connexion', 'URI de redirection de Acme Okta'],
+  ])('%s: the list and the form in the language, accessible', async (locale, sub, heading, add, redirect) => {
+    const created = await auth.connections.create({ tenant: 'acme', name: 'Acme Okta', issuer: 'https://acme.okta.com', clientId: 'okta', clientSecret: SECRET, domains: ['acme.example'] });
+    await open(locale);
+    await signIn(sub);
+    await page.goto(`${origin}/portal/connections`);
+    await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+    expect(await page.locator('html').getAttribute('lang')).toBe(locale.slice(0, 2));
+    expect(await page.getByLabel(redirect).inputValue()).toBe(`${origin}/oauth2/federation/callback/${created.id}`);
+    await accessible();
+    await page.getByRole('link', { name: add }).click();
+    await page.locator('#connection-name').waitFor();
+    await accessible();
+    await page.locator('#connection-issuer').fill('https://sso.acme.example');
+    await page.locator('#connection-client-id').fill('x');
+    await page.locator('#connection-claims').fill('not a mapping');
+    await page.locator('#connection-client-id').press('Enter');
+    await page.getByRole('alert').first().waitFor();
+    expect(await page.locator('#connection-name').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#connection-claims').getAttribute('aria-invalid')).toBe('true');
+    await accessible();
+  }, TEST_TIMEOUT);
+});
