@@ -5,6 +5,13 @@ import { validateBackchannelLogoutUri } from '../../policies/backchannel-logout.
 import { validateRedirectUris } from '../../policies/redirect-uris.js';
 import { pkceAtRegistration } from '../../policies/pkce.js';
 import { ValidationError } from '../../policies/errors.js';
+import {
+  CLIENT_AUTHENTICATION_FIELDS,
+  validateClientAuthentication,
+  type ClientAuthentication,
+  type ClientJwks,
+  type TokenEndpointAuthMethod,
+} from '../../policies/client-keys.js';
 import { changeRecord, changedFields } from './change.js';
 import { digestSecret, generateSecret } from './secrets.js';
 import { displayDescription, displayName, parseInput } from './validation.js';
@@ -55,6 +62,16 @@ export interface AppRegistration {
   postLogoutRedirectUris: string[];
   /** The app's back-channel logout endpoint: told by a signed logout token when its user signs out. */
   backchannelLogoutUri?: string;
+  /**
+   * A confidential app's way to authenticate at the token endpoint: its secret
+   * (`client_secret_basic`) or an assertion signed by its own private key (`private_key_jwt`,
+   * RFC 7523) checked with `jwks` or the keys at `jwksUri`. Absent for a public app (it has none).
+   */
+  tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
+  /** A private_key_jwt app's public keys, when registered as a key set. */
+  jwks?: ClientJwks;
+  /** Where our server fetches a private_key_jwt app's public keys, when registered as a URL. */
+  jwksUri?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -63,7 +80,7 @@ export interface AppRegistration {
 export interface StoredAppRegistration extends Omit<AppRegistration, 'postLogoutRedirectUris' | 'resourceServer'> {
   postLogoutRedirectUris?: string[];
   resourceServer?: boolean;
-  /** Only confidential apps have one. */
+  /** Only confidential Basic apps have one (records older than `tokenEndpointAuthMethod` are Basic). */
   secretDigest?: string;
 }
 
@@ -93,6 +110,17 @@ export interface AppRegistrationInput {
    * (policies/backchannel-logout.ts).
    */
   backchannelLogoutUri?: string;
+  /**
+   * Confidential apps: `client_secret_basic` (the default: a secret is generated) or
+   * `private_key_jwt` (no secret; `jwks` or `jwksUri`, not both). In an update, a change to
+   * `client_secret_basic` generates a secret (returned once) and a change to `private_key_jwt`
+   * deletes it; a change of client type starts from the default.
+   */
+  tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
+  /** A private_key_jwt app's public keys (`{ keys: [...] }`). */
+  jwks?: ClientJwks;
+  /** The https URL of a private_key_jwt app's public keys: a tenant's app names a public host. */
+  jwksUri?: string;
 }
 
 /** What `appRegistrations.update()` takes: any field but the tenant; absent fields stay as they are. */
@@ -118,11 +146,15 @@ export const APP_REGISTRATION_FIELDS = {
 };
 const createSchema = z.object({
   ...APP_REGISTRATION_FIELDS,
+  ...CLIENT_AUTHENTICATION_FIELDS,
+  tokenEndpointAuthMethod: CLIENT_AUTHENTICATION_FIELDS.tokenEndpointAuthMethod.optional(),
+  jwks: CLIENT_AUTHENTICATION_FIELDS.jwks.optional(),
+  jwksUri: CLIENT_AUTHENTICATION_FIELDS.jwksUri.optional(),
   postLogoutRedirectUris: APP_REGISTRATION_FIELDS.postLogoutRedirectUris.optional(),
   backchannelLogoutUri: APP_REGISTRATION_FIELDS.backchannelLogoutUri.optional(),
   tenant: text.optional(),
 }).strict();
-const patchSchema = z.object(APP_REGISTRATION_FIELDS).partial().strict();
+const patchSchema = z.object({ ...APP_REGISTRATION_FIELDS, ...CLIENT_AUTHENTICATION_FIELDS }).partial().strict();
 
 /** The web origin of a redirect URI (https or loopback http), or undefined for a deep link. */
 export function webOrigin(uri: string): string | undefined {
@@ -181,8 +213,9 @@ export class AppRegistrations {
     const parsed = parseInput(createSchema, input, 'appRegistration');
     const redirectUris = validateRedirectUris(parsed.redirectUris);
     const now = new Date().toISOString();
-    const clientSecret = parsed.clientType === 'confidential' ? generateSecret() : undefined;
-    const stored = newRecord(randomUUID(), parsed, redirectUris, now, now, clientSecret ? digestSecret(clientSecret) : undefined);
+    const authentication = appAuthentication(parsed.clientType, parsed, parsed.tenant);
+    const clientSecret = authentication?.tokenEndpointAuthMethod === 'client_secret_basic' ? generateSecret() : undefined;
+    const stored = { ...newRecord(randomUUID(), parsed, redirectUris, now, now, clientSecret ? digestSecret(clientSecret) : undefined), ...authentication };
     await this.engineCheck(stored);
     await this.audited('app_registration.created', by, stored, { name: stored.name, client_type: stored.clientType, redirect_uris: stored.redirectUris });
     await this.records.put(APP_REGISTRATION, stored.clientId, ALL_APPS, stored);
@@ -268,8 +301,20 @@ export class AppRegistrations {
       typeChanged = clientType !== stored.clientType;
       // A type change starts from the type's default: public apps always use PKCE.
       const pkce = parsed.pkceEnabled ?? (clientType !== stored.clientType ? true : stored.pkceEnabled);
-      clientSecret = becomesConfidential ? generateSecret() : undefined;
-      const { secretDigest: _previous, ...rest } = stored;
+      // A change of client type starts from the default method; new keys replace the old ones.
+      const before = stored.clientType === 'confidential' ? stored.tokenEndpointAuthMethod ?? 'client_secret_basic' : undefined;
+      const method = parsed.tokenEndpointAuthMethod ?? (typeChanged ? undefined : before);
+      const changesKeys = parsed.jwks !== undefined || parsed.jwksUri !== undefined;
+      const authentication = appAuthentication(
+        clientType,
+        changesKeys || method !== 'private_key_jwt'
+          ? { tokenEndpointAuthMethod: method, jwks: parsed.jwks, jwksUri: parsed.jwksUri }
+          : { tokenEndpointAuthMethod: method, jwks: stored.jwks, jwksUri: stored.jwksUri },
+        stored.tenant,
+      );
+      const basic = authentication?.tokenEndpointAuthMethod === 'client_secret_basic';
+      clientSecret = basic && (becomesConfidential || before !== 'client_secret_basic') ? generateSecret() : undefined;
+      const { secretDigest: _previous, tokenEndpointAuthMethod: _method, jwks: _jwks, jwksUri: _jwksUri, ...rest } = stored;
       const changed: StoredAppRegistration = {
         ...rest,
         ...(parsed.name !== undefined ? { name: parsed.name } : {}),
@@ -282,9 +327,8 @@ export class AppRegistrations {
         clientType,
         pkceEnabled: pkceAtRegistration(clientType, pkce, redirectUris),
         updatedAt: new Date().toISOString(),
-        ...(clientType === 'confidential'
-          ? { secretDigest: clientSecret ? digestSecret(clientSecret) : stored.secretDigest }
-          : {}),
+        ...authentication,
+        ...(basic ? { secretDigest: clientSecret ? digestSecret(clientSecret) : stored.secretDigest } : {}),
       };
       if (parsed.description !== undefined) {
         if (parsed.description) changed.description = parsed.description;
@@ -297,7 +341,14 @@ export class AppRegistrations {
       }
       await this.engineCheck(changed);
       // The fields it changes, not every field sent (a form sends them all).
-      if (!audited) await this.audited('app_registration.updated', by, stored, { fields: changedFields(Object.keys(parsed), stored, changed) });
+      if (!audited) {
+        // A change of method is a change of how the app proves itself: said with both ends.
+        const methodChange = before !== changed.tokenEndpointAuthMethod
+          ? { token_endpoint_auth_method: { from: before ?? 'none', to: changed.tokenEndpointAuthMethod ?? 'none' } }
+          : {};
+        const beforeFields = before ? { ...stored, tokenEndpointAuthMethod: before } : stored;
+        await this.audited('app_registration.updated', by, stored, { fields: changedFields(Object.keys(parsed), beforeFields, changed), ...methodChange });
+      }
       audited = true;
       return changed;
     });
@@ -315,6 +366,9 @@ export class AppRegistrations {
     await changeRecord<StoredAppRegistration>(this.records, APP_REGISTRATION, clientId, 'app registration', async (stored) => {
       if (stored.clientType !== 'confidential') {
         throw new ValidationError('clientType', 'public apps have no secret; change the client type to confidential first');
+      }
+      if (stored.tokenEndpointAuthMethod === 'private_key_jwt') {
+        throw new ValidationError('tokenEndpointAuthMethod', 'a private_key_jwt app has no secret to rotate: register new public keys instead');
       }
       if (!audited) await this.audited('app_registration.secret_rotated', by, stored);
       audited = true;
@@ -364,10 +418,30 @@ function newRecord(clientId: string, parsed: z.output<typeof createSchema>, redi
   };
 }
 
+/**
+ * The authentication of an app of `clientType` from its input: a public app has none (and takes no
+ * keys), a confidential app Basic unless it asks for private_key_jwt. A tenant's app names a
+ * public host as its `jwksUri`; the operator's may name a loopback one.
+ */
+function appAuthentication(
+  clientType: ClientType,
+  input: Parameters<typeof validateClientAuthentication>[0],
+  tenant: string | undefined,
+): ClientAuthentication | undefined {
+  if (clientType === 'public') {
+    for (const field of ['tokenEndpointAuthMethod', 'jwks', 'jwksUri'] as const) {
+      if (input[field] !== undefined) throw new ValidationError(field, 'a public app does not authenticate at the token endpoint: only a confidential app has a method and keys');
+    }
+    return undefined;
+  }
+  return validateClientAuthentication(input, tenant === undefined ? 'operator' : 'tenant');
+}
+
 function toPublic({ secretDigest: _digest, ...record }: StoredAppRegistration): AppRegistration {
-  // Records stored before the fields existed: not open to all tenants, no post-logout URIs.
+  // Records stored before the fields existed: not open to all tenants, no post-logout URIs, Basic.
   return {
     ...record,
+    ...(record.clientType === 'confidential' ? { tokenEndpointAuthMethod: record.tokenEndpointAuthMethod ?? 'client_secret_basic' } : {}),
     openToAllTenants: record.openToAllTenants === true,
     resourceServer: record.resourceServer === true,
     postLogoutRedirectUris: record.postLogoutRedirectUris ?? [],

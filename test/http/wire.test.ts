@@ -61,7 +61,7 @@ describe('the wire (src/http/wire.ts)', () => {
   });
 
   it('what goes out matches the schemas the document publishes', () => {
-    const client = { clientId: ID, tenant: 't', name: 'n', category: 'c', resources: { scim: { scopes: ['scim.read'] } }, createdAt: at, updatedAt: at };
+    const client = { clientId: ID, tenant: 't', name: 'n', category: 'c', resources: { scim: { scopes: ['scim.read'] } }, tokenEndpointAuthMethod: 'client_secret_basic' as const, createdAt: at, updatedAt: at };
     expect(ClientConfigurationBody.parse(clientWire(client))).toBeDefined();
     expect(ClientConfigurationCreated.parse(clientWire({ ...client, clientSecret: SECRET }))).toHaveProperty('client_secret', SECRET);
     expect(() => ClientConfigurationBody.parse(clientWire({ ...client, clientSecret: SECRET }))).toThrow();
