@@ -35,6 +35,9 @@ export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'private_key_
 /** The algorithms a client may sign its assertions with (no secret-based algorithm). */
 export const CLIENT_ASSERTION_ALGS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
 
+/** The longest an assertion may live (its `exp` from now): what its single-use record is kept for. */
+export const MAX_ASSERTION_SECONDS = 300;
+
 /** At most this many keys in a client's key set (two during a rotation, with room to spare). */
 export const MAX_CLIENT_KEYS = 10;
 

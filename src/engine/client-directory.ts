@@ -1,5 +1,6 @@
 import type { EngineAdapter, EnginePayload, RecordStore } from '../../adapters/types.js';
 import { ValidationError } from '../../policies/errors.js';
+import type { ClientJwks, TokenEndpointAuthMethod } from '../../policies/client-keys.js';
 import { APP_REGISTRATION, type StoredAppRegistration } from '../records/app-registrations.js';
 import {
   CLIENT_CONFIGURATION,
@@ -12,16 +13,30 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Client metadata properties we add to the engine's (RFC 7591 names plus these). */
 export const EXTRA_CLIENT_METADATA = ['tenant', 'constraints', 'pkce_enabled', 'first_party', 'open_to_all_tenants', 'resource_server'] as const;
 
+/**
+ * How a client authenticates, as engine metadata: Basic with its secret's digest, or
+ * private_key_jwt with its keys (inline or by URL) and no secret at all.
+ */
+function authenticationMetadata(record: { tokenEndpointAuthMethod?: TokenEndpointAuthMethod | undefined; jwks?: ClientJwks | undefined; jwksUri?: string | undefined; secretDigest?: string | undefined }): EnginePayload {
+  if (record.tokenEndpointAuthMethod === 'private_key_jwt') {
+    return {
+      token_endpoint_auth_method: 'private_key_jwt',
+      ...(record.jwks ? { jwks: record.jwks } : {}),
+      ...(record.jwksUri ? { jwks_uri: record.jwksUri } : {}),
+    };
+  }
+  return { token_endpoint_auth_method: 'client_secret_basic', ...(record.secretDigest ? { client_secret: record.secretDigest } : {}) };
+}
+
 /** A client configuration as oidc-provider client metadata. The secret stays a digest. */
 export function clientConfigurationMetadata(record: StoredClientConfiguration): EnginePayload {
   return {
     client_id: record.clientId,
     client_name: record.name,
-    client_secret: record.secretDigest,
     grant_types: ['client_credentials'],
     response_types: [],
     redirect_uris: [],
-    token_endpoint_auth_method: 'client_secret_basic',
+    ...authenticationMetadata(record),
     scope: Object.values(record.resources).flatMap((resource) => resource.scopes).join(' '),
     tenant: record.tenant,
     constraints: constraintsOf(record.resources),
@@ -40,7 +55,7 @@ export function appRegistrationMetadata(app: StoredAppRegistration): EnginePaylo
   return {
     client_id: app.clientId,
     client_name: app.name,
-    ...(confidential && app.secretDigest ? { client_secret: app.secretDigest } : {}),
+    ...(confidential ? authenticationMetadata(app) : { token_endpoint_auth_method: 'none' }),
     grant_types: confidential ? ['authorization_code', 'refresh_token'] : ['authorization_code'],
     response_types: ['code'],
     redirect_uris: app.redirectUris,
@@ -48,7 +63,6 @@ export function appRegistrationMetadata(app: StoredAppRegistration): EnginePaylo
     ...(app.backchannelLogoutUri ? { backchannel_logout_uri: app.backchannelLogoutUri } : {}),
     // Logout tokens name the session (`sid`), as discovery says; ID tokens do too (engine/patches.ts).
     backchannel_logout_session_required: true,
-    token_endpoint_auth_method: confidential ? 'client_secret_basic' : 'none',
     // The engine refuses custom schemes for web clients; our policy has already vetted each URI.
     application_type: app.redirectUris.every((uri) => /^https?:/i.test(uri)) ? 'web' : 'native',
     id_token_signed_response_alg: app.idTokenSigningAlg,
@@ -122,6 +136,8 @@ export function engineAppCheck(provider: { Client: { validate(metadata: never): 
         ['post_logout_redirect_uris', 'postLogoutRedirectUris'],
         ['backchannel_logout_uri', 'backchannelLogoutUri'],
         ['id_token_signed_response_alg', 'idTokenSigningAlg'],
+        ['jwks_uri', 'jwksUri'],
+        ['jwks', 'jwks'],
       ];
       const field = fields.find(([engine]) => description.startsWith(engine))?.[1] ?? 'appRegistration';
       throw new ValidationError(field, description);

@@ -2,7 +2,8 @@ import type { Client, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { SignedOutUsers } from '../records/signed-out-users.js';
 import type { Store } from '../../adapters/types.js';
 import type { ApiCatalog } from '../../policies/catalog.js';
-import { InvalidRequest, InvalidTarget } from '../../policies/errors.js';
+import { InvalidClient, InvalidRequest, InvalidTarget } from '../../policies/errors.js';
+import { CLIENT_ASSERTION_ALGS, MAX_ASSERTION_SECONDS } from '../../policies/client-keys.js';
 import {
   accessTokenSeconds,
   AUTHORIZATION_CODE_SECONDS,
@@ -146,8 +147,18 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     issueRefreshToken: async (_ctx, client) => grants.issuesRefreshTokens(client),
     expiresWithSession: async () => false,
     rotateRefreshToken: true,
-    // Credentials only in the Basic header (policies/client-authentication.ts); no HS*/client_secret_jwt: we keep only a digest.
-    clientAuthMethods: ['client_secret_basic', 'none'],
+    // A secret only in the Basic header, or an assertion signed by the client's own key
+    // (policies/client-authentication.ts); no HS*/client_secret_jwt: we keep only a digest.
+    clientAuthMethods: ['client_secret_basic', 'private_key_jwt', 'none'],
+    // The engine checks an assertion's signature, iss, sub, exp, jti (single use through the
+    // store's ReplayDetection, until exp) and aud (the issuer or the token endpoint URL); we also
+    // bound its lifetime, which bounds what the single-use check keeps.
+    assertJwtClientAuthClaimsAndHeader: engineErrors(async (_ctx: KoaContextWithOIDC, claims: Record<string, unknown>) => {
+      const now = Math.floor(Date.now() / 1000);
+      if (typeof claims['exp'] !== 'number' || claims['exp'] > now + MAX_ASSERTION_SECONDS) {
+        throw new InvalidClient(`the client assertion must expire within ${MAX_ASSERTION_SECONDS} seconds`);
+      }
+    }),
     // Browser apps (public clients) may call the token endpoint from the origins of their
     // redirect URIs; nobody else gets CORS.
     clientBasedCORS: (_ctx, origin, client) =>
@@ -195,7 +206,8 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       },
     },
     enabledJWA: {
-      clientAuthSigningAlgValues: ['ES256', 'RS256', 'PS256', 'EdDSA'],
+      // Asymmetric only: an HS256 assertion would need a shared secret (we keep only digests).
+      clientAuthSigningAlgValues: [...CLIENT_ASSERTION_ALGS],
       idTokenSigningAlgValues: ['RS256', 'PS256', 'ES256', 'EdDSA'],
       requestObjectSigningAlgValues: ['ES256', 'RS256', 'PS256', 'EdDSA'],
       userinfoSigningAlgValues: ['RS256', 'PS256', 'ES256', 'EdDSA'],

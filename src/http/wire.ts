@@ -10,6 +10,7 @@ import type { AppRegistration, AppRegistrationInput } from '../records/app-regis
 import { APP_REGISTRATION_FIELDS } from '../records/app-registrations.js';
 import type { ClientConfiguration, ClientConfigurationInput } from '../records/client-configurations.js';
 import { CLIENT_CONFIGURATION_FIELDS, RESOURCES_SCHEMA } from '../records/client-configurations.js';
+import { CLIENT_ASSERTION_ALGS } from '../../policies/client-keys.js';
 import type { Consent } from '../records/consents.js';
 import type { FactorListEntry } from '../factors/index.js';
 
@@ -488,7 +489,9 @@ export function authorizationServerMetadata(issuer: string): z.ZodType {
     response_types_supported: z.array(z.literal('code')),
     response_modes_supported: z.array(z.literal('query')).optional(),
     grant_types_supported: z.array(z.enum([...GRANTS.keys()] as [string, ...string[]])),
-    token_endpoint_auth_methods_supported: z.array(z.enum(['client_secret_basic', 'none'])),
+    token_endpoint_auth_methods_supported: z.array(z.enum(['client_secret_basic', 'private_key_jwt', 'none'])),
+    token_endpoint_auth_signing_alg_values_supported: z.array(z.enum(CLIENT_ASSERTION_ALGS))
+      .meta({ description: 'The algorithms a `private_key_jwt` client may sign its assertion with (asymmetric only).' }),
     code_challenge_methods_supported: z.array(z.literal('S256')),
     scopes_supported: z.array(z.string()).meta({ description: '`openid`, `offline_access`, `profile`, `email` and every scope of the API catalog.' }),
     subject_types_supported: z.array(z.string()),

@@ -12,7 +12,8 @@ const NO_CLIENT_DIGEST = 'A'.repeat(43);
 /**
  * The client calling revocation or introspection, authenticated as at the token endpoint
  * (policies/client-authentication.ts): HTTP Basic with its secret (compared with the stored
- * digest in constant time), or, where `rule` allows it, a public app by its `client_id` alone.
+ * digest in constant time), or, where `rule` allows it, a public app by its `client_id` alone. A
+ * client assertion (private_key_jwt) is refused here for now.
  * @throws InvalidClient (401) for anything else: an unknown client, a wrong secret, a secret in the
  *   body, a public app with Basic or a confidential one without it.
  */
@@ -23,6 +24,9 @@ export async function callingClient(
   findClient: (clientId: string) => Promise<EngineClient | undefined>,
 ): Promise<EngineClient> {
   const credentials = checkClientAuthentication(rule, () => basicCredentialsOf(ctx), params);
+  // A private_key_jwt client's assertion is checked by the engine at the token endpoint only, so
+  // far: here it is refused like any authentication we cannot check (never taken on trust).
+  if (credentials && 'clientAssertion' in credentials) throw new InvalidClient('client assertions are accepted at the token endpoint only');
   if (credentials) {
     const client = await findClient(credentials.clientId);
     const digest = typeof client?.clientSecret === 'string' ? client.clientSecret : NO_CLIENT_DIGEST;
