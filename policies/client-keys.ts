@@ -38,6 +38,9 @@ export const CLIENT_ASSERTION_ALGS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as con
 /** The longest an assertion may live (its `exp` from now): what its single-use record is kept for. */
 export const MAX_ASSERTION_SECONDS = 300;
 
+/** The largest key set our server reads from a client's `jwksUri` (10 RSA-4096 keys fit easily). */
+export const MAX_JWKS_BYTES = 32 * 1024;
+
 /** At most this many keys in a client's key set (two during a rotation, with room to spare). */
 export const MAX_CLIENT_KEYS = 10;
 

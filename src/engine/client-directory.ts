@@ -11,18 +11,22 @@ import {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Client metadata properties we add to the engine's (RFC 7591 names plus these). */
-export const EXTRA_CLIENT_METADATA = ['tenant', 'constraints', 'pkce_enabled', 'first_party', 'open_to_all_tenants', 'resource_server'] as const;
+export const EXTRA_CLIENT_METADATA = ['tenant', 'constraints', 'pkce_enabled', 'first_party', 'open_to_all_tenants', 'resource_server', 'jwks_uri_by_operator'] as const;
 
 /**
  * How a client authenticates, as engine metadata: Basic with its secret's digest, or
  * private_key_jwt with its keys (inline or by URL) and no secret at all.
  */
-function authenticationMetadata(record: { tokenEndpointAuthMethod?: TokenEndpointAuthMethod | undefined; jwks?: ClientJwks | undefined; jwksUri?: string | undefined; secretDigest?: string | undefined }): EnginePayload {
+function authenticationMetadata(
+  record: { tokenEndpointAuthMethod?: TokenEndpointAuthMethod | undefined; jwks?: ClientJwks | undefined; jwksUri?: string | undefined; secretDigest?: string | undefined },
+  jwksUriByOperator: boolean,
+): EnginePayload {
   if (record.tokenEndpointAuthMethod === 'private_key_jwt') {
     return {
       token_endpoint_auth_method: 'private_key_jwt',
       ...(record.jwks ? { jwks: record.jwks } : {}),
-      ...(record.jwksUri ? { jwks_uri: record.jwksUri } : {}),
+      // Fetched under the operator's exceptions only when the operator named it (patches.ts).
+      ...(record.jwksUri ? { jwks_uri: record.jwksUri, jwks_uri_by_operator: jwksUriByOperator } : {}),
     };
   }
   return { token_endpoint_auth_method: 'client_secret_basic', ...(record.secretDigest ? { client_secret: record.secretDigest } : {}) };
@@ -36,11 +40,20 @@ export function clientConfigurationMetadata(record: StoredClientConfiguration): 
     grant_types: ['client_credentials'],
     response_types: [],
     redirect_uris: [],
-    ...authenticationMetadata(record),
+    ...authenticationMetadata(record, record.jwksUriAuthor === 'operator'),
     scope: Object.values(record.resources).flatMap((resource) => resource.scopes).join(' '),
     tenant: record.tenant,
     constraints: constraintsOf(record.resources),
   };
+}
+
+/**
+ * Whose exceptions a client's key-set fetch (its `jwks_uri`) gets: the operator's when the
+ * operator named the URL, none otherwise (a tenant's, a public address only).
+ */
+export function engineKeysOwner(client: object): { tenant?: string } {
+  const { jwks_uri_by_operator: byOperator } = client as { jwks_uri_by_operator?: unknown };
+  return byOperator === true ? {} : { tenant: 'a tenant' };
 }
 
 /** Who owns an app, from its engine client metadata (see appServesTenant). */
@@ -55,7 +68,7 @@ export function appRegistrationMetadata(app: StoredAppRegistration): EnginePaylo
   return {
     client_id: app.clientId,
     client_name: app.name,
-    ...(confidential ? authenticationMetadata(app) : { token_endpoint_auth_method: 'none' }),
+    ...(confidential ? authenticationMetadata(app, app.tenant === undefined) : { token_endpoint_auth_method: 'none' }),
     grant_types: confidential ? ['authorization_code', 'refresh_token'] : ['authorization_code'],
     response_types: ['code'],
     redirect_uris: app.redirectUris,

@@ -3,7 +3,7 @@ import type { SignedOutUsers } from '../records/signed-out-users.js';
 import type { Store } from '../../adapters/types.js';
 import type { ApiCatalog } from '../../policies/catalog.js';
 import { InvalidClient, InvalidRequest, InvalidTarget } from '../../policies/errors.js';
-import { CLIENT_ASSERTION_ALGS, MAX_ASSERTION_SECONDS } from '../../policies/client-keys.js';
+import { CLIENT_ASSERTION_ALGS, MAX_ASSERTION_SECONDS, MAX_JWKS_BYTES } from '../../policies/client-keys.js';
 import {
   accessTokenSeconds,
   AUTHORIZATION_CODE_SECONDS,
@@ -236,7 +236,10 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     },
     // Every request the engine makes (back-channel logout tokens): addresses checked before
     // connecting, the operator's private hosts for the operator's apps (src/engine/backchannel-delivery.ts).
+    // Also a private_key_jwt client's keys at its jwks_uri (patches.ts: in the scope of who named it).
     fetch: deliveryFetch(new PrivateHosts(options.backchannelLogout.privateHosts)),
+    // A client's key set larger than this is refused (the engine's default has no bound).
+    fetchResponseBodyLimits: { jwks_uri: MAX_JWKS_BYTES },
     renderError: errorPageRenderer(look.localizer),
     // The languages of our pages, for apps that pass ui_locales.
     discovery: { ui_locales_supported: [...look.localizer.available] },

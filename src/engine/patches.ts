@@ -3,7 +3,7 @@ import { redirectUriMatches } from '../../policies/redirect-uris.js';
 import { secretMatches } from '../records/secrets.js';
 import { deliveringFor } from './backchannel-delivery.js';
 import type { ClientLookups, EngineClient } from './client-cache.js';
-import { engineAppOwner } from './client-directory.js';
+import { engineAppOwner, engineKeysOwner } from './client-directory.js';
 import { engineErrors, toEngineError } from './errors.js';
 import type { Consumable, SingleUse } from './single-use.js';
 import { engineRequest, knowEngine } from './request.js';
@@ -97,6 +97,27 @@ function patchConsumable(
 }
 
 /** Installs every patch on one engine instance (its models are its own: other instances are untouched). */
+/** Marks the engine's client key-set class once its refresh runs in its owner's scope. */
+const SCOPED = Symbol('talent-auth: key fetch scoped');
+
+/**
+ * A client's key set at its `jwks_uri` is fetched by the engine through our checked fetch
+ * (configuration.ts `fetch`); it runs in the scope of whoever named the URL, so that only the
+ * operator's URLs get the operator's `privateHosts` exceptions (as a back-channel logout does).
+ * The engine's key-set class is private: reached through the first client that has one.
+ */
+function keysFetchedInScope(client: EngineClient): void {
+  const keystore = (client as unknown as { asymmetricKeyStore?: object }).asymmetricKeyStore;
+  if (!keystore) return;
+  const proto = Object.getPrototypeOf(keystore) as { refresh(this: { client?: object }): Promise<void>; [SCOPED]?: true };
+  if (proto[SCOPED]) return;
+  const refresh = proto.refresh;
+  proto.refresh = function refreshInOwnerScope(this: { client?: object }) {
+    return deliveringFor(engineKeysOwner(this.client ?? {}), () => refresh.call(this));
+  };
+  proto[SCOPED] = true;
+}
+
 export function patchEngine(provider: Provider, { clients, singleUse }: EnginePatches): void {
   knowEngine(provider);
   const Client = provider.Client;
@@ -132,7 +153,12 @@ export function patchEngine(provider: Provider, { clients, singleUse }: EnginePa
     const id = generateAccessTokenId.call(this);
     return this.grantId ? grantBoundTokenId(this.grantId, id, singleUse.chainNow()) : id;
   };
-  Client.find = clients.cached(Client.find.bind(Client) as (id: string) => Promise<EngineClient | undefined>) as typeof Client.find;
+  const find = clients.cached(Client.find.bind(Client) as (id: string) => Promise<EngineClient | undefined>);
+  Client.find = (async (id: string) => {
+    const client = await find(id);
+    if (client?.jwksUri) keysFetchedInScope(client);
+    return client;
+  }) as typeof Client.find;
 
   const RefreshToken = provider.RefreshToken as unknown as ConsumableModel;
   patchConsumable(RefreshToken, (token) => singleUse.refreshTokenFound(token), (token, consume) => singleUse.consumeRefreshToken(token, consume));

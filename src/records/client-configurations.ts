@@ -53,6 +53,11 @@ export interface ClientConfiguration {
 export interface StoredClientConfiguration extends Omit<ClientConfiguration, 'tokenEndpointAuthMethod'> {
   tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
   secretDigest?: string;
+  /**
+   * Who named `jwksUri`: the operator's may be reached on a host of `backchannelLogout.privateHosts`
+   * (the keys are fetched under the operator's exceptions), a tenant's only on a public address.
+   */
+  jwksUriAuthor?: KeysAuthor;
 }
 
 /**
@@ -147,6 +152,7 @@ export class ClientConfigurations {
       ...(parsed.description ? { description: parsed.description } : {}),
       resources: this.validateResources(parsed.resources),
       ...authentication,
+      ...(authentication.jwksUri ? { jwksUriAuthor: author } : {}),
       createdAt: now,
       updatedAt: now,
       ...(clientSecret ? { secretDigest: digestSecret(clientSecret) } : {}),
@@ -198,10 +204,11 @@ export class ClientConfigurations {
       );
       // Basic again: a new secret (the one it had before private_key_jwt is long gone).
       clientSecret = method === 'client_secret_basic' && before.tokenEndpointAuthMethod !== method ? generateSecret() : undefined;
-      const { secretDigest, jwks: _jwks, jwksUri: _jwksUri, ...rest } = before;
+      const { secretDigest, jwks: _jwks, jwksUri: _jwksUri, jwksUriAuthor, ...rest } = before;
       const changed: StoredClientConfiguration = {
         ...rest,
         ...authentication,
+        ...(authentication.jwksUri ? { jwksUriAuthor: changesKeys ? author : jwksUriAuthor ?? 'tenant' } : {}),
         ...(method === 'client_secret_basic' ? { secretDigest: clientSecret ? digestSecret(clientSecret) : secretDigest } : {}),
         ...(parsed.name !== undefined ? { name: parsed.name } : {}),
         ...(parsed.category !== undefined ? { category: parsed.category } : {}),
@@ -278,7 +285,7 @@ function normalized(stored: StoredClientConfiguration): StoredClientConfiguratio
 }
 
 function toPublic(stored: StoredClientConfiguration): ClientConfiguration {
-  const { secretDigest: _digest, ...record } = normalized(stored);
+  const { secretDigest: _digest, jwksUriAuthor: _author, ...record } = normalized(stored);
   return record;
 }
 

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from 'jose';
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
 import { JWT_BEARER_ASSERTION } from '../../../policies/client-authentication.js';
 import type { ClientJwk } from '../../../policies/client-keys.js';
+import { clientConfigurationMetadata, engineKeysOwner } from '../../../src/engine/client-directory.js';
 import { alice, testAccounts } from '../../support/accounts.js';
 import { testJwks } from '../../support/keys.js';
 import { basic, postToken, startServer, type RunningServer } from '../../support/server.js';
@@ -198,3 +201,103 @@ describe.each(STORE_KINDS)('private_key_jwt at the token endpoint (%s store)', (
   });
 });
 
+
+/**
+ * A private_key_jwt client's keys at its jwksUri: fetched by the engine through our checked fetch
+ * (addresses checked, a timeout, a bounded answer), kept for a while, and only the operator's URL
+ * gets the operator's private-host exceptions. The fetch does not touch the store: one store.
+ */
+describe('private_key_jwt with a jwksUri (the checked fetch)', () => {
+  let server: RunningServer;
+  let keys: Server;
+  let keysUrl: string;
+  let key: KeyPair;
+  let mode: 'ok' | 'down' | 'slow' | 'huge' = 'ok';
+  let fetches = 0;
+
+  beforeAll(async () => {
+    key = await keyPair('EdDSA', 'u1');
+    keys = createServer((_request, response) => {
+      fetches += 1;
+      if (mode === 'down') return void response.writeHead(503).end();
+      if (mode === 'slow') return void setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [key.jwk] })), 4000).unref();
+      const body = mode === 'huge' ? JSON.stringify({ keys: [key.jwk], padding: 'x'.repeat(48 * 1024) }) : JSON.stringify({ keys: [key.jwk] });
+      response.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    });
+    await new Promise<void>((resolve) => keys.listen(0, '127.0.0.1', resolve));
+    keysUrl = `http://127.0.0.1:${(keys.address() as AddressInfo).port}/jwks`;
+    server = await startServer({ backchannelLogout: { privateHosts: ['127.0.0.1'] } });
+  });
+  afterAll(async () => {
+    await server.stop();
+    keys.closeAllConnections();
+    await new Promise((resolve) => keys.close(resolve));
+  });
+
+  async function newClient(): Promise<string> {
+    return (await server.auth.clientConfigurations.create({
+      tenant: 'acme', name: 'Sync', category: 'hr', resources: { scim: { scopes: ['scim.read'] } },
+      tokenEndpointAuthMethod: 'private_key_jwt', jwksUri: keysUrl,
+    })).clientId;
+  }
+
+  async function token(clientId: string): Promise<{ status: number; error?: string }> {
+    const now = Math.floor(Date.now() / 1000);
+    const jwt = await new SignJWT({}).setProtectedHeader({ alg: 'EdDSA', kid: 'u1' }).setIssuer(clientId).setSubject(clientId)
+      .setAudience(server.auth.issuer).setIssuedAt(now).setExpirationTime(now + 60).setJti(randomUUID()).sign(key.privateKey);
+    const answer = await postToken(server.oauthUrl, { grant_type: 'client_credentials', scope: 'scim.read', client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: jwt });
+    return { status: answer.status, ...((answer.body as { error?: string }).error ? { error: (answer.body as { error: string }).error } : {}) };
+  }
+
+  it("the operator's loopback jwksUri (listed in privateHosts): tokens, the keys fetched once for both requests", async () => {
+    mode = 'ok';
+    const clientId = await newClient();
+    fetches = 0;
+    expect(await token(clientId)).toEqual({ status: 200 });
+    expect(await token(clientId)).toEqual({ status: 200 });
+    expect(fetches).toBe(1);
+  });
+
+  it.each([
+    ['down (503)', 'down'],
+    ['slow (no answer within the timeout)', 'slow'],
+    ['huge (48 KiB: over our 32 KiB limit, under the 64 KiB cut of the checked fetch)', 'huge'],
+  ] as const)('keys that cannot be read, %s: 401 invalid_client, never a 500 or a hang', async (_name, broken) => {
+    mode = broken;
+    const clientId = await newClient();
+    const started = Date.now();
+    expect(await token(clientId)).toEqual({ status: 401, error: 'invalid_client' });
+    expect(Date.now() - started).toBeLessThan(3500);
+  });
+
+  it('without privateHosts, a loopback jwksUri is not fetched (the checked fetch refuses the address): 401', async () => {
+    mode = 'ok';
+    const strict = await startServer();
+    try {
+      const clientId = (await strict.auth.clientConfigurations.create({
+        tenant: 'acme', name: 'Sync', category: 'hr', resources: { scim: { scopes: ['scim.read'] } },
+        tokenEndpointAuthMethod: 'private_key_jwt', jwksUri: keysUrl,
+      })).clientId;
+      fetches = 0;
+      const now = Math.floor(Date.now() / 1000);
+      const jwt = await new SignJWT({}).setProtectedHeader({ alg: 'EdDSA', kid: 'u1' }).setIssuer(clientId).setSubject(clientId)
+        .setAudience(strict.auth.issuer).setIssuedAt(now).setExpirationTime(now + 60).setJti(randomUUID()).sign(key.privateKey);
+      const answer = await postToken(strict.oauthUrl, { grant_type: 'client_credentials', scope: 'scim.read', client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: jwt });
+      expect(answer.status).toBe(401);
+      expect(fetches).toBe(0);
+    } finally {
+      await strict.stop();
+    }
+  });
+
+  it("a URL a tenant named is fetched without the operator's exceptions (a loopback host refused)", async () => {
+    mode = 'ok';
+    const clientId = await newClient();
+    // As if a tenant had named it (registration refuses a tenant's loopback URL: see the records' tests).
+    const stored = await server.auth.clientConfigurations.get(clientId);
+    expect(stored?.jwksUri).toBe(keysUrl);
+    expect(engineKeysOwner(clientConfigurationMetadata({ ...stored!, jwksUriAuthor: 'tenant' }))).toEqual({ tenant: 'a tenant' });
+    expect(engineKeysOwner(clientConfigurationMetadata({ ...stored!, jwksUriAuthor: 'operator' }))).toEqual({});
+    expect(engineKeysOwner(clientConfigurationMetadata({ ...stored!, jwksUriAuthor: undefined }))).toEqual({ tenant: 'a tenant' });
+  });
+});
