@@ -30,7 +30,7 @@ async function keyPair(alg: 'ES256' | 'RS256' | 'EdDSA', kid: string): Promise<K
  * PRIVATE_KEY_JWT AT THE TOKEN ENDPOINT (RFC 7523; policies/client-authentication.ts, the engine's
  * client authentication with our records' keys), on both stores, Redis with two instances sharing
  * it: a client configuration gets tokens with oauth4webapi and openid-client, a confidential app
- * exchanges its code; every assertion the rules refuse is refused (replayed, also on the other
+ * exchanges its code (oauth4webapi, and by hand on the other instance); every assertion the rules refuse is refused (replayed, also on the other
  * instance; wrong audience; expired; living too long; unknown key; an algorithm not allowed; HS256
  * with a secret), and the request shapes the guard refuses.
  */
@@ -108,6 +108,20 @@ describe.each(STORE_KINDS)('private_key_jwt at the token endpoint (%s store)', (
     });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual(expect.objectContaining({ token_type: 'Bearer', id_token: expect.any(String), refresh_token: expect.any(String) }));
+  });
+
+  it('oauth4webapi PrivateKeyJwt: authorization_code for a confidential app', async () => {
+    const issuer = new URL(a.oauthUrl);
+    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
+    const { code, state, verifier } = await signInForCode(a, { clientId: app, redirectUri: WEB }, alice, 'openid scim.read');
+    const callback = new URL(WEB);
+    callback.searchParams.set('code', code);
+    if (state) callback.searchParams.set('state', state);
+    callback.searchParams.set('iss', a.auth.issuer);
+    const params = oauth.validateAuthResponse(as, { client_id: app }, callback, state ?? oauth.expectNoState);
+    const response = await oauth.authorizationCodeGrantRequest(as, { client_id: app }, oauth.PrivateKeyJwt({ key: key.privateKey, kid: 'k1' }), params, WEB, verifier, insecure);
+    const tokens = await oauth.processAuthorizationCodeResponse(as, { client_id: app }, response, { requireIdToken: true });
+    expect(tokens.refresh_token).toEqual(expect.any(String));
   });
 
   it('the token endpoint URL is an accepted audience too', async () => {
