@@ -58,9 +58,9 @@ export function createServerApp(server: AssembledServer, portal: Koa.Middleware 
     // The endpoints that are ours, not the engine's, in the discovery document too.
     userinfo_endpoint: `${options.issuer}/userinfo`,
     introspection_endpoint: `${options.issuer}/introspect`,
-    introspection_endpoint_auth_methods_supported: ['client_secret_basic'],
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'],
     revocation_endpoint: `${options.issuer}/revoke`,
-    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'none'],
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt', 'none'],
   }));
   app.use(engine.serve);
   return { app, ours };

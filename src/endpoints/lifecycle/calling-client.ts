@@ -5,6 +5,7 @@ import type { EngineClient } from '../../engine/client-cache.js';
 import { secretMatches } from '../../records/secrets.js';
 import type { FormParams } from '../../http/request-body.js';
 import { basicCredentialsOf } from '../../http/oauth-request.js';
+import type { ClientAssertionCheck } from './client-assertion.js';
 
 /** A secret no client has: compared with when the client is unknown, so that both take the same time. */
 const NO_CLIENT_DIGEST = 'A'.repeat(43);
@@ -12,8 +13,8 @@ const NO_CLIENT_DIGEST = 'A'.repeat(43);
 /**
  * The client calling revocation or introspection, authenticated as at the token endpoint
  * (policies/client-authentication.ts): HTTP Basic with its secret (compared with the stored
- * digest in constant time), or, where `rule` allows it, a public app by its `client_id` alone. A
- * client assertion (private_key_jwt) is refused here for now.
+ * digest in constant time), a private_key_jwt client by its assertion (`assertions`:
+ * client-assertion.ts), or, where `rule` allows it, a public app by its `client_id` alone.
  * @throws InvalidClient (401) for anything else: an unknown client, a wrong secret, a secret in the
  *   body, a public app with Basic or a confidential one without it.
  */
@@ -22,11 +23,17 @@ export async function callingClient(
   params: FormParams,
   rule: ClientAuthentication,
   findClient: (clientId: string) => Promise<EngineClient | undefined>,
+  assertions?: { check: ClientAssertionCheck; endpointUrl: string },
 ): Promise<EngineClient> {
   const credentials = checkClientAuthentication(rule, () => basicCredentialsOf(ctx), params);
-  // A private_key_jwt client's assertion is checked by the engine at the token endpoint only, so
-  // far: here it is refused like any authentication we cannot check (never taken on trust).
-  if (credentials && 'clientAssertion' in credentials) throw new InvalidClient('client assertions are accepted at the token endpoint only');
+  if (credentials && 'clientAssertion' in credentials) {
+    // Without a check to run (none given), an assertion is never taken on trust.
+    if (!assertions) throw new InvalidClient('client assertions are not accepted here');
+    const client = await assertions.check(credentials.clientAssertion, assertions.endpointUrl, findClient);
+    const bodyClientId = params.get('client_id');
+    if (bodyClientId !== undefined && bodyClientId !== client.clientId) throw new InvalidClient();
+    return client;
+  }
   if (credentials) {
     const client = await findClient(credentials.clientId);
     const digest = typeof client?.clientSecret === 'string' ? client.clientSecret : NO_CLIENT_DIGEST;

@@ -1,5 +1,6 @@
 import { row, type EndpointModule } from '../endpoint.js';
 import { clientEndpoints } from '../client-endpoints.js';
+import { clientAssertionCheck } from './client-assertion.js';
 import { introspectionHandler } from './introspection.js';
 import { lifecycleOperations } from './openapi.js';
 import { revocationHandler } from './revocation.js';
@@ -23,9 +24,11 @@ export const lifecycleEndpoints: EndpointModule<'userinfo' | 'introspection' | '
     const { liveTokens, findClient } = engine;
     const client = clientEndpoints(parts);
     const bodyLimit = settings.limits.tokenRequestBytes;
+    const check = clientAssertionCheck(engine.provider);
+    const issuer = engine.provider.issuer;
     return {
-      revocation: client.cors(client.limited(revocationHandler({ provider: engine.provider, store, liveTokens, findClient, bodyLimit }))),
-      introspection: client.limited(introspectionHandler({ liveTokens, findClient, bodyLimit })),
+      revocation: client.cors(client.limited(revocationHandler({ provider: engine.provider, store, liveTokens, findClient, bodyLimit, assertions: { check, endpointUrl: `${issuer}/revoke` } }))),
+      introspection: client.limited(introspectionHandler({ liveTokens, findClient, bodyLimit, assertions: { check, endpointUrl: `${issuer}/introspect` } })),
       userinfo: client.cors(userinfoHandler({ liveTokens, accounts: settings.accounts, realm: engine.ownApis.realm, bodyLimit })),
     };
   },

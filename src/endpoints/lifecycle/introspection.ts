@@ -2,6 +2,7 @@ import { InvalidRequest, TokenError } from '../../../policies/errors.js';
 import type { EngineClient } from '../../engine/client-cache.js';
 import type { LiveTokens } from '../../engine/live-tokens.js';
 import { mayIntrospect, type Introspector } from '../../../policies/introspection.js';
+import type { ClientAssertionCheck } from './client-assertion.js';
 import { callingClient, tenantOfClient } from './calling-client.js';
 import type { RouteHandler } from '../../http/router.js';
 import { readForm } from '../../http/oauth-request.js';
@@ -31,13 +32,15 @@ export function introspectionHandler(setup: {
   liveTokens: LiveTokens;
   findClient: (clientId: string) => Promise<EngineClient | undefined>;
   bodyLimit: number;
+  /** How a private_key_jwt caller's assertion is checked, and this endpoint's URL (an audience). */
+  assertions?: { check: ClientAssertionCheck; endpointUrl: string };
 }): RouteHandler {
-  const { liveTokens, findClient, bodyLimit } = setup;
+  const { liveTokens, findClient, bodyLimit, assertions } = setup;
   const inactive = { active: false };
   return async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     const { params } = await readForm(ctx, bodyLimit);
-    const caller = await callingClient(ctx, params, 'basic', findClient);
+    const caller = await callingClient(ctx, params, 'basic', findClient, assertions);
     const token = params.get('token');
     if (token === undefined) throw new InvalidRequest(`missing required parameter 'token'`);
     const verified = await liveTokens.verify(token).catch((error: unknown) => {

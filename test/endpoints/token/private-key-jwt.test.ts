@@ -195,16 +195,38 @@ describe.each(STORE_KINDS)('private_key_jwt at the token endpoint (%s store)', (
     expect({ status: answer.status, error: (answer.body as { error?: string }).error }).toEqual({ status, error });
   });
 
-  it('introspection and revocation refuse an assertion for now (401 invalid_client): never taken on trust', async () => {
-    for (const path of ['introspect', 'revoke']) {
-      const response = await fetch(`${a.oauthUrl}/${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ token: 'x', client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: await assertion(machine) }),
-      });
-      expect(response.status).toBe(401);
-      expect(await response.json()).toEqual(expect.objectContaining({ error: 'invalid_client' }));
+  /** POST to introspection or revocation with an assertion for that endpoint. */
+  const lifecycleCall = async (server: RunningServer, path: 'introspect' | 'revoke', token: string, jwt: string) => {
+    const response = await fetch(`${server.oauthUrl}/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token, client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: jwt }),
+    });
+    return { status: response.status, body: await response.json().catch(() => undefined) as Record<string, unknown> | undefined };
+  };
+
+  it('introspection and revocation by a private_key_jwt client (calling-client.ts): its assertion, once', async () => {
+    const issued = await tokenWith(a, await assertion(machine));
+    const accessToken = (issued.body as { access_token: string }).access_token;
+    const introspectJwt = await assertion(machine, { aud: `${a.oauthUrl}/introspect` });
+    const introspected = await lifecycleCall(a, 'introspect', accessToken, introspectJwt);
+    expect(introspected).toEqual({ status: 200, body: expect.objectContaining({ active: true, client_id: machine }) });
+    // Used once, also on the other instance; at every endpoint.
+    expect((await lifecycleCall(b, 'introspect', accessToken, introspectJwt)).status).toBe(401);
+    expect((await lifecycleCall(a, 'revoke', accessToken, introspectJwt)).status).toBe(401);
+    expect((await tokenWith(b, introspectJwt)).status).toBe(401);
+    // The issuer is an audience too; another endpoint's URL is not.
+    expect((await lifecycleCall(a, 'introspect', accessToken, await assertion(machine))).status).toBe(200);
+    expect((await lifecycleCall(a, 'introspect', accessToken, await assertion(machine, { aud: `${a.oauthUrl}/userinfo` }))).status).toBe(401);
+    for (const change of [{ exp: Math.floor(Date.now() / 1000) - 120 }, { exp: Math.floor(Date.now() / 1000) + 3600 }, { kid: 'nope' }, { signWith: (await keyPair('ES256', 'k1')).privateKey }]) {
+      const answer = await lifecycleCall(a, 'introspect', accessToken, await assertion(machine, change));
+      expect({ status: answer.status, error: answer.body?.['error'] }).toEqual({ status: 401, error: 'invalid_client' });
     }
+    // A Basic client's ID in an assertion signed with the right-looking key: not its method.
+    expect((await lifecycleCall(a, 'introspect', accessToken, await assertion(basicClient.clientId))).status).toBe(401);
+    const revoked = await lifecycleCall(a, 'revoke', accessToken, await assertion(machine, { aud: `${a.oauthUrl}/revoke` }));
+    expect(revoked.status).toBe(200);
+    expect((await lifecycleCall(a, 'introspect', accessToken, await assertion(machine))).body).toEqual({ active: false });
   });
 
   it('discovery lists private_key_jwt and the assertion algorithms', async () => {
