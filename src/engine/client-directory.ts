@@ -22,6 +22,8 @@ export function clientConfigurationMetadata(record: StoredClientConfiguration): 
     response_types: [],
     redirect_uris: [],
     token_endpoint_auth_method: 'client_secret_basic',
+    // RFC 9449 §5.2: a client that must use DPoP; the engine refuses its requests without a proof.
+    dpop_bound_access_tokens: record.dpop === 'required',
     scope: Object.values(record.resources).flatMap((resource) => resource.scopes).join(' '),
     tenant: record.tenant,
     constraints: constraintsOf(record.resources),
@@ -49,6 +51,8 @@ export function appRegistrationMetadata(app: StoredAppRegistration): EnginePaylo
     // Logout tokens name the session (`sid`), as discovery says; ID tokens do too (engine/patches.ts).
     backchannel_logout_session_required: true,
     token_endpoint_auth_method: confidential ? 'client_secret_basic' : 'none',
+    // RFC 9449 §5.2: an app that must use DPoP; the engine refuses its token requests without a proof.
+    dpop_bound_access_tokens: app.dpop === 'required',
     // The engine refuses custom schemes for web clients; our policy has already vetted each URI.
     application_type: app.redirectUris.every((uri) => /^https?:/i.test(uri)) ? 'web' : 'native',
     id_token_signed_response_alg: app.idTokenSigningAlg,

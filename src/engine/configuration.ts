@@ -73,7 +73,15 @@ export interface EngineSetup {
   secondFactorRules?: SecondFactorRules | undefined;
   /** Users signed out everywhere: their older sessions sign them in no more. */
   signedOutUsers?: SignedOutUsers | undefined;
+  /**
+   * The 32-byte secret of DPoP server nonces (RFC 9449 §8), the same on every instance so that a
+   * nonce one instance gave is honoured by the others.
+   */
+  dpopNonceSecret: Buffer;
 }
+
+/** The algorithms a DPoP proof may be signed with (discovery's `dpop_signing_alg_values_supported`). */
+export const DPOP_SIGNING_ALGORITHMS = ['ES256', 'EdDSA', 'RS256', 'PS256'] as const;
 
 /** The node-oidc-provider configuration: every engine decision of ours is in this one place. */
 export function engineConfiguration(setup: EngineSetup): Configuration {
@@ -161,7 +169,12 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       // Lets keys sign through node:crypto (engine/signing-keys.ts): a third less CPU per token.
       externalSigningSupport: { enabled: true, ack: 'experimental-01' },
       clientCredentials: { enabled: true },
-      dPoP: { enabled: false },
+      // Sender-constrained tokens (RFC 9449): a token request with a DPoP proof gets tokens bound
+      // to its key (`cnf.jkt`, token_type DPoP); a client whose record says `dpop: 'required'`
+      // gets none without a proof (client-directory.ts). Each proof's `jti` is used once, in the
+      // store every instance shares (ReplayDetection). Nonces are offered on every answer
+      // (`DPoP-Nonce`) and demanded only of a proof whose `iat` is not recent.
+      dPoP: { enabled: true, nonceSecret: setup.dpopNonceSecret, allowReplay: false },
       pushedAuthorizationRequests: { enabled: false },
       // Sign-out: the engine's end_session endpoint with our pages (src/engine/sign-out.ts).
       rpInitiatedLogout: { enabled: true, ...signOutSources(look) },
@@ -195,6 +208,7 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       },
     },
     enabledJWA: {
+      dPoPSigningAlgValues: [...DPOP_SIGNING_ALGORITHMS],
       clientAuthSigningAlgValues: ['ES256', 'RS256', 'PS256', 'EdDSA'],
       idTokenSigningAlgValues: ['RS256', 'PS256', 'ES256', 'EdDSA'],
       requestObjectSigningAlgValues: ['ES256', 'RS256', 'PS256', 'EdDSA'],

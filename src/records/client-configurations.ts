@@ -13,6 +13,14 @@ import { changed } from '../audit/events.js';
 
 export const CLIENT_CONFIGURATION = 'client';
 
+/**
+ * A client's DPoP rule (RFC 9449): `required`, every token request must carry a DPoP proof and
+ * every token is bound to its key; `optional`, a token is bound when its request carries a proof.
+ */
+export type DpopRule = 'required' | 'optional';
+/** The DPoP rule's values (the record schemas and the management API's wire schema). */
+export const DPOP_RULE = z.enum(['required', 'optional']);
+
 /** The APIs a client may call: per API id, the scopes assigned and optional data filters. */
 export type Resources = Record<string, { scopes: string[]; constraints?: DimensionFilters }>;
 
@@ -24,6 +32,12 @@ export interface ClientConfiguration {
   category: string;
   description?: string;
   resources: Resources;
+  /**
+   * Whether its access tokens must be bound to a key of its own (DPoP, RFC 9449): `required`
+   * refuses a token request without a DPoP proof; `optional` (also when absent) binds the token
+   * when the request carries one and issues a Bearer token otherwise.
+   */
+  dpop?: DpopRule;
   createdAt: string;
   updatedAt: string;
 }
@@ -43,6 +57,8 @@ export interface ClientConfigurationInput {
   category: string;
   description?: string;
   resources: Resources;
+  /** DPoP: `required` or `optional` (the default); see ClientConfiguration.dpop. */
+  dpop?: DpopRule;
 }
 
 /** What `clientConfigurations.update()` takes: any field but the tenant; `description: ''` removes it. */
@@ -65,6 +81,7 @@ export const CLIENT_CONFIGURATION_FIELDS = {
   category: text,
   description: displayDescription().optional(),
   resources: RESOURCES_SCHEMA,
+  dpop: DPOP_RULE.optional(),
 };
 const createSchema = z.object({ tenant: tenantId, ...CLIENT_CONFIGURATION_FIELDS }).strict();
 const patchSchema = z.object(CLIENT_CONFIGURATION_FIELDS).partial().strict();
@@ -101,11 +118,12 @@ export class ClientConfigurations {
       category: parsed.category,
       ...(parsed.description ? { description: parsed.description } : {}),
       resources: this.validateResources(parsed.resources),
+      ...(parsed.dpop ? { dpop: parsed.dpop } : {}),
       createdAt: now,
       updatedAt: now,
       secretDigest: digestSecret(clientSecret),
     };
-    await this.audited('client_configuration.created', by, stored, { name: stored.name, category: stored.category, apis: Object.keys(stored.resources) });
+    await this.audited('client_configuration.created', by, stored, { name: stored.name, category: stored.category, apis: Object.keys(stored.resources), ...(stored.dpop ? { dpop: stored.dpop } : {}) });
     await this.records.put(CLIENT_CONFIGURATION, stored.clientId, stored.tenant, stored);
     return { ...toPublic(stored), clientSecret };
   }
@@ -123,7 +141,7 @@ export class ClientConfigurations {
   }
 
   /**
-   * Changes name, category, description or resources (never the tenant).
+   * Changes name, category, description, resources or the DPoP rule (never the tenant).
    * @throws ValidationError naming the field; NotFound for an unknown ID; OAuthError 409 when it
    *   keeps losing a race with other changes.
    */
@@ -137,6 +155,7 @@ export class ClientConfigurations {
         ...(parsed.name !== undefined ? { name: parsed.name } : {}),
         ...(parsed.category !== undefined ? { category: parsed.category } : {}),
         ...(resources ? { resources } : {}),
+        ...(parsed.dpop !== undefined ? { dpop: parsed.dpop } : {}),
         updatedAt: new Date().toISOString(),
       };
       if (parsed.description !== undefined) {
