@@ -197,4 +197,17 @@ describe.each(STORE_KINDS)('DPoP at the token endpoint (%s store)', (kind) => {
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.token_type).toBe('DPoP');
   });
+
+  it('userinfo refuses a DPoP-bound token presented as Bearer, and answers a Bearer token of the same app', async () => {
+    const key = await dpopKey();
+    const bound = await codeExchange(app, { dpop: await key.proof({ htu: tokenUrl }) });
+    const asBearer = await fetch(`${server.oauthUrl}/userinfo`, { headers: { authorization: `Bearer ${bound.body.access_token as string}` } });
+    expect(asBearer.status).toBe(401);
+    expect(asBearer.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect(((await asBearer.json()) as { error_description: string }).error_description).toMatch(/bound to a DPoP key/);
+    const plain = await codeExchange(app, {});
+    const answer = await fetch(`${server.oauthUrl}/userinfo`, { headers: { authorization: `Bearer ${plain.body.access_token as string}` } });
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({ sub: alice.sub });
+  });
 });

@@ -34,6 +34,8 @@ export function userinfoHandler(setup: { liveTokens: LiveTokens; accounts: Accou
     const value = BEARER.exec(header.trim())?.[1];
     if (!value) throw new InvalidBearerRequest(realm);
     const token = await liveTokens.verify(value);
+    // RFC 9449 §7.1: a DPoP-bound token is no bearer token; userinfo takes bearer tokens only (for now).
+    if (token.claims.cnf !== undefined) throw new InvalidToken('the access token is bound to a DPoP key and cannot be used as a bearer token', realm);
     if (!token.isNamedUser) throw new InsufficientScope('a machine token has no user: userinfo needs a named-user token', realm, ['openid']);
     const live = await liveTokens.live(token);
     if (!live) throw new InvalidToken('the access token is no longer valid', realm);
