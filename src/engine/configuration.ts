@@ -34,6 +34,7 @@ import type { PrivateJwks, SigningAlgorithm } from './keys.js';
 import { engineKeys } from './signing-keys.js';
 import { signOutSources, type SignOutLook } from './sign-out.js';
 import { Localizer } from '../i18n/localizer.js';
+import { DPOP_ALGORITHMS } from '../resource-server/dpop.js';
 
 
 /** What the configuration reads of a client beyond the engine's metadata. */
@@ -80,8 +81,6 @@ export interface EngineSetup {
   dpopNonceSecret: Buffer;
 }
 
-/** The algorithms a DPoP proof may be signed with (discovery's `dpop_signing_alg_values_supported`). */
-export const DPOP_SIGNING_ALGORITHMS = ['ES256', 'EdDSA', 'RS256', 'PS256'] as const;
 
 /** The node-oidc-provider configuration: every engine decision of ours is in this one place. */
 export function engineConfiguration(setup: EngineSetup): Configuration {
@@ -208,7 +207,8 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       },
     },
     enabledJWA: {
-      dPoPSigningAlgValues: [...DPOP_SIGNING_ALGORITHMS],
+      // Discovery's dpop_signing_alg_values_supported: the resource-server kit takes the same.
+      dPoPSigningAlgValues: [...DPOP_ALGORITHMS],
       clientAuthSigningAlgValues: ['ES256', 'RS256', 'PS256', 'EdDSA'],
       idTokenSigningAlgValues: ['RS256', 'PS256', 'ES256', 'EdDSA'],
       requestObjectSigningAlgValues: ['ES256', 'RS256', 'PS256', 'EdDSA'],

@@ -18,13 +18,21 @@ interface ReplayDetectionModel {
  * (RFC 9449 §11.1: a proof's `jti` is accepted once). Only a digest of the client and `jti` is stored.
  */
 export function atomicReplayDetection(provider: Provider, store: Store): void {
-  const adapter = store.engine(REPLAY_DETECTION);
+  const unique = usedOnce(store);
   const model = (provider as unknown as { ReplayDetection: ReplayDetectionModel }).ReplayDetection;
-  model.unique = async function unique(issuer: string, jti: string, expiresAt: number): Promise<boolean> {
-    const id = createHash('sha256').update(`${issuer}${jti}`).digest('base64url');
+  model.unique = (issuer: string, jti: string, expiresAt: number) => unique(createHash('sha256').update(`${issuer}${jti}`).digest('base64url'), expiresAt);
+}
+
+/**
+ * Single use of identifiers in the shared store (see above): true the first time an `id` is
+ * presented, on any instance, until `expiresAt` (seconds since the epoch). `id` is a digest.
+ */
+export function usedOnce(store: Store): (id: string, expiresAt: number) => Promise<boolean> {
+  const adapter = store.engine(REPLAY_DETECTION);
+  return async (id, expiresAt) => {
     // Kept until the identifier could no longer be accepted anyway (its proof's window ends); at least a second.
     const expiresIn = Math.max(1, expiresAt - Math.floor(Date.now() / 1000));
-    await adapter.upsert(id, { jti: id, iss: issuer, kind: REPLAY_DETECTION }, expiresIn);
+    await adapter.upsert(id, { jti: id, kind: REPLAY_DETECTION }, expiresIn);
     try {
       await adapter.consume(id);
       return true;

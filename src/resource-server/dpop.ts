@@ -23,6 +23,12 @@ export interface DpopRequest {
 export interface DpopCheckOptions {
   maxProofs: number;
   clockToleranceSeconds: number;
+  /**
+   * Where used proofs are kept instead of this process: true when `id` was not used before (it is
+   * then kept until `expiresAt`, seconds since the epoch). The authorization server's own
+   * endpoints use the store every instance shares.
+   */
+  useOnce?: (id: string, expiresAt: number) => Promise<boolean>;
 }
 
 /**
@@ -69,7 +75,12 @@ export class DpopProofs {
     // RFC 9449 §4.3 step 11 (ath) and §7.1 (the proof's key is the token's).
     if (payload.ath !== createHash('sha256').update(token).digest('base64url')) throw refuse('the DPoP proof is for another access token (ath)');
     if (!constantTimeEqual(await calculateJwkThumbprint(jwk), jkt)) throw refuse('the DPoP proof is signed by another key than the access token is bound to');
-    this.useOnce(createHash('sha256').update(`${jkt} ${payload.jti}`).digest('base64url'), payload.iat + window, now, refuse);
+    const id = createHash('sha256').update(`${jkt} ${payload.jti}`).digest('base64url');
+    if (this.options.useOnce) {
+      if (!(await this.options.useOnce(id, payload.iat + window))) throw refuse('the DPoP proof was used before');
+    } else {
+      this.useOnce(id, payload.iat + window, now, refuse);
+    }
   }
 
   /** RFC 9449 §11.1: a proof is accepted once; its identifier is kept until its `iat` is out of the window. */

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
 import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
@@ -209,5 +209,48 @@ describe.each(STORE_KINDS)('DPoP at the token endpoint (%s store)', (kind) => {
     const answer = await fetch(`${server.oauthUrl}/userinfo`, { headers: { authorization: `Bearer ${plain.body.access_token as string}` } });
     expect(answer.status).toBe(200);
     expect(await answer.json()).toMatchObject({ sub: alice.sub });
+  });
+
+  describe('userinfo with a DPoP-bound token', () => {
+    const ath = (token: string) => createHash('sha256').update(token).digest('base64url');
+    const userinfo = (headers: Record<string, string>) => fetch(`${server.oauthUrl}/userinfo`, { headers });
+
+    it('oauth4webapi: the code exchange and userinfo with the same DPoP key', async () => {
+      const issuer = new URL(server.oauthUrl);
+      const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
+      const DPoP = oauth.DPoP({}, await oauth.generateKeyPair('ES256'));
+      const { code, verifier } = await signInForCode(server, { clientId: app.clientId, redirectUri: WEB }, alice, 'openid scim.read');
+      const params = new URLSearchParams({ code, state: 's', iss: server.auth.issuer });
+      const callback = oauth.validateAuthResponse(as, { client_id: app.clientId }, params, 's');
+      const exchange = () => oauth.authorizationCodeGrantRequest(as, { client_id: app.clientId }, oauth.ClientSecretBasic(app.clientSecret), callback, WEB, verifier, { ...insecure, DPoP });
+      const response = await exchange();
+      const tokens = await oauth.processAuthorizationCodeResponse(as, { client_id: app.clientId }, response);
+      expect(tokens.token_type).toBe('dpop');
+      const claims = oauth.getValidatedIdTokenClaims(tokens)!;
+      const info = await oauth.userInfoRequest(as, { client_id: app.clientId }, tokens.access_token, { ...insecure, DPoP });
+      expect(await oauth.processUserInfoResponse(as, { client_id: app.clientId }, claims.sub, info)).toMatchObject({ sub: alice.sub });
+    });
+
+    it('refuses a proof for another token (ath), a replayed proof, another key, and no proof, with a DPoP challenge', async () => {
+      const key = await dpopKey();
+      const token = (await codeExchange(app, { dpop: await key.proof({ htu: tokenUrl }) })).body.access_token as string;
+      const other = (await codeExchange(app, { dpop: await key.proof({ htu: tokenUrl }) })).body.access_token as string;
+      const url = `${server.oauthUrl}/userinfo`;
+      const expectRefused = async (response: Response, description: RegExp) => {
+        expect(response.status).toBe(401);
+        expect(response.headers.get('www-authenticate')).toMatch(/^DPoP realm="[^"]+", error="invalid_(dpop_proof|token)".*algs="ES256 EdDSA RS256 PS256"$/);
+        expect(((await response.json()) as { error_description: string }).error_description).toMatch(description);
+      };
+      await expectRefused(await userinfo({ authorization: `DPoP ${token}`, dpop: await key.proof({ htm: 'GET', htu: url, ath: ath(other) }) }), /ath/);
+      const proof = await key.proof({ htm: 'GET', htu: url, ath: ath(token) });
+      expect((await userinfo({ authorization: `DPoP ${token}`, dpop: proof })).status).toBe(200);
+      await expectRefused(await userinfo({ authorization: `DPoP ${token}`, dpop: proof }), /used before/);
+      const thief = await dpopKey();
+      await expectRefused(await userinfo({ authorization: `DPoP ${token}`, dpop: await thief.proof({ htm: 'GET', htu: url, ath: ath(token) }) }), /another key/);
+      await expectRefused(await userinfo({ authorization: `DPoP ${token}` }), /proof is required/);
+      await expectRefused(await userinfo({ authorization: `DPoP ${token}`, dpop: await key.proof({ htm: 'POST', htu: url, ath: ath(token) }) }), /htm/);
+      const bearer = (await codeExchange(app, {})).body.access_token as string;
+      await expectRefused(await userinfo({ authorization: `DPoP ${bearer}`, dpop: await key.proof({ htm: 'GET', htu: url, ath: ath(bearer) }) }), /not bound/);
+    });
   });
 });
