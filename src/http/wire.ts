@@ -377,7 +377,7 @@ export const TokenRequest = named('TokenRequest', z.discriminatedUnion('grant_ty
 
 export const TokenResponse = named('TokenResponse', z.object({
   access_token: z.string(),
-  token_type: z.literal('Bearer'),
+  token_type: z.enum(['Bearer', 'DPoP']).meta({ description: '`DPoP` when the request carried a DPoP proof: the token is bound to its key (RFC 9449).' }),
   expires_in: z.int().min(1).meta({
     description: `${CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS} for \`client_credentials\`; otherwise the named-user lifetime (the tenant `
       + `policy's \`accessTokenTtl\`, else \`namedUserAccessTokenTtl\`, ${NAMED_USER_ACCESS_TOKEN.default} by default; at most `
@@ -450,7 +450,8 @@ export const IntrospectionResponse = named('IntrospectionResponse', z.union([
     exp: z.int(),
     iat: z.int(),
     aud: z.union([z.string(), z.array(z.string())]),
-    token_type: z.literal('Bearer'),
+    token_type: z.enum(['Bearer', 'DPoP']),
+    cnf: z.strictObject({ jkt: z.string() }).optional().meta({ description: 'A DPoP-bound token: the thumbprint of its key (RFC 9449 §6.2).' }),
     tenant: z.string().optional(),
     constraints: z.record(z.string(), z.record(z.string(), z.array(z.string()))).optional()
       .meta({ description: 'A machine token\'s data filters, per API: `{ [apiId]: { [dimension]: values } }`.' }),

@@ -253,4 +253,17 @@ describe.each(STORE_KINDS)('DPoP at the token endpoint (%s store)', (kind) => {
       await expectRefused(await userinfo({ authorization: `DPoP ${bearer}`, dpop: await key.proof({ htm: 'GET', htu: url, ath: ath(bearer) }) }), /not bound/);
     });
   });
+
+  it('introspection says a bound token is DPoP, with its key thumbprint (RFC 9449 §6.2)', async () => {
+    const key = await dpopKey();
+    const bound = (await machineToken(machine, { dpop: await key.proof({ htu: tokenUrl }) })).body.access_token as string;
+    const plain = (await machineToken(machine)).body.access_token as string;
+    const introspect = async (token: string) => (await fetch(`${server.oauthUrl}/introspect`, {
+      method: 'POST', headers: { authorization: basic(machine.clientId, machine.clientSecret), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token }).toString(),
+    })).json() as Promise<Record<string, unknown>>;
+    expect(await introspect(bound)).toMatchObject({ active: true, token_type: 'DPoP', cnf: { jkt: key.jkt } });
+    const answer = await introspect(plain);
+    expect(answer).toMatchObject({ active: true, token_type: 'Bearer' });
+    expect(answer).not.toHaveProperty('cnf');
+  });
 });
