@@ -184,9 +184,10 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     : createLocalJWKSet(options.jwks);
   const refuse = (description: string) => new InvalidToken(description, realm);
   const isLive = options.introspection ? introspector(options.introspection, options.issuer, realm) : undefined;
-  const proofs = options.dpop
-    ? new DpopProofs(realm, { maxProofs: (typeof options.dpop === 'object' ? options.dpop.maxProofs : undefined) ?? 100_000, clockToleranceSeconds: options.clockToleranceSeconds ?? 5 })
-    : undefined;
+  const maxProofs = (typeof options.dpop === 'object' ? options.dpop.maxProofs : undefined) ?? 100_000;
+  // A mistake of the API's code, said at start: a cache of no proofs would let every proof be replayed.
+  if (!Number.isSafeInteger(maxProofs) || maxProofs < 1) throw new TypeError(`dpop.maxProofs must be a positive integer, not ${String(maxProofs)}`);
+  const proofs = options.dpop ? new DpopProofs(realm, { maxProofs, clockToleranceSeconds: options.clockToleranceSeconds ?? 5 }) : undefined;
 
   /** A token's signature and claims; `presented`: how it came (its binding is checked against it), if it matters. */
   async function verifyToken(token: string, presented?: 'bearer' | 'dpop'): Promise<AccessTokenContext> {

@@ -180,4 +180,8 @@ describe('resource-server kit: DPoP-bound tokens', () => {
     await expect(use(proofs[1]!)).rejects.toMatchObject({ error: 'invalid_dpop_proof' });
     await expect(use(proofs[0]!)).resolves.toMatchObject({ sub: machine.clientId });
   });
+
+  it.each([0, -1, 1.5, Number.NaN])('refuses dpop.maxProofs %p at creation', (maxProofs) => {
+    expect(() => createTokenVerifier({ issuer: server.auth.issuer, audience: server.auth.audience, jwks: { keys: [] }, dpop: { maxProofs } })).toThrow(TypeError);
+  });
 });
