@@ -301,6 +301,27 @@ export class InvalidBearerRequest extends TokenError {
   }
 }
 
+/**
+ * 401 `invalid_dpop_proof` (RFC 9449 §7.1): a DPoP-bound token whose proof is missing, malformed,
+ * for another request (method, URL), too old, used before, for another token (`ath`) or signed by
+ * another key than the token's (`cnf.jkt`). Its challenge is of the DPoP scheme and names the
+ * algorithms a proof may use.
+ */
+export class InvalidDpopProof extends TokenError {
+  constructor(description: string, realm: string, algorithms: readonly string[]) {
+    super('invalid_dpop_proof', 401, description, realm);
+    (this as { challenge: string }).challenge = dpopChallenge(this.challenge, algorithms);
+  }
+}
+
+/**
+ * A Bearer challenge as the DPoP scheme says it (RFC 9449 §7.1): the answer to a request that
+ * presented its token with `Authorization: DPoP`, with the algorithms a proof may use.
+ */
+export function dpopChallenge(bearerChallenge: string, algorithms: readonly string[]): string {
+  return `${bearerChallenge.replace(/^Bearer /, 'DPoP ')}, algs="${algorithms.join(' ')}"`;
+}
+
 /** 503 `temporarily_unavailable`: the signing keys could not be fetched to verify a token. */
 export class KeysUnavailable extends TokenError {
   constructor(realm: string) {

@@ -41,6 +41,8 @@ export function clientConfigurationMetadata(record: StoredClientConfiguration): 
     response_types: [],
     redirect_uris: [],
     ...authenticationMetadata(record, record.jwksUriAuthor === 'operator'),
+    // RFC 9449 §5.2: a client that must use DPoP; the engine refuses its requests without a proof.
+    dpop_bound_access_tokens: record.dpop === 'required',
     scope: Object.values(record.resources).flatMap((resource) => resource.scopes).join(' '),
     tenant: record.tenant,
     constraints: constraintsOf(record.resources),
@@ -76,6 +78,8 @@ export function appRegistrationMetadata(app: StoredAppRegistration): EnginePaylo
     ...(app.backchannelLogoutUri ? { backchannel_logout_uri: app.backchannelLogoutUri } : {}),
     // Logout tokens name the session (`sid`), as discovery says; ID tokens do too (engine/patches.ts).
     backchannel_logout_session_required: true,
+    // RFC 9449 §5.2: an app that must use DPoP; the engine refuses its token requests without a proof.
+    dpop_bound_access_tokens: app.dpop === 'required',
     // The engine refuses custom schemes for web clients; our policy has already vetted each URI.
     application_type: app.redirectUris.every((uri) => /^https?:/i.test(uri)) ? 'web' : 'native',
     id_token_signed_response_alg: app.idTokenSigningAlg,

@@ -35,6 +35,7 @@ import type { PrivateJwks, SigningAlgorithm } from './keys.js';
 import { engineKeys } from './signing-keys.js';
 import { signOutSources, type SignOutLook } from './sign-out.js';
 import { Localizer } from '../i18n/localizer.js';
+import { DPOP_ALGORITHMS } from '../resource-server/dpop.js';
 
 
 /** What the configuration reads of a client beyond the engine's metadata. */
@@ -74,7 +75,13 @@ export interface EngineSetup {
   secondFactorRules?: SecondFactorRules | undefined;
   /** Users signed out everywhere: their older sessions sign them in no more. */
   signedOutUsers?: SignedOutUsers | undefined;
+  /**
+   * The 32-byte secret of DPoP server nonces (RFC 9449 §8), the same on every instance so that a
+   * nonce one instance gave is honoured by the others.
+   */
+  dpopNonceSecret: Buffer;
 }
+
 
 /** The node-oidc-provider configuration: every engine decision of ours is in this one place. */
 export function engineConfiguration(setup: EngineSetup): Configuration {
@@ -172,7 +179,12 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       // Lets keys sign through node:crypto (engine/signing-keys.ts): a third less CPU per token.
       externalSigningSupport: { enabled: true, ack: 'experimental-01' },
       clientCredentials: { enabled: true },
-      dPoP: { enabled: false },
+      // Sender-constrained tokens (RFC 9449): a token request with a DPoP proof gets tokens bound
+      // to its key (`cnf.jkt`, token_type DPoP); a client whose record says `dpop: 'required'`
+      // gets none without a proof (client-directory.ts). Each proof's `jti` is used once, in the
+      // store every instance shares (ReplayDetection). Nonces are offered on every answer
+      // (`DPoP-Nonce`) and demanded only of a proof whose `iat` is not recent.
+      dPoP: { enabled: true, nonceSecret: setup.dpopNonceSecret, allowReplay: false },
       pushedAuthorizationRequests: { enabled: false },
       // Sign-out: the engine's end_session endpoint with our pages (src/engine/sign-out.ts).
       rpInitiatedLogout: { enabled: true, ...signOutSources(look) },
@@ -208,6 +220,8 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     enabledJWA: {
       // Asymmetric only: an HS256 assertion would need a shared secret (we keep only digests).
       clientAuthSigningAlgValues: [...CLIENT_ASSERTION_ALGS],
+      // Discovery's dpop_signing_alg_values_supported: the resource-server kit takes the same.
+      dPoPSigningAlgValues: [...DPOP_ALGORITHMS],
       idTokenSigningAlgValues: ['RS256', 'PS256', 'ES256', 'EdDSA'],
       requestObjectSigningAlgValues: ['ES256', 'RS256', 'PS256', 'EdDSA'],
       userinfoSigningAlgValues: ['RS256', 'PS256', 'ES256', 'EdDSA'],

@@ -9,7 +9,7 @@ import { GRANTS } from '../grants/index.js';
 import type { AppRegistration, AppRegistrationInput } from '../records/app-registrations.js';
 import { APP_REGISTRATION_FIELDS } from '../records/app-registrations.js';
 import type { ClientConfiguration, ClientConfigurationInput } from '../records/client-configurations.js';
-import { CLIENT_CONFIGURATION_FIELDS, RESOURCES_SCHEMA } from '../records/client-configurations.js';
+import { CLIENT_CONFIGURATION_FIELDS, DPOP_RULE, RESOURCES_SCHEMA } from '../records/client-configurations.js';
 import { CLIENT_ASSERTION_ALGS } from '../../policies/client-keys.js';
 import type { Consent } from '../records/consents.js';
 import type { FactorListEntry } from '../factors/index.js';
@@ -64,6 +64,7 @@ const clientFields = {
   category: CLIENT_CONFIGURATION_FIELDS.category.meta({ description: 'Free-form grouping, e.g. `payroll`.' }),
   description: CLIENT_CONFIGURATION_FIELDS.description,
   resources: Resources,
+  dpop: CLIENT_CONFIGURATION_FIELDS.dpop.meta({ description: 'DPoP (RFC 9449): `required`, every token request must carry a DPoP proof and every access token is bound to its key; `optional` (the default), a token is bound when its request carries a proof.' }),
 };
 
 export const ClientConfigurationCreate = named('ClientConfigurationCreate', z.strictObject(clientFields),
@@ -79,6 +80,7 @@ export const ClientConfigurationBody = named('ClientConfiguration', z.strictObje
   category: z.string(),
   description: z.string().optional().meta({ description: 'Absent when empty.' }),
   resources: Resources,
+  dpop: DPOP_RULE.optional().meta({ description: 'Absent: optional.' }),
   created_at: timestamp,
   updated_at: timestamp,
 }));
@@ -116,6 +118,7 @@ const appFields = {
       + 'or private name (localhost, .local, .internal, .arpa, .test, .corp, .lan, ...); the addresses it resolves to '
       + 'are checked again at each delivery. `""` in a patch removes it.',
   }),
+  dpop: APP_REGISTRATION_FIELDS.dpop.optional().meta({ description: 'DPoP (RFC 9449): `required`, every token request must carry a DPoP proof and every access token is bound to its key; `optional` (the default), a token is bound when its request carries a proof.' }),
 };
 
 /** Wire field → library field, for the fields the API takes. */
@@ -128,6 +131,7 @@ const APP_FIELD_NAMES = {
   id_token_signed_response_alg: 'idTokenSigningAlg',
   post_logout_redirect_uris: 'postLogoutRedirectUris',
   backchannel_logout_uri: 'backchannelLogoutUri',
+  dpop: 'dpop',
 } as const satisfies Record<keyof typeof appFields, keyof AppRegistrationInput>;
 
 /** Fields of an app that only the operator sets (through the library or the CLI), never a tenant. */
@@ -158,6 +162,7 @@ export const AppRegistrationBody = named('AppRegistration', z.strictObject({
   resource_server: z.boolean().meta({ description: "Set by the platform operator only: an operator's app that may introspect every tenant's access tokens." }),
   post_logout_redirect_uris: z.array(z.string()),
   backchannel_logout_uri: z.string().optional(),
+  dpop: DPOP_RULE.optional().meta({ description: 'Absent: optional.' }),
   created_at: timestamp,
   updated_at: timestamp,
   client_secret: ClientSecret.optional().meta({
@@ -373,7 +378,7 @@ export const TokenRequest = named('TokenRequest', z.discriminatedUnion('grant_ty
 
 export const TokenResponse = named('TokenResponse', z.object({
   access_token: z.string(),
-  token_type: z.literal('Bearer'),
+  token_type: z.enum(['Bearer', 'DPoP']).meta({ description: '`DPoP` when the request carried a DPoP proof: the token is bound to its key (RFC 9449).' }),
   expires_in: z.int().min(1).meta({
     description: `${CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS} for \`client_credentials\`; otherwise the named-user lifetime (the tenant `
       + `policy's \`accessTokenTtl\`, else \`namedUserAccessTokenTtl\`, ${NAMED_USER_ACCESS_TOKEN.default} by default; at most `
@@ -446,7 +451,8 @@ export const IntrospectionResponse = named('IntrospectionResponse', z.union([
     exp: z.int(),
     iat: z.int(),
     aud: z.union([z.string(), z.array(z.string())]),
-    token_type: z.literal('Bearer'),
+    token_type: z.enum(['Bearer', 'DPoP']),
+    cnf: z.strictObject({ jkt: z.string() }).optional().meta({ description: 'A DPoP-bound token: the thumbprint of its key (RFC 9449 §6.2).' }),
     tenant: z.string().optional(),
     constraints: z.record(z.string(), z.record(z.string(), z.array(z.string()))).optional()
       .meta({ description: 'A machine token\'s data filters, per API: `{ [apiId]: { [dimension]: values } }`.' }),
@@ -576,6 +582,7 @@ export function clientWire(client: ClientConfiguration & { clientSecret?: string
     category: client.category,
     ...(client.description ? { description: client.description } : {}),
     resources: client.resources,
+    ...(client.dpop ? { dpop: client.dpop } : {}),
     created_at: client.createdAt,
     updated_at: client.updatedAt,
     ...(client.clientSecret ? { client_secret: client.clientSecret } : {}),
@@ -598,6 +605,7 @@ export function appWire(app: AppRegistration & { clientSecret?: string }): Wire<
     resource_server: app.resourceServer,
     post_logout_redirect_uris: app.postLogoutRedirectUris,
     ...(app.backchannelLogoutUri ? { backchannel_logout_uri: app.backchannelLogoutUri } : {}),
+    ...(app.dpop ? { dpop: app.dpop } : {}),
     created_at: app.createdAt,
     updated_at: app.updatedAt,
     ...(app.clientSecret ? { client_secret: app.clientSecret } : {}),

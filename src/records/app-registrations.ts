@@ -13,6 +13,7 @@ import {
   type TokenEndpointAuthMethod,
 } from '../../policies/client-keys.js';
 import { changeRecord, changedFields } from './change.js';
+import { DPOP_RULE, type DpopRule } from './client-configurations.js';
 import { digestSecret, generateSecret } from './secrets.js';
 import { displayDescription, displayName, parseInput } from './validation.js';
 import { OPERATOR, type AuditContext, type AuditEventType, type AuditTrail } from '../audit/trail.js';
@@ -72,6 +73,12 @@ export interface AppRegistration {
   jwks?: ClientJwks;
   /** Where our server fetches a private_key_jwt app's public keys, when registered as a URL. */
   jwksUri?: string;
+  /**
+   * Whether its access and refresh tokens must be bound to a key of its own (DPoP, RFC 9449):
+   * `required` refuses a token request without a DPoP proof; `optional` (also when absent) binds
+   * them when the request carries one.
+   */
+  dpop?: DpopRule;
   createdAt: string;
   updatedAt: string;
 }
@@ -121,6 +128,8 @@ export interface AppRegistrationInput {
   jwks?: ClientJwks;
   /** The https URL of a private_key_jwt app's public keys: a tenant's app names a public host. */
   jwksUri?: string;
+  /** DPoP: `required` or `optional` (the default); see AppRegistration.dpop. */
+  dpop?: DpopRule;
 }
 
 /** What `appRegistrations.update()` takes: any field but the tenant; absent fields stay as they are. */
@@ -143,6 +152,7 @@ export const APP_REGISTRATION_FIELDS = {
   resourceServer: z.boolean().optional(),
   postLogoutRedirectUris: z.array(z.string()).max(20),
   backchannelLogoutUri: z.string().trim().max(2000),
+  dpop: DPOP_RULE,
 };
 const createSchema = z.object({
   ...APP_REGISTRATION_FIELDS,
@@ -152,6 +162,7 @@ const createSchema = z.object({
   jwksUri: CLIENT_AUTHENTICATION_FIELDS.jwksUri.optional(),
   postLogoutRedirectUris: APP_REGISTRATION_FIELDS.postLogoutRedirectUris.optional(),
   backchannelLogoutUri: APP_REGISTRATION_FIELDS.backchannelLogoutUri.optional(),
+  dpop: APP_REGISTRATION_FIELDS.dpop.optional(),
   tenant: text.optional(),
 }).strict();
 const patchSchema = z.object({ ...APP_REGISTRATION_FIELDS, ...CLIENT_AUTHENTICATION_FIELDS }).partial().strict();
@@ -217,7 +228,7 @@ export class AppRegistrations {
     const clientSecret = authentication?.tokenEndpointAuthMethod === 'client_secret_basic' ? generateSecret() : undefined;
     const stored = { ...newRecord(randomUUID(), parsed, redirectUris, now, now, clientSecret ? digestSecret(clientSecret) : undefined), ...authentication };
     await this.engineCheck(stored);
-    await this.audited('app_registration.created', by, stored, { name: stored.name, client_type: stored.clientType, redirect_uris: stored.redirectUris });
+    await this.audited('app_registration.created', by, stored, { name: stored.name, client_type: stored.clientType, redirect_uris: stored.redirectUris, ...(stored.dpop ? { dpop: stored.dpop } : {}) });
     await this.records.put(APP_REGISTRATION, stored.clientId, ALL_APPS, stored);
     if (stored.tenant !== undefined) await this.records.put(APP_OF_TENANT, stored.clientId, stored.tenant, { clientId: stored.clientId });
     return { ...toPublic(stored), ...(clientSecret ? { clientSecret } : {}) };
@@ -323,6 +334,7 @@ export class AppRegistrations {
         ...(parsed.openToAllTenants !== undefined ? { openToAllTenants: parsed.openToAllTenants } : {}),
         ...(parsed.resourceServer !== undefined ? { resourceServer: parsed.resourceServer } : {}),
         ...(logoutUris ? { postLogoutRedirectUris: logoutUris } : {}),
+        ...(parsed.dpop !== undefined ? { dpop: parsed.dpop } : {}),
         redirectUris,
         clientType,
         pkceEnabled: pkceAtRegistration(clientType, pkce, redirectUris),
@@ -412,6 +424,7 @@ function newRecord(clientId: string, parsed: z.output<typeof createSchema>, redi
     resourceServer: parsed.resourceServer ?? false,
     postLogoutRedirectUris: validateRedirectUris(parsed.postLogoutRedirectUris ?? [], 'postLogoutRedirectUris', true),
     ...(parsed.backchannelLogoutUri ? { backchannelLogoutUri: validateBackchannelLogoutUri(parsed.backchannelLogoutUri, parsed.tenant) } : {}),
+    ...(parsed.dpop ? { dpop: parsed.dpop } : {}),
     createdAt,
     updatedAt: now,
     ...(parsed.clientType === 'confidential' && secretDigest ? { secretDigest } : {}),

@@ -21,6 +21,14 @@ import { changed } from '../audit/events.js';
 
 export const CLIENT_CONFIGURATION = 'client';
 
+/**
+ * A client's DPoP rule (RFC 9449): `required`, every token request must carry a DPoP proof and
+ * every token is bound to its key; `optional`, a token is bound when its request carries a proof.
+ */
+export type DpopRule = 'required' | 'optional';
+/** The DPoP rule's values (the record schemas and the management API's wire schema). */
+export const DPOP_RULE = z.enum(['required', 'optional']);
+
 /** The APIs a client may call: per API id, the scopes assigned and optional data filters. */
 export type Resources = Record<string, { scopes: string[]; constraints?: DimensionFilters }>;
 
@@ -42,6 +50,12 @@ export interface ClientConfiguration {
   jwks?: ClientJwks;
   /** Where our server fetches a private_key_jwt client's public keys, when registered as a URL. */
   jwksUri?: string;
+  /**
+   * Whether its access tokens must be bound to a key of its own (DPoP, RFC 9449): `required`
+   * refuses a token request without a DPoP proof; `optional` (also when absent) binds the token
+   * when the request carries one and issues a Bearer token otherwise.
+   */
+  dpop?: DpopRule;
   createdAt: string;
   updatedAt: string;
 }
@@ -76,6 +90,8 @@ export interface ClientConfigurationInput {
   jwks?: ClientJwks;
   /** The https URL of a private_key_jwt client's public keys; or `jwks`, not both. */
   jwksUri?: string;
+  /** DPoP: `required` or `optional` (the default); see ClientConfiguration.dpop. */
+  dpop?: DpopRule;
 }
 
 /**
@@ -112,6 +128,7 @@ export const CLIENT_CONFIGURATION_FIELDS = {
   category: text,
   description: displayDescription().optional(),
   resources: RESOURCES_SCHEMA,
+  dpop: DPOP_RULE.optional(),
 };
 const createSchema = z.object({ tenant: tenantId, ...CLIENT_CONFIGURATION_FIELDS, ...CLIENT_AUTHENTICATION_FIELDS }).partial({ tokenEndpointAuthMethod: true, jwks: true, jwksUri: true }).strict();
 const patchSchema = z.object({ ...CLIENT_CONFIGURATION_FIELDS, ...CLIENT_AUTHENTICATION_FIELDS }).partial().strict();
@@ -153,6 +170,7 @@ export class ClientConfigurations {
       resources: this.validateResources(parsed.resources),
       ...authentication,
       ...(authentication.jwksUri ? { jwksUriAuthor: author } : {}),
+      ...(parsed.dpop ? { dpop: parsed.dpop } : {}),
       createdAt: now,
       updatedAt: now,
       ...(clientSecret ? { secretDigest: digestSecret(clientSecret) } : {}),
@@ -162,6 +180,7 @@ export class ClientConfigurations {
       category: stored.category,
       apis: Object.keys(stored.resources),
       token_endpoint_auth_method: authentication.tokenEndpointAuthMethod,
+      ...(stored.dpop ? { dpop: stored.dpop } : {}),
     });
     await this.records.put(CLIENT_CONFIGURATION, stored.clientId, stored.tenant, stored);
     return { ...toPublic(stored), ...(clientSecret ? { clientSecret } : {}) } as ClientConfiguration & CreatedSecret<I>;
@@ -180,8 +199,8 @@ export class ClientConfigurations {
   }
 
   /**
-   * Changes name, category, description, resources or the authentication method and keys (never
-   * the tenant). A change to `client_secret_basic` returns the new secret, once.
+   * Changes name, category, description, resources, the DPoP rule or the authentication method and keys
+   * (never the tenant). A change to `client_secret_basic` returns the new secret, once.
    * @param author Who names a `jwksUri`: the operator (the library) may name a loopback host.
    * @throws ValidationError naming the field; NotFound for an unknown ID; OAuthError 409 when it
    *   keeps losing a race with other changes.
@@ -213,6 +232,7 @@ export class ClientConfigurations {
         ...(parsed.name !== undefined ? { name: parsed.name } : {}),
         ...(parsed.category !== undefined ? { category: parsed.category } : {}),
         ...(resources ? { resources } : {}),
+        ...(parsed.dpop !== undefined ? { dpop: parsed.dpop } : {}),
         updatedAt: new Date().toISOString(),
       };
       if (parsed.description !== undefined) {

@@ -23,8 +23,20 @@ declare global {
 
 /** The parts of Express's (or Node's) request and response that the kit uses. */
 export interface ExpressLikeRequest {
-  headers: { authorization?: string | undefined };
+  headers: { authorization?: string | undefined; dpop?: string | string[] | undefined; host?: string | undefined };
   auth?: AccessTokenContext;
+  /** The request's method, scheme and path: what a DPoP proof is checked against (option `dpop`). */
+  method?: string;
+  protocol?: string;
+  originalUrl?: string;
+  /** Express's header reader: honours `trust proxy` for the host (X-Forwarded-Host). */
+  get?(name: string): string | undefined;
+}
+
+/** The absolute URL the client called, as Express reads it (`trust proxy` decides the scheme and host). */
+function requestUrl(req: ExpressLikeRequest): string {
+  const host = req.get?.('host') ?? req.headers.host;
+  return req.protocol && host && req.originalUrl ? `${req.protocol}://${host}${req.originalUrl}` : '';
 }
 /** The parts of Express's response that the kit uses. */
 export interface ExpressLikeResponse {
@@ -38,10 +50,20 @@ function refuse(res: ExpressLikeResponse, error: TokenError): void {
   res.status(error.status).set('WWW-Authenticate', error.challenge).set('Cache-Control', 'no-store').json(error.toJSON());
 }
 
-/** Express middleware: verifies the Bearer access token into `req.auth`. */
+/**
+ * Express middleware: verifies the Bearer access token (or, with the verifier's option `dpop`, a
+ * DPoP-bound token and its proof) into `req.auth`.
+ */
 export function expressAuthenticate(verifier: TokenVerifier) {
   return (req: ExpressLikeRequest, res: ExpressLikeResponse, next: NextFunction): void => {
-    verifier.verifyAuthorization(req.headers.authorization).then(
+    const { dpop } = req.headers;
+    verifier.verifyRequest({
+      authorization: req.headers.authorization,
+      // Two DPoP headers are two proofs: refused (RFC 9449 §4.3), as a joined value.
+      dpop: Array.isArray(dpop) ? dpop.join(',') : dpop,
+      method: req.method ?? '',
+      url: requestUrl(req),
+    }).then(
       (auth) => {
         req.auth = auth;
         next();

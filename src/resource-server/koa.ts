@@ -25,6 +25,9 @@ export interface KoaLikeContext {
   status: number;
   body: unknown;
   state: object;
+  /** The request's method and absolute URL: what a DPoP proof is checked against (option `dpop`). */
+  method?: string;
+  href?: string;
 }
 
 /** Koa's `next`. */
@@ -41,9 +44,10 @@ function refuse(ctx: KoaLikeContext, error: TokenError): void {
 }
 
 /**
- * Koa middleware: verifies the Bearer access token and puts what it says in `ctx.state.auth`.
- * Answers 401 (no or an invalid token), 400 (not a Bearer header) or 503 (keys unreachable) with
- * the RFC 6750 challenge; the request goes no further.
+ * Koa middleware: verifies the Bearer access token (or, with the verifier's option `dpop`, a
+ * DPoP-bound token and its proof) and puts what it says in `ctx.state.auth`. Answers 401 (no or
+ * an invalid token or proof), 400 (not a Bearer header) or 503 (keys unreachable) with the
+ * RFC 6750 (or RFC 9449) challenge; the request goes no further.
  *
  * @example
  * ```ts
@@ -55,7 +59,13 @@ export function authenticate(verifier: TokenVerifier): KoaLikeMiddleware {
   return async function authenticateBearer(ctx, next) {
     let auth: AccessTokenContext;
     try {
-      auth = await verifier.verifyAuthorization(ctx.get('authorization') || undefined);
+      // The URL as Koa reads it (behind a proxy: with `app.proxy`, from X-Forwarded-Proto and -Host).
+      auth = await verifier.verifyRequest({
+        authorization: ctx.get('authorization') || undefined,
+        dpop: ctx.get('dpop') || undefined,
+        method: ctx.method ?? '',
+        url: ctx.href ?? '',
+      });
     } catch (error) {
       if (error instanceof TokenError) return refuse(ctx, error);
       throw error;

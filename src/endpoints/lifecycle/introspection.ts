@@ -14,7 +14,7 @@ import { readForm } from '../../http/oauth-request.js';
  * - The caller authenticates with HTTP Basic as a client configuration or a confidential app (a
  *   public app has no secret to prove who it is); a failure is 401 invalid_client.
  * - `{ "active": true, ... }` with `sub`, `client_id`, `scope`, `exp`, `iat`, `iss`, `aud`,
- *   `token_type`, `tenant` and (machine tokens) `constraints`, for a live access token of ours
+ *   `token_type` (`DPoP` with `cnf.jkt` for a DPoP-bound token), `tenant` and (machine tokens) `constraints`, for a live access token of ours
  *   (src/engine/live-tokens.ts) that the caller may see (policies/introspection.ts): a tenant's
  *   client sees its tenant's tokens, any client the tokens issued to it; an app of the operator (no tenant) sees every tenant's only
  *   when it is first-party or marked a resource server (`resourceServer`).
@@ -53,6 +53,8 @@ export function introspectionHandler(setup: {
       return;
     }
     const { claims } = live;
+    // RFC 9449 §6.2: a bound token says so, with its key's thumbprint, for the resource server to match the proof.
+    const jkt = (claims.cnf as { jkt?: unknown } | undefined)?.jkt;
     ctx.body = {
       active: true,
       iss: claims.iss,
@@ -62,7 +64,8 @@ export function introspectionHandler(setup: {
       exp: live.exp,
       iat: live.iat,
       aud: claims.aud,
-      token_type: 'Bearer',
+      token_type: typeof jkt === 'string' ? 'DPoP' : 'Bearer',
+      ...(typeof jkt === 'string' ? { cnf: { jkt } } : {}),
       ...(live.tenant !== undefined ? { tenant: live.tenant } : {}),
       ...(Object.keys(live.constraints).length ? { constraints: live.constraints } : {}),
     };

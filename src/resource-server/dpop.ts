@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import { constantTimeEqual } from '../../policies/constant-time.js';
+import { InvalidDpopProof } from '../../policies/errors.js';
+
+/** The algorithms a DPoP proof may be signed with, at the authorization server and in the kit. */
+export const DPOP_ALGORITHMS = ['ES256', 'EdDSA', 'RS256', 'PS256'] as const;
+
+/** How far a proof's `iat` may be from now, in seconds (the authorization server's window too). */
+export const DPOP_PROOF_WINDOW_SECONDS = 300;
+
+/** The request a DPoP proof must be for. */
+export interface DpopRequest {
+  /** The proof: the request's `DPoP` header. */
+  proof: string | undefined;
+  /** The request's method, e.g. `GET`. */
+  method: string;
+  /** The request's absolute URL as the client called it (query and fragment are ignored). */
+  url: string;
+}
+
+/** What the kit's DPoP checks keep: at most `maxProofs` proofs' identifiers, each until its proof is too old anyway. */
+export interface DpopCheckOptions {
+  maxProofs: number;
+  clockToleranceSeconds: number;
+  /**
+   * Where used proofs are kept instead of this process: true when `id` was not used before (it is
+   * then kept until `expiresAt`, seconds since the epoch). The authorization server's own
+   * endpoints use the store every instance shares.
+   */
+  useOnce?: (id: string, expiresAt: number) => Promise<boolean>;
+}
+
+/**
+ * The proofs of DPoP-bound tokens at a resource server (RFC 9449 §4.3, §7.1): each is checked
+ * against its request and its token, and used once. Used identifiers are kept in this process only
+ * (by SHA-256 of key and `jti`), at most `maxProofs`, oldest first out: each instance of an API
+ * refuses a proof it saw before; a proof replayed on another instance within its five minutes is
+ * not caught (the authorization server's own checks use the shared store).
+ */
+export class DpopProofs {
+  readonly #seen = new Map<string, number>();
+
+  constructor(private readonly realm: string, private readonly options: DpopCheckOptions) {}
+
+  /**
+   * Checks the proof of `request` for `token`, whose `cnf.jkt` names the key.
+   * @throws InvalidDpopProof for any proof that is not the right one (see the class).
+   */
+  async check(request: DpopRequest, token: string, claims: JWTPayload): Promise<void> {
+    const refuse = (description: string) => new InvalidDpopProof(description, this.realm, DPOP_ALGORITHMS);
+    const jkt = (claims.cnf as { jkt?: unknown } | undefined)?.jkt;
+    if (typeof jkt !== 'string') throw refuse('the access token is not bound to a DPoP key');
+    // RFC 9449 §4.3: exactly one proof, a JWT.
+    if (!request.proof || request.proof.includes(',')) throw refuse('a DPoP proof is required with a DPoP-bound token');
+    let payload: JWTPayload;
+    let jwk: JWK;
+    try {
+      if (typeof decodeProtectedHeader(request.proof).jwk !== 'object') throw new Error('no jwk');
+      const verified = await jwtVerify(request.proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: [...DPOP_ALGORITHMS] });
+      payload = verified.payload;
+      jwk = verified.protectedHeader.jwk!;
+    } catch {
+      throw refuse('the DPoP proof is not a JWT signed by the key it carries');
+    }
+    // RFC 9449 §4.3 (the checks a receiver MUST make), in order.
+    if (typeof payload.jti !== 'string' || payload.jti === '' || payload.jti.length > 256) throw refuse('the DPoP proof has no valid jti');
+    if (payload.htm !== request.method) throw refuse('the DPoP proof is for another HTTP method (htm)');
+    if (typeof payload.htu !== 'string' || withoutQuery(payload.htu) !== withoutQuery(request.url)) {
+      throw refuse('the DPoP proof is for another URL (htu)');
+    }
+    const now = Math.floor(Date.now() / 1000);
+    const window = DPOP_PROOF_WINDOW_SECONDS + this.options.clockToleranceSeconds;
+    if (typeof payload.iat !== 'number' || Math.abs(now - payload.iat) > window) throw refuse('the DPoP proof is too old or from the future (iat)');
+    // RFC 9449 §4.3 step 11 (ath) and §7.1 (the proof's key is the token's).
+    if (payload.ath !== createHash('sha256').update(token).digest('base64url')) throw refuse('the DPoP proof is for another access token (ath)');
+    if (!constantTimeEqual(await calculateJwkThumbprint(jwk), jkt)) throw refuse('the DPoP proof is signed by another key than the access token is bound to');
+    const id = createHash('sha256').update(`${jkt} ${payload.jti}`).digest('base64url');
+    if (this.options.useOnce) {
+      if (!(await this.options.useOnce(id, payload.iat + window))) throw refuse('the DPoP proof was used before');
+    } else {
+      this.useOnce(id, payload.iat + window, now, refuse);
+    }
+  }
+
+  /** RFC 9449 §11.1: a proof is accepted once; its identifier is kept until its `iat` is out of the window. */
+  private useOnce(key: string, until: number, now: number, refuse: (description: string) => InvalidDpopProof): void {
+    const seen = this.#seen.get(key);
+    if (seen !== undefined && seen >= now) throw refuse('the DPoP proof was used before');
+    if (this.#seen.size >= this.options.maxProofs) {
+      for (const [oldest, expiry] of this.#seen) {
+        if (this.#seen.size < this.options.maxProofs && expiry >= now) break;
+        this.#seen.delete(oldest);
+      }
+    }
+    this.#seen.set(key, until);
+  }
+}
+
+function withoutQuery(url: string): string | undefined {
+  const parsed = URL.parse(url);
+  if (!parsed) return undefined;
+  parsed.search = '';
+  parsed.hash = '';
+  return parsed.href;
+}

@@ -1,0 +1,187 @@
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID, createHash } from 'node:crypto';
+import Koa from 'koa';
+import express from 'express';
+import * as oauth from 'oauth4webapi';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { authenticate, createTokenVerifier, expressAuthenticate, type AuthState, type TokenVerifier } from '../../src/resource-server/index.js';
+import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
+
+/** A client's DPoP key, and proofs made with it by hand. */
+async function dpopKey() {
+  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+  const jwk: JWK = await exportJWK(publicKey);
+  return {
+    privateKey,
+    async proof(claims: { htm?: string; htu: string; iat?: number; jti?: string; ath?: string }, key: CryptoKey = privateKey) {
+      const { iat = Math.floor(Date.now() / 1000), jti = randomUUID(), htm = 'GET', ...rest } = claims;
+      return new SignJWT({ htm, jti, ...rest }).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk }).setIssuedAt(iat).sign(key);
+    },
+  };
+}
+
+const ath = (token: string) => createHash('sha256').update(token).digest('base64url');
+
+async function serve(listener: RequestListener): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/payslips`,
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+/**
+ * The resource-server kit with `dpop: true` (src/resource-server/dpop.ts): DPoP-bound tokens of the
+ * real authorization server accepted with their proofs, every wrong proof refused with a DPoP
+ * challenge, a bound token presented as Bearer refused; in Koa and in Express over real sockets.
+ */
+describe('resource-server kit: DPoP-bound tokens', () => {
+  let server: RunningServer;
+  let machine: { clientId: string; clientSecret: string };
+  let verifier: TokenVerifier;
+  const apis: Array<{ name: string; url: string; close(): Promise<void> }> = [];
+
+  beforeAll(async () => {
+    server = await startServer();
+    machine = await server.auth.clientConfigurations.create({ tenant: 'acme', name: 'Payroll', category: 'hr', resources: { scim: { scopes: ['scim.read'] } } });
+    verifier = createTokenVerifier({ issuer: server.auth.issuer, audience: server.auth.audience, jwks: new URL(`${server.oauthUrl}/jwks`), dpop: true });
+    const koa = new Koa();
+    koa.use(authenticate(verifier));
+    koa.use((ctx) => { ctx.body = { sub: (ctx.state as AuthState).auth.sub }; });
+    const app = express();
+    app.get('/payslips', expressAuthenticate(verifier), (req, res) => { res.json({ sub: req.auth?.sub }); });
+    apis.push({ name: 'Koa', ...await serve(koa.callback()) }, { name: 'Express', ...await serve(app) });
+  });
+  afterAll(async () => {
+    await Promise.all(apis.map((api) => api.close()));
+    await server.stop();
+  });
+
+  /** A token of the authorization server bound to `key` (a proof at the token endpoint). */
+  async function boundToken(key: Awaited<ReturnType<typeof dpopKey>>): Promise<string> {
+    const proof = await key.proof({ htm: 'POST', htu: `${server.oauthUrl}/token` });
+    const answer = await postToken(server.oauthUrl, 'grant_type=client_credentials', { authorization: basic(machine.clientId, machine.clientSecret), dpop: proof });
+    expect(answer.body.token_type).toBe('DPoP');
+    return answer.body.access_token as string;
+  }
+
+  const call = (url: string, headers: Record<string, string>, method = 'GET') => fetch(url, { method, headers });
+
+  it.each(['Koa', 'Express'])('%s: oauth4webapi calls the API with its DPoP-bound token', async (name) => {
+    const api = apis.find((each) => each.name === name)!;
+    const issuer = new URL(server.oauthUrl);
+    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { [oauth.allowInsecureRequests]: true }));
+    const DPoP = oauth.DPoP({}, await oauth.generateKeyPair('ES256'));
+    const grant = () => oauth.clientCredentialsGrantRequest(as, { client_id: machine.clientId }, oauth.ClientSecretBasic(machine.clientSecret), new URLSearchParams(), { [oauth.allowInsecureRequests]: true, DPoP });
+    const tokens = await oauth.processClientCredentialsResponse(as, { client_id: machine.clientId }, await grant());
+    const response = await oauth.protectedResourceRequest(tokens.access_token, 'GET', new URL(api.url), undefined, undefined, { [oauth.allowInsecureRequests]: true, DPoP });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ sub: machine.clientId });
+  });
+
+  describe.each(['Koa', 'Express'])('%s refuses', (name) => {
+    const api = () => apis.find((each) => each.name === name)!;
+
+    async function refused(headers: Record<string, string>, description: RegExp, method = 'GET') {
+      const response = await call(api().url, headers, method);
+      expect(response.status).toBe(401);
+      const challenge = response.headers.get('www-authenticate') ?? '';
+      expect(challenge).toMatch(/^DPoP realm="[^"]+", error="invalid_(dpop_proof|token)"/);
+      expect(challenge).toContain('algs="ES256 EdDSA RS256 PS256"');
+      expect(((await response.json()) as { error_description: string }).error_description).toMatch(description);
+    }
+
+    it('a replayed proof (the same proof twice)', async () => {
+      const key = await dpopKey();
+      const token = await boundToken(key);
+      const headers = { authorization: `DPoP ${token}`, dpop: await key.proof({ htu: api().url, ath: ath(token) }) };
+      expect((await call(api().url, headers)).status).toBe(200);
+      await refused(headers, /used before/);
+    });
+
+    it('a proof for another method (htm) or another URL (htu)', async () => {
+      const key = await dpopKey();
+      const token = await boundToken(key);
+      await refused({ authorization: `DPoP ${token}`, dpop: await key.proof({ htm: 'POST', htu: api().url, ath: ath(token) }) }, /htm/);
+      await refused({ authorization: `DPoP ${token}`, dpop: await key.proof({ htu: `${api().url}/other`, ath: ath(token) }) }, /htu/);
+      // The query is not part of htu (RFC 9449 §4.3).
+      expect((await call(`${api().url}?page=2`, { authorization: `DPoP ${token}`, dpop: await key.proof({ htu: api().url, ath: ath(token) }) })).status).toBe(200);
+    });
+
+    it('an expired proof (iat ten minutes ago) and one from the future', async () => {
+      const key = await dpopKey();
+      const token = await boundToken(key);
+      const now = Math.floor(Date.now() / 1000);
+      await refused({ authorization: `DPoP ${token}`, dpop: await key.proof({ htu: api().url, ath: ath(token), iat: now - 600 }) }, /iat/);
+      await refused({ authorization: `DPoP ${token}`, dpop: await key.proof({ htu: api().url, ath: ath(token), iat: now + 600 }) }, /iat/);
+    });
+
+    it('a proof for another token (ath), and a proof without ath', async () => {
+      const key = await dpopKey();
+      const token = await boundToken(key);
+      const other = await boundToken(key);
+      await refused({ authorization: `DPoP ${token}`, dpop: await key.proof({ htu: api().url, ath: ath(other) }) }, /ath/);
+      await refused({ authorization: `DPoP ${token}`, dpop: await key.proof({ htu: api().url }) }, /ath/);
+    });
+
+    it('a proof by another key than the token is bound to (a thief with the token and a key of her own)', async () => {
+      const owner = await dpopKey();
+      const thief = await dpopKey();
+      const token = await boundToken(owner);
+      await refused({ authorization: `DPoP ${token}`, dpop: await thief.proof({ htu: api().url, ath: ath(token) }) }, /another key/);
+    });
+
+    it('a bound token without a proof, or with a proof that is no JWT, or two proofs', async () => {
+      const key = await dpopKey();
+      const token = await boundToken(key);
+      await refused({ authorization: `DPoP ${token}` }, /proof is required/);
+      await refused({ authorization: `DPoP ${token}`, dpop: 'not-a-jwt' }, /not a JWT/);
+      const proof = await key.proof({ htu: api().url, ath: ath(token) });
+      await refused({ authorization: `DPoP ${token}`, dpop: `${proof}, ${proof}` }, /proof is required/);
+    });
+
+    it('a bound token presented as Bearer; a Bearer token presented as DPoP', async () => {
+      const key = await dpopKey();
+      const token = await boundToken(key);
+      const asBearer = await call(api().url, { authorization: `Bearer ${token}` });
+      expect(asBearer.status).toBe(401);
+      expect(asBearer.headers.get('www-authenticate')).toMatch(/^Bearer realm="[^"]+", error="invalid_token".*, DPoP realm="[^"]+", algs="ES256 EdDSA RS256 PS256"$/);
+      expect(((await asBearer.json()) as { error_description: string }).error_description).toMatch(/bound to a DPoP key/);
+      const bearer = (await postToken(server.oauthUrl, 'grant_type=client_credentials', { authorization: basic(machine.clientId, machine.clientSecret) })).body.access_token as string;
+      expect((await call(api().url, { authorization: `Bearer ${bearer}` })).status).toBe(200);
+      await refused({ authorization: `DPoP ${bearer}`, dpop: await key.proof({ htu: api().url, ath: ath(bearer) }) }, /not bound/);
+    });
+  });
+
+  it('without the dpop option, a bound token is refused in both forms, and Bearer tokens work as before', async () => {
+    const plain = createTokenVerifier({ issuer: server.auth.issuer, audience: server.auth.audience, jwks: new URL(`${server.oauthUrl}/jwks`) });
+    const key = await dpopKey();
+    const token = await boundToken(key);
+    const url = 'http://api.example/payslips';
+    await expect(plain.verifyRequest({ authorization: `Bearer ${token}`, dpop: undefined, method: 'GET', url })).rejects.toMatchObject({ status: 401, error: 'invalid_token' });
+    await expect(plain.verifyRequest({ authorization: `DPoP ${token}`, dpop: await key.proof({ htu: url, ath: ath(token) }), method: 'GET', url })).rejects.toMatchObject({ status: 400, error: 'invalid_request' });
+    await expect(plain.verifyAuthorization(`Bearer ${token}`)).rejects.toMatchObject({ status: 401, error: 'invalid_token' });
+    // Introspection-style checks of the token alone still read it.
+    await expect(plain.verify(token)).resolves.toMatchObject({ sub: machine.clientId });
+  });
+
+  it('keeps at most maxProofs proof identifiers: the oldest go first', async () => {
+    const small = createTokenVerifier({ issuer: server.auth.issuer, audience: server.auth.audience, jwks: new URL(`${server.oauthUrl}/jwks`), dpop: { maxProofs: 2 } });
+    const key = await dpopKey();
+    const token = await boundToken(key);
+    const url = 'http://api.example/payslips';
+    const proofs = await Promise.all([1, 2, 3].map(() => key.proof({ htu: url, ath: ath(token) })));
+    const use = (proof: string) => small.verifyRequest({ authorization: `DPoP ${token}`, dpop: proof, method: 'GET', url });
+    for (const proof of proofs) await use(proof);
+    // The third pushed the first out; the last two are still known.
+    await expect(use(proofs[2]!)).rejects.toMatchObject({ error: 'invalid_dpop_proof' });
+    await expect(use(proofs[1]!)).rejects.toMatchObject({ error: 'invalid_dpop_proof' });
+    await expect(use(proofs[0]!)).resolves.toMatchObject({ sub: machine.clientId });
+  });
+
+  it.each([0, -1, 1.5, Number.NaN])('refuses dpop.maxProofs %p at creation', (maxProofs) => {
+    expect(() => createTokenVerifier({ issuer: server.auth.issuer, audience: server.auth.audience, jwks: { keys: [] }, dpop: { maxProofs } })).toThrow(TypeError);
+  });
+});
