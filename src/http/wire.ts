@@ -115,6 +115,10 @@ const appFields = {
       + 'or private name (localhost, .local, .internal, .arpa, .test, .corp, .lan, ...); the addresses it resolves to '
       + 'are checked again at each delivery. `""` in a patch removes it.',
   }),
+  require_pushed_authorization_requests: APP_REGISTRATION_FIELDS.requirePushedAuthorizationRequests.meta({
+    description: 'The app must push its authorization requests (RFC 9126, `POST /oauth2/par`); a plain authorization '
+      + 'request of it is refused with `invalid_request`. Default false.',
+  }),
 };
 
 /** Wire field → library field, for the fields the API takes. */
@@ -127,6 +131,7 @@ const APP_FIELD_NAMES = {
   id_token_signed_response_alg: 'idTokenSigningAlg',
   post_logout_redirect_uris: 'postLogoutRedirectUris',
   backchannel_logout_uri: 'backchannelLogoutUri',
+  require_pushed_authorization_requests: 'requirePushedAuthorizationRequests',
 } as const satisfies Record<keyof typeof appFields, keyof AppRegistrationInput>;
 
 /** Fields of an app that only the operator sets (through the library or the CLI), never a tenant. */
@@ -157,6 +162,7 @@ export const AppRegistrationBody = named('AppRegistration', z.strictObject({
   resource_server: z.boolean().meta({ description: "Set by the platform operator only: an operator's app that may introspect every tenant's access tokens." }),
   post_logout_redirect_uris: z.array(z.string()),
   backchannel_logout_uri: z.string().optional(),
+  require_pushed_authorization_requests: z.boolean().meta({ description: 'Only pushed authorization requests (RFC 9126) are taken from the app.' }),
   created_at: timestamp,
   updated_at: timestamp,
   client_secret: ClientSecret.optional().meta({
@@ -595,6 +601,7 @@ export function appWire(app: AppRegistration & { clientSecret?: string }): Wire<
     resource_server: app.resourceServer,
     post_logout_redirect_uris: app.postLogoutRedirectUris,
     ...(app.backchannelLogoutUri ? { backchannel_logout_uri: app.backchannelLogoutUri } : {}),
+    require_pushed_authorization_requests: app.requirePushedAuthorizationRequests,
     created_at: app.createdAt,
     updated_at: app.updatedAt,
     ...(app.clientSecret ? { client_secret: app.clientSecret } : {}),

@@ -184,3 +184,46 @@ describe('pushed authorization requests: requests per address', () => {
     expect(step.status).toBe(200);
   });
 });
+
+describe.each(STORE_KINDS)('an app that requires pushed authorization requests (%s store)', (kind) => {
+  const store = useStore(kind);
+  let server: RunningServer;
+  let app: { clientId: string; clientSecret: string };
+
+  beforeAll(async () => {
+    server = await startServer({ store: store.option(), accounts: testAccounts([alice]) });
+    const created = await server.auth.appRegistrations.create({ name: 'Bank-grade', redirectUris: [WEB], clientType: 'confidential', requirePushedAuthorizationRequests: true });
+    app = { clientId: created.clientId, clientSecret: created.clientSecret! };
+  });
+  afterAll(() => server.stop());
+
+  const request = (challenge: string) => ({
+    response_type: 'code', client_id: app.clientId, redirect_uri: WEB, scope: 'openid', state: 'st-req',
+    code_challenge: challenge, code_challenge_method: 'S256',
+  });
+
+  it('a plain authorization request of it is refused with a clear error, back to the app', async () => {
+    const step = await new UserAgent(server.baseUrl).request(`${server.oauthUrl}/authorize?${new URLSearchParams(request(pkcePair().challenge))}`);
+    const refusal = new URL(step.location!);
+    expect(refusal.origin + refusal.pathname).toBe(WEB);
+    expect(refusal.searchParams.get('error')).toBe('invalid_request');
+    expect(refusal.searchParams.get('error_description')).toMatch(/pushed authorization request/i);
+    expect(refusal.searchParams.get('state')).toBe('st-req');
+  });
+
+  it('its pushed request signs the user in; turned off, its plain request works again', async () => {
+    const pushed = await fetch(`${server.oauthUrl}/par`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(app.clientId, app.clientSecret) },
+      body: new URLSearchParams(request(pkcePair().challenge)).toString(),
+    });
+    expect(pushed.status).toBe(201);
+    const { request_uri: requestUri } = (await pushed.json()) as { request_uri: string };
+    const step = await new UserAgent(server.baseUrl).request(`${server.oauthUrl}/authorize?${new URLSearchParams({ client_id: app.clientId, request_uri: requestUri })}`);
+    expect(step.html).toContain('name="password"');
+
+    await server.auth.appRegistrations.update(app.clientId, { requirePushedAuthorizationRequests: false });
+    const plain = await new UserAgent(server.baseUrl).request(`${server.oauthUrl}/authorize?${new URLSearchParams(request(pkcePair().challenge))}`);
+    expect(plain.html).toContain('name="password"');
+  });
+});
