@@ -1,3 +1,5 @@
+import * as oauth from 'oauth4webapi';
+import * as client from 'openid-client';
 import { alice, testAccounts } from '../../support/accounts.js';
 import { basic, postToken, startServer, type RunningServer } from '../../support/server.js';
 import { STORE_KINDS, useStore } from '../../support/stores.js';
@@ -81,6 +83,39 @@ describe.each(STORE_KINDS)('pushed authorization requests (%s store)', (kind) =>
     }, { authorization: basic(web.clientId, web.clientSecret) });
     expect(token.status).toBe(200);
     expect(token.body.scope).toContain('scim.read');
+  });
+
+  it('oauth4webapi: pushedAuthorizationRequest with ClientSecretBasic, the code redeemed with the library', async () => {
+    const insecure = { [oauth.allowInsecureRequests]: true };
+    const issuer = new URL(server.oauthUrl);
+    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
+    const app = { client_id: web.clientId };
+    const auth = oauth.ClientSecretBasic(web.clientSecret);
+    const verifier = oauth.generateRandomCodeVerifier();
+    const pushed = await oauth.processPushedAuthorizationResponse(as, app, await oauth.pushedAuthorizationRequest(as, app, auth, {
+      response_type: 'code', redirect_uri: WEB, scope: 'openid scim.read', state: 'st-lib',
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+    }, insecure));
+    expect(pushed.expires_in).toBe(60);
+    const back = await signIn(new UserAgent(server.baseUrl), web.clientId, pushed.request_uri);
+    const params = oauth.validateAuthResponse(as, app, new URL(back.location!), 'st-lib');
+    const tokens = await oauth.processAuthorizationCodeResponse(as, app,
+      await oauth.authorizationCodeGrantRequest(as, app, auth, params, WEB, verifier, insecure));
+    expect(tokens.access_token).toBeTruthy();
+    expect(tokens.id_token).toBeTruthy();
+  });
+
+  it('openid-client: buildAuthorizationUrlWithPAR for a public app, the code redeemed with the library', async () => {
+    const config = await client.discovery(new URL(server.oauthUrl), spa.clientId, undefined, client.None(), { execute: [client.allowInsecureRequests] });
+    const verifier = client.randomPKCECodeVerifier();
+    const url = await client.buildAuthorizationUrlWithPAR(config, {
+      redirect_uri: SPA, scope: 'openid', state: 'st-oc',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+    });
+    expect([...url.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
+    const back = await signIn(new UserAgent(server.baseUrl), spa.clientId, url.searchParams.get('request_uri')!);
+    const tokens = await client.authorizationCodeGrant(config, new URL(back.location!), { pkceCodeVerifier: verifier, expectedState: 'st-oc' });
+    expect(tokens.access_token).toBeTruthy();
   });
 
   it('a public app pushes with its client_id alone', async () => {
