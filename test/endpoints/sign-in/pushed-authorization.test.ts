@@ -176,14 +176,30 @@ describe.each(STORE_KINDS)('pushed authorization requests (%s store)', (kind) =>
     expect(await response.json()).toMatchObject({ error: 'invalid_client' });
   });
 
-  it('a push over limits.authorizeQueryBytes is 413, nothing stored', async () => {
+  it("a public app's push with a secret in the body is 401 invalid_client (credentials never in the body)", async () => {
+    const response = await push({
+      response_type: 'code', client_id: spa.clientId, client_secret: 'x', redirect_uri: SPA, scope: 'openid', state: 's',
+      code_challenge: pkcePair().challenge, code_challenge_method: 'S256',
+    });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ error: 'invalid_client' });
+  });
+
+  it('a client_id in the body other than the Basic one is 400 invalid_request', async () => {
+    const response = await push(webRequest(pkcePair().challenge, other.clientId), { authorization: basic(web.clientId, web.clientSecret) });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: 'invalid_request', error_description: 'client_id in the body differs from the authenticated client' });
+  });
+
+  it('a push over limits.authorizeQueryBytes is 413 invalid_request', async () => {
     const response = await push({ ...webRequest(pkcePair().challenge), nonce: 'n'.repeat(5000) }, { authorization: basic(web.clientId, web.clientSecret) });
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ error: 'invalid_request' });
   });
 
   it('a request the authorization endpoint would refuse is refused at the push (JSON)', async () => {
-    const response = await push({ ...webRequest(pkcePair().challenge), redirect_uri: 'https://evil.example/cb' }, { authorization: basic(web.clientId, web.clientSecret) });
+    // A caller that prefers HTML (a browser's Accept) still gets the JSON error.
+    const response = await push({ ...webRequest(pkcePair().challenge), redirect_uri: 'https://evil.example/cb' }, { authorization: basic(web.clientId, web.clientSecret), accept: 'text/html' });
     expect(response.status).toBe(400);
     expect(response.headers.get('content-type')).toMatch(/json/);
     expect(await response.json()).toMatchObject({ error: 'invalid_request' });
@@ -192,7 +208,22 @@ describe.each(STORE_KINDS)('pushed authorization requests (%s store)', (kind) =>
 
 describe('pushed authorization requests: requests per address', () => {
   let server: RunningServer;
-  afterAll(() => server.stop());
+  afterEach(() => server.stop());
+
+  it('failed client authentications at the push count toward the failed-authentication limit (429)', async () => {
+    server = await startServer({ rateLimits: { authorize: false, failedClientAuth: { perClient: { max: 2, windowSeconds: 60 }, perAddress: { max: 100, windowSeconds: 60 } } } });
+    const app = await server.auth.appRegistrations.create({ name: 'Web', redirectUris: [WEB], clientType: 'confidential' });
+    const guess = () => fetch(`${server.oauthUrl}/par`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(app.clientId, 'guess') },
+      body: new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: WEB, scope: 'openid', state: 's' }).toString(),
+    });
+    expect((await guess()).status).toBe(401);
+    expect((await guess()).status).toBe(401);
+    const refused = await guess();
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ error: 'temporarily_unavailable' });
+  });
 
   it('past rateLimits.authorize pushes per address are 429 with Retry-After, counted apart from /authorize', async () => {
     server = await startServer({ rateLimits: { authorize: { max: 2, windowSeconds: 60 } } });
