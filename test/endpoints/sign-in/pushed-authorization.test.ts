@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
-import { alice, testAccounts } from '../../support/accounts.js';
+import { alice, bob, testAccounts } from '../../support/accounts.js';
 import { basic, postToken, startServer, type RunningServer } from '../../support/server.js';
 import { STORE_KINDS, useStore } from '../../support/stores.js';
 import { pkcePair, UserAgent, type Step } from '../../support/user-agent.js';
@@ -21,7 +21,7 @@ describe.each(STORE_KINDS)('pushed authorization requests (%s store)', (kind) =>
   let other: { clientId: string; clientSecret: string };
 
   beforeAll(async () => {
-    server = await startServer({ store: store.option(), accounts: testAccounts([alice]) });
+    server = await startServer({ store: store.option(), accounts: testAccounts([alice, bob]) });
     spa = await server.auth.appRegistrations.create({ name: 'Team SPA', redirectUris: [SPA], clientType: 'public' });
     const created = await server.auth.appRegistrations.create({ name: 'HR Portal', redirectUris: [WEB], clientType: 'confidential' });
     web = { clientId: created.clientId, clientSecret: created.clientSecret! };
@@ -116,6 +116,17 @@ describe.each(STORE_KINDS)('pushed authorization requests (%s store)', (kind) =>
     const back = await signIn(new UserAgent(server.baseUrl), spa.clientId, url.searchParams.get('request_uri')!);
     const tokens = await client.authorizationCodeGrant(config, new URL(back.location!), { pkceCodeVerifier: verifier, expectedState: 'st-oc' });
     expect(tokens.access_token).toBeTruthy();
+  });
+
+  it("the tenant rules apply to the request by reference: another tenant's user is sent back with access_denied", async () => {
+    const acme = await server.auth.appRegistrations.create({ name: 'Acme HR', redirectUris: [WEB], clientType: 'confidential', tenant: 'acme' });
+    const requestUri = await pushedUri({ clientId: acme.clientId, clientSecret: acme.clientSecret! });
+    const agent = new UserAgent(server.baseUrl);
+    let step = await agent.request(`${server.oauthUrl}/authorize?${new URLSearchParams({ client_id: acme.clientId, request_uri: requestUri })}`);
+    step = await agent.submit(step, { username: bob.sub, password: bob.password });
+    const back = new URL(step.location!);
+    expect(back.searchParams.get('error')).toBe('access_denied');
+    expect(back.searchParams.get('error_description')).toBe('this application belongs to another organization');
   });
 
   it('a public app pushes with its client_id alone', async () => {
