@@ -88,6 +88,8 @@ export function appRegistrationMetadata(app: StoredAppRegistration): EnginePaylo
     ...(app.tenant ? { tenant: app.tenant } : {}),
     open_to_all_tenants: app.openToAllTenants === true,
     resource_server: app.resourceServer === true,
+    // RFC 9126 §6: the engine then refuses an authorization request that was not pushed.
+    require_pushed_authorization_requests: app.requirePushedAuthorizationRequests === true,
   };
 }
 

@@ -185,7 +185,10 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       // store every instance shares (ReplayDetection). Nonces are offered on every answer
       // (`DPoP-Nonce`) and demanded only of a proof whose `iat` is not recent.
       dPoP: { enabled: true, nonceSecret: setup.dpopNonceSecret, allowReplay: false },
-      pushedAuthorizationRequests: { enabled: false },
+      // RFC 9126, in front of it our guard (src/endpoints/sign-in/pushed-authorization.ts). A pushed
+      // request lives 60 s (the engine's longest) and is used up by the authorization response it
+      // leads to; an app may be required to push (`requirePushedAuthorizationRequests`).
+      pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: false, allowUnregisteredRedirectUris: false },
       // Sign-out: the engine's end_session endpoint with our pages (src/engine/sign-out.ts).
       rpInitiatedLogout: { enabled: true, ...signOutSources(look) },
       // Delivered by our fetch below: only where policies/backchannel-logout.ts allows.
@@ -229,6 +232,7 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     routes: {
       authorization: '/authorize',
       token: '/token',
+      pushed_authorization_request: '/par',
       jwks: '/jwks',
       userinfo: '/userinfo',
     },

@@ -119,6 +119,10 @@ const appFields = {
       + 'are checked again at each delivery. `""` in a patch removes it.',
   }),
   dpop: APP_REGISTRATION_FIELDS.dpop.optional().meta({ description: 'DPoP (RFC 9449): `required`, every token request must carry a DPoP proof and every access token is bound to its key; `optional` (the default), a token is bound when its request carries a proof.' }),
+  require_pushed_authorization_requests: APP_REGISTRATION_FIELDS.requirePushedAuthorizationRequests.meta({
+    description: 'The app must push its authorization requests (RFC 9126, `POST /oauth2/par`); a plain authorization '
+      + 'request of it is refused with `invalid_request`. Default false.',
+  }),
 };
 
 /** Wire field → library field, for the fields the API takes. */
@@ -132,6 +136,7 @@ const APP_FIELD_NAMES = {
   post_logout_redirect_uris: 'postLogoutRedirectUris',
   backchannel_logout_uri: 'backchannelLogoutUri',
   dpop: 'dpop',
+  require_pushed_authorization_requests: 'requirePushedAuthorizationRequests',
 } as const satisfies Record<keyof typeof appFields, keyof AppRegistrationInput>;
 
 /** Fields of an app that only the operator sets (through the library or the CLI), never a tenant. */
@@ -163,6 +168,7 @@ export const AppRegistrationBody = named('AppRegistration', z.strictObject({
   post_logout_redirect_uris: z.array(z.string()),
   backchannel_logout_uri: z.string().optional(),
   dpop: DPOP_RULE.optional().meta({ description: 'Absent: optional.' }),
+  require_pushed_authorization_requests: z.boolean().meta({ description: 'Only pushed authorization requests (RFC 9126) are taken from the app.' }),
   created_at: timestamp,
   updated_at: timestamp,
   client_secret: ClientSecret.optional().meta({
@@ -606,6 +612,7 @@ export function appWire(app: AppRegistration & { clientSecret?: string }): Wire<
     post_logout_redirect_uris: app.postLogoutRedirectUris,
     ...(app.backchannelLogoutUri ? { backchannel_logout_uri: app.backchannelLogoutUri } : {}),
     ...(app.dpop ? { dpop: app.dpop } : {}),
+    require_pushed_authorization_requests: app.requirePushedAuthorizationRequests,
     created_at: app.createdAt,
     updated_at: app.updatedAt,
     ...(app.clientSecret ? { client_secret: app.clientSecret } : {}),

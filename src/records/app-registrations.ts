@@ -61,6 +61,12 @@ export interface AppRegistration {
   resourceServer: boolean;
   /** Where a sign-out the app starts may send the browser back (exact match); empty: nowhere. */
   postLogoutRedirectUris: string[];
+  /**
+   * The app must push its authorization requests (RFC 9126: `POST {issuer}/par`) and send the
+   * browser to `/authorize` with the `request_uri` only; a plain authorization request of it is
+   * refused (`invalid_request`). Default false.
+   */
+  requirePushedAuthorizationRequests: boolean;
   /** The app's back-channel logout endpoint: told by a signed logout token when its user signs out. */
   backchannelLogoutUri?: string;
   /**
@@ -84,9 +90,11 @@ export interface AppRegistration {
 }
 
 /** An app registration as stored: with its secret's digest; records older than a field may lack it. */
-export interface StoredAppRegistration extends Omit<AppRegistration, 'postLogoutRedirectUris' | 'resourceServer'> {
+export interface StoredAppRegistration extends Omit<AppRegistration, 'postLogoutRedirectUris' | 'resourceServer' | 'requirePushedAuthorizationRequests'> {
   postLogoutRedirectUris?: string[];
   resourceServer?: boolean;
+  /** Stored only when true (a record without it is as it was before the field). */
+  requirePushedAuthorizationRequests?: boolean;
   /** Only confidential Basic apps have one (records older than `tokenEndpointAuthMethod` are Basic). */
   secretDigest?: string;
 }
@@ -111,6 +119,8 @@ export interface AppRegistrationInput {
   resourceServer?: boolean;
   /** Where a sign-out may send the browser back; the redirect-URI policy applies. */
   postLogoutRedirectUris?: string[];
+  /** Only pushed authorization requests (see AppRegistration.requirePushedAuthorizationRequests); default false. */
+  requirePushedAuthorizationRequests?: boolean;
   /**
    * The endpoint for back-channel logout tokens; `''` in an update removes it. The operator's apps:
    * https, or http on a loopback host. A tenant's app: https on port 443 to a public host name
@@ -153,6 +163,7 @@ export const APP_REGISTRATION_FIELDS = {
   postLogoutRedirectUris: z.array(z.string()).max(20),
   backchannelLogoutUri: z.string().trim().max(2000),
   dpop: DPOP_RULE,
+  requirePushedAuthorizationRequests: z.boolean().optional(),
 };
 const createSchema = z.object({
   ...APP_REGISTRATION_FIELDS,
@@ -346,6 +357,10 @@ export class AppRegistrations {
         if (parsed.description) changed.description = parsed.description;
         else delete changed.description;
       }
+      if (parsed.requirePushedAuthorizationRequests !== undefined) {
+        if (parsed.requirePushedAuthorizationRequests) changed.requirePushedAuthorizationRequests = true;
+        else delete changed.requirePushedAuthorizationRequests;
+      }
       if (parsed.backchannelLogoutUri !== undefined) {
         // The rule depends on the app's owner: a tenant's app only reaches public hosts.
         if (parsed.backchannelLogoutUri) changed.backchannelLogoutUri = validateBackchannelLogoutUri(parsed.backchannelLogoutUri, stored.tenant);
@@ -425,6 +440,7 @@ function newRecord(clientId: string, parsed: z.output<typeof createSchema>, redi
     postLogoutRedirectUris: validateRedirectUris(parsed.postLogoutRedirectUris ?? [], 'postLogoutRedirectUris', true),
     ...(parsed.backchannelLogoutUri ? { backchannelLogoutUri: validateBackchannelLogoutUri(parsed.backchannelLogoutUri, parsed.tenant) } : {}),
     ...(parsed.dpop ? { dpop: parsed.dpop } : {}),
+    ...(parsed.requirePushedAuthorizationRequests ? { requirePushedAuthorizationRequests: true } : {}),
     createdAt,
     updatedAt: now,
     ...(parsed.clientType === 'confidential' && secretDigest ? { secretDigest } : {}),
@@ -458,5 +474,6 @@ function toPublic({ secretDigest: _digest, ...record }: StoredAppRegistration): 
     openToAllTenants: record.openToAllTenants === true,
     resourceServer: record.resourceServer === true,
     postLogoutRedirectUris: record.postLogoutRedirectUris ?? [],
+    requirePushedAuthorizationRequests: record.requirePushedAuthorizationRequests === true,
   };
 }

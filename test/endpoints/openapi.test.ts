@@ -31,6 +31,7 @@ const served = (prefix: string): Array<[string, string]> => [
   ['get', `/.well-known/oauth-authorization-server${prefix}/oauth2`],
   ['get', `${prefix}/oauth2/authorize`],
   ['post', `${prefix}/oauth2/authorize`],
+  ['post', `${prefix}/oauth2/par`],
   ['get', `${prefix}/oauth2/userinfo`],
   ['post', `${prefix}/oauth2/userinfo`],
   ['post', `${prefix}/oauth2/introspect`],
@@ -141,7 +142,7 @@ describe('OpenAPI document', () => {
 
   it('carries the path prefix in every path but the RFC 8414 alias, which carries it at the end', () => {
     const paths = Object.keys(documentFor('/auth2').paths as Json);
-    expect(paths).toHaveLength(25);
+    expect(paths).toHaveLength(26);
     for (const path of paths) {
       if (path.startsWith('/.well-known/')) expect(path).toBe('/.well-known/oauth-authorization-server/auth2/oauth2');
       else expect(path.startsWith('/auth2/')).toBe(true);
@@ -234,7 +235,8 @@ describe('OpenAPI document against the running server', () => {
       expect([key([method, path]), response.status]).not.toEqual([key([method, path]), 404]);
       await response.arrayBuffer();
     }
-    // The engine's own forms of what we serve elsewhere, and what we turned off.
+    // The engine's own forms of what we serve elsewhere (`/request` is its path of the pushed
+    // authorization requests we serve at `/par`), and what we turned off.
     for (const [method, path] of [['GET', '/auth2/oauth2/me'], ['POST', '/auth2/oauth2/token/introspection'], ['POST', '/auth2/oauth2/token/revocation'], ['POST', '/auth2/oauth2/reg'], ['POST', '/auth2/oauth2/request']] as const) {
       const response = await fetch(`${server.baseUrl}${path}`, { method, redirect: 'manual' });
       expect([method, path, response.status]).toEqual([method, path, 404]);

@@ -57,6 +57,8 @@ describe('the wire (src/http/wire.ts)', () => {
     expect(appPatch({ post_logout_redirect_uris: ['https://a/out'], backchannel_logout_uri: 'https://app.example.com/bc' }))
       .toEqual({ postLogoutRedirectUris: ['https://a/out'], backchannelLogoutUri: 'https://app.example.com/bc' });
     expect(wireField('idTokenSigningAlg')).toBe('id_token_signed_response_alg');
+    expect(appPatch({ require_pushed_authorization_requests: true })).toEqual({ requirePushedAuthorizationRequests: true });
+    expect(wireField('requirePushedAuthorizationRequests')).toBe('require_pushed_authorization_requests');
     expect(wireField('resources.scim.scopes')).toBe('resources.scim.scopes');
   });
 
@@ -67,7 +69,7 @@ describe('the wire (src/http/wire.ts)', () => {
     expect(() => ClientConfigurationBody.parse(clientWire({ ...client, clientSecret: SECRET }))).toThrow();
     const app = {
       clientId: ID, name: 'n', redirectUris: ['https://a/cb'], clientType: 'public' as const, pkceEnabled: true, idTokenSigningAlg: 'RS256' as const,
-      firstParty: false, openToAllTenants: false, resourceServer: false, postLogoutRedirectUris: [], createdAt: at, updatedAt: at,
+      firstParty: false, openToAllTenants: false, resourceServer: false, postLogoutRedirectUris: [], requirePushedAuthorizationRequests: false, createdAt: at, updatedAt: at,
     };
     expect(AppRegistrationBody.parse(appWire(app))).not.toHaveProperty('client_secret');
     expect(AppRegistrationBody.parse(appWire({ ...app, tenant: 't', description: 'd', clientSecret: SECRET }))).toEqual(expect.objectContaining({ tenant: 't', description: 'd' }));
