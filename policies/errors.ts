@@ -371,6 +371,7 @@ export const ERRORS: readonly ErrorRow[] = [
   { example: new TenantMoved('realm'), when: "a named-user token whose user's account has moved to another tenant" },
   { example: new InsufficientUserAuthentication('the route needs a sign-in with a second factor', 'realm', { acrValues: 'urn:talent-auth:acr:mfa' }), when: 'the resource-server kit: a user\'s token whose sign-in had no second factor, or is older than the route accepts (with `acr_values` or `max_age` in the challenge, RFC 9470)' },
   { example: new InvalidBearerRequest('realm'), when: 'an Authorization header that is not `Bearer <token>`' },
+  { example: new InvalidDpopProof('the DPoP proof is for another request', 'realm', ['ES256']), when: 'a DPoP-bound token without a valid proof: missing, for another method or URL, too old, replayed, for another token (`ath`) or key (`cnf.jkt`), or a bound token presented as Bearer' },
   { example: new KeysUnavailable('realm'), when: 'the resource-server kit could not fetch the signing keys' },
   { example: new TokenStatusUnavailable('realm'), when: 'the resource-server kit, in introspect mode, could not ask the authorization server (it never lets a token through unchecked)' },
 ];

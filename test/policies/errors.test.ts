@@ -14,6 +14,8 @@ const CODES = new Set([
   'invalid_request', 'invalid_client', 'access_denied', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope',
   'invalid_target', 'invalid_token', 'insufficient_scope', 'temporarily_unavailable', 'server_error', 'not_found', 'conflict', 'not_supported',
   'insufficient_user_authentication', 'unmet_authentication_requirements',
+  // RFC 9449 §12.2: a DPoP proof that is missing or does not check out, at a resource.
+  'invalid_dpop_proof',
 ]);
 
 const DOCS = join(process.cwd(), 'docs/errors.md');
