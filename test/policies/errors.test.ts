@@ -34,7 +34,8 @@ describe('the error table (policies/errors.ts)', () => {
     expect(when).not.toBe('');
     // Status, code and headers agree with what HTTP and OAuth say of them.
     if (example.status === 401 && example.error === 'invalid_client') expect(example.headers).toEqual({});
-    if (example instanceof TokenError) expect(example.headers['WWW-Authenticate']).toMatch(/^Bearer realm="realm"/);
+    // A DPoP refusal challenges with the DPoP scheme and the algorithms a proof may use (RFC 9449 §7.1).
+    if (example instanceof TokenError) expect(example.headers['WWW-Authenticate']).toMatch(example.error === 'invalid_dpop_proof' ? /^DPoP realm="realm", .*algs="ES256"$/ : /^Bearer realm="realm"/);
     if (example.status === 405) expect(example.headers.Allow).toBe('GET, DELETE');
     if (example.status === 429 || example.status === 503) {
       if (!(example instanceof TokenError)) expect(Number(example.headers['Retry-After'])).toBeGreaterThan(0);
