@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { decodeProtectedHeader, type JWK } from 'jose';
 import type Provider from 'oidc-provider';
 import { redirectUriMatches } from '../../policies/redirect-uris.js';
 import { secretMatches } from '../records/secrets.js';
@@ -40,6 +42,8 @@ import { engineRequest, knowEngine } from './request.js';
  * 9. `Client.prototype.backchannelLogout`: runs in the scope of the app's owner, so that the
  *    delivery (the engine's `fetch` hook, src/engine/backchannel-delivery.ts) knows whether the
  *    operator's private hosts may be reached for it.
+ * 10. `RefreshToken.prototype.generateTokenId` also binds a refresh token issued with a DPoP proof
+ *    to that proof's key for confidential apps too (the engine binds public apps' only).
  * Errors of ours thrown inside them reach the engine as its own (src/engine/errors.ts).
  */
 
@@ -76,6 +80,46 @@ function asEngineError(error: unknown): never {
 interface ConsumableModel {
   find(value: string, options?: object): Promise<Consumable | undefined>;
   prototype: Consumable & { generateTokenId(): string };
+}
+
+/** A refresh token as the engine models its DPoP binding: the proof key's thumbprint, if bound. */
+interface DpopBindable {
+  jkt?: string;
+}
+
+/**
+ * A refresh token issued with a DPoP proof is bound to that proof's key whatever the client kind.
+ * The engine binds only public clients' refresh tokens and leaves confidential clients' bound by
+ * their client authentication alone; we bind both, so that a refresh token copied together with a
+ * client secret is still useless without the private key. It runs when the token is first saved
+ * (its id is generated only then); a rotated token inherits its predecessor's binding from the
+ * engine, and the refresh grant refuses a proof of another key ("failed jkt verification").
+ */
+function bindToProofKey(token: DpopBindable): void {
+  if (token.jkt !== undefined) return;
+  const request = engineRequest() as { get?(name: string): string } | undefined;
+  const proof = request?.get?.('DPoP');
+  // The engine checked the proof before it issues anything (a bad one ends the request first), so
+  // its header's key is the key the access token was bound to; the engine keeps its own reading
+  // out of reach, hence the thumbprint computed again from the same key.
+  if (proof) token.jkt = proofKeyThumbprint(proof);
+}
+
+/** The JWK thumbprint (RFC 7638, SHA-256) of the key in a DPoP proof's header, synchronously. */
+function proofKeyThumbprint(proof: string): string | undefined {
+  let jwk: JWK | undefined;
+  try {
+    jwk = decodeProtectedHeader(proof).jwk;
+  } catch {
+    return undefined;
+  }
+  if (jwk === undefined) return undefined;
+  // The required members of each key type, in lexicographic order (RFC 7638 §3.2).
+  const required = jwk.kty === 'EC' ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y }
+    : jwk.kty === 'OKP' ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x }
+      : jwk.kty === 'RSA' ? { e: jwk.e, kty: jwk.kty, n: jwk.n } : undefined;
+  if (required === undefined || Object.values(required).some((value) => typeof value !== 'string')) return undefined;
+  return createHash('sha256').update(JSON.stringify(required)).digest('base64url');
 }
 
 /** `find` and `prototype.consume` of a code or refresh token model, each followed by our rule. */
@@ -163,7 +207,8 @@ export function patchEngine(provider: Provider, { clients, singleUse }: EnginePa
   const RefreshToken = provider.RefreshToken as unknown as ConsumableModel;
   patchConsumable(RefreshToken, (token) => singleUse.refreshTokenFound(token), (token, consume) => singleUse.consumeRefreshToken(token, consume));
   const generateRefreshTokenId = RefreshToken.prototype.generateTokenId;
-  RefreshToken.prototype.generateTokenId = function generateTokenId(this: Consumable & { generateTokenId(): string }) {
+  RefreshToken.prototype.generateTokenId = function generateTokenId(this: Consumable & DpopBindable & { generateTokenId(): string }) {
+    bindToProofKey(this);
     return singleUse.refreshTokenId(() => generateRefreshTokenId.call(this));
   };
 

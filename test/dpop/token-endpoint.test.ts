@@ -11,7 +11,7 @@ const WEB = 'https://app.example.com/cb';
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
 /** A DPoP key of a client, and proofs made with it by hand (for the proofs a library would not make). */
-async function dpopKey(alg: 'ES256' | 'EdDSA' = 'ES256') {
+async function dpopKey(alg: 'ES256' | 'EdDSA' | 'RS256' = 'ES256') {
   const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
   const jwk: JWK = await exportJWK(publicKey);
   return {
@@ -166,20 +166,54 @@ describe.each(STORE_KINDS)('DPoP at the token endpoint (%s store)', (kind) => {
     return postToken(server.oauthUrl, { grant_type: 'authorization_code', code, redirect_uri: WEB, code_verifier: verifier }, { authorization: basic(target.clientId, target.clientSecret), ...headers });
   }
 
-  it('authorization code: the access token is bound; the refresh token of a confidential app is not, its next access token is bound to the refresh proof', async () => {
+  it('authorization code: the access token and the refresh token of a confidential app are bound to the proof key; the rotated one stays bound', async () => {
     const key = await dpopKey();
     const tokens = await codeExchange(app, { dpop: await key.proof({ htu: tokenUrl }) });
     expect(tokens.status).toBe(200);
     expect(tokens.body.token_type).toBe('DPoP');
     expect(decodeJwt(tokens.body.access_token as string)).toMatchObject({ cnf: { jkt: key.jkt }, sub: alice.sub });
-    // RFC 9449 §5: a confidential client's refresh token is bound by its client authentication;
-    // each access token it refreshes is bound to the key of that refresh request's proof.
-    const refreshed = await postToken(server.oauthUrl, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string }, {
-      authorization: basic(app.clientId, app.clientSecret), dpop: await key.proof({ htu: tokenUrl }),
-    });
+    const refresh = (refreshToken: string, headers: Record<string, string>) =>
+      postToken(server.oauthUrl, { grant_type: 'refresh_token', refresh_token: refreshToken }, { authorization: basic(app.clientId, app.clientSecret), ...headers });
+    // Stricter than the engine (src/engine/patches.ts, bindToProofKey): even with the client's
+    // secret, a refresh token issued with a proof needs a proof of the same key.
+    const other = await dpopKey();
+    const otherKey = await refresh(tokens.body.refresh_token as string, { dpop: await other.proof({ htu: tokenUrl }) });
+    expect(otherKey.status).toBe(400);
+    expect(otherKey.body).toMatchObject({ error: 'invalid_grant' });
+    const noProof = await refresh(tokens.body.refresh_token as string, {});
+    expect(noProof.status).toBe(400);
+    expect(noProof.body).toMatchObject({ error: 'invalid_grant' });
+    const refreshed = await refresh(tokens.body.refresh_token as string, { dpop: await key.proof({ htu: tokenUrl }) });
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.token_type).toBe('DPoP');
     expect(decodeJwt(refreshed.body.access_token as string).cnf).toEqual({ jkt: key.jkt });
+    const rotatedOther = await refresh(refreshed.body.refresh_token as string, { dpop: await other.proof({ htu: tokenUrl }) });
+    expect(rotatedOther.status).toBe(400);
+    expect(rotatedOther.body).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it.each(['EdDSA', 'RS256'] as const)('a refresh token bound to a %s key refreshes with that key, not with another', async (alg) => {
+    const key = await dpopKey(alg);
+    const tokens = await codeExchange(app, { dpop: await key.proof({ htu: tokenUrl }) });
+    expect(tokens.status).toBe(200);
+    const refresh = async (proofKey: Awaited<ReturnType<typeof dpopKey>>) => postToken(server.oauthUrl, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string }, {
+      authorization: basic(app.clientId, app.clientSecret), dpop: await proofKey.proof({ htu: tokenUrl }),
+    });
+    expect((await refresh(await dpopKey())).status).toBe(400);
+    const refreshed = await refresh(key);
+    expect(refreshed.status).toBe(200);
+    expect(decodeJwt(refreshed.body.access_token as string).cnf).toEqual({ jkt: key.jkt });
+  });
+
+  it('a refresh token issued without a proof stays usable as a bearer exchange (the app did not use DPoP)', async () => {
+    const tokens = await codeExchange(app, {});
+    expect(tokens.status).toBe(200);
+    expect(tokens.body.token_type).toBe('Bearer');
+    const refreshed = await postToken(server.oauthUrl, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string }, {
+      authorization: basic(app.clientId, app.clientSecret),
+    });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body.token_type).toBe('Bearer');
   });
 
   it("an app with dpop: 'required' needs a proof at the code exchange and at each refresh", async () => {

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { decodeJwt } from 'jose';
+import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import Provider, { type Configuration } from 'oidc-provider';
 import { PrivateHosts } from '../../policies/backchannel-logout.js';
 import { createMemoryStore } from '../../adapters/memory.js';
@@ -36,6 +36,7 @@ interface BareExtras {
   backchannelLogoutUri?: string;
   sessionRequired?: boolean;
   fetch?: Configuration['fetch'];
+  dpop?: boolean;
 }
 
 async function bareEngine(patched: boolean, extras: BareExtras = {}): Promise<Engine> {
@@ -78,6 +79,7 @@ async function bareEngine(patched: boolean, extras: BareExtras = {}): Promise<En
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
       backchannelLogout: { enabled: true },
+      ...(extras.dpop ? { dPoP: { enabled: true } } : {}),
       resourceIndicators: {
         enabled: true,
         defaultResource: () => AUDIENCE,
@@ -113,10 +115,10 @@ async function bareEngine(patched: boolean, extras: BareExtras = {}): Promise<En
 
 const basic = (clientId: string, secret: string) => `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`;
 
-async function token(engine: Engine, clientId: string, body: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
+async function token(engine: Engine, clientId: string, body: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(`${engine.url}/token`, {
     method: 'POST',
-    headers: { authorization: basic(clientId, SECRET), 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { authorization: basic(clientId, SECRET), 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body: new URLSearchParams(body),
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
@@ -146,10 +148,10 @@ async function mintCode(engine: Engine): Promise<{ code: string; verifier: strin
 }
 
 /** A minted code exchanged: the first answer, with its refresh token. */
-async function exchangeMinted(engine: Engine): Promise<{ first: Awaited<ReturnType<typeof token>>; exchange: Record<string, string>; code: string }> {
+async function exchangeMinted(engine: Engine, headers: Record<string, string> = {}): Promise<{ first: Awaited<ReturnType<typeof token>>; exchange: Record<string, string>; code: string }> {
   const { code, verifier } = await mintCode(engine);
   const exchange = { grant_type: 'authorization_code', code, redirect_uri: LOOPBACK, code_verifier: verifier };
-  return { first: await token(engine, 'app', exchange), exchange, code };
+  return { first: await token(engine, 'app', exchange, headers), exchange, code };
 }
 
 function authorize(engine: Engine, extra: Record<string, string>): Promise<Response> {
@@ -332,6 +334,28 @@ describe('the engine behaviours our patches rely on (src/engine/patches.ts)', ()
     expect(rotated.status).toBe(200);
     expect((await token(engine, 'app', { grant_type: 'refresh_token', refresh_token: spent })).status).toBe(400);
     expect((await token(engine, 'app', { grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token as string })).status).toBe(400);
+  });
+
+  it("10. a confidential client's refresh token issued with a DPoP proof: unbound by the engine, bound to the proof's key once patched", async () => {
+    const proofOf = async (engine: Engine) => {
+      const { privateKey, publicKey } = await generateKeyPair('ES256');
+      const jwk = await exportJWK(publicKey);
+      return () => new SignJWT({ htm: 'POST', htu: `${engine.url}/token`, jti: randomBytes(12).toString('base64url') })
+        .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk }).setIssuedAt().sign(privateKey);
+    };
+    for (const patched of [false, true]) {
+      const engine = await start(patched, { dpop: true });
+      const [key, other] = [await proofOf(engine), await proofOf(engine)];
+      const { first } = await exchangeMinted(engine, { dpop: await key() });
+      expect(first.body.token_type).toBe('DPoP');
+      const refresh = { grant_type: 'refresh_token', refresh_token: first.body.refresh_token as string };
+      const withOtherKey = await token(engine, 'app', refresh, { dpop: await other() });
+      expect(withOtherKey.status).toBe(patched ? 400 : 200);
+      if (patched) {
+        expect(withOtherKey.body).toMatchObject({ error: 'invalid_grant' });
+        expect((await token(engine, 'app', refresh, { dpop: await key() })).status).toBe(200);
+      }
+    }
   });
 
   it('8. the sid of an ID token is decided by Client.prototype.includeSid: none without a back-channel URI, unless patched', async () => {
