@@ -5,16 +5,18 @@
  */
 import express from 'express';
 import Koa from 'koa';
-import type { ClientJwk } from '../../policies/client-keys.js';
-import type { AuthServer } from '../../src/index.js';
+import type { AuthServer, ClientConfigurationInput } from '../../src/index.js';
 import { authenticate, createTokenVerifier, expressAuthenticate, type AuthState } from '../../src/resource-server/index.js';
+
+/** One public key of a client, as `jwks` takes it (a JWK with `kid`; never a private member). */
+export type PublicJwk = NonNullable<ClientConfigurationInput['jwks']>['keys'][number];
 
 // #region register
 /**
  * A payroll provider's integration: its public key (a JWK with a `kid`, never the private key)
  * instead of a secret, and every token bound to its DPoP key. No `clientSecret` comes back.
  */
-export async function registerPayrollSync(auth: AuthServer, publicKey: ClientJwk) {
+export async function registerPayrollSync(auth: AuthServer, publicKey: PublicJwk) {
   const { clientId } = await auth.clientConfigurations.create({
     tenant: 'acme',
     name: 'Payroll sync',
@@ -34,7 +36,7 @@ export async function registerPayrollSync(auth: AuthServer, publicKey: ClientJwk
  * 2. the client signs with the new key (assertions signed with the old one still pass meanwhile);
  * 3. retire the old key. Each update takes effect on every instance at once.
  */
-export async function addClientKey(auth: AuthServer, clientId: string, newKey: ClientJwk) {
+export async function addClientKey(auth: AuthServer, clientId: string, newKey: PublicJwk) {
   const keys = (await auth.clientConfigurations.get(clientId))?.jwks?.keys ?? [];
   return auth.clientConfigurations.update(clientId, { jwks: { keys: [...keys, newKey] } });
 }

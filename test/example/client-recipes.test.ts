@@ -91,7 +91,7 @@ async function browse(server: RunningServer, url: URL): Promise<URL> {
 describe('client recipes: the documented code is the code that runs', () => {
   it('every recipe region is in the doc under its marker, character for character, and every marker names a region', () => {
     const shown = documented();
-    const expected = new Map(RECIPE_FILES.flatMap((file) => [...regions(file)].map(([name, code]) => [`${file}#${name}`, code] as const)));
+    const expected = new Map<string, string>(RECIPE_FILES.flatMap((file) => [...regions(file)].map(([name, code]): [string, string] => [`${file}#${name}`, code])));
     expect(expected.size).toBeGreaterThanOrEqual(9);
     for (const [key, code] of expected) {
       expect({ key, shown: shown.get(key)?.includes(code) ?? false }).toEqual({ key, shown: true });
@@ -155,6 +155,13 @@ describe.each(STORE_KINDS)('client recipes against a server (%s store)', (kind) 
     const stolen = await fetch(api.url, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(stolen.status).toBe(401);
     expect(stolen.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+    // A thief with the token and a DPoP key of her own: the proof's key is not the token's.
+    const thief = await o4w.dpopClient(as, clientId, oauth.PrivateKeyJwt({ key: key.privateKey, kid: 'payroll-2026' }), insecure);
+    await expect(thief.get(tokens.access_token, api.url)).rejects.toMatchObject({
+      code: 'OAUTH_WWW_AUTHENTICATE_CHALLENGE',
+      status: 401,
+      cause: [expect.objectContaining({ scheme: 'dpop', parameters: expect.objectContaining({ error: 'invalid_dpop_proof' }) })],
+    });
     // DPoP required: the same client without a proof gets no token.
     await expect(o4w.machineToken(as, clientId, { key: key.privateKey, kid: 'payroll-2026' }, insecure)).rejects.toMatchObject({ code: 'OAUTH_RESPONSE_BODY_ERROR', status: 400, error: 'invalid_grant' });
   });
