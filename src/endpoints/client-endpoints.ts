@@ -40,7 +40,7 @@ function build(parts: ServerParts): ClientEndpoints {
     ? failedClientAuthLimit(store.counters, limits, addressOf, logger, ({ clientId, address, firstInWindow }) => {
       metrics?.rateLimited.inc({ limit: 'client_auth' });
       if (firstInWindow) void recordRefusal(clientId, address);
-    })
+    }, async (clientId) => (await engine.findClient(clientId)) !== undefined)
     : undefined;
   const cors = publicAppCors(() => apps.publicWebOrigins());
   return {

@@ -94,7 +94,7 @@ describe.each(STORE_KINDS)('pushed authorization requests with DPoP (%s store)',
     const keyPair = await oauth.generateKeyPair('ES256');
     // A client whose clock is ten minutes behind: its first proof is not recent, so the server
     // answers use_dpop_nonce with a DPoP-Nonce; the handle keeps the nonce, the retry carries it.
-    const DPoP = oauth.DPoP({ ...meta, [oauth.clockSkew]: -600 }, keyPair);
+    const DPoP = oauth.DPoP({ [oauth.clockSkew]: -600 }, keyPair);
     const verifier = oauth.generateRandomCodeVerifier();
     const parameters = {
       response_type: 'code', redirect_uri: WEB, scope: 'openid scim.read', state: 'st-lib',
@@ -120,7 +120,7 @@ describe.each(STORE_KINDS)('pushed authorization requests with DPoP (%s store)',
     const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
     const meta = { client_id: app.clientId };
     const auth = oauth.ClientSecretBasic(app.clientSecret);
-    const DPoP = oauth.DPoP(meta, await oauth.generateKeyPair('ES256'));
+    const DPoP = oauth.DPoP({}, await oauth.generateKeyPair('ES256'));
     const verifier = oauth.generateRandomCodeVerifier();
     const pushed = await oauth.processPushedAuthorizationResponse(as, meta, await oauth.pushedAuthorizationRequest(as, meta, auth, {
       response_type: 'code', redirect_uri: WEB, scope: 'openid', state: 'st-x',
@@ -128,7 +128,7 @@ describe.each(STORE_KINDS)('pushed authorization requests with DPoP (%s store)',
     }, { ...insecure, DPoP }));
     const code = await codeFor(pushed.request_uri);
     const params = oauth.validateAuthResponse(as, meta, new URLSearchParams({ code, state: 'st-x', iss: server.auth.issuer }), 'st-x');
-    const thief = oauth.DPoP(meta, await oauth.generateKeyPair('ES256'));
+    const thief = oauth.DPoP({}, await oauth.generateKeyPair('ES256'));
     const response = await oauth.authorizationCodeGrantRequest(as, meta, auth, params, WEB, verifier, { ...insecure, DPoP: thief });
     expect(response.status).toBe(400);
     await expect(oauth.processAuthorizationCodeResponse(as, meta, response)).rejects.toMatchObject({ error: 'invalid_grant' });
