@@ -59,7 +59,12 @@ export function parseBasicAuthorization(header: string): BasicCredentials {
 
 /** The client ID a request's credentials claim, lower-cased, when it is shaped like ours (a UUID). */
 export function claimedClientId(credentials: BasicCredentials | undefined): string | undefined {
-  return credentials && UUID.test(credentials.clientId) ? credentials.clientId.toLowerCase() : undefined;
+  return credentials ? clientIdShapedLikeOurs(credentials.clientId) : undefined;
+}
+
+/** A client ID lower-cased, when it is shaped like ours (a UUID); undefined otherwise. */
+export function clientIdShapedLikeOurs(clientId: string): string | undefined {
+  return UUID.test(clientId) ? clientId.toLowerCase() : undefined;
 }
 
 /** The assertion type of a private_key_jwt authentication (RFC 7523 §2.2). */

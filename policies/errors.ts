@@ -315,6 +315,22 @@ export class InvalidDpopProof extends TokenError {
 }
 
 /**
+ * 401 `use_dpop_nonce` (RFC 9449 §9): a resource server that requires server nonces got a proof
+ * without its current nonce (none, a stale one, or one it never gave). The answer carries the
+ * nonce to put in the next proof (`DPoP-Nonce`) and a DPoP challenge; a client retries once with it.
+ */
+export class UseDpopNonce extends TokenError {
+  constructor(description: string, realm: string, algorithms: readonly string[], readonly nonce: string) {
+    super('use_dpop_nonce', 401, description, realm);
+    (this as { challenge: string }).challenge = dpopChallenge(this.challenge, algorithms);
+  }
+
+  override get headers(): ErrorHeaders {
+    return { ...super.headers, 'DPoP-Nonce': this.nonce };
+  }
+}
+
+/**
  * A Bearer challenge as the DPoP scheme says it (RFC 9449 §7.1): the answer to a request that
  * presented its token with `Authorization: DPoP`, with the algorithms a proof may use.
  */
@@ -372,6 +388,7 @@ export const ERRORS: readonly ErrorRow[] = [
   { example: new InsufficientUserAuthentication('the route needs a sign-in with a second factor', 'realm', { acrValues: 'urn:talent-auth:acr:mfa' }), when: 'the resource-server kit: a user\'s token whose sign-in had no second factor, or is older than the route accepts (with `acr_values` or `max_age` in the challenge, RFC 9470)' },
   { example: new InvalidBearerRequest('realm'), when: 'an Authorization header that is not `Bearer <token>`' },
   { example: new InvalidDpopProof('the DPoP proof is for another request', 'realm', ['ES256']), when: 'a DPoP-bound token without a valid proof: missing, for another method or URL, too old, replayed, for another token (`ath`) or key (`cnf.jkt`), or a bound token presented as Bearer' },
+  { example: new UseDpopNonce('a DPoP nonce is required: put the one of the DPoP-Nonce header in the proof', 'realm', ['ES256'], 'nonce'), when: 'the resource-server kit with `dpop.nonce`: a DPoP proof without the current server nonce (none, stale, or not ours); the answer carries a new one in `DPoP-Nonce`' },
   { example: new KeysUnavailable('realm'), when: 'the resource-server kit could not fetch the signing keys' },
   { example: new TokenStatusUnavailable('realm'), when: 'the resource-server kit, in introspect mode, could not ask the authorization server (it never lets a token through unchecked)' },
 ];

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
 import { constantTimeEqual } from '../../policies/constant-time.js';
-import { InvalidDpopProof } from '../../policies/errors.js';
+import { InvalidDpopProof, UseDpopNonce } from '../../policies/errors.js';
 
 /** The algorithms a DPoP proof may be signed with, at the authorization server and in the kit. */
 export const DPOP_ALGORITHMS = ['ES256', 'EdDSA', 'RS256', 'PS256'] as const;
@@ -19,10 +19,70 @@ export interface DpopRequest {
   url: string;
 }
 
+/** The resource-server kit's server nonces (its option `dpop.nonce`). */
+export interface DpopNonceOptions {
+  /**
+   * The secret the nonces are derived from, at least 32 characters: the instances of an API that
+   * share it accept each other's nonces, with no state shared. Default: a random one per verifier
+   * (one instance; each instance of several would refuse the others' nonces once).
+   */
+  secret?: string;
+  /** How long one nonce is handed out, in seconds, 10..3600; default 300. */
+  windowSeconds?: number;
+}
+
+const MIN_NONCE_SECRET_LENGTH = 32;
+
+/**
+ * Stateless server nonces (RFC 9449 §9): the nonce of a time window is an HMAC of the window's
+ * number under the secret (and the realm, so two APIs sharing a secret do not share nonces). A
+ * nonce is accepted in its window and the windows on either side (so a nonce handed out at the
+ * end of a window still works, and instances whose clocks differ a little agree); after that,
+ * the client is answered use_dpop_nonce with the current one.
+ */
+export class DpopNonces {
+  readonly #secret: Buffer;
+  readonly #windowMs: number;
+
+  /** @throws TypeError for a secret shorter than 32 characters or a window outside 10..3600 s. */
+  constructor(private readonly realm: string, options: DpopNonceOptions = {}) {
+    const { secret, windowSeconds = 300 } = options;
+    if (secret !== undefined && (typeof secret !== 'string' || secret.length < MIN_NONCE_SECRET_LENGTH)) {
+      throw new TypeError(`dpop.nonce.secret must be a string of at least ${MIN_NONCE_SECRET_LENGTH} characters`);
+    }
+    if (typeof windowSeconds !== 'number' || !Number.isInteger(windowSeconds) || windowSeconds < 10 || windowSeconds > 3600) {
+      throw new TypeError(`dpop.nonce.windowSeconds must be an integer from 10 to 3600, not ${String(windowSeconds)}`);
+    }
+    this.#secret = secret === undefined ? randomBytes(32) : Buffer.from(secret, 'utf8');
+    this.#windowMs = windowSeconds * 1000;
+  }
+
+  /** The nonce to hand out now (`DPoP-Nonce`); `now` in milliseconds. */
+  current(now = Date.now()): string {
+    return this.#of(Math.floor(now / this.#windowMs));
+  }
+
+  /** Whether `nonce` is one of ours of this window or one next to it (compared in constant time). */
+  accepts(nonce: unknown, now = Date.now()): boolean {
+    if (typeof nonce !== 'string' || nonce.length > 64) return false;
+    const window = Math.floor(now / this.#windowMs);
+    let accepted = false;
+    // Every candidate is compared, so that the time says nothing of which window matched.
+    for (const candidate of [window - 1, window, window + 1]) accepted = constantTimeEqual(nonce, this.#of(candidate)) || accepted;
+    return accepted;
+  }
+
+  #of(window: number): string {
+    return createHmac('sha256', this.#secret).update(`talent-auth dpop nonce\n${this.realm}\n${window}`).digest('base64url');
+  }
+}
+
 /** What the kit's DPoP checks keep: at most `maxProofs` proofs' identifiers, each until its proof is too old anyway. */
 export interface DpopCheckOptions {
   maxProofs: number;
   clockToleranceSeconds: number;
+  /** Server nonces every proof must carry (RFC 9449 §9); none without. */
+  nonces?: DpopNonces;
   /**
    * Where used proofs are kept instead of this process: true when `id` was not used before (it is
    * then kept until `expiresAt`, seconds since the epoch). The authorization server's own
@@ -36,7 +96,8 @@ export interface DpopCheckOptions {
  * against its request and its token, and used once. Used identifiers are kept in this process only
  * (by SHA-256 of key and `jti`), at most `maxProofs`, oldest first out: each instance of an API
  * refuses a proof it saw before; a proof replayed on another instance within its five minutes is
- * not caught (the authorization server's own checks use the shared store).
+ * not caught (the authorization server's own checks use the shared store). With `nonces`, every
+ * proof must carry a current nonce of this server (UseDpopNonce otherwise, with the nonce to use).
  */
 export class DpopProofs {
   readonly #seen = new Map<string, number>();
@@ -68,6 +129,14 @@ export class DpopProofs {
     if (payload.htm !== request.method) throw refuse('the DPoP proof is for another HTTP method (htm)');
     if (typeof payload.htu !== 'string' || withoutQuery(payload.htu) !== withoutQuery(request.url)) {
       throw refuse('the DPoP proof is for another URL (htu)');
+    }
+    // RFC 9449 §4.3 step 10: the nonce this server handed out, when it hands them out (§9).
+    const { nonces } = this.options;
+    if (nonces && !nonces.accepts(payload.nonce)) {
+      throw new UseDpopNonce(
+        payload.nonce === undefined ? 'a DPoP nonce is required: put the one of the DPoP-Nonce header in the proof' : 'the DPoP nonce is not current: use the one of the DPoP-Nonce header',
+        this.realm, DPOP_ALGORITHMS, nonces.current(),
+      );
     }
     const now = Math.floor(Date.now() / 1000);
     const window = DPOP_PROOF_WINDOW_SECONDS + this.options.clockToleranceSeconds;

@@ -47,7 +47,10 @@ export interface ExpressLikeResponse {
 type NextFunction = (error?: unknown) => void;
 
 function refuse(res: ExpressLikeResponse, error: TokenError): void {
-  res.status(error.status).set('WWW-Authenticate', error.challenge).set('Cache-Control', 'no-store').json(error.toJSON());
+  res.status(error.status);
+  // WWW-Authenticate, and DPoP-Nonce with a use_dpop_nonce refusal.
+  for (const [name, value] of Object.entries(error.headers)) res.set(name, value);
+  res.set('Cache-Control', 'no-store').json(error.toJSON());
 }
 
 /**
@@ -66,6 +69,9 @@ export function expressAuthenticate(verifier: TokenVerifier) {
     }).then(
       (auth) => {
         req.auth = auth;
+        // RFC 9449 §9: a DPoP client learns the current nonce from every answer, before it is asked.
+        const nonce = /^DPoP /i.test(req.headers.authorization?.trim() ?? '') ? verifier.dpopNonce?.() : undefined;
+        if (nonce) res.set('DPoP-Nonce', nonce);
         next();
       },
       (error: unknown) => (error instanceof TokenError ? refuse(res, error) : next(error)),

@@ -38,7 +38,8 @@ export type KoaLikeMiddleware = (ctx: KoaLikeContext, next: KoaLikeNext) => Prom
 
 function refuse(ctx: KoaLikeContext, error: TokenError): void {
   ctx.status = error.status;
-  ctx.set('WWW-Authenticate', error.challenge);
+  // WWW-Authenticate, and DPoP-Nonce with a use_dpop_nonce refusal.
+  for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
   ctx.set('Cache-Control', 'no-store');
   ctx.body = error.toJSON();
 }
@@ -58,10 +59,11 @@ function refuse(ctx: KoaLikeContext, error: TokenError): void {
 export function authenticate(verifier: TokenVerifier): KoaLikeMiddleware {
   return async function authenticateBearer(ctx, next) {
     let auth: AccessTokenContext;
+    const authorization = ctx.get('authorization') || undefined;
     try {
       // The URL as Koa reads it (behind a proxy: with `app.proxy`, from X-Forwarded-Proto and -Host).
       auth = await verifier.verifyRequest({
-        authorization: ctx.get('authorization') || undefined,
+        authorization,
         dpop: ctx.get('dpop') || undefined,
         method: ctx.method ?? '',
         url: ctx.href ?? '',
@@ -71,8 +73,16 @@ export function authenticate(verifier: TokenVerifier): KoaLikeMiddleware {
       throw error;
     }
     (ctx.state as AuthState).auth = auth;
+    // RFC 9449 §9: a DPoP client learns the current nonce from every answer, before it is asked.
+    const nonce = isDpop(authorization) ? verifier.dpopNonce?.() : undefined;
+    if (nonce) ctx.set('DPoP-Nonce', nonce);
     await next();
   };
+}
+
+/** Whether a request presented its token with the DPoP scheme. */
+function isDpop(authorization: string | undefined): boolean {
+  return authorization !== undefined && /^DPoP /i.test(authorization.trim());
 }
 
 /** A check on the verified token, as middleware after `authenticate` (401 when it did not run). */

@@ -19,7 +19,7 @@ import {
   TokenStatusUnavailable,
   dpopChallenge,
 } from '../../policies/errors.js';
-import { DPOP_ALGORITHMS, DpopProofs, type DpopRequest } from './dpop.js';
+import { DPOP_ALGORITHMS, DpopNonces, DpopProofs, type DpopNonceOptions, type DpopRequest } from './dpop.js';
 
 export { TokenError };
 
@@ -74,8 +74,14 @@ export interface TokenVerifierOptions {
    * token's key (`cnf.jkt`), and used once (this process keeps the proofs it saw: `maxProofs`,
    * default 100 000). A bound token presented as Bearer is refused, with or without this option.
    * Off by default: DPoP-bound tokens are then refused.
+   *
+   * `nonce` (RFC 9449 §9): every proof must also carry a nonce this API handed out; a proof without
+   * the current one is answered 401 `use_dpop_nonce` with the nonce in `DPoP-Nonce` (and each
+   * accepted DPoP request's answer carries the current one). `true` derives the nonces from a
+   * random secret of this verifier; `{ secret }` from a secret the API's instances share, so that
+   * each accepts the others' nonces with no shared state. See DpopNonceOptions.
    */
-  dpop?: boolean | { maxProofs?: number };
+  dpop?: boolean | { maxProofs?: number; nonce?: boolean | DpopNonceOptions };
 }
 
 /** How the kit asks the authorization server about a token (introspect mode). */
@@ -150,6 +156,11 @@ export interface TokenVerifier {
    */
   verifyRequest(request: AuthorizedRequest): Promise<AccessTokenContext>;
   readonly realm: string;
+  /**
+   * With option `dpop.nonce`: the nonce DPoP clients are to put in their next proofs, for the
+   * `DPoP-Nonce` header of an answer (the kit's middleware sets it); undefined without.
+   */
+  dpopNonce?(): string | undefined;
 }
 
 function isStringArray(value: unknown): value is string[] {
@@ -187,7 +198,10 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   const maxProofs = (typeof options.dpop === 'object' ? options.dpop.maxProofs : undefined) ?? 100_000;
   // A mistake of the API's code, said at start: a cache of no proofs would let every proof be replayed.
   if (!Number.isSafeInteger(maxProofs) || maxProofs < 1) throw new TypeError(`dpop.maxProofs must be a positive integer, not ${String(maxProofs)}`);
-  const proofs = options.dpop ? new DpopProofs(realm, { maxProofs, clockToleranceSeconds: options.clockToleranceSeconds ?? 5 }) : undefined;
+  const nonceOption = typeof options.dpop === 'object' ? options.dpop.nonce : undefined;
+  // A bad secret or window is a mistake of the API's code, said at start (a TypeError).
+  const nonces = nonceOption ? new DpopNonces(realm, nonceOption === true ? {} : nonceOption) : undefined;
+  const proofs = options.dpop ? new DpopProofs(realm, { maxProofs, clockToleranceSeconds: options.clockToleranceSeconds ?? 5, ...(nonces ? { nonces } : {}) }) : undefined;
 
   /** A token's signature and claims; `presented`: how it came (its binding is checked against it), if it matters. */
   async function verifyToken(token: string, presented?: 'bearer' | 'dpop'): Promise<AccessTokenContext> {
@@ -241,6 +255,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     realm,
     verify,
     verifyAuthorization,
+    dpopNonce: () => nonces?.current(),
     async verifyRequest(request) {
       const match = proofs && request.authorization ? TOKEN_IN_HEADER.exec(request.authorization.trim()) : undefined;
       if (!proofs || match?.[1]?.toLowerCase() !== 'dpop') {

@@ -29,7 +29,7 @@ export const lifecycleEndpoints: EndpointModule<'userinfo' | 'introspection' | '
     const check = clientAssertionCheck(engine.provider);
     const issuer = engine.provider.issuer;
     return {
-      revocation: client.cors(client.limited(revocationHandler({ provider: engine.provider, store, liveTokens, findClient, bodyLimit, assertions: { check, endpointUrl: `${issuer}/revoke` } }))),
+      revocation: client.cors(client.limited(revocationHandler({ provider: engine.provider, store, liveTokens, findClient, bodyLimit, assertions: { check, endpointUrl: `${issuer}/revoke` } })), { ownAnswer: true }),
       introspection: client.limited(introspectionHandler({ liveTokens, findClient, bodyLimit, assertions: { check, endpointUrl: `${issuer}/introspect` } })),
       userinfo: client.cors(userinfoHandler({
         liveTokens, accounts: settings.accounts, realm: engine.ownApis.realm, bodyLimit,
@@ -38,7 +38,7 @@ export const lifecycleEndpoints: EndpointModule<'userinfo' | 'introspection' | '
           url: `${engine.provider.issuer}/userinfo`,
           proofs: new DpopProofs(engine.ownApis.realm, { maxProofs: 0, clockToleranceSeconds: 5, useOnce: usedOnce(store) }),
         },
-      })),
+      }), { methods: ['GET', 'POST'], ownAnswer: true }),
     };
   },
 };

@@ -18,9 +18,12 @@ import { replaceBody } from '../token/token-endpoint.js';
  *   client ID and stores a request: this limit, and the 60 s lifetime, bound what that costs.
  * - Size: the body at most `limits.authorizeQueryBytes`, as the query of `/authorize` (413).
  * - Client authentication as at the token endpoint (policies/client-authentication.ts): Basic for
- *   apps with a secret, a public app by its `client_id` in the body; a secret in the body refused.
- *   The engine then checks the secret (RFC 9126 §2.1: the client authenticates as at the token
- *   endpoint), behind the failed-authentication limit the caller wraps this in.
+ *   apps with a secret, a client assertion for private_key_jwt apps (never both), a public app by
+ *   its `client_id` in the body; a secret in the body refused. The engine then checks the secret
+ *   or the assertion (RFC 9126 §2: the client authenticates as at the token endpoint; an
+ *   assertion's audience may be the issuer, the token endpoint or this endpoint, its `jti` is used
+ *   once in the store the token endpoint shares), behind the failed-authentication limit the
+ *   caller wraps this in.
  * The request's own rules (redirect URI, scopes, PKCE, state) are the engine's checks of an
  * authorization request, the same code as `/authorize`; the tenant rules apply when the request is
  * used, at the sign-in and consent pages, as for any authorization request.
