@@ -113,6 +113,15 @@ describe.each(STORE_KINDS)('private_key_jwt keys at a jwksUri (%s store)', (kind
     expect(await token(clientId, a)).toEqual({ status: 200 });
   });
 
+  it('an assertion signed by a key not in the set (its kid unknown): 401 invalid_client, the set not read again for it', async () => {
+    const clientId = await newClient();
+    expect(await token(clientId, a)).toEqual({ status: 200 });
+    expect(await token(clientId, b)).toEqual({ status: 401, error: 'invalid_client' });
+    expect(await token(clientId, b)).toEqual({ status: 401, error: 'invalid_client' });
+    // Unknown kids do not make the server fetch the set again (no amplification by a stranger).
+    expect(fetches).toBe(1);
+  });
+
   it('a key server that is down (connection refused): 401 invalid_client at once', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
