@@ -20,7 +20,7 @@ const ath = (token: string) => createHash('sha256').update(token).digest('base64
 describe.each(STORE_KINDS)('userinfo: DPoP proofs refused (%s store)', (kind) => {
   const store = useStore(kind);
   let server: RunningServer;
-  let keyPair: CryptoKeyPair;
+  let keyPair: Awaited<ReturnType<typeof oauth.generateKeyPair>>;
   let token: string;
   let other: string;
   let url: string;
