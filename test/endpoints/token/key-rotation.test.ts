@@ -1,5 +1,7 @@
-import { exportJWK, generateKeyPair, type CryptoKey } from 'jose';
+import { randomUUID } from 'node:crypto';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import * as oauth from 'oauth4webapi';
+import { JWT_BEARER_ASSERTION } from '../../../policies/client-authentication.js';
 import type { ClientJwk } from '../../../policies/client-keys.js';
 import { testJwks } from '../../support/keys.js';
 import { postToken, startServer, basic, type RunningServer } from '../../support/server.js';
@@ -76,7 +78,13 @@ describe.each(STORE_KINDS)('private_key_jwt key rotation by value (%s store)', (
     await call(second, a);
     await call(first, b);
     await call(second, b);
+    // An assertion signed with A just before A is dropped, sent just after: the key no longer counts.
+    const now = Math.floor(Date.now() / 1000);
+    const inFlight = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'a' }).setIssuer(clientId).setSubject(clientId)
+      .setAudience(first.auth.issuer).setIssuedAt(now).setExpirationTime(now + 60).setJti(randomUUID()).sign(a.privateKey);
     await first.auth.clientConfigurations.update(clientId, { jwks: { keys: [b.jwk] } });
+    const late = await postToken(second.oauthUrl, { grant_type: 'client_credentials', client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: inFlight });
+    expect({ status: late.status, error: late.body.error }).toEqual({ status: 401, error: 'invalid_client' });
     await call(first, b);
     await call(second, b);
     expect(outcomes).toEqual(['a:200', 'a:200', 'a:200', 'b:200', 'b:200', 'b:200', 'b:200']);
