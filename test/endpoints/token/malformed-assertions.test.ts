@@ -14,7 +14,7 @@ const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : 
  * endpoint); given twice, with its type twice or a wrong type, or for another client than the
  * `client_id` sent (400 invalid_request): never a 500, no token, and nothing stored: its `jti` is not
  * used up (a good assertion with the same `jti` then works) and, on Redis, no replay record is
- * written. At the token endpoint and at introspection, on both stores.
+ * written. At the token endpoint, introspection and revocation, on both stores.
  */
 describe.each(STORE_KINDS)('malformed client assertions (%s store)', (kind) => {
   const store = useStore(kind);
@@ -67,13 +67,15 @@ describe.each(STORE_KINDS)('malformed client assertions (%s store)', (kind) => {
     ['empty, with its type', 400, 'invalid_request', async () => [['client_assertion_type', JWT_BEARER_ASSERTION], ['client_assertion', '']]],
   ];
 
-  async function call(path: 'token' | 'introspect', fields: Array<[string, string]>) {
+  async function call(path: 'token' | 'introspect' | 'revoke', fields: Array<[string, string]>) {
     const body = new URLSearchParams(path === 'token' ? [['grant_type', 'client_credentials'], ['scope', 'scim.read'], ...fields] : [['token', 'x'], ...fields]);
     const response = await fetch(`${server.oauthUrl}/${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
-    return { status: response.status, body: await response.json() as Record<string, unknown> };
+    // A revocation's success has an empty body.
+    const text = await response.text();
+    return { status: response.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
   }
 
-  describe.each(['token', 'introspect'] as const)('at %s', (path) => {
+  describe.each(['token', 'introspect', 'revoke'] as const)('at %s', (path) => {
     it.each(CASES)('an assertion %s: %i %s, nothing stored', async (_name, status, error, fields) => {
       const jti = randomUUID();
       const before = await replayRecords();
@@ -82,7 +84,7 @@ describe.each(STORE_KINDS)('malformed client assertions (%s store)', (kind) => {
       expect(answer.body).not.toHaveProperty('access_token');
       expect(await replayRecords()).toBe(before);
       // The jti was not used up: a good assertion with it works (and only then is it kept).
-      const good = await call(path, [['client_assertion_type', JWT_BEARER_ASSERTION], ['client_assertion', await signed({ ...claimsFor(jti), aud: path === 'token' ? server.auth.issuer : `${server.oauthUrl}/introspect` })]]);
+      const good = await call(path, [['client_assertion_type', JWT_BEARER_ASSERTION], ['client_assertion', await signed({ ...claimsFor(jti), aud: path === 'token' ? server.auth.issuer : `${server.oauthUrl}/${path}` })]]);
       expect(good.status).toBe(200);
       if (kind === 'redis') expect(await replayRecords()).toBe(before + 1);
     });
