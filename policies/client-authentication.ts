@@ -11,7 +11,9 @@ import { InvalidClient, InvalidRequest } from './errors.js';
  *   `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer` and
  *   `client_assertion` (RFC 7523 §2.2), both, and no Authorization header: two ways of
  *   authenticating at once are refused (RFC 6749 §2.3: a client must not use more than one;
- *   invalid_request). The engine then checks the assertion (signature, issuer, audience,
+ *   invalid_request). An assertion that is not a JWT is invalid_client (RFC 7523 §3.2); a
+ *   `client_id` in the body must be its subject (invalid_request otherwise, before anything is
+ *   checked or stored). The engine then checks the assertion (signature, issuer, audience,
  *   expiry, single use).
  * - A public app (no secret) sends only its `client_id` in the body, and no Authorization header.
  * - A `client_id` in the body beside Basic must be the same client (invalid_request otherwise).
@@ -75,6 +77,23 @@ export interface ClientAssertion {
   clientAssertion: string;
 }
 
+/**
+ * The `sub` of a JWT in compact form (undefined when it has none), read without verifying anything:
+ * null when the value is not three dot-separated parts whose first two are JSON objects.
+ */
+function jwtSubject(value: string): string | undefined | null {
+  const parts = value.split('.');
+  if (parts.length !== 3) return null;
+  try {
+    const [header, payload] = parts.slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as unknown);
+    if (typeof header !== 'object' || header === null || typeof payload !== 'object' || payload === null) return null;
+    const { sub } = payload as { sub?: unknown };
+    return typeof sub === 'string' ? sub : undefined;
+  } catch {
+    return null;
+  }
+}
+
 /** How a grant's client must authenticate: Basic only, or Basic (confidential) or none (public). */
 export type ClientAuthentication = 'basic' | 'basic-or-none';
 
@@ -84,8 +103,9 @@ export type ClientAuthentication = 'basic' | 'basic-or-none';
  * if any. A Basic-only rule (`basic`) also takes an assertion: both are a confidential client's.
  * @returns the Basic credentials, the assertion, or undefined for a public client.
  * @throws InvalidClient for a secret in the body, or no Basic nor assertion where the grant needs
- *   one, or neither Basic nor a client_id; InvalidRequest for a body client_id other than the
- *   Basic one, an assertion without its type (or of another type), or Basic and an assertion at once.
+ *   one, or neither Basic nor a client_id, or an assertion that is not a JWT; InvalidRequest for a
+ *   body client_id other than the Basic one or the assertion's subject, an assertion without its
+ *   type (or of another type), or Basic and an assertion at once.
  */
 export function checkClientAuthentication(
   rule: ClientAuthentication,
@@ -101,6 +121,14 @@ export function checkClientAuthentication(
     if (assertionType !== JWT_BEARER_ASSERTION) throw new InvalidRequest(`client_assertion_type must be ${JWT_BEARER_ASSERTION}`);
     // RFC 6749 §2.3: one authentication method per request.
     if (basicCredentials()) throw new InvalidRequest('a client assertion and HTTP Basic must not be sent together');
+    // RFC 7523 §3.2: an assertion that is no JWT is an invalid client JWT, invalid_client, at every
+    // endpoint (the engine would call it a bad request where no client_id is sent).
+    const subject = jwtSubject(assertion);
+    if (subject === null) throw new InvalidClient('the client assertion is not a JWT');
+    // As beside Basic: refused before the assertion is checked, so that its jti is not used up
+    // (an assertion without a subject is the engine's to refuse: invalid_client).
+    const bodyClientId = params.get('client_id');
+    if (bodyClientId !== undefined && subject !== undefined && bodyClientId !== subject) throw new InvalidRequest('client_id in the body differs from the client assertion\'s subject');
     return { clientAssertion: assertion };
   }
   const credentials = basicCredentials();

@@ -41,6 +41,14 @@ export const MAX_ASSERTION_SECONDS = 300;
 /** The largest key set our server reads from a client's `jwksUri` (10 RSA-4096 keys fit easily). */
 export const MAX_JWKS_BYTES = 32 * 1024;
 
+/**
+ * How long the keys read from a client's `jwksUri` are used before they are read again (the next
+ * assertion after that waits for a fresh read): a key the client removed from its key set works at
+ * most this long more, whatever the key server's Cache-Control or Expires say. The engine's own
+ * minimum, so a new key is seen within it too.
+ */
+export const JWKS_URI_KEYS_SECONDS = 60;
+
 /** At most this many keys in a client's key set (two during a rotation, with room to spare). */
 export const MAX_CLIENT_KEYS = 10;
 

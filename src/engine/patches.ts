@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { decodeProtectedHeader, type JWK } from 'jose';
 import type Provider from 'oidc-provider';
+import { JWKS_URI_KEYS_SECONDS } from '../../policies/client-keys.js';
 import { redirectUriMatches } from '../../policies/redirect-uris.js';
 import { secretMatches } from '../records/secrets.js';
 import { deliveringFor } from './backchannel-delivery.js';
@@ -42,7 +43,10 @@ import { engineRequest, knowEngine } from './request.js';
  * 9. `Client.prototype.backchannelLogout`: runs in the scope of the app's owner, so that the
  *    delivery (the engine's `fetch` hook, src/engine/backchannel-delivery.ts) knows whether the
  *    operator's private hosts may be reached for it.
- * 10. `RefreshToken.prototype.generateTokenId` also binds a refresh token issued with a DPoP proof
+ * 10. The key set of a client with a `jwks_uri` (`refresh`, `selectForVerify`): fetched in the scope
+ *    of whoever named the URL, used at most JWKS_URI_KEYS_SECONDS, forgotten when it cannot be read
+ *    (keysFetchedInScope below).
+ * 11. `RefreshToken.prototype.generateTokenId` also binds a refresh token issued with a DPoP proof
  *    to that proof's key for confidential apps too (the engine binds public apps' only).
  * Errors of ours thrown inside them reach the engine as its own (src/engine/errors.ts).
  */
@@ -140,28 +144,59 @@ function patchConsumable(
   };
 }
 
-/** Installs every patch on one engine instance (its models are its own: other instances are untouched). */
 /** Marks the engine's client key-set class once its refresh runs in its owner's scope. */
 const SCOPED = Symbol('talent-auth: key fetch scoped');
 
+/** The engine's key set of one client, as far as we change it. */
+interface ClientKeySet {
+  freshUntil?: number | undefined;
+  client?: object;
+  stale(): boolean;
+  refresh(): Promise<void>;
+  selectForVerify(options: object): unknown[];
+  [SCOPED]?: true;
+}
+
 /**
- * A client's key set at its `jwks_uri` is fetched by the engine through our checked fetch
- * (configuration.ts `fetch`); it runs in the scope of whoever named the URL, so that only the
- * operator's URLs get the operator's `privateHosts` exceptions (as a back-channel logout does).
- * The engine's key-set class is private: reached through the first client that has one.
+ * A client's key set at its `jwks_uri` (the engine's key-set class is private: reached through the
+ * first client that has one, its prototype changed once):
+ *
+ * - fetched by the engine through our checked fetch (configuration.ts `fetch`), in the scope of
+ *   whoever named the URL, so that only the operator's URLs get the operator's `privateHosts`
+ *   exceptions (as a back-channel logout does);
+ * - used at most JWKS_URI_KEYS_SECONDS after it was read. The engine would keep it as long as the
+ *   key server's Cache-Control or Expires say, and it reads the set again only when no key verifies
+ *   an assertion: a key the client removed from its set would have worked for as long as the
+ *   engine keeps the client. Here a stale set verifies nothing, so the engine reads it again first;
+ * - forgotten when it cannot be read (no answer, an error status, not a key set): the assertion
+ *   fails (fail closed, a removed key included), and the next one reads the set again rather than
+ *   waiting out the engine's minute.
  */
 function keysFetchedInScope(client: EngineClient): void {
   const keystore = (client as unknown as { asymmetricKeyStore?: object }).asymmetricKeyStore;
   if (!keystore) return;
-  const proto = Object.getPrototypeOf(keystore) as { refresh(this: { client?: object }): Promise<void>; [SCOPED]?: true };
+  const proto = Object.getPrototypeOf(keystore) as ClientKeySet;
   if (proto[SCOPED]) return;
   const refresh = proto.refresh;
-  proto.refresh = function refreshInOwnerScope(this: { client?: object }) {
-    return deliveringFor(engineKeysOwner(this.client ?? {}), () => refresh.call(this));
+  proto.refresh = async function refreshInOwnerScope(this: ClientKeySet) {
+    try {
+      await deliveringFor(engineKeysOwner(this.client ?? {}), () => refresh.call(this));
+    } catch (error) {
+      // Stale: it verifies nothing (below), and the next assertion reads the set again.
+      this.freshUntil = undefined;
+      throw error;
+    }
+    const latest = Math.floor(Date.now() / 1000) + JWKS_URI_KEYS_SECONDS;
+    if (this.freshUntil !== undefined && this.freshUntil > latest) this.freshUntil = latest;
+  };
+  const selectForVerify = proto.selectForVerify;
+  proto.selectForVerify = function selectFreshForVerify(this: ClientKeySet, options: object) {
+    return this.stale() ? [] : selectForVerify.call(this, options);
   };
   proto[SCOPED] = true;
 }
 
+/** Installs every patch on one engine instance (its models are its own: other instances are untouched). */
 export function patchEngine(provider: Provider, { clients, singleUse }: EnginePatches): void {
   knowEngine(provider);
   const Client = provider.Client;
