@@ -16,7 +16,7 @@ import { isLoopbackHost } from './upstream-issuer.js';
  *
  * Registered keys: public keys only (a private member such as `d` is refused: we must never hold a
  * client's private key), of type RSA (at least 2048 bits), EC on P-256 or OKP Ed25519, for the
- * signing algorithms RS256, PS256, ES256 and EdDSA (HS256 and other secret-based algorithms are
+ * signing algorithms RS256, PS256, ES256 and EdDSA or its fully specified name Ed25519 (HS256 and other secret-based algorithms are
  * never accepted: they would need a shared secret), at most 10 keys, key IDs unique (each key needs
  * one when there are several: the assertion names the key it was signed with).
  *
@@ -33,7 +33,7 @@ export type TokenEndpointAuthMethod = 'client_secret_basic' | 'private_key_jwt';
 export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'private_key_jwt'] as const;
 
 /** The algorithms a client may sign its assertions with (no secret-based algorithm). */
-export const CLIENT_ASSERTION_ALGS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
+export const CLIENT_ASSERTION_ALGS = ['RS256', 'PS256', 'ES256', 'EdDSA', 'Ed25519'] as const;
 
 /** The longest an assertion may live (its `exp` from now): what its single-use record is kept for. */
 export const MAX_ASSERTION_SECONDS = 300;
@@ -76,7 +76,7 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k', 'priv'] as
 const KEY_TYPES: Record<ClientJwk['kty'], { algs: readonly string[]; crv?: string }> = {
   RSA: { algs: ['RS256', 'PS256'] },
   EC: { algs: ['ES256'], crv: 'P-256' },
-  OKP: { algs: ['EdDSA'], crv: 'Ed25519' },
+  OKP: { algs: ['EdDSA', 'Ed25519'], crv: 'Ed25519' },
 };
 
 const jwk = z.looseObject({

@@ -3,8 +3,12 @@ import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify, 
 import { constantTimeEqual } from '../../policies/constant-time.js';
 import { InvalidDpopProof, UseDpopNonce } from '../../policies/errors.js';
 
-/** The algorithms a DPoP proof may be signed with, at the authorization server and in the kit. */
-export const DPOP_ALGORITHMS = ['ES256', 'EdDSA', 'RS256', 'PS256'] as const;
+/**
+ * The algorithms a DPoP proof may be signed with, at the authorization server and in the kit.
+ * `Ed25519` is the fully specified name of EdDSA on that curve, which current clients (oauth4webapi,
+ * openid-client) put in their proofs and assertions; `EdDSA` stays for older ones.
+ */
+export const DPOP_ALGORITHMS = ['ES256', 'EdDSA', 'Ed25519', 'RS256', 'PS256'] as const;
 
 /** How far a proof's `iat` may be from now, in seconds (the authorization server's window too). */
 export const DPOP_PROOF_WINDOW_SECONDS = 300;

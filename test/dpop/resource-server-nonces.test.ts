@@ -82,7 +82,7 @@ describe('resource-server kit: DPoP server nonces', () => {
 
   async function expectNonceRefusal(response: Response, description: RegExp): Promise<string> {
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toMatch(/^DPoP realm="[^"]+", error="use_dpop_nonce", error_description="[^"]+", algs="ES256 EdDSA RS256 PS256"$/);
+    expect(response.headers.get('www-authenticate')).toMatch(/^DPoP realm="[^"]+", error="use_dpop_nonce", error_description="[^"]+", algs="ES256 EdDSA Ed25519 RS256 PS256"$/);
     expect(response.headers.get('cache-control')).toBe('no-store');
     const nonce = response.headers.get('dpop-nonce');
     expect(nonce).toMatch(/^[A-Za-z0-9_-]{43}$/);

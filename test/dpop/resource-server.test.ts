@@ -89,7 +89,7 @@ describe('resource-server kit: DPoP-bound tokens', () => {
       expect(response.status).toBe(401);
       const challenge = response.headers.get('www-authenticate') ?? '';
       expect(challenge).toMatch(/^DPoP realm="[^"]+", error="invalid_(dpop_proof|token)"/);
-      expect(challenge).toContain('algs="ES256 EdDSA RS256 PS256"');
+      expect(challenge).toContain('algs="ES256 EdDSA Ed25519 RS256 PS256"');
       expect(((await response.json()) as { error_description: string }).error_description).toMatch(description);
     }
 
@@ -147,7 +147,7 @@ describe('resource-server kit: DPoP-bound tokens', () => {
       const token = await boundToken(key);
       const asBearer = await call(api().url, { authorization: `Bearer ${token}` });
       expect(asBearer.status).toBe(401);
-      expect(asBearer.headers.get('www-authenticate')).toMatch(/^Bearer realm="[^"]+", error="invalid_token".*, DPoP realm="[^"]+", algs="ES256 EdDSA RS256 PS256"$/);
+      expect(asBearer.headers.get('www-authenticate')).toMatch(/^Bearer realm="[^"]+", error="invalid_token".*, DPoP realm="[^"]+", algs="ES256 EdDSA Ed25519 RS256 PS256"$/);
       expect(((await asBearer.json()) as { error_description: string }).error_description).toMatch(/bound to a DPoP key/);
       const bearer = (await postToken(server.oauthUrl, 'grant_type=client_credentials', { authorization: basic(machine.clientId, machine.clientSecret) })).body.access_token as string;
       expect((await call(api().url, { authorization: `Bearer ${bearer}` })).status).toBe(200);

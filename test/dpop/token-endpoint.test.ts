@@ -56,7 +56,7 @@ describe.each(STORE_KINDS)('DPoP at the token endpoint (%s store)', (kind) => {
 
   it('discovery lists the DPoP proof algorithms', async () => {
     const metadata = await (await fetch(`${server.oauthUrl}/.well-known/openid-configuration`)).json() as Record<string, unknown>;
-    expect(metadata.dpop_signing_alg_values_supported).toEqual(['ES256', 'EdDSA', 'RS256', 'PS256']);
+    expect(metadata.dpop_signing_alg_values_supported).toEqual(['ES256', 'EdDSA', 'Ed25519', 'RS256', 'PS256']);
   });
 
   it('oauth4webapi: client_credentials with DPoP and a server nonce gives a token bound to the key', async () => {
@@ -272,7 +272,7 @@ describe.each(STORE_KINDS)('DPoP at the token endpoint (%s store)', (kind) => {
       const url = `${server.oauthUrl}/userinfo`;
       const expectRefused = async (response: Response, description: RegExp) => {
         expect(response.status).toBe(401);
-        expect(response.headers.get('www-authenticate')).toMatch(/^DPoP realm="[^"]+", error="invalid_(dpop_proof|token)".*algs="ES256 EdDSA RS256 PS256"$/);
+        expect(response.headers.get('www-authenticate')).toMatch(/^DPoP realm="[^"]+", error="invalid_(dpop_proof|token)".*algs="ES256 EdDSA Ed25519 RS256 PS256"$/);
         expect(((await response.json()) as { error_description: string }).error_description).toMatch(description);
       };
       await expectRefused(await userinfo({ authorization: `DPoP ${token}`, dpop: await key.proof({ htm: 'GET', htu: url, ath: ath(other) }) }), /ath/);

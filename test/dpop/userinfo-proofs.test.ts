@@ -73,7 +73,7 @@ describe.each(STORE_KINDS)('userinfo: DPoP proofs refused (%s store)', (kind) =>
   ])('a proof with %s: 401 invalid_dpop_proof with a DPoP challenge', async (_name, change, description) => {
     const answer = await fetch(url, { headers: { authorization: `DPoP ${token}`, dpop: await proof(change()) } });
     expect(answer.status).toBe(401);
-    expect(answer.headers.get('www-authenticate')).toMatch(/^DPoP realm="[^"]+", error="invalid_dpop_proof".*algs="ES256 EdDSA RS256 PS256"$/);
+    expect(answer.headers.get('www-authenticate')).toMatch(/^DPoP realm="[^"]+", error="invalid_dpop_proof".*algs="ES256 EdDSA Ed25519 RS256 PS256"$/);
     const body = (await answer.json()) as { error: string; error_description: string };
     expect(body.error).toBe('invalid_dpop_proof');
     expect(body.error_description).toMatch(description);

@@ -95,6 +95,27 @@ describe.each(STORE_KINDS)('private_key_jwt at the token endpoint (%s store)', (
     expect(tokens.scope).toBe('scim.read');
   });
 
+  it('oauth4webapi with Ed25519 keys (alg "Ed25519", the fully specified name it signs with): private_key_jwt and a DPoP proof', async () => {
+    const signing = await oauth.generateKeyPair('Ed25519', { extractable: true });
+    const jwk = { ...(await exportJWK(signing.publicKey)), kid: 'ed' } as ClientJwk;
+    const edClient = (await a.auth.clientConfigurations.create({
+      tenant: 'acme', name: 'Ed', category: 'hr', resources: { scim: { scopes: ['scim.read'] } },
+      tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [jwk] },
+    })).clientId;
+    const issuer = new URL(a.oauthUrl);
+    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
+    const DPoP = oauth.DPoP({}, await oauth.generateKeyPair('Ed25519'));
+    const request = () => oauth.clientCredentialsGrantRequest(
+      as, { client_id: edClient }, oauth.PrivateKeyJwt({ key: signing.privateKey, kid: 'ed' }), new URLSearchParams({ scope: 'scim.read' }), { ...insecure, DPoP },
+    );
+    let response = await request();
+    // The first answer may ask for the server's nonce; the library keeps it for the retry.
+    if (response.status === 400 && (await response.clone().json() as { error?: string }).error === 'use_dpop_nonce') response = await request();
+    const tokens = await oauth.processClientCredentialsResponse(as, { client_id: edClient }, response);
+    expect(tokens.token_type).toBe('dpop');
+    expect(tokens.scope).toBe('scim.read');
+  });
+
   it('openid-client PrivateKeyJwt: client_credentials for a client configuration', async () => {
     const config = await client.discovery(new URL(a.oauthUrl), machine, undefined, client.PrivateKeyJwt({ key: key.privateKey, kid: 'k1' }), {
       execute: [client.allowInsecureRequests],
@@ -236,7 +257,7 @@ describe.each(STORE_KINDS)('private_key_jwt at the token endpoint (%s store)', (
     const metadata = await (await fetch(`${a.oauthUrl}/.well-known/openid-configuration`)).json() as Record<string, unknown>;
     expect(metadata['token_endpoint_auth_methods_supported']).toEqual(expect.arrayContaining(['client_secret_basic', 'private_key_jwt']));
     expect(metadata['token_endpoint_auth_methods_supported']).not.toContain('client_secret_post');
-    expect(metadata['token_endpoint_auth_signing_alg_values_supported']).toEqual(['RS256', 'PS256', 'ES256', 'EdDSA']);
+    expect(metadata['token_endpoint_auth_signing_alg_values_supported']).toEqual(['RS256', 'PS256', 'ES256', 'EdDSA', 'Ed25519']);
   });
 });
 
