@@ -62,6 +62,14 @@ export interface ProfileProblem {
   message: string;
 }
 
+/**
+ * A tenant's profile from the host's `tenantPolicy` and the tenant's own settings: high-security
+ * when either says so (the tenant's admin cannot undo the host's choice, and may ask for more).
+ */
+export function tenantProfile(host: { profile?: SecurityProfile | undefined }, tenant: { profile?: SecurityProfile | undefined }): SecurityProfile {
+  return host.profile === 'high-security' || tenant.profile === 'high-security' ? 'high-security' : 'standard';
+}
+
 /** The effective profile: high-security when the client's own or its tenant's is. */
 export function effectiveProfile(own: SecurityProfile | undefined, tenant: SecurityProfile | undefined): SecurityProfile {
   return own === 'high-security' || tenant === 'high-security' ? 'high-security' : 'standard';

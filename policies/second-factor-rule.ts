@@ -17,7 +17,8 @@ import { DEFAULT_SECOND_FACTOR_RULE, SECOND_FACTOR_RULES, type SecondFactorRule,
  * - `sso` (enterprise sign-in): `required` when either says so: the host's `required` is not undone
  *   by the tenant, and a tenant's admin may require it for her tenant. It refuses passwords only
  *   while the tenant has a connection (src/federation/), so that no tenant is locked out by it.
- * - `profile` (policies/high-security.ts): `high-security` when either says so, as `sso`.
+ * - `profile` (the tenant's own choice, kept with these settings): combined with the host's by
+ *   policies/high-security.ts (tenantProfile).
  * - Who must have a factor: under `required` everyone, under `required_for_permissions` a user who
  *   holds a management permission (`integration_setup`), under `optional` nobody (a user who holds
  *   one still gives it at sign-in). Such a user who has none enrols right after the password, and
@@ -39,20 +40,17 @@ export interface SecondFactorRuling {
   secondFactor: SecondFactorRule;
   passkeyOnlySignIn: boolean;
   sso: SsoRule;
-  /** The security profile every client of the tenant is under, at least. */
-  profile: SecurityProfile;
 }
 
 const rank = (rule: SecondFactorRule) => SECOND_FACTOR_RULES.indexOf(rule);
 
 /** The rule of a tenant from the host's policy and the tenant's settings (see above). */
-export function combineSecondFactorRules(host: Pick<TenantPolicy, 'secondFactor' | 'passkeyOnlySignIn' | 'sso' | 'profile'>, tenant: TenantSecondFactorSettings): SecondFactorRuling {
+export function combineSecondFactorRules(host: Pick<TenantPolicy, 'secondFactor' | 'passkeyOnlySignIn' | 'sso'>, tenant: TenantSecondFactorSettings): SecondFactorRuling {
   const hostRule = host.secondFactor ?? DEFAULT_SECOND_FACTOR_RULE;
   const secondFactor = tenant.secondFactor !== undefined && rank(tenant.secondFactor) > rank(hostRule) ? tenant.secondFactor : hostRule;
   const passkeyOnlySignIn = host.passkeyOnlySignIn === false ? false : (tenant.passkeyOnlySignIn ?? host.passkeyOnlySignIn ?? false);
   const sso: SsoRule = host.sso === 'required' || tenant.sso === 'required' ? 'required' : 'optional';
-  const profile: SecurityProfile = host.profile === 'high-security' || tenant.profile === 'high-security' ? 'high-security' : 'standard';
-  return { secondFactor, passkeyOnlySignIn, sso, profile };
+  return { secondFactor, passkeyOnlySignIn, sso };
 }
 
 /** Whether a user must have (and give) a second factor under `rule`. */

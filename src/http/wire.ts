@@ -4,7 +4,7 @@ import { CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS, NAMED_USER_ACCESS_TOKEN } from
 import { MANAGEMENT_SCOPE } from '../../policies/management.js';
 import type { SecondFactorRuling, TenantSecondFactorSettings } from '../../policies/second-factor-rule.js';
 import { SECOND_FACTOR_RULES, SSO_RULES } from '../../policies/tenant-policy.js';
-import { SECURITY_PROFILE } from '../../policies/high-security.js';
+import { SECURITY_PROFILE, type SecurityProfile } from '../../policies/high-security.js';
 import { AUDIT_EVENT_TYPES, type AuditEvent } from '../audit/trail.js';
 import { GRANTS } from '../grants/index.js';
 import type { AppRegistration, AppRegistrationInput } from '../records/app-registrations.js';
@@ -278,7 +278,7 @@ export function tenantSettingsInput(body: Record<string, unknown>): TenantSecond
 }
 
 /** A tenant's settings and what applies, on the wire. */
-export function tenantSettingsWire(own: TenantSecondFactorSettings, effective: SecondFactorRuling): Wire<typeof TenantSettingsBody> {
+export function tenantSettingsWire(own: TenantSecondFactorSettings, effective: SecondFactorRuling, profile: SecurityProfile = 'standard'): Wire<typeof TenantSettingsBody> {
   return {
     ...(own.secondFactor !== undefined ? { second_factor: own.secondFactor } : {}),
     ...(own.passkeyOnlySignIn !== undefined ? { passkey_only_sign_in: own.passkeyOnlySignIn } : {}),
@@ -288,7 +288,7 @@ export function tenantSettingsWire(own: TenantSecondFactorSettings, effective: S
       second_factor: effective.secondFactor,
       passkey_only_sign_in: effective.passkeyOnlySignIn,
       sso: effective.sso,
-      ...(effective.profile === 'high-security' ? { profile: effective.profile } : {}),
+      ...(profile === 'high-security' ? { profile } : {}),
     },
   };
 }

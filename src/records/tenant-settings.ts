@@ -1,6 +1,6 @@
 import type { RecordStore } from '../../adapters/types.js';
 import { Conflict, ValidationError } from '../../policies/errors.js';
-import type { SecurityProfile } from '../../policies/high-security.js';
+import { tenantProfile as combineProfiles, type SecurityProfile } from '../../policies/high-security.js';
 import { combineSecondFactorRules, type SecondFactorRuling, type TenantSecondFactorSettings } from '../../policies/second-factor-rule.js';
 import { tenantPolicy, type SecondFactorRule, type SsoRule, type TenantPolicyFunction } from '../../policies/tenant-policy.js';
 import { changed } from '../audit/events.js';
@@ -122,7 +122,8 @@ export class SecondFactorRules {
 
   /** The security profile `tenant` puts its clients under (the host's or its own: high-security when either is). */
   async profile(tenant: string): Promise<SecurityProfile> {
-    return (await this.of(tenant)).profile;
+    const [host, own] = await Promise.all([tenantPolicy(this.policyOf, tenant), this.settings.get(tenant)]);
+    return combineProfiles(host, own);
   }
 
   /** Whether `tenant`'s users may sign in with a passkey alone. */

@@ -132,7 +132,7 @@ describe.each(STORE_KINDS)('the high-security profile end to end (%s store)', (k
 
   it('a Bearer token request (no DPoP proof) is refused; with a proof the token is bound', async () => {
     const as = await discovered();
-    const client = { client_id: machine };
+    const client: oauth.Client = { client_id: machine };
     const auth = oauth.PrivateKeyJwt({ key: clientKey, kid: 'k1' });
     const bearer = await postToken(server.oauthUrl, { grant_type: 'client_credentials', client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: await assertion(machine, server.auth.issuer) });
     expect(bearer.status).toBe(400);

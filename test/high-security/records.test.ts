@@ -57,7 +57,7 @@ describe.each(STORE_KINDS)('the high-security profile on the records (%s store)'
     expect((await server.auth.appRegistrations.get(app.clientId))!.profile).toBe('high-security');
     const client = await server.auth.clientConfigurations.create(conformingClient());
     expect(client).toMatchObject({ profile: 'high-security', tokenEndpointAuthMethod: 'private_key_jwt', dpop: 'required' });
-    const [created] = (await server.auth.audit.list({ tenant: 'acme', type: 'client_configuration.created' })).events.filter((event) => event.target.id === client.clientId);
+    const [created] = (await server.auth.audit.list({ tenant: 'acme', type: 'client_configuration.created' })).events.filter((event) => event.target?.id === client.clientId);
     expect(created!.details).toMatchObject({ profile: 'high-security' });
   });
 
@@ -95,7 +95,7 @@ describe.each(STORE_KINDS)('the high-security profile on the records (%s store)'
     expect(standard).toMatchObject({ profile: 'standard', dpop: 'optional' });
     // Selecting it again with a setting it does not allow: refused.
     expect(await refusal(server.auth.appRegistrations.update(app.clientId, { profile: 'high-security' }))).toMatchObject({ field: 'dpop' });
-    const [updated] = (await server.auth.audit.list({ type: 'app_registration.updated' })).events.filter((event) => event.target.id === app.clientId);
+    const [updated] = (await server.auth.audit.list({ tenant: null, type: 'app_registration.updated' })).events.filter((event) => event.target?.id === app.clientId);
     expect(updated!.details).toMatchObject({ fields: expect.arrayContaining(['profile', 'dpop']) });
 
     const client = await server.auth.clientConfigurations.create(conformingClient());

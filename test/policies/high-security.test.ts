@@ -7,10 +7,10 @@ import {
   highSecurityProblems,
   PROFILE_METADATA,
   refuseNonConforming,
+  tenantProfile,
   type ProfiledClient,
   type SecurityProfile,
 } from '../../policies/high-security.js';
-import { combineSecondFactorRules } from '../../policies/second-factor-rule.js';
 
 /** A client configuration that conforms to the high-security profile. */
 const MACHINE: ProfiledClient = { kind: 'client', tokenEndpointAuthMethod: 'private_key_jwt', dpop: 'required' };
@@ -79,7 +79,7 @@ describe('the high-security profile (policies/high-security.ts)', () => {
     ['standard', 'high-security', 'high-security'],
     ['standard', 'standard', 'standard'],
   ])("tenant's profile: host %s, tenant's settings %s -> %s", (host, tenant, expected) => {
-    expect(combineSecondFactorRules({ profile: host }, { profile: tenant }).profile).toBe(expected);
+    expect(tenantProfile({ profile: host }, { profile: tenant })).toBe(expected);
   });
 
   it('checkProfile: a standard client may have any settings; under the profile the first problem is a ValidationError at its field', () => {
