@@ -107,6 +107,23 @@ describe.each(STORE_KINDS)('the high-security profile end to end (%s store)', (k
     expect(decodeJwt(refreshed.access_token)).toMatchObject({ cnf: { jkt } });
   });
 
+  it('a code pushed with a DPoP proof is bound to that key: its exchange with another key is refused', async () => {
+    const as = await discovered();
+    const client: oauth.Client = { client_id: app };
+    const auth = oauth.PrivateKeyJwt({ key: clientKey, kid: 'k1' });
+    const DPoP = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
+    const verifier = oauth.generateRandomCodeVerifier();
+    const pushed = await oauth.processPushedAuthorizationResponse(as, client, await oauth.pushedAuthorizationRequest(as, client, auth, {
+      response_type: 'code', redirect_uri: WEB, scope: 'openid', state: 'st-jkt',
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+    }, { ...insecure, DPoP }));
+    const params = oauth.validateAuthResponse(as, client, new URL((await signIn(app, pushed.request_uri)).location!), 'st-jkt');
+    const other = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
+    const response = await oauth.authorizationCodeGrantRequest(as, client, auth, params, WEB, verifier, { ...insecure, DPoP: other });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: string }).error).toBe('invalid_grant');
+  });
+
   it("a standard app's code lives 5 minutes (the 60 s are the profile's)", async () => {
     const standard = await server.auth.appRegistrations.create({ name: 'Standard', redirectUris: [WEB], clientType: 'confidential' });
     const { code } = await signInForCode(server, { clientId: standard.clientId, redirectUri: WEB }, alice);
