@@ -187,6 +187,9 @@ describe.each(STORE_KINDS)('the high-security profile end to end (%s store)', (k
 
   it("the host selects the profile for a tenant: its clients that do not conform are refused at run time, new ones at creation", async () => {
     const basicClient = await server.auth.clientConfigurations.create({ tenant: 'globex', name: 'Old sync', category: 'hr', resources });
+    // private_key_jwt, but DPoP optional and PAR not required: not used before the switch (not in any cache).
+    const keyClient = await server.auth.clientConfigurations.create({ tenant: 'globex', name: 'Key sync', category: 'hr', resources, tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [clientJwk] } });
+    const keyApp = await server.auth.appRegistrations.create({ name: 'Key app', redirectUris: [WEB], clientType: 'confidential', tenant: 'globex', tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [clientJwk] } });
     const publicApp = await server.auth.appRegistrations.create({ name: 'Old SPA', redirectUris: ['https://spa.globex.example/cb'], clientType: 'public', tenant: 'globex' });
     // Before: Basic and Bearer work.
     expect((await postToken(server.oauthUrl, 'grant_type=client_credentials', { authorization: basic(basicClient.clientId, basicClient.clientSecret) })).status).toBe(200);
@@ -213,6 +216,20 @@ describe.each(STORE_KINDS)('the high-security profile end to end (%s store)', (k
       });
       expect(push.status).toBe(400);
       expect(await push.json()).toMatchObject({ error: 'unauthorized_client', error_description: expect.stringContaining('requires private_key_jwt') });
+
+      // DPoP is demanded of a private_key_jwt client whose record says optional; PAR of an app whose record does not ask for it.
+      const withAssertion = async (dpop?: string) => postToken(server.oauthUrl, {
+        grant_type: 'client_credentials', client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: await assertion(keyClient.clientId, server.auth.issuer),
+      }, dpop ? { dpop } : {});
+      expect((await withAssertion()).body.error).toBe('invalid_grant');
+      const proof = await new SignJWT({ htm: 'POST', htu: `${server.oauthUrl}/token`, jti: randomUUID() })
+        .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: clientJwk }).setIssuedAt().sign(clientKey);
+      expect((await withAssertion(proof)).body.token_type).toBe('DPoP');
+      const { challenge: appChallenge } = pkcePair();
+      const plain = await new UserAgent(server.baseUrl).request(`${server.oauthUrl}/authorize?${new URLSearchParams({
+        response_type: 'code', client_id: keyApp.clientId, redirect_uri: WEB, scope: 'openid', state: 's', code_challenge: appChallenge, code_challenge_method: 'S256',
+      })}`);
+      expect(new URL(plain.location!).searchParams.get('error')).toBe('invalid_request');
 
       await expect(server.auth.clientConfigurations.create({ tenant: 'globex', name: 'New sync', category: 'hr', resources }))
         .rejects.toMatchObject({ field: 'tokenEndpointAuthMethod', description: expect.stringContaining("the client's tenant selected it") });

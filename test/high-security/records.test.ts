@@ -1,4 +1,6 @@
-import { exportJWK, generateKeyPair } from 'jose';
+import { randomUUID } from 'node:crypto';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { JWT_BEARER_ASSERTION } from '../../policies/client-authentication.js';
 import type { ClientJwk } from '../../policies/client-keys.js';
 import { ValidationError } from '../../policies/errors.js';
 import { testAccounts } from '../support/accounts.js';
@@ -23,12 +25,15 @@ describe.each(STORE_KINDS)('the high-security profile on the records (%s store)'
   const store = useStore(kind);
   let server: RunningServer;
   let jwk: ClientJwk;
+  let privateKey: CryptoKey;
   const admin = { sub: 'admin', password: 'admin-pw', tenant: 'acme', permissions: ['integration_setup'] };
   let token: string;
 
   beforeAll(async () => {
     server = await startServer({ store: store.option(), accounts: testAccounts([admin]) });
-    jwk = { ...(await exportJWK((await generateKeyPair('ES256', { extractable: true })).publicKey)), kid: 'k1', alg: 'ES256' } as ClientJwk;
+    const pair = await generateKeyPair('ES256', { extractable: true });
+    privateKey = pair.privateKey;
+    jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256' } as ClientJwk;
     const portal = await server.auth.appRegistrations.create({ name: 'Portal', redirectUris: [PORTAL], clientType: 'confidential', firstParty: true });
     const { code, verifier } = await signInForCode(server, { clientId: portal.clientId, redirectUri: PORTAL }, admin, 'openid manage.integrations', new UserAgent(server.baseUrl));
     token = (await postToken(server.oauthUrl, { grant_type: 'authorization_code', code, redirect_uri: PORTAL, code_verifier: verifier }, { authorization: basic(portal.clientId, portal.clientSecret!) })).body.access_token as string;
@@ -43,6 +48,15 @@ describe.each(STORE_KINDS)('the high-security profile on the records (%s store)'
     tenant, name: 'Sync', category: 'payroll', resources, profile: 'high-security' as const,
     tokenEndpointAuthMethod: 'private_key_jwt' as const, jwks: { keys: [jwk] }, dpop: 'required' as const,
   });
+  /** A client assertion signed with the registered key, for `aud`. */
+  const assertionFor = async (clientId: string, aud: string) => new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+    .setIssuer(clientId).setSubject(clientId).setAudience(aud).setIssuedAt().setExpirationTime('1m').setJti(randomUUID()).sign(privateKey);
+  /** A DPoP proof for the token endpoint, with a fresh key. */
+  const proof = async () => {
+    const pair = await generateKeyPair('ES256');
+    return new SignJWT({ htm: 'POST', htu: `${server.oauthUrl}/token`, jti: randomUUID() })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(pair.publicKey) }).setIssuedAt().sign(pair.privateKey);
+  };
   const refusal = async (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
   const api = (path: string, method = 'GET', body?: object) => fetch(`${server.baseUrl}/api/oauth2/${path}`, {
     method,
@@ -138,9 +152,18 @@ describe.each(STORE_KINDS)('the high-security profile on the records (%s store)'
 
     for (const client of await server.auth.clientConfigurations.list('acme')) if (client.profile !== 'high-security') await server.auth.clientConfigurations.delete(client.clientId);
     for (const app of await server.auth.appRegistrations.listByTenant('acme')) await server.auth.appRegistrations.delete(app.clientId);
+    // A conforming client of its own profile standard: before the switch its assertion may name the token endpoint URL.
+    const { profile: _own, ...conformingStandard } = conformingClient();
+    const standardClient = await server.auth.clientConfigurations.create(conformingStandard);
+    const tokenFor = async () => postToken(server.oauthUrl, {
+      grant_type: 'client_credentials', client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: await assertionFor(standardClient.clientId, `${server.oauthUrl}/token`),
+    }, { dpop: await proof() });
+    expect((await tokenFor()).status).toBe(200);
     const accepted = await settings({ profile: 'high-security' });
     expect(accepted.status).toBe(200);
     expect(await accepted.json()).toMatchObject({ profile: 'high-security', effective: { profile: 'high-security' } });
+    // At once (the instance forgets what it kept of the tenant's clients): the profile's audience rule applies.
+    expect((await tokenFor()).body).toMatchObject({ error: 'invalid_client' });
 
     // Now every new client of the tenant must conform, its own profile standard or not.
     const { profile: _profile, ...ownStandard } = conformingClient();
