@@ -60,8 +60,9 @@ export interface ClientConfiguration {
   /**
    * `high-security`: the client is under the high-security profile (policies/high-security.ts):
    * private_key_jwt and `dpop: 'required'` are then the only settings it may have. `standard`
-   * (the default) leaves it to its settings, unless its tenant selected the high-security profile. Always present in what
-   * the library returns (optional in the type only for records built by hand).
+   * (the default) leaves it to its settings, unless its tenant selected the high-security
+   * profile. Always present in what the library returns (optional in the type only for records
+   * built by hand).
    */
   profile?: SecurityProfile;
   createdAt: string;
