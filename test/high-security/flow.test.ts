@@ -141,6 +141,16 @@ describe.each(STORE_KINDS)('the high-security profile end to end (%s store)', (k
     expect(back.searchParams.get('code')).toBeNull();
   });
 
+  it('a push without client authentication (client_id alone) is refused', async () => {
+    const { challenge } = pkcePair();
+    const push = await fetch(`${server.oauthUrl}/par`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ response_type: 'code', client_id: app, redirect_uri: WEB, scope: 'openid', state: 's', code_challenge: challenge, code_challenge_method: 'S256' }).toString(),
+    });
+    expect(push.status).toBe(401);
+    expect(await push.json()).toMatchObject({ error: 'invalid_client' });
+  });
+
   it('Basic is refused: the client has no secret, and a made-up one does not authenticate it', async () => {
     const answer = await postToken(server.oauthUrl, { grant_type: 'client_credentials' }, { authorization: basic(machine, 'a'.repeat(43)) });
     expect(answer.status).toBe(401);
