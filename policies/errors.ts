@@ -67,7 +67,10 @@ export class InvalidGrant extends OAuthError {
   }
 }
 
-/** 400 `unauthorized_client` (RFC 6749 §5.2): an authenticated client asked for a grant type it is not registered for. */
+/**
+ * 400 `unauthorized_client` (RFC 6749 §5.2): an authenticated client asked for a grant type it is
+ * not registered for, or one under the high-security profile does not authenticate as it requires.
+ */
 export class UnauthorizedClient extends OAuthError {
   constructor(description = 'the client is not registered for this grant type') {
     super('unauthorized_client', 400, description);
@@ -364,7 +367,7 @@ export const ERRORS: readonly ErrorRow[] = [
   { example: new ValidationError('redirect_uris.0', `'ftp://x' is not allowed`), when: 'management input that breaks a rule; `field` names it' },
   { example: new InvalidClient(), when: 'wrong, missing or malformed client credentials, or credentials in the body' },
   { example: new InvalidGrant('authorization code already used'), when: 'a code or refresh token unknown, expired, used, foreign, or of an ended grant; a PKCE or redirect URI mismatch' },
-  { example: new UnauthorizedClient(), when: 'an authenticated client asking for a grant type it is not registered for' },
+  { example: new UnauthorizedClient(), when: 'an authenticated client asking for a grant type it is not registered for; a client under the high-security profile that does not authenticate with private_key_jwt (docs/high-security.md)' },
   { example: new AccessDenied('your organization does not allow this application'), when: "sent back to the app's redirect URI: the user declined, or her organization does not allow the app" },
   { example: new UnmetAuthenticationRequirements(), when: "sent back to the app's redirect URI: the request's `acr_values` asked for a second factor the sign-in did not reach" },
   { example: new UnsupportedGrantType(), when: 'a grant type the server does not have' },

@@ -19,6 +19,8 @@ const OPTIONS = {
   description: { type: 'string' },
   resource: { type: 'string', multiple: true },
   constraint: { type: 'string', multiple: true },
+  // clients and apps: the security profile (policies/high-security.ts)
+  profile: { type: 'string' },
   // apps
   'redirect-uri': { type: 'string', multiple: true },
   'post-logout-redirect-uri': { type: 'string', multiple: true },

@@ -4,6 +4,8 @@ import { ApiCatalog } from '../../policies/catalog.js';
 import { NotFound } from '../../policies/errors.js';
 import { AppRegistrations, type ClientType, type EngineCheck } from '../records/app-registrations.js';
 import { ClientConfigurations } from '../records/client-configurations.js';
+import { SecondFactorRules, TenantSettings } from '../records/tenant-settings.js';
+import { SECURITY_PROFILES, type SecurityProfile } from '../../policies/high-security.js';
 import { generateJwks, generateSigningKey, keyStates } from '../engine/keys.js';
 import { parseResources, required, type OptionName, type ParsedArgs } from './args.js';
 import { loadApiCatalog } from './apis.js';
@@ -68,7 +70,26 @@ async function auditTrail(context: CommandContext): Promise<AuditTrail> {
 async function clientConfigurations(context: CommandContext, needsCatalog: boolean): Promise<ClientConfigurations> {
   const { args, io } = context;
   const catalog = needsCatalog ? loadApiCatalog(args.values.apis ?? io.env.TALENT_AUTH_APIS, io.cwd) : new ApiCatalog([]);
-  return new ClientConfigurations((await context.store()).records, catalog, await auditTrail(context));
+  const store = await context.store();
+  const audit = await auditTrail(context);
+  return new ClientConfigurations(store.records, catalog, audit, tenantProfileOf(store.records, audit));
+}
+
+/**
+ * The security profile a tenant's own settings select (policies/high-security.ts): the CLI has no
+ * host policy to read, so it checks a new client against the tenant's settings only (the server
+ * enforces the host's at run time).
+ */
+function tenantProfileOf(records: ConstructorParameters<typeof TenantSettings>[0], audit: AuditTrail): (tenant: string) => Promise<SecurityProfile> {
+  const rules = new SecondFactorRules(undefined, new TenantSettings(records, audit));
+  return (tenant) => rules.profile(tenant);
+}
+
+/** The `--profile` flag: standard or high-security. */
+function profileFlag(value: string | undefined): { profile?: SecurityProfile } {
+  if (value === undefined) return {};
+  if (!(SECURITY_PROFILES as readonly string[]).includes(value)) throw new UsageError(`--profile must be ${SECURITY_PROFILES.join(' or ')}`, '--profile');
+  return { profile: value as SecurityProfile };
 }
 
 async function appRegistrations(context: CommandContext): Promise<AppRegistrations> {
@@ -76,7 +97,7 @@ async function appRegistrations(context: CommandContext): Promise<AppRegistratio
   const audit = await auditTrail(context);
   // Deleting an app, or changing its type, ends its grants and consents here as on the server.
   const consents = new Consents(store, new ApiCatalog([]), audit);
-  return new AppRegistrations(store.records, ownPoliciesOnly, (clientId, by, reason) => consents.endAllOf(clientId, by, reason), audit);
+  return new AppRegistrations(store.records, ownPoliciesOnly, (clientId, by, reason) => consents.endAllOf(clientId, by, reason), audit, tenantProfileOf(store.records, audit));
 }
 
 function out(context: CommandContext, machine: unknown, human: string): void {
@@ -84,7 +105,7 @@ function out(context: CommandContext, machine: unknown, human: string): void {
 }
 
 const clientsCreate: Command = {
-  options: ['tenant', 'name', 'category', 'description', 'resource', 'constraint'],
+  options: ['tenant', 'name', 'category', 'description', 'resource', 'constraint', 'profile'],
   operands: [],
   async run(context) {
     const { values } = context.args;
@@ -96,6 +117,7 @@ const clientsCreate: Command = {
       category: required(values.category, 'category', command),
       ...(values.description !== undefined ? { description: values.description } : {}),
       resources: parseResources(values.resource, values.constraint),
+      ...profileFlag(values.profile),
     };
     const service = await clientConfigurations(context, true);
     const created = await service.create(input);
@@ -162,7 +184,7 @@ const clientsDelete: Command = {
 };
 
 const appsCreate: Command = {
-  options: ['name', 'description', 'redirect-uri', 'post-logout-redirect-uri', 'backchannel-logout-uri', 'type', 'no-pkce', 'first-party', 'resource-server', 'tenant', 'all-tenants'],
+  options: ['name', 'description', 'redirect-uri', 'post-logout-redirect-uri', 'backchannel-logout-uri', 'type', 'no-pkce', 'first-party', 'resource-server', 'tenant', 'all-tenants', 'profile'],
   operands: [],
   async run(context) {
     const { values } = context.args;
@@ -180,6 +202,7 @@ const appsCreate: Command = {
       ...(values['resource-server'] ? { resourceServer: true } : {}),
       ...(values.tenant !== undefined ? { tenant: values.tenant } : {}),
       ...(values['all-tenants'] ? { openToAllTenants: true } : {}),
+      ...profileFlag(values.profile),
     };
     if (values['all-tenants'] && values.tenant === undefined) {
       throw new UsageError('apps create: --all-tenants opens a tenant\'s app to every tenant: give --tenant too (an app without one is open to all already)', '--all-tenants');

@@ -179,7 +179,7 @@ ${EXIT_CODES}
 `,
   'clients create': `Usage: talent-auth clients create --tenant <tenant> --name <name> --category <category>
          [--description <text>] --resource <api>:<scope>[,<scope>...] [--resource ...]
-         [--constraint <api>:<dimension>=<value> ...] --apis <file>
+         [--constraint <api>:<dimension>=<value> ...] [--profile standard|high-security] --apis <file>
 
 Creates a client configuration and prints its client_id and client_secret. The secret is shown
 only this once (only its digest is stored).
@@ -193,6 +193,10 @@ only this once (only its digest is stored).
   --constraint <api>:<dimension>=<value>
                             a data filter; repeat for several values or dimensions, e.g.
                             --constraint scim:group=eng --constraint scim:group=ops
+  --profile <profile>       standard (default) or high-security: private_key_jwt and DPoP
+                            required (docs/high-security.md); a client that does not conform is
+                            refused, naming the setting. Also checked when the tenant's settings
+                            select the high-security profile
   --apis <file>             the API catalog: a JSON file holding the apis array given to
                             createAuthServer (or {"apis": [...]}); default: env TALENT_AUTH_APIS
 
@@ -242,7 +246,7 @@ ${EXIT_CODES}
   'apps create': `Usage: talent-auth apps create --name <name> --redirect-uri <uri> [--redirect-uri ...]
          --type public|confidential [--description <text>] [--no-pkce] [--first-party]
          [--resource-server] [--tenant <id> [--all-tenants]] [--post-logout-redirect-uri <uri> ...]
-         [--backchannel-logout-uri <uri>]
+         [--backchannel-logout-uri <uri>] [--profile standard|high-security]
 
 Registers an app for named-user sign-in and prints its client_id (and, for a confidential app, its
 client_secret, shown only this once).
@@ -270,6 +274,10 @@ client_secret, shown only this once).
                             signed logout token when one of its users signs out; with --tenant:
                             https on port 443 to a public host name. A local or private host is
                             reached only when listed in backchannelLogout.privateHosts
+  --profile <profile>       standard (default) or high-security: a confidential private_key_jwt
+                            app with DPoP and pushed authorization requests required, PKCE and
+                            https redirect URIs (docs/high-security.md); an app that does not
+                            conform is refused, naming the setting
 
 ${STORE_OPTIONS}
 

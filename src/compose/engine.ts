@@ -90,7 +90,8 @@ export function startEngine(start: EngineStart): StartedEngine {
     singleUse,
     secondFactorRules: start.secondFactorRules,
   });
-  const clients = new ClientDirectory(store.records);
+  // Each client's metadata carries its tenant's security profile (policies/high-security.ts).
+  const clients = new ClientDirectory(store.records, (tenant) => start.secondFactorRules.profile(tenant));
   const provider = new Provider(
     options.issuer,
     engineConfiguration({ options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents, look, grants, secondFactorRules: start.secondFactorRules, signedOutUsers: start.signedOutUsers,

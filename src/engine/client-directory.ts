@@ -1,6 +1,7 @@
 import type { EngineAdapter, EnginePayload, RecordStore } from '../../adapters/types.js';
 import { ValidationError } from '../../policies/errors.js';
 import type { ClientJwks, TokenEndpointAuthMethod } from '../../policies/client-keys.js';
+import { effectiveProfile, PROFILE_METADATA, type SecurityProfile } from '../../policies/high-security.js';
 import { APP_REGISTRATION, type StoredAppRegistration } from '../records/app-registrations.js';
 import {
   CLIENT_CONFIGURATION,
@@ -11,7 +12,15 @@ import {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Client metadata properties we add to the engine's (RFC 7591 names plus these). */
-export const EXTRA_CLIENT_METADATA = ['tenant', 'constraints', 'pkce_enabled', 'first_party', 'open_to_all_tenants', 'resource_server', 'jwks_uri_by_operator'] as const;
+export const EXTRA_CLIENT_METADATA = ['tenant', 'constraints', 'pkce_enabled', 'first_party', 'open_to_all_tenants', 'resource_server', 'jwks_uri_by_operator', PROFILE_METADATA] as const;
+
+/**
+ * A client's effective profile as engine metadata: present only under the high-security profile
+ * (policies/high-security.ts), where the engine hooks read it (code lifetime, refusals).
+ */
+function profileMetadata(highSecurity: boolean): EnginePayload {
+  return highSecurity ? { [PROFILE_METADATA]: 'high-security' } : {};
+}
 
 /**
  * How a client authenticates, as engine metadata: Basic with its secret's digest, or
@@ -32,8 +41,12 @@ function authenticationMetadata(
   return { token_endpoint_auth_method: 'client_secret_basic', ...(record.secretDigest ? { client_secret: record.secretDigest } : {}) };
 }
 
-/** A client configuration as oidc-provider client metadata. The secret stays a digest. */
-export function clientConfigurationMetadata(record: StoredClientConfiguration): EnginePayload {
+/**
+ * A client configuration as oidc-provider client metadata. The secret stays a digest.
+ * @param tenantProfile the profile its tenant selected: high-security makes DPoP required.
+ */
+export function clientConfigurationMetadata(record: StoredClientConfiguration, tenantProfile?: SecurityProfile): EnginePayload {
+  const highSecurity = effectiveProfile(record.profile, tenantProfile) === 'high-security';
   return {
     client_id: record.clientId,
     client_name: record.name,
@@ -42,7 +55,8 @@ export function clientConfigurationMetadata(record: StoredClientConfiguration): 
     redirect_uris: [],
     ...authenticationMetadata(record, record.jwksUriAuthor === 'operator'),
     // RFC 9449 §5.2: a client that must use DPoP; the engine refuses its requests without a proof.
-    dpop_bound_access_tokens: record.dpop === 'required',
+    dpop_bound_access_tokens: record.dpop === 'required' || highSecurity,
+    ...profileMetadata(highSecurity),
     scope: Object.values(record.resources).flatMap((resource) => resource.scopes).join(' '),
     tenant: record.tenant,
     constraints: constraintsOf(record.resources),
@@ -64,9 +78,13 @@ export function engineAppOwner(client: object): { tenant?: string; openToAllTena
   return { ...(typeof tenant === 'string' ? { tenant } : {}), openToAllTenants: open === true };
 }
 
-/** An app registration as oidc-provider client metadata. */
-export function appRegistrationMetadata(app: StoredAppRegistration): EnginePayload {
+/**
+ * An app registration as oidc-provider client metadata.
+ * @param tenantProfile the profile its tenant selected: high-security makes DPoP, PAR and PKCE required.
+ */
+export function appRegistrationMetadata(app: StoredAppRegistration, tenantProfile?: SecurityProfile): EnginePayload {
   const confidential = app.clientType === 'confidential';
+  const highSecurity = effectiveProfile(app.profile, tenantProfile) === 'high-security';
   return {
     client_id: app.clientId,
     client_name: app.name,
@@ -79,17 +97,18 @@ export function appRegistrationMetadata(app: StoredAppRegistration): EnginePaylo
     // Logout tokens name the session (`sid`), as discovery says; ID tokens do too (engine/patches.ts).
     backchannel_logout_session_required: true,
     // RFC 9449 §5.2: an app that must use DPoP; the engine refuses its token requests without a proof.
-    dpop_bound_access_tokens: app.dpop === 'required',
+    dpop_bound_access_tokens: app.dpop === 'required' || highSecurity,
+    ...profileMetadata(highSecurity),
     // The engine refuses custom schemes for web clients; our policy has already vetted each URI.
     application_type: app.redirectUris.every((uri) => /^https?:/i.test(uri)) ? 'web' : 'native',
     id_token_signed_response_alg: app.idTokenSigningAlg,
-    pkce_enabled: app.pkceEnabled,
+    pkce_enabled: app.pkceEnabled || highSecurity,
     first_party: app.firstParty,
     ...(app.tenant ? { tenant: app.tenant } : {}),
     open_to_all_tenants: app.openToAllTenants === true,
     resource_server: app.resourceServer === true,
     // RFC 9126 §6: the engine then refuses an authorization request that was not pushed.
-    require_pushed_authorization_requests: app.requirePushedAuthorizationRequests === true,
+    require_pushed_authorization_requests: app.requirePushedAuthorizationRequests === true || highSecurity,
   };
 }
 
@@ -98,7 +117,14 @@ export function appRegistrationMetadata(app: StoredAppRegistration): EnginePaylo
  * rotated secret or a deleted client stops working at once on every instance.
  */
 export class ClientDirectory implements EngineAdapter {
-  constructor(private readonly records: RecordStore) {}
+  constructor(
+    private readonly records: RecordStore,
+    /**
+     * The security profile a tenant puts its clients under, read with each client (a tenant's
+     * switch applies at its clients' next request, on every instance).
+     */
+    private readonly tenantProfile?: (tenant: string) => Promise<SecurityProfile>,
+  ) {}
 
   async find(id: string): Promise<EnginePayload | undefined> {
     // Client IDs are UUIDs: anything else is unknown without a store round trip.
@@ -108,8 +134,9 @@ export class ClientDirectory implements EngineAdapter {
       this.records.get<StoredClientConfiguration>(CLIENT_CONFIGURATION, id),
       this.records.get<StoredAppRegistration>(APP_REGISTRATION, id),
     ]);
-    if (record) return clientConfigurationMetadata(record);
-    return app && appRegistrationMetadata(app);
+    if (record) return clientConfigurationMetadata(record, await this.tenantProfile?.(record.tenant));
+    if (!app) return undefined;
+    return appRegistrationMetadata(app, app.tenant === undefined ? undefined : await this.tenantProfile?.(app.tenant));
   }
 
   async upsert(): Promise<void> {

@@ -4,9 +4,9 @@ import type { Store } from '../../adapters/types.js';
 import type { ApiCatalog } from '../../policies/catalog.js';
 import { InvalidClient, InvalidRequest, InvalidTarget } from '../../policies/errors.js';
 import { CLIENT_ASSERTION_ALGS, MAX_ASSERTION_SECONDS, MAX_JWKS_BYTES } from '../../policies/client-keys.js';
+import { assertionAudienceAllowed, authorizationCodeSeconds, refuseNonConforming } from '../../policies/high-security.js';
 import {
   accessTokenSeconds,
-  AUTHORIZATION_CODE_SECONDS,
   CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS,
   ID_TOKEN_SECONDS,
   INTERACTION_SECONDS,
@@ -127,7 +127,10 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       // state is required (it is the app's CSRF protection of its callback, RFC 6749 §10.12); the
       // engine would let it be omitted. Checked after the client
       // and redirect URI are known, so the error goes back to the app.
-      state: engineErrors((ctx: KoaContextWithOIDC, value: unknown) => {
+      state: engineErrors((ctx: KoaContextWithOIDC, value: unknown, client: Client) => {
+        // A client under the high-security profile without private_key_jwt (its tenant selected
+        // the profile after it was registered) pushes and asks for nothing (policies/high-security.ts).
+        refuseNonConforming(client);
         if (typeof value !== 'string' || value === '') throw new InvalidRequest(`missing required parameter 'state'`);
         // What a pending sign-in stores is bounded: state and nonce are kept until it ends.
         if (value.length > MAX_STATE_OR_NONCE) throw new InvalidRequest(`state must be at most ${MAX_STATE_OR_NONCE} characters`);
@@ -160,10 +163,16 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     // The engine checks an assertion's signature, iss, sub, exp, jti (single use through the
     // store's ReplayDetection, until exp) and aud (the issuer or the token endpoint URL); we also
     // bound its lifetime, which bounds what the single-use check keeps.
-    assertJwtClientAuthClaimsAndHeader: engineErrors(async (_ctx: KoaContextWithOIDC, claims: Record<string, unknown>) => {
+    assertJwtClientAuthClaimsAndHeader: engineErrors(async (ctx: KoaContextWithOIDC, claims: Record<string, unknown>, _header: unknown, client: Client) => {
       const now = Math.floor(Date.now() / 1000);
       if (typeof claims['exp'] !== 'number' || claims['exp'] > now + MAX_ASSERTION_SECONDS) {
         throw new InvalidClient(`the client assertion must expire within ${MAX_ASSERTION_SECONDS} seconds`);
+      }
+      // The high-security profile: the audience is the issuer identifier alone, as a string
+      // (not the token endpoint URL, not an array), so that an assertion made for another
+      // endpoint or server cannot be replayed here.
+      if (!assertionAudienceAllowed(client, claims['aud'], ctx.oidc.issuer)) {
+        throw new InvalidClient('under the high-security profile the client assertion audience (aud) must be the issuer identifier, as a string');
       }
     }),
     // Browser apps (public clients) may call the token endpoint from the origins of their
@@ -205,6 +214,9 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
         getResourceServerInfo: engineErrors(async (ctx: KoaContextWithOIDC, resourceIndicator: string, client: Client) => {
           // RFC 8707 §2: a resource the server does not know is invalid_target.
           if (resourceIndicator !== audience) throw new InvalidTarget(`unknown resource; the only resource is ${audience}`);
+          // Every grant's token request comes here: a client under the high-security profile
+          // without private_key_jwt gets no token (policies/high-security.ts).
+          refuseNonConforming(client);
           // Its scopes, lifetime and format: the request's grant's (src/grants).
           return grants.of(ctx).resource(ctx, client);
         }),
@@ -244,7 +256,8 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
         token.resourceServer?.accessTokenTTL ?? namedUserAccessTokenTtl,
         managementAccessTokenTtl,
       ),
-      AuthorizationCode: AUTHORIZATION_CODE_SECONDS,
+      // 5 minutes; 60 s for a client under the high-security profile (policies/high-security.ts).
+      AuthorizationCode: (_ctx, _code, client) => authorizationCodeSeconds(client),
       RefreshToken: REFRESH_TOKEN_SECONDS,
       IdToken: ID_TOKEN_SECONDS,
       Interaction: INTERACTION_SECONDS,

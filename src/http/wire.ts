@@ -4,6 +4,7 @@ import { CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS, NAMED_USER_ACCESS_TOKEN } from
 import { MANAGEMENT_SCOPE } from '../../policies/management.js';
 import type { SecondFactorRuling, TenantSecondFactorSettings } from '../../policies/second-factor-rule.js';
 import { SECOND_FACTOR_RULES, SSO_RULES } from '../../policies/tenant-policy.js';
+import { SECURITY_PROFILE, type SecurityProfile } from '../../policies/high-security.js';
 import { AUDIT_EVENT_TYPES, type AuditEvent } from '../audit/trail.js';
 import { GRANTS } from '../grants/index.js';
 import type { AppRegistration, AppRegistrationInput } from '../records/app-registrations.js';
@@ -50,6 +51,13 @@ export const ClientSecret = named('ClientSecret', z.string().regex(/^[A-Za-z0-9_
 export const NewSecret = named('NewSecret', z.strictObject({ client_id: clientId, client_secret: ClientSecret }),
   'The new secret; the previous one stops working at once, on every instance.');
 
+/** The wire description of a record's `profile` field, with what the high-security profile requires of that kind. */
+function profileDescription(requires: string): string {
+  return 'The security profile (docs/high-security.md): `high-security` puts the client under what the FAPI 2.0 Security Profile '
+    + `asks of an authorization server: ${requires}, and codes that live 60 s; a setting it does not allow is refused (400 with `
+    + '`field`). `standard` (the default) leaves it to the other fields, unless the tenant selected the high-security profile.';
+}
+
 // --- Client configurations -------------------------------------------------------------------
 
 export const Resources = named('Resources', RESOURCES_SCHEMA.meta({
@@ -65,6 +73,7 @@ const clientFields = {
   description: CLIENT_CONFIGURATION_FIELDS.description,
   resources: Resources,
   dpop: CLIENT_CONFIGURATION_FIELDS.dpop.meta({ description: 'DPoP (RFC 9449): `required`, every token request must carry a DPoP proof and every access token is bound to its key; `optional` (the default), a token is bound when its request carries a proof.' }),
+  profile: CLIENT_CONFIGURATION_FIELDS.profile.meta({ description: profileDescription('private_key_jwt and `dpop: required`') }),
 };
 
 export const ClientConfigurationCreate = named('ClientConfigurationCreate', z.strictObject(clientFields),
@@ -81,6 +90,7 @@ export const ClientConfigurationBody = named('ClientConfiguration', z.strictObje
   description: z.string().optional().meta({ description: 'Absent when empty.' }),
   resources: Resources,
   dpop: DPOP_RULE.optional().meta({ description: 'Absent: optional.' }),
+  profile: SECURITY_PROFILE.optional().meta({ description: 'The client\'s own profile; absent: standard.' }),
   created_at: timestamp,
   updated_at: timestamp,
 }));
@@ -123,6 +133,9 @@ const appFields = {
     description: 'The app must push its authorization requests (RFC 9126, `POST /oauth2/par`); a plain authorization '
       + 'request of it is refused with `invalid_request`. Default false.',
   }),
+  profile: APP_REGISTRATION_FIELDS.profile.meta({
+    description: profileDescription('a confidential app with private_key_jwt, `dpop: required`, `require_pushed_authorization_requests: true`, PKCE and https redirect URIs'),
+  }),
 };
 
 /** Wire field → library field, for the fields the API takes. */
@@ -137,6 +150,7 @@ const APP_FIELD_NAMES = {
   backchannel_logout_uri: 'backchannelLogoutUri',
   dpop: 'dpop',
   require_pushed_authorization_requests: 'requirePushedAuthorizationRequests',
+  profile: 'profile',
 } as const satisfies Record<keyof typeof appFields, keyof AppRegistrationInput>;
 
 /** Fields of an app that only the operator sets (through the library or the CLI), never a tenant. */
@@ -169,6 +183,7 @@ export const AppRegistrationBody = named('AppRegistration', z.strictObject({
   backchannel_logout_uri: z.string().optional(),
   dpop: DPOP_RULE.optional().meta({ description: 'Absent: optional.' }),
   require_pushed_authorization_requests: z.boolean().meta({ description: 'Only pushed authorization requests (RFC 9126) are taken from the app.' }),
+  profile: SECURITY_PROFILE.optional().meta({ description: 'The app\'s own profile; absent: standard.' }),
   created_at: timestamp,
   updated_at: timestamp,
   client_secret: ClientSecret.optional().meta({
@@ -224,10 +239,16 @@ const ssoField = z.enum(SSO_RULES).meta({
     + 'through their organisation\'s identity provider); `optional` offers both.',
 });
 
+const profileField = SECURITY_PROFILE.meta({
+  description: 'The security profile of the tenant\'s clients (docs/high-security.md): `high-security` puts every client configuration '
+    + 'and app of the tenant under it (a switch is refused, naming them, while one does not conform); `standard` leaves it to each client.',
+});
+
 export const TenantSettingsUpdate = named('TenantSettingsUpdate', z.strictObject({
   second_factor: secondFactorField.optional().meta({ description: 'The tenant\'s rule; absent: no choice (the host\'s applies).' }),
   passkey_only_sign_in: z.boolean().optional().meta({ description: 'Whether users may sign in with a passkey alone; absent: no choice.' }),
   sso: ssoField.optional().meta({ description: 'Whether users must sign in through the tenant\'s identity provider; absent: no choice.' }),
+  profile: profileField.optional().meta({ description: 'The tenant\'s clients\' security profile; absent: no choice.' }),
 }), "The caller's tenant's own settings, whole (a field left out is no choice). What applies combines them with the host's policy: "
   + 'the stricter second-factor rule wins (a tenant can ask for more than the host, never less), passkey-only sign-in needs '
   + 'the host not to forbid it, and SSO is required when either requires it.');
@@ -236,10 +257,12 @@ export const TenantSettingsBody = named('TenantSettings', z.strictObject({
   second_factor: secondFactorField.optional().meta({ description: 'The tenant\'s own rule, when it chose one.' }),
   passkey_only_sign_in: z.boolean().optional().meta({ description: 'The tenant\'s own choice, when it made one.' }),
   sso: ssoField.optional().meta({ description: 'The tenant\'s own SSO rule, when it chose one.' }),
+  profile: profileField.optional().meta({ description: 'The tenant\'s own profile choice, when it made one.' }),
   effective: z.strictObject({
     second_factor: secondFactorField,
     passkey_only_sign_in: z.boolean(),
     sso: ssoField,
+    profile: profileField.optional().meta({ description: '`high-security` when the tenant or the host selected it; absent: standard.' }),
   }).meta({ description: "What applies to the tenant's sign-ins: its settings combined with the host's policy." }),
 }), "The caller's tenant's settings, and what applies.");
 
@@ -250,16 +273,23 @@ export function tenantSettingsInput(body: Record<string, unknown>): TenantSecond
     ...(input.second_factor !== undefined ? { secondFactor: input.second_factor } : {}),
     ...(input.passkey_only_sign_in !== undefined ? { passkeyOnlySignIn: input.passkey_only_sign_in } : {}),
     ...(input.sso !== undefined ? { sso: input.sso } : {}),
+    ...(input.profile !== undefined ? { profile: input.profile } : {}),
   };
 }
 
 /** A tenant's settings and what applies, on the wire. */
-export function tenantSettingsWire(own: TenantSecondFactorSettings, effective: SecondFactorRuling): Wire<typeof TenantSettingsBody> {
+export function tenantSettingsWire(own: TenantSecondFactorSettings, effective: SecondFactorRuling, profile: SecurityProfile = 'standard'): Wire<typeof TenantSettingsBody> {
   return {
     ...(own.secondFactor !== undefined ? { second_factor: own.secondFactor } : {}),
     ...(own.passkeyOnlySignIn !== undefined ? { passkey_only_sign_in: own.passkeyOnlySignIn } : {}),
     ...(own.sso !== undefined ? { sso: own.sso } : {}),
-    effective: { second_factor: effective.secondFactor, passkey_only_sign_in: effective.passkeyOnlySignIn, sso: effective.sso },
+    ...(own.profile !== undefined ? { profile: own.profile } : {}),
+    effective: {
+      second_factor: effective.secondFactor,
+      passkey_only_sign_in: effective.passkeyOnlySignIn,
+      sso: effective.sso,
+      ...(profile === 'high-security' ? { profile } : {}),
+    },
   };
 }
 
@@ -589,6 +619,7 @@ export function clientWire(client: ClientConfiguration & { clientSecret?: string
     ...(client.description ? { description: client.description } : {}),
     resources: client.resources,
     ...(client.dpop ? { dpop: client.dpop } : {}),
+    ...(client.profile === 'high-security' ? { profile: client.profile } : {}),
     created_at: client.createdAt,
     updated_at: client.updatedAt,
     ...(client.clientSecret ? { client_secret: client.clientSecret } : {}),
@@ -613,6 +644,7 @@ export function appWire(app: AppRegistration & { clientSecret?: string }): Wire<
     ...(app.backchannelLogoutUri ? { backchannel_logout_uri: app.backchannelLogoutUri } : {}),
     ...(app.dpop ? { dpop: app.dpop } : {}),
     require_pushed_authorization_requests: app.requirePushedAuthorizationRequests,
+    ...(app.profile === 'high-security' ? { profile: app.profile } : {}),
     created_at: app.createdAt,
     updated_at: app.updatedAt,
     ...(app.clientSecret ? { client_secret: app.clientSecret } : {}),

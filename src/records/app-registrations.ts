@@ -12,6 +12,7 @@ import {
   type ClientJwks,
   type TokenEndpointAuthMethod,
 } from '../../policies/client-keys.js';
+import { checkProfile, SECURITY_PROFILE, type SecurityProfile } from '../../policies/high-security.js';
 import { changeRecord, changedFields } from './change.js';
 import { DPOP_RULE, type DpopRule } from './client-configurations.js';
 import { digestSecret, generateSecret } from './secrets.js';
@@ -85,12 +86,22 @@ export interface AppRegistration {
    * them when the request carries one.
    */
   dpop?: DpopRule;
+  /**
+   * `high-security`: the app is under the high-security profile (policies/high-security.ts): a
+   * confidential app with private_key_jwt, `dpop: 'required'`, pushed authorization requests,
+   * PKCE and https redirect URIs, whose codes live 60 s. `standard` (the default) leaves it to its
+   * settings, unless its tenant selected the high-security profile. Always present in what
+   * the library returns (optional in the type only for records built by hand).
+   */
+  profile?: SecurityProfile;
   createdAt: string;
   updatedAt: string;
 }
 
 /** An app registration as stored: with its secret's digest; records older than a field may lack it. */
-export interface StoredAppRegistration extends Omit<AppRegistration, 'postLogoutRedirectUris' | 'resourceServer' | 'requirePushedAuthorizationRequests'> {
+export interface StoredAppRegistration extends Omit<AppRegistration, 'postLogoutRedirectUris' | 'resourceServer' | 'requirePushedAuthorizationRequests' | 'profile'> {
+  /** Stored only when `high-security` (a record without it is standard). */
+  profile?: SecurityProfile;
   postLogoutRedirectUris?: string[];
   resourceServer?: boolean;
   /** Stored only when true (a record without it is as it was before the field). */
@@ -140,6 +151,8 @@ export interface AppRegistrationInput {
   jwksUri?: string;
   /** DPoP: `required` or `optional` (the default); see AppRegistration.dpop. */
   dpop?: DpopRule;
+  /** `standard` (the default) or `high-security`; see AppRegistration.profile. */
+  profile?: SecurityProfile;
 }
 
 /** What `appRegistrations.update()` takes: any field but the tenant; absent fields stay as they are. */
@@ -164,6 +177,7 @@ export const APP_REGISTRATION_FIELDS = {
   backchannelLogoutUri: z.string().trim().max(2000),
   dpop: DPOP_RULE,
   requirePushedAuthorizationRequests: z.boolean().optional(),
+  profile: SECURITY_PROFILE.optional(),
 };
 const createSchema = z.object({
   ...APP_REGISTRATION_FIELDS,
@@ -199,6 +213,8 @@ export class AppRegistrations {
     private readonly endGrantsOf: (clientId: string, by: AuditContext, reason: string) => Promise<unknown> = async () => undefined,
     /** Where each change is recorded before it is made (src/audit/trail.ts). */
     private readonly audit?: AuditTrail,
+    /** The security profile a tenant puts its apps under (the host's policy and the tenant's settings). */
+    private readonly tenantProfile: (tenant: string) => Promise<SecurityProfile> = async () => 'standard',
   ) {
     records.watch((change) => {
       if (change.kind === undefined || change.kind === APP_REGISTRATION) this.origins = undefined;
@@ -229,7 +245,8 @@ export class AppRegistrations {
   /**
    * Registers an app; a confidential app's secret is returned here only.
    * @throws ValidationError naming the field; a refused redirect URI is `redirectUris.<index>` with
-   *   the URI and the rule it broke.
+   *   the URI and the rule it broke; a setting the high-security profile (the app's own or its
+   *   tenant's) does not allow.
    */
   async create(input: AppRegistrationInput, by: AuditContext = OPERATOR): Promise<AppRegistration & { clientSecret?: string }> {
     const parsed = parseInput(createSchema, input, 'appRegistration');
@@ -238,8 +255,9 @@ export class AppRegistrations {
     const authentication = appAuthentication(parsed.clientType, parsed, parsed.tenant);
     const clientSecret = authentication?.tokenEndpointAuthMethod === 'client_secret_basic' ? generateSecret() : undefined;
     const stored = { ...newRecord(randomUUID(), parsed, redirectUris, now, now, clientSecret ? digestSecret(clientSecret) : undefined), ...authentication };
+    checkProfile(profiled(stored), stored.profile, stored.tenant === undefined ? undefined : await this.tenantProfile(stored.tenant));
     await this.engineCheck(stored);
-    await this.audited('app_registration.created', by, stored, { name: stored.name, client_type: stored.clientType, redirect_uris: stored.redirectUris, ...(stored.dpop ? { dpop: stored.dpop } : {}) });
+    await this.audited('app_registration.created', by, stored, { name: stored.name, client_type: stored.clientType, redirect_uris: stored.redirectUris, ...(stored.dpop ? { dpop: stored.dpop } : {}), ...(stored.profile ? { profile: stored.profile } : {}) });
     await this.records.put(APP_REGISTRATION, stored.clientId, ALL_APPS, stored);
     if (stored.tenant !== undefined) await this.records.put(APP_OF_TENANT, stored.clientId, stored.tenant, { clientId: stored.clientId });
     return { ...toPublic(stored), ...(clientSecret ? { clientSecret } : {}) };
@@ -308,6 +326,8 @@ export class AppRegistrations {
    * Changes an app. Public → confidential generates a secret (returned here, once);
    * confidential → public deletes the secret. A change of client type ends every grant and consent
    * of the app (its users allow it again at their next sign-in); a secret rotation ends none.
+   * @throws ValidationError naming the field, also a setting the high-security profile (the
+   *   app's own or its tenant's) does not allow.
    */
   async update(clientId: string, patch: AppRegistrationPatch, by: AuditContext = OPERATOR): Promise<AppRegistration & { clientSecret?: string }> {
     const parsed = parseInput(patchSchema, patch, 'patch');
@@ -316,7 +336,9 @@ export class AppRegistrations {
     let clientSecret: string | undefined;
     let typeChanged = false;
     let audited = false;
+    let tenantProfile: SecurityProfile | undefined;
     const next = await changeRecord<StoredAppRegistration>(this.records, APP_REGISTRATION, clientId, 'app registration', async (stored) => {
+      if (stored.tenant !== undefined) tenantProfile ??= await this.tenantProfile(stored.tenant);
       const clientType = parsed.clientType ?? stored.clientType;
       const redirectUris = newUris ?? stored.redirectUris;
       const becomesConfidential = clientType === 'confidential' && stored.clientType === 'public';
@@ -366,6 +388,11 @@ export class AppRegistrations {
         if (parsed.backchannelLogoutUri) changed.backchannelLogoutUri = validateBackchannelLogoutUri(parsed.backchannelLogoutUri, stored.tenant);
         else delete changed.backchannelLogoutUri;
       }
+      if (parsed.profile !== undefined) {
+        if (parsed.profile === 'high-security') changed.profile = parsed.profile;
+        else delete changed.profile;
+      }
+      checkProfile(profiled(changed), changed.profile, tenantProfile);
       await this.engineCheck(changed);
       // The fields it changes, not every field sent (a form sends them all).
       if (!audited) {
@@ -441,6 +468,7 @@ function newRecord(clientId: string, parsed: z.output<typeof createSchema>, redi
     ...(parsed.backchannelLogoutUri ? { backchannelLogoutUri: validateBackchannelLogoutUri(parsed.backchannelLogoutUri, parsed.tenant) } : {}),
     ...(parsed.dpop ? { dpop: parsed.dpop } : {}),
     ...(parsed.requirePushedAuthorizationRequests ? { requirePushedAuthorizationRequests: true } : {}),
+    ...(parsed.profile === 'high-security' ? { profile: parsed.profile } : {}),
     createdAt,
     updatedAt: now,
     ...(parsed.clientType === 'confidential' && secretDigest ? { secretDigest } : {}),
@@ -466,6 +494,19 @@ function appAuthentication(
   return validateClientAuthentication(input, tenant === undefined ? 'operator' : 'tenant');
 }
 
+/** What the high-security rule reads of an app. */
+function profiled(app: StoredAppRegistration): Parameters<typeof checkProfile>[0] {
+  return {
+    kind: 'app',
+    clientType: app.clientType,
+    tokenEndpointAuthMethod: app.tokenEndpointAuthMethod,
+    dpop: app.dpop,
+    requirePushedAuthorizationRequests: app.requirePushedAuthorizationRequests,
+    pkceEnabled: app.pkceEnabled,
+    redirectUris: app.redirectUris,
+  };
+}
+
 function toPublic({ secretDigest: _digest, ...record }: StoredAppRegistration): AppRegistration {
   // Records stored before the fields existed: not open to all tenants, no post-logout URIs, Basic.
   return {
@@ -475,5 +516,6 @@ function toPublic({ secretDigest: _digest, ...record }: StoredAppRegistration): 
     resourceServer: record.resourceServer === true,
     postLogoutRedirectUris: record.postLogoutRedirectUris ?? [],
     requirePushedAuthorizationRequests: record.requirePushedAuthorizationRequests === true,
+    profile: record.profile ?? 'standard',
   };
 }

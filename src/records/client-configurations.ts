@@ -13,6 +13,7 @@ import {
   type KeysAuthor,
   type TokenEndpointAuthMethod,
 } from '../../policies/client-keys.js';
+import { checkProfile, SECURITY_PROFILE, type SecurityProfile } from '../../policies/high-security.js';
 import { changeRecord, changedFields } from './change.js';
 import { digestSecret, generateSecret } from './secrets.js';
 import { displayDescription, displayName, parseInput } from './validation.js';
@@ -56,6 +57,14 @@ export interface ClientConfiguration {
    * when the request carries one and issues a Bearer token otherwise.
    */
   dpop?: DpopRule;
+  /**
+   * `high-security`: the client is under the high-security profile (policies/high-security.ts):
+   * private_key_jwt and `dpop: 'required'` are then the only settings it may have. `standard`
+   * (the default) leaves it to its settings, unless its tenant selected the high-security
+   * profile. Always present in what the library returns (optional in the type only for records
+   * built by hand).
+   */
+  profile?: SecurityProfile;
   createdAt: string;
   updatedAt: string;
 }
@@ -64,8 +73,10 @@ export interface ClientConfiguration {
  * As stored: the public record plus the digest of the current secret (a private_key_jwt client has
  * none). Records older than `tokenEndpointAuthMethod` lack it: they are Basic.
  */
-export interface StoredClientConfiguration extends Omit<ClientConfiguration, 'tokenEndpointAuthMethod'> {
+export interface StoredClientConfiguration extends Omit<ClientConfiguration, 'tokenEndpointAuthMethod' | 'profile'> {
   tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
+  /** Stored only when `high-security` (a record without it is standard). */
+  profile?: SecurityProfile;
   secretDigest?: string;
   /**
    * Who named `jwksUri`: the operator's may be reached on a host of `backchannelLogout.privateHosts`
@@ -92,6 +103,8 @@ export interface ClientConfigurationInput {
   jwksUri?: string;
   /** DPoP: `required` or `optional` (the default); see ClientConfiguration.dpop. */
   dpop?: DpopRule;
+  /** `standard` (the default) or `high-security`; see ClientConfiguration.profile. */
+  profile?: SecurityProfile;
 }
 
 /**
@@ -129,6 +142,7 @@ export const CLIENT_CONFIGURATION_FIELDS = {
   description: displayDescription().optional(),
   resources: RESOURCES_SCHEMA,
   dpop: DPOP_RULE.optional(),
+  profile: SECURITY_PROFILE.optional(),
 };
 const createSchema = z.object({ tenant: tenantId, ...CLIENT_CONFIGURATION_FIELDS, ...CLIENT_AUTHENTICATION_FIELDS }).partial({ tokenEndpointAuthMethod: true, jwks: true, jwksUri: true }).strict();
 const patchSchema = z.object({ ...CLIENT_CONFIGURATION_FIELDS, ...CLIENT_AUTHENTICATION_FIELDS }).partial().strict();
@@ -143,6 +157,8 @@ export class ClientConfigurations {
     private readonly catalog: ApiCatalog,
     /** Where each change is recorded before it is made (src/audit/trail.ts). */
     private readonly audit?: AuditTrail,
+    /** The security profile a tenant puts its clients under (the host's policy and the tenant's settings). */
+    private readonly tenantProfile: (tenant: string) => Promise<SecurityProfile> = async () => 'standard',
   ) {}
 
   /** Records a change of a client configuration (before it is made: see the audit trail). */
@@ -154,11 +170,13 @@ export class ClientConfigurations {
    * Creates a client configuration with a new client ID (UUID) and, unless it is a private_key_jwt
    * client, a secret, returned here only.
    * @param author Who names a `jwksUri`: the operator (the library) may name a loopback host.
-   * @throws ValidationError naming the field (`resources.scim.scopes`, `jwks.keys.0`, ...).
+   * @throws ValidationError naming the field (`resources.scim.scopes`, `jwks.keys.0`, ...), also a
+   *   setting the high-security profile (its own or its tenant's) does not allow.
    */
   async create<I extends ClientConfigurationInput>(input: I, by: AuditContext = OPERATOR, author: KeysAuthor = 'operator'): Promise<ClientConfiguration & CreatedSecret<I>> {
     const parsed = parseInput(createSchema, input, 'clientConfiguration');
     const authentication = validateClientAuthentication(parsed, author);
+    checkProfile({ kind: 'client', tokenEndpointAuthMethod: authentication.tokenEndpointAuthMethod, dpop: parsed.dpop }, parsed.profile, await this.tenantProfile(parsed.tenant));
     const clientSecret = authentication.tokenEndpointAuthMethod === 'client_secret_basic' ? generateSecret() : undefined;
     const now = new Date().toISOString();
     const stored: StoredClientConfiguration = {
@@ -171,6 +189,7 @@ export class ClientConfigurations {
       ...authentication,
       ...(authentication.jwksUri ? { jwksUriAuthor: author } : {}),
       ...(parsed.dpop ? { dpop: parsed.dpop } : {}),
+      ...(parsed.profile === 'high-security' ? { profile: parsed.profile } : {}),
       createdAt: now,
       updatedAt: now,
       ...(clientSecret ? { secretDigest: digestSecret(clientSecret) } : {}),
@@ -181,6 +200,7 @@ export class ClientConfigurations {
       apis: Object.keys(stored.resources),
       token_endpoint_auth_method: authentication.tokenEndpointAuthMethod,
       ...(stored.dpop ? { dpop: stored.dpop } : {}),
+      ...(stored.profile ? { profile: stored.profile } : {}),
     });
     await this.records.put(CLIENT_CONFIGURATION, stored.clientId, stored.tenant, stored);
     return { ...toPublic(stored), ...(clientSecret ? { clientSecret } : {}) } as ClientConfiguration & CreatedSecret<I>;
@@ -199,10 +219,11 @@ export class ClientConfigurations {
   }
 
   /**
-   * Changes name, category, description, resources, the DPoP rule or the authentication method and keys
-   * (never the tenant). A change to `client_secret_basic` returns the new secret, once.
+   * Changes name, category, description, resources, the DPoP rule, the profile or the authentication
+   * method and keys (never the tenant). A change to `client_secret_basic` returns the new secret, once.
    * @param author Who names a `jwksUri`: the operator (the library) may name a loopback host.
-   * @throws ValidationError naming the field; NotFound for an unknown ID; OAuthError 409 when it
+   * @throws ValidationError naming the field (also a setting the high-security profile, its own or
+   *   its tenant's, does not allow); NotFound for an unknown ID; OAuthError 409 when it
    *   keeps losing a race with other changes.
    */
   async update(clientId: string, patch: ClientConfigurationPatch, by: AuditContext = OPERATOR, author: KeysAuthor = 'operator'): Promise<ClientConfiguration & { clientSecret?: string }> {
@@ -211,8 +232,10 @@ export class ClientConfigurations {
     const changesKeys = parsed.jwks !== undefined || parsed.jwksUri !== undefined;
     let clientSecret: string | undefined;
     let audited = false;
+    let tenantProfile: SecurityProfile | undefined;
     const next = await changeRecord<StoredClientConfiguration>(this.records, CLIENT_CONFIGURATION, clientId, 'client configuration', async (stored) => {
       const before = normalized(stored);
+      tenantProfile ??= await this.tenantProfile(stored.tenant);
       const method = parsed.tokenEndpointAuthMethod ?? before.tokenEndpointAuthMethod;
       // New keys replace both kinds; otherwise a private_key_jwt client keeps the keys it has.
       const authentication = validateClientAuthentication(
@@ -239,6 +262,11 @@ export class ClientConfigurations {
         if (parsed.description) changed.description = parsed.description;
         else delete changed.description;
       }
+      if (parsed.profile !== undefined) {
+        if (parsed.profile === 'high-security') changed.profile = parsed.profile;
+        else delete changed.profile;
+      }
+      checkProfile({ kind: 'client', tokenEndpointAuthMethod: changed.tokenEndpointAuthMethod, dpop: changed.dpop }, changed.profile, tenantProfile);
       // The fields it changes, not every field sent (a form sends them all).
       if (!audited) {
         const fields = changedFields(Object.keys(parsed), before, changed);
@@ -306,7 +334,7 @@ function normalized(stored: StoredClientConfiguration): StoredClientConfiguratio
 
 function toPublic(stored: StoredClientConfiguration): ClientConfiguration {
   const { secretDigest: _digest, jwksUriAuthor: _author, ...record } = normalized(stored);
-  return record;
+  return { ...record, profile: record.profile ?? 'standard' };
 }
 
 /** Constraints per API of a client configuration, for the token's `constraints` claim. */
