@@ -186,6 +186,25 @@ describe.each(STORE_KINDS)('the high-security profile end to end (%s store)', (k
     expect(ok.status).toBe(200);
   });
 
+  it('at introspection and revocation too, the assertion names the issuer alone under the profile', async () => {
+    for (const endpoint of ['introspect', 'revoke']) {
+      const call = async (aud: string | string[]) => {
+        const response = await fetch(`${server.oauthUrl}/${endpoint}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token: 'not-a-token-of-ours', client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: await assertion(machine, aud) }),
+        });
+        return { status: response.status, body: await response.text() };
+      };
+      for (const aud of [`${server.oauthUrl}/${endpoint}`, `${server.oauthUrl}/token`, [server.auth.issuer]]) {
+        const refused = await call(aud);
+        expect(refused.status).toBe(401);
+        expect(JSON.parse(refused.body)).toMatchObject({ error: 'invalid_client' });
+      }
+      expect((await call(server.auth.issuer)).status).toBe(200);
+    }
+  });
+
   it("a standard private_key_jwt client's assertion may still name the token endpoint URL", async () => {
     const standard = await server.auth.clientConfigurations.create({
       tenant: 'acme', name: 'Standard sync', category: 'payroll', resources, tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [clientJwk] },

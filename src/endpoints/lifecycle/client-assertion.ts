@@ -1,6 +1,7 @@
 import { decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import type Provider from 'oidc-provider';
 import { CLIENT_ASSERTION_ALGS, MAX_ASSERTION_SECONDS } from '../../../policies/client-keys.js';
+import { assertionAudienceAllowed } from '../../../policies/high-security.js';
 import { InvalidClient } from '../../../policies/errors.js';
 import type { EngineClient } from '../../engine/client-cache.js';
 
@@ -12,7 +13,8 @@ const CLOCK_TOLERANCE_SECONDS = 15;
  * endpoint's rules (the engine's there): signed by one of the client's keys (inline, or fetched
  * from its jwks_uri through the engine's key set: the checked fetch, its caching) with an allowed
  * algorithm; `iss` and `sub` the client; `aud` the issuer, the token endpoint or this endpoint;
- * `exp` present and at most MAX_ASSERTION_SECONDS ahead; its `jti` used once, in the store all
+ * for a client under the high-security profile, the issuer alone (a string); `exp` present and at
+ * most MAX_ASSERTION_SECONDS ahead; its `jti` used once, in the store all
  * instances share (the engine's ReplayDetection, kept until `exp`).
  * @returns the client. @throws InvalidClient for anything else.
  */
@@ -60,6 +62,8 @@ export function clientAssertionCheck(provider: Provider): ClientAssertionCheck {
       throw new InvalidClient();
     }
     if (!payload || typeof payload.jti !== 'string' || payload.exp === undefined) throw new InvalidClient();
+    // The high-security profile narrows the audience to the issuer alone, here as at the token endpoint.
+    if (!assertionAudienceAllowed(client, payload.aud, provider.issuer)) throw new InvalidClient('the client assertion audience must be the issuer identifier');
     if (payload.exp > Math.floor(Date.now() / 1000) + MAX_ASSERTION_SECONDS) throw new InvalidClient(`the client assertion must expire within ${MAX_ASSERTION_SECONDS} seconds`);
     if (!(await replay.unique(client.clientId, payload.jti, payload.exp + CLOCK_TOLERANCE_SECONDS))) throw new InvalidClient('client assertion tokens must only be used once');
     return client;
