@@ -3,8 +3,7 @@ import { resolve } from 'node:path';
 import { clientKeyIds } from '../../policies/client-key-ids.js';
 import { MAX_JWKS_BYTES, TOKEN_ENDPOINT_AUTH_METHODS, type ClientJwks, type TokenEndpointAuthMethod } from '../../policies/client-keys.js';
 import type { DpopRule } from '../records/client-configurations.js';
-import type { OptionName } from './args.js';
-import type { CommandContext } from './commands.js';
+import type { OptionName, ParsedArgs } from './args.js';
 import { UsageError } from './errors.js';
 import { safe } from './output.js';
 
@@ -59,14 +58,13 @@ function readJwks(path: string): ClientJwks {
  * The authentication, DPoP and (apps) PAR fields of a create or update from the flags; nothing for
  * a flag not given. `--jwks-file` is read relative to the working directory.
  */
-export function authenticationInput(context: CommandContext, command: string): {
+export function authenticationInput(values: ParsedArgs['values'], cwd: string, command: string): {
   tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
   jwks?: ClientJwks;
   jwksUri?: string;
   dpop?: DpopRule;
   requirePushedAuthorizationRequests?: boolean;
 } {
-  const { values } = context.args;
   const method = values['auth-method'];
   if (method !== undefined && !(TOKEN_ENDPOINT_AUTH_METHODS as readonly string[]).includes(method)) {
     throw new UsageError(`${command}: --auth-method "${safe(method)}" is not one of ${TOKEN_ENDPOINT_AUTH_METHODS.join(', ')}`, '--auth-method');
@@ -81,7 +79,7 @@ export function authenticationInput(context: CommandContext, command: string): {
   const jwksFile = values['jwks-file'];
   return {
     ...(method !== undefined ? { tokenEndpointAuthMethod: method as TokenEndpointAuthMethod } : {}),
-    ...(jwksFile !== undefined ? { jwks: readJwks(resolve(context.io.cwd, jwksFile)) } : {}),
+    ...(jwksFile !== undefined ? { jwks: readJwks(resolve(cwd, jwksFile)) } : {}),
     ...(values['jwks-uri'] !== undefined ? { jwksUri: values['jwks-uri'] } : {}),
     ...(dpop !== undefined ? { dpop: dpop as DpopRule } : {}),
     ...(values['require-par'] ? { requirePushedAuthorizationRequests: true } : {}),

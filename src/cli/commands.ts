@@ -108,7 +108,7 @@ const clientsCreate: Command = {
       category: required(values.category, 'category', command),
       ...(values.description !== undefined ? { description: values.description } : {}),
       resources: parseResources(values.resource, values.constraint),
-      ...authenticationInput(context, command),
+      ...authenticationInput(context.args.values, context.io.cwd, command),
     };
     const service = await clientConfigurations(context, true);
     const created = await service.create(input);
@@ -127,7 +127,7 @@ const clientsUpdate: Command = {
       ...(values.name !== undefined ? { name: values.name } : {}),
       ...(values.category !== undefined ? { category: values.category } : {}),
       ...(values.description !== undefined ? { description: values.description } : {}),
-      ...authenticationInput(context, command),
+      ...authenticationInput(context.args.values, context.io.cwd, command),
     };
     if (Object.keys(patch).length === 0) throw new UsageError(`${command}: nothing to change; see talent-auth ${command} --help`);
     const changed = await (await clientConfigurations(context, false)).update(clientId, patch, operatorContext(values.actor));
@@ -209,7 +209,7 @@ const appsCreate: Command = {
       ...(values['resource-server'] ? { resourceServer: true } : {}),
       ...(values.tenant !== undefined ? { tenant: values.tenant } : {}),
       ...(values['all-tenants'] ? { openToAllTenants: true } : {}),
-      ...authenticationInput(context, command),
+      ...authenticationInput(context.args.values, context.io.cwd, command),
     };
     if (values['all-tenants'] && values.tenant === undefined) {
       throw new UsageError('apps create: --all-tenants opens a tenant\'s app to every tenant: give --tenant too (an app without one is open to all already)', '--all-tenants');
@@ -243,7 +243,7 @@ const appsUpdate: Command = {
     const patch = {
       ...(values.name !== undefined ? { name: values.name } : {}),
       ...(values.description !== undefined ? { description: values.description } : {}),
-      ...authenticationInput(context, command),
+      ...authenticationInput(context.args.values, context.io.cwd, command),
     };
     if (Object.keys(patch).length === 0) throw new UsageError(`${command}: nothing to change; see talent-auth ${command} --help`);
     const changed = await (await appRegistrations(context)).update(clientId, patch, operatorContext(values.actor));
