@@ -143,6 +143,11 @@ export const PORTAL_TEXT_DE: PortalText = {
     parHint: 'Die App muss ihre Anmeldeanfragen zuerst direkt an den Server senden (PAR); eine Anmeldeanfrage allein in der Adresse des Browsers wird abgelehnt.',
     weakenNote: 'Wenn Sie DPoP oder PAR optional machen oder zu einem gemeinsamen Client-Secret zurückkehren, müssen Sie sich erneut anmelden, sofern Ihre letzte Anmeldung nicht kurz zurückliegt.',
     noSecret: 'kein Client-Secret (Schlüssel)',
+    methods: { client_secret_basic: 'gemeinsames Client-Secret', private_key_jwt: 'Private Key JWT', none: 'keine (öffentliche App)' },
+    methodChanged: (from: string, to: string) => `Client-Authentifizierung: ${from} → ${to}`,
+    method: (method: string) => `Client-Authentifizierung: ${method}`,
+    dpopRules: { required: 'erforderlich', optional: 'optional' },
+    dpopRule: (rule: string) => `DPoP: ${rule}`,
     // `what` is feminine (die Client-Konfiguration, die App-Registrierung), as in `secret`.
     fromKeys: (what: string) => `Die ${what} weist sich jetzt mit diesem Client-Secret aus; ihre Schlüssel funktionieren nicht mehr.`,
     noSecretToRotate: (name: string) => `„${name}“ weist sich mit seinen Schlüsseln aus und hat kein Client-Secret zum Neugenerieren: Speichern Sie stattdessen neue öffentliche Schlüssel.`,

@@ -146,6 +146,11 @@ export const PORTAL_TEXT_FR: PortalText = {
     parHint: "L'application doit d'abord envoyer ses demandes de connexion directement au serveur (PAR) ; une demande de connexion passée seulement dans l'adresse du navigateur est refusée.",
     weakenNote: "Rendre DPoP ou PAR facultatif, ou revenir à un secret partagé, vous demande de vous reconnecter si votre dernière connexion n'est pas récente.",
     noSecret: 'pas de secret (clés)',
+    methods: { client_secret_basic: 'secret partagé', private_key_jwt: 'Private key JWT', none: 'aucune (application publique)' },
+    methodChanged: (from: string, to: string) => `Authentification du client : ${from} → ${to}`,
+    method: (method: string) => `Authentification du client : ${method}`,
+    dpopRules: { required: 'obligatoire', optional: 'facultatif' },
+    dpopRule: (rule: string) => `DPoP : ${rule}`,
     // `what` carries its article, as in `secret`.
     fromKeys: (what: string) => `Désormais, ${what} s'authentifie avec ce secret ; ses clés ne fonctionnent plus.`,
     noSecretToRotate: (name: string) => `« ${name} » s'authentifie avec ses clés et n'a pas de secret à régénérer : enregistrez plutôt de nouvelles clés publiques.`,

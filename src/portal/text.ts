@@ -137,6 +137,12 @@ export const PORTAL_TEXT = {
     weakenNote: 'Making DPoP or pushed authorization requests optional, or going back to a shared secret, asks you to sign in again if your last sign-in is not recent.',
     noSecret: 'no secret (keys)',
     fromKeys: (what: string) => `The ${what} now authenticates with this secret; its keys no longer work.`,
+    /** The Activity's words for an event's `token_endpoint_auth_method` and `dpop`. */
+    methods: { client_secret_basic: 'shared secret', private_key_jwt: 'private key JWT', none: 'none (public app)' } as Record<string, string>,
+    methodChanged: (from: string, to: string) => `Client authentication: ${from} → ${to}`,
+    method: (method: string) => `Client authentication: ${method}`,
+    dpopRules: { required: 'required', optional: 'optional' } as Record<string, string>,
+    dpopRule: (rule: string) => `DPoP: ${rule}`,
     noSecretToRotate: (name: string) => `"${name}" authenticates with its keys and has no secret to regenerate: save new public keys instead.`,
   },
   platformApps: {
