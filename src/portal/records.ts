@@ -1,6 +1,6 @@
 import type { ApiAnswer } from './api-client.js';
 import { editAppForm, saveApp } from './app-forms.js';
-import { authValues, hasSecret, weakens } from './client-authentication.js';
+import { authValues, weakens } from './client-authentication.js';
 import { editClientForm, updateClient } from './client-forms.js';
 import type { PortalKit } from './kit.js';
 import { done, failed } from './outcomes.js';
@@ -48,7 +48,7 @@ export async function confirmation(kit: PortalKit, call: PortalCall, collection:
   const { t, pages } = kit;
   const name = String(answer.body.name);
   // A private_key_jwt client has no secret: no button that could only fail.
-  if (action === 'secret' && !hasSecret(answer.body)) return done(kit, ctx, now, noSecretText(kit, answer.body, name), 'error');
+  if (action === 'secret' && authenticatesWithKeys(answer.body)) return done(kit, ctx, now, t.clientAuth.noSecretToRotate(name), 'error');
   const to = `${pages.base}/${collection}/${encodeURIComponent(call.id)}/${action}`;
   const [heading, warning, button] = action === 'delete'
     ? [textsOf(kit, collection).deleteHeading(name), textsOf(kit, collection).deleteWarning, `${t.delete} ${name}`]
@@ -56,9 +56,9 @@ export async function confirmation(kit: PortalKit, call: PortalCall, collection:
   pages.send(ctx, heading, confirmPage(pages.view(now.session), heading, warning, to, button, true));
 }
 
-/** Why a record has no secret to regenerate, in the page's language. */
-function noSecretText(kit: PortalKit, record: Record<string, unknown>, name: string): string {
-  return record.client_type === 'public' ? kit.t.apps.noSecret : kit.t.clientAuth.noSecretToRotate(name);
+/** Whether the API's record is of a private_key_jwt client or app (it has no secret: it has keys). */
+function authenticatesWithKeys(record: Record<string, unknown>): boolean {
+  return record.token_endpoint_auth_method === 'private_key_jwt';
 }
 
 /** POST …/{id}: the edit saved. */
@@ -97,7 +97,7 @@ export async function regenerate(kit: PortalKit, call: PortalCall, collection: C
   const { ctx, now, id } = call;
   const existing = await read(kit, call, collection);
   if (existing.status !== 200) return failed(kit, ctx, now, existing);
-  if (!hasSecret(existing.body)) return done(kit, ctx, now, noSecretText(kit, existing.body, String(existing.body.name)), 'error');
+  if (authenticatesWithKeys(existing.body)) return done(kit, ctx, now, kit.t.clientAuth.noSecretToRotate(String(existing.body.name)), 'error');
   const answer = await kit.api.call(now.session, 'POST', `${collection}/${encodeURIComponent(id)}/secret`);
   if (answer.status !== 200 || typeof answer.body.client_secret !== 'string') return failed(kit, ctx, now, answer);
   const what = collection === 'client-configurations' ? 'client_configuration' : 'app_registration';
