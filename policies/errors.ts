@@ -364,7 +364,7 @@ export interface ErrorRow {
 /** Every error the server answers (the engine's own, translated, use the same codes). */
 export const ERRORS: readonly ErrorRow[] = [
   { example: new InvalidRequest(`missing required parameter 'grant_type'`), when: 'a parameter missing, repeated, malformed or of another grant; a body that cannot be read' },
-  { example: new ValidationError('redirect_uris.0', `'ftp://x' is not allowed`), when: 'management input that breaks a rule; `field` names it' },
+  { example: new ValidationError('redirect_uris.0', `'ftp://x' is not allowed`), when: 'management input that breaks a rule, or a new secret asked for a client that has none (a public or private_key_jwt app or client); `field` names it' },
   { example: new InvalidClient(), when: 'wrong, missing or malformed client credentials, or credentials in the body' },
   { example: new InvalidGrant('authorization code already used'), when: 'a code or refresh token unknown, expired, used, foreign, or of an ended grant; a PKCE or redirect URI mismatch' },
   { example: new UnauthorizedClient(), when: 'an authenticated client asking for a grant type it is not registered for; a client under the high-security profile that does not authenticate with private_key_jwt (docs/high-security.md)' },

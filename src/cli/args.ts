@@ -30,6 +30,13 @@ const OPTIONS = {
   'first-party': { type: 'boolean' },
   'resource-server': { type: 'boolean' },
   'all-tenants': { type: 'boolean' },
+  // clients and apps: client authentication, DPoP, PAR (src/cli/client-authentication.ts)
+  'auth-method': { type: 'string' },
+  'jwks-file': { type: 'string' },
+  'jwks-uri': { type: 'string' },
+  dpop: { type: 'string' },
+  'require-par': { type: 'boolean' },
+  'no-require-par': { type: 'boolean' },
   // keys
   alg: { type: 'string', multiple: true },
   out: { type: 'string' },

@@ -11,7 +11,7 @@ import type { AppRegistration, AppRegistrationInput } from '../records/app-regis
 import { APP_REGISTRATION_FIELDS } from '../records/app-registrations.js';
 import type { ClientConfiguration, ClientConfigurationInput } from '../records/client-configurations.js';
 import { CLIENT_CONFIGURATION_FIELDS, DPOP_RULE, RESOURCES_SCHEMA } from '../records/client-configurations.js';
-import { CLIENT_ASSERTION_ALGS } from '../../policies/client-keys.js';
+import { CLIENT_ASSERTION_ALGS, CLIENT_AUTHENTICATION_FIELDS, MAX_CLIENT_KEYS } from '../../policies/client-keys.js';
 import type { Consent } from '../records/consents.js';
 import type { FactorListEntry } from '../factors/index.js';
 
@@ -58,6 +58,51 @@ function profileDescription(requires: string): string {
     + '`field`). `standard` (the default) leaves it to the other fields, unless the tenant selected the high-security profile.';
 }
 
+// --- Client authentication (both record kinds) ------------------------------------------------
+
+export const TokenEndpointAuthMethod = named('TokenEndpointAuthMethod', CLIENT_AUTHENTICATION_FIELDS.tokenEndpointAuthMethod,
+  'How the client authenticates at the token endpoint: `client_secret_basic` (the default), with the secret we generate, '
+    + 'in HTTP Basic; `private_key_jwt` (RFC 7523), with an assertion signed by its own private key, checked with the public '
+    + 'keys it registered (`jwks` or `jwks_uri`, exactly one). A private_key_jwt client has no secret.');
+
+export const ClientJwks = named('ClientJwks', CLIENT_AUTHENTICATION_FIELDS.jwks.meta({
+  examples: [{ keys: [{ kty: 'EC', crv: 'P-256', kid: 'k1', alg: 'ES256', use: 'sig', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }] }],
+}),
+`A private_key_jwt client's public keys (RFC 7517 JWK Set): 1 to ${MAX_CLIENT_KEYS} keys, RSA (at least 2048 bits; RS256, PS256), `
+  + 'EC P-256 (ES256) or OKP Ed25519 (EdDSA), for signing; a `kid` on each when there are several (unique). Public keys '
+  + 'only: a private member (`d`, `p`, `q`, `dp`, `dq`, `qi`, `oth`, `k`) is refused (400 naming `jwks.keys.<index>`). '
+  + 'Keys are replaced whole: to rotate without downtime, send the old and the new key, then, once the client signs with '
+  + 'the new one, the new key alone.');
+
+export const ClientJwksUri = named('ClientJwksUri', CLIENT_AUTHENTICATION_FIELDS.jwksUri,
+  "Where our server fetches a private_key_jwt client's public keys: https on port 443 to a public host name (no IP "
+    + 'address, no single-label, special-use or private name); fetched with a timeout and a size limit, and the addresses '
+    + 'it resolves to are checked again at each fetch.');
+
+const authenticationFields = {
+  token_endpoint_auth_method: TokenEndpointAuthMethod.optional(),
+  jwks: ClientJwks.optional(),
+  jwks_uri: ClientJwksUri.optional(),
+};
+
+/** Wire field → library field, for the authentication fields of both record kinds. */
+const AUTHENTICATION_FIELD_NAMES = {
+  token_endpoint_auth_method: 'tokenEndpointAuthMethod',
+  jwks: 'jwks',
+  jwks_uri: 'jwksUri',
+} as const;
+
+/** The authentication of a record on the wire: the method, and the public keys or their URL; nothing for a public app. */
+function authenticationWire(record: { tokenEndpointAuthMethod?: 'client_secret_basic' | 'private_key_jwt' | undefined; jwks?: Wire<typeof ClientJwks> | undefined; jwksUri?: string | undefined }): {
+  token_endpoint_auth_method?: Wire<typeof TokenEndpointAuthMethod>; jwks?: Wire<typeof ClientJwks>; jwks_uri?: string;
+} {
+  return {
+    ...(record.tokenEndpointAuthMethod ? { token_endpoint_auth_method: record.tokenEndpointAuthMethod } : {}),
+    ...(record.jwks ? { jwks: record.jwks } : {}),
+    ...(record.jwksUri ? { jwks_uri: record.jwksUri } : {}),
+  };
+}
+
 // --- Client configurations -------------------------------------------------------------------
 
 export const Resources = named('Resources', RESOURCES_SCHEMA.meta({
@@ -72,15 +117,19 @@ const clientFields = {
   category: CLIENT_CONFIGURATION_FIELDS.category.meta({ description: 'Free-form grouping, e.g. `payroll`.' }),
   description: CLIENT_CONFIGURATION_FIELDS.description,
   resources: Resources,
+  ...authenticationFields,
   dpop: CLIENT_CONFIGURATION_FIELDS.dpop.meta({ description: 'DPoP (RFC 9449): `required`, every token request must carry a DPoP proof and every access token is bound to its key; `optional` (the default), a token is bound when its request carries a proof.' }),
   profile: CLIENT_CONFIGURATION_FIELDS.profile.meta({ description: profileDescription('private_key_jwt and `dpop: required`') }),
 };
 
 export const ClientConfigurationCreate = named('ClientConfigurationCreate', z.strictObject(clientFields),
-  "The tenant is the caller's and cannot be chosen (`tenant` is an unknown field).");
+  "The tenant is the caller's and cannot be chosen (`tenant` is an unknown field). `client_secret_basic` (the default) "
+    + 'answers a new `client_secret`; `private_key_jwt` needs `jwks` or `jwks_uri` and answers no secret.');
 
 export const ClientConfigurationPatch = named('ClientConfigurationPatch', z.strictObject(clientFields).partial(),
-  'Changes the fields sent; `description: ""` removes the description. The tenant never changes.');
+  'Changes the fields sent; `description: ""` removes the description. The tenant never changes. `jwks` or `jwks_uri` '
+    + 'replace the keys. `token_endpoint_auth_method: "private_key_jwt"` (with keys) deletes the secret; '
+    + '`"client_secret_basic"` drops the keys and answers a new `client_secret`, the only time it is shown.');
 
 export const ClientConfigurationBody = named('ClientConfiguration', z.strictObject({
   client_id: clientId,
@@ -89,14 +138,21 @@ export const ClientConfigurationBody = named('ClientConfiguration', z.strictObje
   category: z.string(),
   description: z.string().optional().meta({ description: 'Absent when empty.' }),
   resources: Resources,
+  token_endpoint_auth_method: TokenEndpointAuthMethod,
+  jwks: ClientJwks.optional().meta({ description: 'A private_key_jwt client\'s public keys, when registered by value.' }),
+  jwks_uri: z.string().optional().meta({ description: 'Where a private_key_jwt client\'s public keys are fetched, when registered by URL.' }),
   dpop: DPOP_RULE.optional().meta({ description: 'Absent: optional.' }),
   profile: SECURITY_PROFILE.optional().meta({ description: 'The client\'s own profile; absent: standard.' }),
   created_at: timestamp,
   updated_at: timestamp,
+  client_secret: ClientSecret.optional().meta({
+    description: 'Only in the answer that creates a client_secret_basic client or turns a private_key_jwt one back to '
+      + '`client_secret_basic`: the only time it is shown.',
+  }),
 }));
 
-export const ClientConfigurationCreated = named('ClientConfigurationCreated', ClientConfigurationBody.extend({ client_secret: ClientSecret }),
-  'The new record and its secret: the only time the secret is shown.');
+export const ClientConfigurationCreated = named('ClientConfigurationCreated', ClientConfigurationBody.extend({}),
+  'The new record and, for a client_secret_basic client, its secret: the only time the secret is shown.');
 
 export const ClientConfigurationList = named('ClientConfigurationList', z.strictObject({
   client_configurations: z.array(ClientConfigurationBody).meta({ description: 'Oldest first.' }),
@@ -128,6 +184,7 @@ const appFields = {
       + 'or private name (localhost, .local, .internal, .arpa, .test, .corp, .lan, ...); the addresses it resolves to '
       + 'are checked again at each delivery. `""` in a patch removes it.',
   }),
+  ...authenticationFields,
   dpop: APP_REGISTRATION_FIELDS.dpop.optional().meta({ description: 'DPoP (RFC 9449): `required`, every token request must carry a DPoP proof and every access token is bound to its key; `optional` (the default), a token is bound when its request carries a proof.' }),
   require_pushed_authorization_requests: APP_REGISTRATION_FIELDS.requirePushedAuthorizationRequests.meta({
     description: 'The app must push its authorization requests (RFC 9126, `POST /oauth2/par`); a plain authorization '
@@ -151,6 +208,7 @@ const APP_FIELD_NAMES = {
   dpop: 'dpop',
   require_pushed_authorization_requests: 'requirePushedAuthorizationRequests',
   profile: 'profile',
+  ...AUTHENTICATION_FIELD_NAMES,
 } as const satisfies Record<keyof typeof appFields, keyof AppRegistrationInput>;
 
 /** Fields of an app that only the operator sets (through the library or the CLI), never a tenant. */
@@ -165,7 +223,9 @@ export const AppRegistrationCreate = named('AppRegistrationCreate', z.strictObje
 
 export const AppRegistrationPatch = named('AppRegistrationPatch', z.strictObject(appFields).partial(),
   'Changes the fields sent; `description: ""` removes it. A type change starts from the new type\'s defaults (PKCE '
-    + 'back on); public → confidential answers a new `client_secret`, confidential → public deletes the secret.');
+    + 'back on, `client_secret_basic`); public → confidential answers a new `client_secret`, confidential → public deletes '
+    + 'the secret and the keys. `jwks` or `jwks_uri` replace the keys; `token_endpoint_auth_method: "private_key_jwt"` '
+    + '(with keys) deletes the secret, `"client_secret_basic"` drops the keys and answers a new `client_secret`.');
 
 export const AppRegistrationBody = named('AppRegistration', z.strictObject({
   client_id: clientId,
@@ -181,13 +241,17 @@ export const AppRegistrationBody = named('AppRegistration', z.strictObject({
   resource_server: z.boolean().meta({ description: "Set by the platform operator only: an operator's app that may introspect every tenant's access tokens." }),
   post_logout_redirect_uris: z.array(z.string()),
   backchannel_logout_uri: z.string().optional(),
+  token_endpoint_auth_method: TokenEndpointAuthMethod.optional().meta({ description: 'Confidential apps only (a public app does not authenticate).' }),
+  jwks: ClientJwks.optional().meta({ description: 'A private_key_jwt app\'s public keys, when registered by value.' }),
+  jwks_uri: z.string().optional().meta({ description: 'Where a private_key_jwt app\'s public keys are fetched, when registered by URL.' }),
   dpop: DPOP_RULE.optional().meta({ description: 'Absent: optional.' }),
   require_pushed_authorization_requests: z.boolean().meta({ description: 'Only pushed authorization requests (RFC 9126) are taken from the app.' }),
   profile: SECURITY_PROFILE.optional().meta({ description: 'The app\'s own profile; absent: standard.' }),
   created_at: timestamp,
   updated_at: timestamp,
   client_secret: ClientSecret.optional().meta({
-    description: 'Only in the answer that creates a confidential app or turns a public one confidential: the only time it is shown.',
+    description: 'Only in the answer that creates a confidential client_secret_basic app, turns a public one confidential, '
+      + 'or turns a private_key_jwt app back to `client_secret_basic`: the only time it is shown.',
   }),
 }));
 
@@ -570,14 +634,25 @@ export function wireField(field: string): string {
 
 type Wire<T extends z.ZodType> = z.output<T>;
 
+/** A client configuration's wire fields with the authentication fields under their library names. */
+function clientFieldsOf<T extends Partial<Wire<typeof ClientConfigurationCreate>>>(wire: T): Omit<T, keyof typeof AUTHENTICATION_FIELD_NAMES> & Partial<Pick<ClientConfigurationInput, 'tokenEndpointAuthMethod' | 'jwks' | 'jwksUri'>> {
+  const { token_endpoint_auth_method: tokenEndpointAuthMethod, jwks, jwks_uri: jwksUri, ...rest } = wire;
+  return {
+    ...rest,
+    ...(tokenEndpointAuthMethod !== undefined ? { tokenEndpointAuthMethod } : {}),
+    ...(jwks !== undefined ? { jwks: jwks as ClientConfigurationInput['jwks'] } : {}),
+    ...(jwksUri !== undefined ? { jwksUri } : {}),
+  };
+}
+
 /** A client configuration to create, from its wire form, in the caller's tenant. */
 export function clientInput(body: Record<string, unknown>, tenant: string): ClientConfigurationInput {
-  return { ...parseWire(ClientConfigurationCreate, body, 'clientConfiguration'), tenant };
+  return { ...clientFieldsOf(parseWire(ClientConfigurationCreate, body, 'clientConfiguration')), tenant };
 }
 
 /** A client configuration change, from its wire form. */
 export function clientPatch(body: Record<string, unknown>): Partial<ClientConfigurationInput> {
-  return parseWire(ClientConfigurationPatch, body, 'patch');
+  return clientFieldsOf(parseWire(ClientConfigurationPatch, body, 'patch'));
 }
 
 /**
@@ -609,8 +684,8 @@ export function appPatch(body: Record<string, unknown>): Partial<AppRegistration
   return appFieldsOf(parseWire(AppRegistrationPatch, tenantAppBody(body), 'patch'));
 }
 
-/** A client configuration on the wire (with its secret when it was just made). */
-export function clientWire(client: ClientConfiguration & { clientSecret?: string }): Wire<typeof ClientConfigurationCreated> | Wire<typeof ClientConfigurationBody> {
+/** A client configuration on the wire (with its secret when it was just made or just turned Basic). */
+export function clientWire(client: ClientConfiguration & { clientSecret?: string }): Wire<typeof ClientConfigurationBody> {
   return {
     client_id: client.clientId,
     tenant: client.tenant,
@@ -618,6 +693,8 @@ export function clientWire(client: ClientConfiguration & { clientSecret?: string
     category: client.category,
     ...(client.description ? { description: client.description } : {}),
     resources: client.resources,
+    token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+    ...authenticationWire(client),
     ...(client.dpop ? { dpop: client.dpop } : {}),
     ...(client.profile === 'high-security' ? { profile: client.profile } : {}),
     created_at: client.createdAt,
@@ -642,6 +719,7 @@ export function appWire(app: AppRegistration & { clientSecret?: string }): Wire<
     resource_server: app.resourceServer,
     post_logout_redirect_uris: app.postLogoutRedirectUris,
     ...(app.backchannelLogoutUri ? { backchannel_logout_uri: app.backchannelLogoutUri } : {}),
+    ...authenticationWire(app),
     ...(app.dpop ? { dpop: app.dpop } : {}),
     require_pushed_authorization_requests: app.requirePushedAuthorizationRequests,
     ...(app.profile === 'high-security' ? { profile: app.profile } : {}),

@@ -257,7 +257,7 @@ export class AppRegistrations {
     const stored = { ...newRecord(randomUUID(), parsed, redirectUris, now, now, clientSecret ? digestSecret(clientSecret) : undefined), ...authentication };
     checkProfile(profiled(stored), stored.profile, stored.tenant === undefined ? undefined : await this.tenantProfile(stored.tenant));
     await this.engineCheck(stored);
-    await this.audited('app_registration.created', by, stored, { name: stored.name, client_type: stored.clientType, redirect_uris: stored.redirectUris, ...(stored.dpop ? { dpop: stored.dpop } : {}), ...(stored.profile ? { profile: stored.profile } : {}) });
+    await this.audited('app_registration.created', by, stored, { name: stored.name, client_type: stored.clientType, redirect_uris: stored.redirectUris, ...(authentication ? { token_endpoint_auth_method: authentication.tokenEndpointAuthMethod } : {}), ...(stored.dpop ? { dpop: stored.dpop } : {}), ...(stored.profile ? { profile: stored.profile } : {}) });
     await this.records.put(APP_REGISTRATION, stored.clientId, ALL_APPS, stored);
     if (stored.tenant !== undefined) await this.records.put(APP_OF_TENANT, stored.clientId, stored.tenant, { clientId: stored.clientId });
     return { ...toPublic(stored), ...(clientSecret ? { clientSecret } : {}) };

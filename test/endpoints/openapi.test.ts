@@ -1,6 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { exportJWK, generateKeyPair } from 'jose';
 import Koa from 'koa';
 import { serveWithNext } from '../support/koa-app.js';
 import { openApiHandler } from '../../src/http/openapi.js';
@@ -324,6 +325,18 @@ describe('OpenAPI document against the running server', () => {
     expect(invalid.body.field).toBe('resources.scim.scopes');
     expect((await call('delete', `${clients}/{clientId}`, clientId)).status).toBe(204);
     expect((await call('get', `${clients}/{clientId}`, clientId)).status).toBe(404);
+    // private_key_jwt: the keys in, shown, no secret; the secret route's 400; back to Basic with a new secret.
+    const { publicKey } = await generateKeyPair('ES256', { extractable: true });
+    const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] };
+    const keyed = await call('post', clients, undefined, { name: 'Keys', category: 'payroll', resources: { scim: { scopes: ['scim.read'] } }, token_endpoint_auth_method: 'private_key_jwt', jwks });
+    expect(keyed.body).toMatchObject({ token_endpoint_auth_method: 'private_key_jwt', jwks });
+    expect(keyed.body).not.toHaveProperty('client_secret');
+    const keyedId = keyed.body.client_id as string;
+    expect((await call('post', `${clients}/{clientId}/secret`, keyedId)).body).toMatchObject({ field: 'token_endpoint_auth_method' });
+    expect((await call('patch', `${clients}/{clientId}`, keyedId, { jwks_uri: 'https://keys.example.com/jwks' })).body).toMatchObject({ jwks_uri: 'https://keys.example.com/jwks' });
+    expect((await call('patch', `${clients}/{clientId}`, keyedId, { token_endpoint_auth_method: 'client_secret_basic' })).body).toHaveProperty('client_secret');
+    expect((await call('post', clients, undefined, { name: 'x', category: 'c', resources: { scim: { scopes: ['scim.read'] } }, token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [{ ...jwks.keys[0], d: 'AAAA' }] } })).body)
+      .toMatchObject({ field: 'jwks.keys.0' });
 
     const apps = '/auth2/api/oauth2/app-registrations';
     const spa = await call('post', apps, undefined, { name: 'SPA', redirect_uris: [PORTAL], client_type: 'public' });
@@ -336,6 +349,9 @@ describe('OpenAPI document against the running server', () => {
     expect((await call('get', `${apps}/{clientId}`, spaId)).status).toBe(200);
     expect((await call('post', `${apps}/{clientId}/secret`, spaId)).status).toBe(200);
     expect((await call('delete', `${apps}/{clientId}`, spaId)).status).toBe(204);
+    const keyedApp = await call('post', apps, undefined, { name: 'Keys', redirect_uris: [PORTAL], client_type: 'confidential', token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://keys.example.com/web' });
+    expect(keyedApp.body).toMatchObject({ token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://keys.example.com/web' });
+    expect((await call('post', `${apps}/{clientId}/secret`, keyedApp.body.client_id as string)).body).toMatchObject({ field: 'token_endpoint_auth_method' });
 
     const platform = await call('get', '/auth2/api/oauth2/platform-apps', undefined);
     expect(platform.body.platform_apps).toEqual([expect.objectContaining({ client_id: app.clientId, name: 'Portal', registered_by: 'platform', first_party: true })]);

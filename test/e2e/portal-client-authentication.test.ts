@@ -1,0 +1,258 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createRedisStore } from '../../adapters/redis/index.js';
+import type { Store } from '../../adapters/types.js';
+import { PORTAL_REAUTH_SECONDS, PORTAL_SESSION_SECONDS } from '../../policies/lifetimes.js';
+import { createAuthServer, type AuthServer } from '../../src/index.js';
+import { PortalSessions } from '../../src/portal/sessions.js';
+import { testAccounts } from '../support/accounts.js';
+import { accessibilityViolations } from '../support/axe.js';
+import { launchChromium } from '../support/chromium.js';
+import { capturingLogger, demoApis } from '../support/fixtures.js';
+import { startRedis, type RedisServer } from '../support/redis.js';
+
+/**
+ * Client authentication, DPoP and PAR on the portal's forms (src/portal/client-authentication.ts)
+ * in headless Chromium on Redis: an admin registers a private_key_jwt client with the keyboard
+ * alone (radio buttons with the arrow keys, the keys pasted in the text area), sees its keys by ID
+ * and thumbprint and no "Regenerate secret", is told at the field when the keys are not JSON, turns
+ * on PAR for an app, and makes DPoP optional again after a sign-in again. axe-core WCAG A/AA with
+ * zero violations on every page and state, in English, German and French; no CSP report, nothing
+ * fetched elsewhere.
+ */
+
+const SLOW = 120_000;
+const TEST_TIMEOUT = 120_000;
+const STEP = 20_000;
+const COOKIE_KEY = 'a-cookie-key-of-the-portal-client-auth-tests';
+const user = (sub: string, name: string) => ({ sub, password: `${sub}-password`, tenant: 'acme', claims: { name }, permissions: ['integration_setup'] });
+const USERS = [user('ada', 'Ada Admin'), user('dora', 'Dora Dietrich'), user('fleur', 'Fleur Faure')];
+
+describe('client authentication on the portal\'s forms, in Chromium', () => {
+  let launching: Promise<Browser> | undefined;
+  let browser: Browser;
+  let redis: RedisServer;
+  let http: Server;
+  let auth: AuthServer;
+  let origin: string;
+  let store: Store;
+  let sessions: PortalSessions;
+  let context: BrowserContext | undefined;
+  let page: Page;
+  let problems: string[];
+  const requested: string[] = [];
+  let jwks: { keys: JWK[] };
+  let thumbprint: string;
+
+  beforeAll(async () => {
+    launching = launchChromium(SLOW);
+    redis = await startRedis();
+    http = createServer();
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    origin = `http://localhost:${(http.address() as AddressInfo).port}`;
+    auth = await createAuthServer({
+      baseUrl: origin, apis: demoApis, logger: capturingLogger().logger, rateLimits: { authorize: false },
+      store: { type: 'redis', url: redis.url }, accounts: testAccounts(USERS), cookieKeys: [COOKIE_KEY], portal: { enabled: true },
+      tenantPolicy: () => ({ secondFactor: 'optional' }),
+    });
+    http.on('request', auth.app.callback());
+    store = await createRedisStore({ url: redis.url });
+    sessions = new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), [COOKIE_KEY], PORTAL_SESSION_SECONDS);
+    const { publicKey } = await generateKeyPair('ES256', { extractable: true });
+    const jwk = { ...(await exportJWK(publicKey)), kid: 'payroll-2026', alg: 'ES256' };
+    jwks = { keys: [jwk] };
+    thumbprint = await calculateJwkThumbprint(jwk);
+    browser = await launching;
+  }, SLOW);
+
+  afterAll(async () => {
+    await (await launching?.catch(() => undefined))?.close();
+    await store?.close();
+    http?.closeAllConnections();
+    await new Promise((resolve) => http?.close(resolve));
+    await auth?.close();
+    await redis?.stop();
+  }, SLOW);
+
+  beforeEach(() => {
+    problems = [];
+  });
+
+  afterEach(async () => {
+    await context?.close();
+    context = undefined;
+    expect(requested.filter((url) => !url.startsWith(origin))).toEqual([]);
+    expect(problems).toEqual([]);
+  }, SLOW);
+
+  async function open(locale = 'en-US'): Promise<Page> {
+    context = await browser.newContext({ locale, viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(STEP);
+    context.setDefaultNavigationTimeout(STEP);
+    page = await context.newPage();
+    page.on('request', (request) => requested.push(request.url()));
+    page.on('console', (message) => {
+      const text = message.text();
+      if (/Content Security Policy/i.test(text) || (message.type() === 'error' && !text.startsWith('Failed to load resource: the server responded with a status of 4'))) problems.push(text);
+    });
+    page.on('pageerror', (error) => problems.push(String(error)));
+    return page;
+  }
+
+  const accessible = async () => expect(await accessibilityViolations(page)).toEqual([]);
+
+  const focused = () => page.evaluate(() => {
+    const element = (globalThis as unknown as { document: { activeElement: { id: string; textContent: string | null } | null } }).document.activeElement;
+    return `${element?.id ?? ''} ${element?.textContent ?? ''}`.trim();
+  });
+
+  /** Presses Tab until the focused element's id or text matches (keyboard only). */
+  async function tabTo(name: string | RegExp, limit = 80): Promise<void> {
+    for (let presses = 0; presses < limit; presses += 1) {
+      await page.keyboard.press('Tab');
+      const now = await focused();
+      if (typeof name === 'string' ? now.includes(name) : name.test(now)) return;
+    }
+    throw new Error(`never focused ${String(name)}`);
+  }
+
+  async function passwordAndConsent(sub: string): Promise<void> {
+    await page.locator('#username').waitFor();
+    await page.locator('#username').fill(sub);
+    await page.locator('#password').fill(`${sub}-password`);
+    await page.keyboard.press('Enter');
+    const allow = page.locator('button[value="allow"]');
+    const signedIn = page.locator('form[action="/portal/logout"]');
+    await Promise.race([allow.waitFor(), signedIn.waitFor()]);
+    if (await allow.isVisible()) await allow.click();
+    await signedIn.waitFor();
+  }
+
+  async function signIn(sub: string): Promise<void> {
+    await page.goto(`${origin}/portal/login`);
+    await passwordAndConsent(sub);
+  }
+
+  async function staleSignIn(): Promise<void> {
+    const id = (await context!.cookies()).find((cookie) => cookie.name === 'portal_session')!.value;
+    const session = (await sessions.get(id))!;
+    await sessions.save(id, { ...session, authTime: Math.floor(Date.now() / 1000) - PORTAL_REAUTH_SECONDS - 30 });
+  }
+
+  it('ada registers a private_key_jwt client with the keyboard: keys not JSON said at the field, then its keys by ID and thumbprint, no secret to regenerate', async () => {
+    await open();
+    await signIn('ada');
+    await tabTo('Create a client configuration');
+    await page.keyboard.press('Enter');
+    await page.locator('#client-name').waitFor();
+    await page.getByRole('group', { name: 'Client authentication' }).waitFor();
+    await accessible();
+    await page.locator('#client-name').focus();
+    await page.keyboard.type('Payroll keys');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('payroll');
+    await tabTo('scope-0-0');
+    await page.keyboard.press('Space');
+    // The method's radio buttons: Tab reaches the checked one, the arrow keys choose.
+    await tabTo('auth-method-client_secret_basic');
+    await page.keyboard.press('ArrowDown');
+    expect(await page.getByRole('radio', { name: /Private key JWT/ }).isChecked()).toBe(true);
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('auth-jwks');
+    await page.keyboard.insertText('{"keys": [');
+    await tabTo('auth-dpop-optional');
+    await page.keyboard.press('ArrowDown');
+    await tabTo('Create a client configuration');
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').first().waitFor();
+    expect(await page.locator('#auth-jwks').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#auth-jwks-error').textContent()).toMatch(/not JSON/);
+    // As typed, the choices kept.
+    expect(await page.getByRole('radio', { name: /Private key JWT/ }).isChecked()).toBe(true);
+    expect(await page.getByRole('radio', { name: /^Required/ }).isChecked()).toBe(true);
+    await accessible();
+    expect(await auth.clientConfigurations.list('acme')).toEqual([]);
+
+    // The error summary's link leads to the field.
+    await page.getByRole('link', { name: /not JSON/ }).click();
+    await page.locator('#auth-jwks').focus();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.insertText(JSON.stringify(jwks));
+    await tabTo('Create a client configuration');
+    await page.keyboard.press('Enter');
+    await page.getByText('Client configuration "Payroll keys" created.').waitFor();
+    const [client] = await auth.clientConfigurations.list('acme');
+    expect(client).toMatchObject({ name: 'Payroll keys', tokenEndpointAuthMethod: 'private_key_jwt', jwks, dpop: 'required' });
+    // No secret to regenerate on its row.
+    expect(await page.getByRole('link', { name: 'Regenerate secret: Payroll keys' }).count()).toBe(0);
+    expect(await page.getByText('no secret (keys)').count()).toBe(1);
+    await accessible();
+
+    await page.getByRole('link', { name: 'Edit Payroll keys' }).click();
+    await page.getByText('Now: private key JWT, with these keys:').waitFor();
+    expect(await page.getByRole('listitem').filter({ hasText: 'Key payroll-2026 (ES256), thumbprint' }).textContent()).toContain(thumbprint);
+    await accessible();
+
+    // DPoP back to optional lowers its protection: a sign-in again first.
+    await staleSignIn();
+    await page.getByRole('radio', { name: /^Optional/ }).check();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    await accessible();
+    expect((await auth.clientConfigurations.get(client!.clientId))!.dpop).toBe('required');
+    await page.getByRole('button', { name: 'Sign in again' }).click();
+    await passwordAndConsent('ada');
+    await page.getByText('Client configuration "Payroll keys" saved.').waitFor();
+    expect((await auth.clientConfigurations.get(client!.clientId))!.dpop).toBe('optional');
+    await auth.clientConfigurations.delete(client!.clientId);
+  }, TEST_TIMEOUT);
+
+  it('ada registers an app that must push its authorization requests, with its keys at a URL; the app\'s page says so', async () => {
+    await open();
+    await signIn('ada');
+    await page.goto(`${origin}/portal/app-registrations/new`);
+    await page.locator('#app-name').fill('Web keys');
+    await page.locator('#redirect-0').fill('https://app.example.com/cb');
+    await page.getByRole('radio', { name: /Private key JWT/ }).check();
+    await page.getByLabel('Or the URL of its public keys (JWKS URL)').fill('https://keys.example.com/web.json');
+    await page.locator('#auth-par').focus();
+    await page.keyboard.press('Space');
+    expect(await page.getByRole('checkbox', { name: 'Require pushed authorization requests' }).isChecked()).toBe(true);
+    await accessible();
+    await page.getByRole('button', { name: 'Create an app registration' }).last().click();
+    await page.getByText('App registration "Web keys" created.').waitFor();
+    const app = (await auth.appRegistrations.listByTenant('acme')).find((entry) => entry.name === 'Web keys')!;
+    expect(app).toMatchObject({ tokenEndpointAuthMethod: 'private_key_jwt', jwksUri: 'https://keys.example.com/web.json', requirePushedAuthorizationRequests: true });
+    expect(await page.getByRole('link', { name: 'Regenerate secret: Web keys' }).count()).toBe(0);
+    await accessible();
+    await page.getByRole('link', { name: 'Edit Web keys' }).click();
+    await page.getByText('Keys fetched from').waitFor();
+    expect(await page.getByRole('checkbox', { name: 'Require pushed authorization requests' }).isChecked()).toBe(true);
+    await accessible();
+    await auth.appRegistrations.delete(app.clientId);
+  }, TEST_TIMEOUT);
+
+  it.each([
+    ['de-DE', 'dora', 'Client-Authentifizierung', 'Übertragene Autorisierungsanfragen (PAR) verlangen', 'Öffentliche Schlüssel: Das ist kein JSON'],
+    ['fr-FR', 'fleur', 'Authentification du client', "Exiger les demandes d'autorisation poussées (PAR)", "Clés publiques\u00a0: ce n'est pas du JSON"],
+  ])('%s: the forms in the language, accessible, with an error at its field', async (locale, sub, group, par, notJson) => {
+    await open(locale);
+    await signIn(sub);
+    await page.goto(`${origin}/portal/client-configurations/new`);
+    await page.getByRole('group', { name: group }).waitFor();
+    expect(await page.locator('html').getAttribute('lang')).toBe(locale.slice(0, 2));
+    await accessible();
+    await page.locator('#auth-method-private_key_jwt').check();
+    await page.locator('#auth-jwks').fill('not json');
+    await page.locator('#client-name').fill('x');
+    await page.locator('#client-name').press('Enter');
+    await page.getByRole('alert').first().waitFor();
+    expect(await page.locator('#auth-jwks-error').textContent()).toContain(notJson);
+    await accessible();
+    await page.goto(`${origin}/portal/app-registrations/new`);
+    await page.getByRole('checkbox', { name: par }).waitFor();
+    await accessible();
+  }, TEST_TIMEOUT);
+});
