@@ -139,7 +139,7 @@ const clientsCreate: Command = {
 };
 
 const clientsUpdate: Command = {
-  options: ['name', 'category', 'description', ...AUTHENTICATION_FLAGS, 'actor'],
+  options: ['name', 'category', 'description', 'profile', ...AUTHENTICATION_FLAGS, 'actor'],
   operands: ['clientId'],
   async run(context) {
     const command = 'clients update';
@@ -150,6 +150,7 @@ const clientsUpdate: Command = {
       ...(values.category !== undefined ? { category: values.category } : {}),
       ...(values.description !== undefined ? { description: values.description } : {}),
       ...authenticationInput(context.args.values, context.io.cwd, command),
+      ...profileFlag(values.profile),
     };
     if (Object.keys(patch).length === 0) throw new UsageError(`${command}: nothing to change; see talent-auth ${command} --help`);
     const changed = await (await clientConfigurations(context, false)).update(clientId, patch, operatorContext(values.actor));
@@ -257,7 +258,7 @@ const appsCreate: Command = {
 };
 
 const appsUpdate: Command = {
-  options: ['name', 'description', ...AUTHENTICATION_FLAGS, ...PAR_FLAGS, 'actor'],
+  options: ['name', 'description', 'profile', ...AUTHENTICATION_FLAGS, ...PAR_FLAGS, 'actor'],
   operands: ['clientId'],
   async run(context) {
     const command = 'apps update';
@@ -267,6 +268,7 @@ const appsUpdate: Command = {
       ...(values.name !== undefined ? { name: values.name } : {}),
       ...(values.description !== undefined ? { description: values.description } : {}),
       ...authenticationInput(context.args.values, context.io.cwd, command),
+      ...profileFlag(values.profile),
     };
     if (Object.keys(patch).length === 0) throw new UsageError(`${command}: nothing to change; see talent-auth ${command} --help`);
     const changed = await (await appRegistrations(context)).update(clientId, patch, operatorContext(values.actor));

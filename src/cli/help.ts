@@ -240,7 +240,8 @@ ${EXIT_CODES}
 `,
   'clients update': `Usage: talent-auth clients update <clientId> [--name <name>] [--category <category>]
          [--description <text>] [--auth-method client_secret_basic|private_key_jwt]
-         [--jwks-file <file> | --jwks-uri <url>] [--dpop required|optional] [--actor <name>]
+         [--jwks-file <file> | --jwks-uri <url>] [--dpop required|optional]
+         [--profile standard|high-security] [--actor <name>]
 
 Changes the fields given (at least one); the others stay. --description "" removes the
 description. Prints the record (a new secret only when it switches to client_secret_basic, once).
@@ -248,6 +249,8 @@ description. Prints the record (a new secret only when it switches to client_sec
   --name <name>             display name
   --category <category>     e.g. payroll
   --description <text>      "" removes it
+  --profile <profile>       standard or high-security (docs/high-security.md); a change the
+                            profile does not allow is refused, naming the setting
 ${ACTOR_OPTION}
 
 ${AUTHENTICATION_OPTIONS}
@@ -343,7 +346,8 @@ ${EXIT_CODES}
 `,
   'apps update': `Usage: talent-auth apps update <clientId> [--name <name>] [--description <text>]
          [--auth-method client_secret_basic|private_key_jwt] [--jwks-file <file> | --jwks-uri <url>]
-         [--dpop required|optional] [--require-par | --no-require-par] [--actor <name>]
+         [--dpop required|optional] [--require-par | --no-require-par]
+         [--profile standard|high-security] [--actor <name>]
 
 Changes the fields given (at least one); the others stay. --description "" removes the
 description. Prints the app (a new secret only when it switches to client_secret_basic, once).
@@ -351,6 +355,8 @@ The method and keys are a confidential app's only (a public app does not authent
 
   --name <name>             display name (shown on the consent page)
   --description <text>      "" removes it
+  --profile <profile>       standard or high-security (docs/high-security.md); a change the
+                            profile does not allow is refused, naming the setting
 ${PAR_OPTIONS}
 ${ACTOR_OPTION}
 

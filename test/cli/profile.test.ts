@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { exportJWK, generateKeyPair } from 'jose';
 import { runCli, type CliRun } from '../support/cli.js';
 import { demoApis } from '../support/fixtures.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
@@ -53,5 +54,23 @@ describe('talent-auth CLI: --profile', () => {
     expect(standard.code).toBe(0);
     expect(standard.json).toMatchObject({ client_type: 'public' });
     expect(standard.json).not.toHaveProperty('profile');
+  });
+
+  it('a private_key_jwt client with DPoP required is created under the profile; update moves a client in and refuses a step out', async () => {
+    const { publicKey } = await generateKeyPair('ES256');
+    const jwksFile = join(dir, 'jwks.json');
+    writeFileSync(jwksFile, JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'k1' }] }));
+    const keyed = [...client, '--auth-method', 'private_key_jwt', '--jwks-file', jwksFile, '--dpop', 'required', '--json'];
+    const created = await cli([...keyed, '--profile', 'high-security']);
+    expect(created.code).toBe(0);
+    expect(created.json).toMatchObject({ profile: 'high-security', token_endpoint_auth_method: 'private_key_jwt', dpop: 'required' });
+    const loosened = await cli(['clients', 'update', (created.json as { client_id: string }).client_id, '--dpop', 'optional']);
+    expect(loosened.code).toBe(1);
+    expect(loosened.stderr).toContain('dpop: the high-security profile requires');
+    const standard = await cli(keyed);
+    expect(standard.code).toBe(0);
+    const moved = await cli(['clients', 'update', (standard.json as { client_id: string }).client_id, '--profile', 'high-security', '--json']);
+    expect(moved.code).toBe(0);
+    expect(moved.json).toMatchObject({ profile: 'high-security' });
   });
 });
