@@ -1,7 +1,7 @@
 import { checkRedirectUri } from '../../policies/redirect-uris.js';
 import type { Form } from '../http/forms.js';
 import { fieldMessage, fieldOf, type ApiAnswer } from './api-client.js';
-import { authBody, authValues, authValuesOf, EMPTY_AUTH, type AuthFormValues } from './client-authentication.js';
+import { authBody, authValues, authValuesOf, EMPTY_AUTH, tenantProfileOf, type AuthFormValues } from './client-authentication.js';
 import type { PortalKit } from './kit.js';
 import { done, failed } from './outcomes.js';
 import type { PortalCall } from './routes.js';
@@ -105,24 +105,27 @@ function refusedField(answer: ApiAnswer, redirect: SentUris, logout: SentUris): 
 }
 
 /** The form page (400 when it says what is wrong). */
-function sendForm(kit: PortalKit, { ctx, now }: PortalCall, values: AppFormValues, auth: AuthFormValues, errors?: FieldErrors, existing?: AppRegistrationWire): void {
+async function sendForm(kit: PortalKit, { ctx, now }: PortalCall, values: AppFormValues, auth: AuthFormValues, errors?: FieldErrors, existing?: AppRegistrationWire): Promise<void> {
   const { t, pages } = kit;
   const named = existing ? { clientId: existing.client_id, name: existing.name } : undefined;
   const title = named ? t.apps.editHeading(named.name) : t.apps.create;
   const view = pages.view(now.session);
-  const fields = authFields(view, auth, errors, { app: true, ...(existing ? { existing } : {}) });
+  const tenantProfile = await tenantProfileOf(kit, now.session);
+  // That call may have refreshed the session's tokens (they rotate): kept before the page is sent.
+  await kit.cookies.save(ctx, now);
+  const fields = authFields(view, auth, errors, { app: true, tenantProfile, ...(existing ? { existing } : {}) });
   pages.send(ctx, title, appFormPage(view, values, errors, named, fields), errors ? { status: 400 } : {});
 }
 
 /** GET /app-registrations/new. */
 export async function newAppForm(kit: PortalKit, call: PortalCall): Promise<void> {
   await kit.cookies.save(call.ctx, call.now);
-  sendForm(kit, call, EMPTY, EMPTY_AUTH);
+  await sendForm(kit, call, EMPTY, EMPTY_AUTH);
 }
 
 /** GET /app-registrations/{id}: the record's form (it was read, src/portal/records.ts). */
-export function editAppForm(kit: PortalKit, call: PortalCall, record: AppRegistrationWire): void {
-  sendForm(kit, call, appValuesOf(record), authValuesOf(record), undefined, record);
+export function editAppForm(kit: PortalKit, call: PortalCall, record: AppRegistrationWire): Promise<void> {
+  return sendForm(kit, call, appValuesOf(record), authValuesOf(record), undefined, record);
 }
 
 /**

@@ -1,4 +1,6 @@
 import type { Form } from '../http/forms.js';
+import type { PortalKit } from './kit.js';
+import type { PortalSession } from './sessions.js';
 import type { PortalText } from './text.js';
 import type { FieldErrors } from './views/parts.js';
 import type { AppRegistrationWire, ClientAuthenticationWire } from './wire.js';
@@ -10,7 +12,9 @@ import type { AppRegistrationWire, ClientAuthenticationWire } from './wire.js';
  * private member of a key, both or neither key forms): the portal only reads the JSON it is given,
  * and says at the field when it is not JSON. A change that lowers a client's protection (DPoP or
  * PAR no longer required, private_key_jwt back to a shared secret) is done only after a recent
- * sign-in, like a change of an app's client type (src/portal/reauth.ts).
+ * sign-in, like a change of an app's client type (src/portal/reauth.ts). So is leaving the
+ * high-security profile (docs/high-security.md): the API checks what the profile requires and
+ * names the setting that does not conform, which the form says at that setting's field.
  */
 
 /** The authentication part of a form, as typed. */
@@ -22,10 +26,12 @@ export interface AuthFormValues {
   dpop: 'optional' | 'required';
   /** Apps only. */
   requirePar: boolean;
+  /** The record's own security profile. */
+  profile: 'standard' | 'high-security';
 }
 
 /** The part of a new record's form. */
-export const EMPTY_AUTH: AuthFormValues = { method: 'client_secret_basic', jwks: '', jwksUri: '', dpop: 'optional', requirePar: false };
+export const EMPTY_AUTH: AuthFormValues = { method: 'client_secret_basic', jwks: '', jwksUri: '', dpop: 'optional', requirePar: false, profile: 'standard' };
 
 /** The largest JWKS the form takes as typed (the API takes at most 10 keys; 10 RSA-4096 keys fit). */
 export const MAX_JWKS_TEXT = 32 * 1024;
@@ -38,6 +44,7 @@ export function authValues(form: Form): AuthFormValues {
     jwksUri: form.get('jwks_uri') ?? '',
     dpop: form.get('dpop') === 'required' ? 'required' : 'optional',
     requirePar: form.get('require_par') === 'on',
+    profile: form.get('profile') === 'high-security' ? 'high-security' : 'standard',
   };
 }
 
@@ -49,6 +56,7 @@ export function authValuesOf(record: ClientAuthenticationWire & { require_pushed
     jwksUri: record.jwks_uri ?? '',
     dpop: record.dpop === 'required' ? 'required' : 'optional',
     requirePar: record.require_pushed_authorization_requests === true,
+    profile: record.profile === 'high-security' ? 'high-security' : 'standard',
   };
 }
 
@@ -81,18 +89,22 @@ export function authBody(
   }
   if (values.dpop !== (existing?.dpop ?? 'optional')) body.dpop = values.dpop;
   if (app && values.requirePar !== (existing?.require_pushed_authorization_requests ?? false)) body.require_pushed_authorization_requests = values.requirePar;
+  // Sent for a public app too: the API refuses it there, and the form says why at the field it names.
+  if (values.profile !== (existing?.profile ?? 'standard')) body.profile = values.profile;
   return { body, errors };
 }
 
 /**
  * Whether the form lowers the record's protection: DPoP no longer required, PAR no longer
- * required, or a private_key_jwt client back to a shared secret (its keys dropped; a secret can
- * leak where a private key never leaves the client).
+ * required, a private_key_jwt client back to a shared secret (its keys dropped; a secret can
+ * leak where a private key never leaves the client), or the high-security profile left (what it
+ * required may then be loosened by anyone with the right, in the same save or later).
  */
 export function weakens(values: AuthFormValues, record: ClientAuthenticationWire & { require_pushed_authorization_requests?: boolean }, authenticates: boolean): boolean {
   return (record.dpop === 'required' && values.dpop !== 'required')
     || (record.require_pushed_authorization_requests === true && !values.requirePar)
-    || (record.token_endpoint_auth_method === 'private_key_jwt' && authenticates && values.method !== 'private_key_jwt');
+    || (record.token_endpoint_auth_method === 'private_key_jwt' && authenticates && values.method !== 'private_key_jwt')
+    || (record.profile === 'high-security' && values.profile !== 'high-security');
 }
 
 /** The IDs of the authentication fields, by the API's field names ('' for none of them). */
@@ -104,6 +116,7 @@ export function authFieldId(field: string): string {
     jwks_uri: 'auth-jwks-uri',
     dpop: 'auth-dpop-optional',
     require_pushed_authorization_requests: 'auth-par',
+    profile: 'auth-profile-standard',
   };
   return ids[head ?? ''] ?? '';
 }
@@ -111,4 +124,16 @@ export function authFieldId(field: string): string {
 /** Whether a record has a secret to regenerate (a public app or a private_key_jwt client has none). */
 export function hasSecret(record: ClientAuthenticationWire & Partial<Pick<AppRegistrationWire, 'client_type'>>): boolean {
   return record.client_type !== 'public' && record.token_endpoint_auth_method !== 'private_key_jwt';
+}
+
+/**
+ * The profile the tenant's settings put every client of the user's tenant under (`effective.profile`
+ * of the tenant settings API: the tenant's own choice or the host's), or undefined when the API
+ * does not answer it to her: the forms then say nothing about it.
+ */
+export async function tenantProfileOf(kit: PortalKit, session: PortalSession): Promise<'standard' | 'high-security' | undefined> {
+  const answer = await kit.api.call(session, 'GET', 'tenant-settings');
+  if (answer.status !== 200) return undefined;
+  const effective = answer.body.effective as { profile?: unknown } | undefined;
+  return effective?.profile === 'high-security' ? 'high-security' : 'standard';
 }

@@ -1,7 +1,7 @@
 import type { ApiDefinition } from '../../policies/catalog.js';
 import type { Form } from '../http/forms.js';
 import { fieldMessage, fieldOf, type ApiAnswer } from './api-client.js';
-import { authBody, authValues, authValuesOf, EMPTY_AUTH, type AuthFormValues } from './client-authentication.js';
+import { authBody, authValues, authValuesOf, EMPTY_AUTH, tenantProfileOf, type AuthFormValues } from './client-authentication.js';
 import type { PortalKit } from './kit.js';
 import { done, failed } from './outcomes.js';
 import type { PortalCall } from './routes.js';
@@ -98,24 +98,27 @@ function refusedField(answer: ApiAnswer, apis: readonly ApiDefinition[]): FieldE
   return new Map([[clientFieldId(apis, field), fieldMessage(answer, field)]]);
 }
 
-/** The form page (400 when it says what is wrong). */
-function sendForm(kit: PortalKit, { ctx, now }: PortalCall, values: ClientFormValues, auth: AuthFormValues, errors?: FieldErrors, existing?: ExistingClient): void {
+/** The form page (400 when it says what is wrong), with what the tenant's profile puts the client under. */
+async function sendForm(kit: PortalKit, { ctx, now }: PortalCall, values: ClientFormValues, auth: AuthFormValues, errors?: FieldErrors, existing?: ExistingClient): Promise<void> {
   const { t, pages } = kit;
   const title = existing ? t.clients.editHeading(existing.name) : t.clients.create;
   const view = pages.view(now.session);
-  const fields = authFields(view, auth, errors, { app: false, ...(existing?.authentication ? { existing: existing.authentication } : {}) });
+  const tenantProfile = await tenantProfileOf(kit, now.session);
+  // That call may have refreshed the session's tokens (they rotate): kept before the page is sent.
+  await kit.cookies.save(ctx, now);
+  const fields = authFields(view, auth, errors, { app: false, tenantProfile, ...(existing?.authentication ? { existing: existing.authentication } : {}) });
   pages.send(ctx, title, clientFormPage(view, values, errors, existing, fields), errors ? { status: 400 } : {});
 }
 
 /** GET /client-configurations/new. */
 export async function newClientForm(kit: PortalKit, call: PortalCall): Promise<void> {
   await kit.cookies.save(call.ctx, call.now);
-  sendForm(kit, call, EMPTY, EMPTY_AUTH);
+  await sendForm(kit, call, EMPTY, EMPTY_AUTH);
 }
 
 /** GET /client-configurations/{id}: the record's form (it was read, src/portal/records.ts). */
-export function editClientForm(kit: PortalKit, call: PortalCall, record: ClientConfigurationWire): void {
-  sendForm(kit, call, clientValuesOf(record), authValuesOf(record), undefined, { clientId: record.client_id, name: record.name, authentication: record });
+export function editClientForm(kit: PortalKit, call: PortalCall, record: ClientConfigurationWire): Promise<void> {
+  return sendForm(kit, call, clientValuesOf(record), authValuesOf(record), undefined, { clientId: record.client_id, name: record.name, authentication: record });
 }
 
 /** POST /client-configurations: a new client configuration, its secret shown once (a private_key_jwt client has none). */

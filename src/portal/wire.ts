@@ -13,6 +13,8 @@ export interface ClientAuthenticationWire {
   jwks_uri?: string;
   /** Absent: optional. */
   dpop?: 'required' | 'optional';
+  /** The record's own security profile (docs/high-security.md); answered only when high-security. */
+  profile?: 'standard' | 'high-security';
 }
 
 /** A client configuration as the management API gives it. */

@@ -21,10 +21,36 @@ export function currentAuthentication(view: ViewContext, record: ClientAuthentic
 }
 
 /**
- * The fields of how a client authenticates (`app`: with the note that a public app does not, and
- * the PAR rule), its DPoP rule, and (an edit) what it has now.
+ * The security profile's choice, with what high security requires of this kind of record; what the
+ * record has now when it is high-security, and when the tenant's profile puts every client under
+ * it (its effective profile, whatever the record's own says).
  */
-export function authFields(view: ViewContext, values: AuthFormValues, errors: FieldErrors | undefined, { app, existing }: { app: boolean; existing?: ClientAuthenticationWire & { client_type?: 'public' | 'confidential' } }): string {
+function profileFields(view: ViewContext, values: AuthFormValues, errors: FieldErrors | undefined, { app, existing, tenantProfile }: { app: boolean; existing?: ClientAuthenticationWire | undefined; tenantProfile?: 'standard' | 'high-security' | undefined }): string {
+  const { t } = view;
+  const profileError = fieldError('auth-profile-standard', errors, 'auth-profile-hint');
+  const choice = (value: AuthFormValues['profile'], label: string) =>
+    `<div class="check"><input type="radio" id="auth-profile-${value}" name="profile" value="${value}"${values.profile === value ? ' checked' : ''}${profileError.attributes}><label for="auth-profile-${value}">${e(label)}</label></div>`;
+  const now = existing?.profile === 'high-security' ? `<p id="auth-profile-current">${e(t.clientAuth.profileNow)}</p>\n` : '';
+  const tenant = tenantProfile === 'high-security' ? `<p class="warning" id="auth-profile-tenant">${e(t.clientAuth.profileByTenant)}</p>\n` : '';
+  return `<fieldset><legend>${e(t.clientAuth.profile)}</legend>
+<p class="hint" id="auth-profile-hint">${e(app ? t.clientAuth.profileHintApp : t.clientAuth.profileHint)}</p>
+${now}${tenant}${profileError.message}
+${choice('standard', t.clientAuth.profileStandard)}
+${choice('high-security', t.clientAuth.profileHigh)}
+</fieldset>`;
+}
+
+/**
+ * The fields of how a client authenticates (`app`: with the note that a public app does not, and
+ * the PAR rule), its DPoP rule, its security profile (`tenantProfile`: what the tenant's settings
+ * put every client under, when known), and (an edit) what it has now.
+ */
+export function authFields(
+  view: ViewContext,
+  values: AuthFormValues,
+  errors: FieldErrors | undefined,
+  { app, existing, tenantProfile }: { app: boolean; existing?: ClientAuthenticationWire & { client_type?: 'public' | 'confidential' }; tenantProfile?: 'standard' | 'high-security' | undefined },
+): string {
   const { t } = view;
   const methodError = fieldError('auth-method-client_secret_basic', errors, 'auth-hint');
   const method = (value: AuthFormValues['method'], label: string) =>
@@ -51,5 +77,6 @@ ${dpop('required', t.clientAuth.dpopRequired)}
 </fieldset>
 ${app ? `<div class="check"><input type="checkbox" id="auth-par" name="require_par" value="on"${values.requirePar ? ' checked' : ''}${parError.attributes}><label for="auth-par">${e(t.clientAuth.par)}</label></div>
 <p class="hint" id="auth-par-hint">${e(t.clientAuth.parHint)}</p>${parError.message}
-` : ''}${existing ? `<p class="hint warning">${e(t.clientAuth.weakenNote)}</p>\n` : ''}`;
+` : ''}${profileFields(view, values, errors, { app, existing, tenantProfile })}
+${existing ? `<p class="hint warning">${e(t.clientAuth.weakenNote)}</p>\n` : ''}`;
 }
