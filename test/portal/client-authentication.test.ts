@@ -180,14 +180,14 @@ describe('the portal: client authentication, DPoP and PAR on the forms', () => {
 
   it('the form parts: what is read, what is sent (a rule only when it changes), what lowers protection', () => {
     const read = authValues(new Form([['token_endpoint_auth_method', 'private_key_jwt'], ['jwks', '{"keys":[]}'], ['jwks_uri', ' '], ['dpop', 'required'], ['require_par', 'on']]));
-    expect(read).toEqual({ method: 'private_key_jwt', jwks: '{"keys":[]}', jwksUri: ' ', dpop: 'required', requirePar: true });
+    expect(read).toEqual({ method: 'private_key_jwt', jwks: '{"keys":[]}', jwksUri: ' ', dpop: 'required', requirePar: true, profile: 'standard' });
     expect(authValues(new Form([['token_endpoint_auth_method', 'other'], ['dpop', 'always']]))).toMatchObject({ method: 'client_secret_basic', dpop: 'optional', requirePar: false });
     expect(authBody(read, PORTAL_TEXT, { authenticates: true, app: true }).body).toEqual({ token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [] }, dpop: 'required', require_pushed_authorization_requests: true });
     // An edit that changes no rule sends none (nothing recorded as changed).
     const record = { token_endpoint_auth_method: 'private_key_jwt' as const, jwks: { keys: [] }, dpop: 'required' as const, require_pushed_authorization_requests: true };
     expect(authBody(read, PORTAL_TEXT, { authenticates: true, app: true, existing: record }).body).toEqual({ token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [] } });
     expect(authBody(read, PORTAL_TEXT, { authenticates: false, app: false }).body).toEqual({ dpop: 'required' });
-    expect(authValuesOf(record)).toEqual({ method: 'private_key_jwt', jwks: '{\n  "keys": []\n}', jwksUri: '', dpop: 'required', requirePar: true });
+    expect(authValuesOf(record)).toEqual({ method: 'private_key_jwt', jwks: '{\n  "keys": []\n}', jwksUri: '', dpop: 'required', requirePar: true, profile: 'standard' });
     expect(weakens(read, record, true)).toBe(false);
     expect(weakens({ ...read, dpop: 'optional' }, record, true)).toBe(true);
     expect(weakens({ ...read, requirePar: false }, record, true)).toBe(true);

@@ -68,7 +68,7 @@ describe('the portal: the high-security profile', () => {
     expect(form.html).toContain(`id="auth-profile-hint">${html(PORTAL_TEXT.clientAuth.profileHint)}`);
     await post(agent, '/portal/client-configurations', clientForm(csrf, { ...keyed, name: 'Keyed', jwks: JSON.stringify({ keys: [jwk] }) }));
     const client = (await clientNamed('acme', 'Keyed'))!;
-    expect(client.profile ?? 'standard').toBe('standard');
+    expect(client.profile).toBe('standard');
     const path = `/portal/client-configurations/${client.clientId}`;
     // A stale sign-in: choosing high security strengthens the client, done at once.
     await stale(agent);
@@ -123,7 +123,7 @@ describe('the portal: the high-security profile', () => {
     expect((await server.auth.clientConfigurations.get(client.clientId))!.profile).toBe('high-security');
     const back = await signInAs(agent, login, 'ada');
     expect(back.html).toContain('Client configuration &quot;Leaving&quot; saved.');
-    expect((await server.auth.clientConfigurations.get(client.clientId))!.profile ?? 'standard').toBe('standard');
+    expect((await server.auth.clientConfigurations.get(client.clientId))!.profile).toBe('standard');
   });
 
   it('the tenant\'s profile: refused naming the clients that do not conform, then switched on (every form says so), saving SSO keeps it, leaving needs a recent sign-in', async () => {

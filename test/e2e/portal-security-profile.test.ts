@@ -1,0 +1,247 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createRedisStore } from '../../adapters/redis/index.js';
+import type { Store } from '../../adapters/types.js';
+import { PORTAL_REAUTH_SECONDS, PORTAL_SESSION_SECONDS } from '../../policies/lifetimes.js';
+import { createAuthServer, type AuthServer } from '../../src/index.js';
+import { PortalSessions } from '../../src/portal/sessions.js';
+import { testAccounts } from '../support/accounts.js';
+import { accessibilityViolations } from '../support/axe.js';
+import { launchChromium } from '../support/chromium.js';
+import { capturingLogger, demoApis } from '../support/fixtures.js';
+import { startRedis, type RedisServer } from '../support/redis.js';
+
+/**
+ * The high-security profile in the portal (src/portal/client-authentication.ts, src/portal/connections.ts)
+ * in headless Chromium on Redis: an admin puts a conforming keyed client under the profile with the
+ * keyboard alone (the radio buttons with the arrow keys), is told at the method's field why a Basic
+ * client cannot be, leaves the profile after a sign-in again, and switches her tenant to it, which
+ * is refused naming the client that does not conform. axe-core WCAG A/AA with zero violations on
+ * every page and state, in English, German and French; no CSP report, nothing fetched elsewhere.
+ */
+
+const SLOW = 120_000;
+const TEST_TIMEOUT = 120_000;
+const STEP = 20_000;
+const COOKIE_KEY = 'a-cookie-key-of-the-portal-profile-tests';
+const user = (sub: string, name: string, tenant = 'acme') => ({ sub, password: `${sub}-password`, tenant, claims: { name }, permissions: ['integration_setup'] });
+// bea's, dora's and fleur's tenants are each switched (or not) on their own.
+const USERS = [user('ada', 'Ada Admin'), user('bea', 'Bea Berger', 'beta'), user('dora', 'Dora Dietrich', 'delta'), user('fleur', 'Fleur Faure', 'foxtrot')];
+const resources = { scim: { scopes: ['scim.read'] } };
+
+describe('the high-security profile in the portal, in Chromium', () => {
+  let launching: Promise<Browser> | undefined;
+  let browser: Browser;
+  let redis: RedisServer;
+  let http: Server;
+  let auth: AuthServer;
+  let origin: string;
+  let store: Store;
+  let sessions: PortalSessions;
+  let context: BrowserContext | undefined;
+  let page: Page;
+  let problems: string[];
+  const requested: string[] = [];
+  let jwks: { keys: JWK[] };
+
+  beforeAll(async () => {
+    launching = launchChromium(SLOW);
+    redis = await startRedis();
+    http = createServer();
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    origin = `http://localhost:${(http.address() as AddressInfo).port}`;
+    auth = await createAuthServer({
+      baseUrl: origin, apis: demoApis, logger: capturingLogger().logger, rateLimits: { authorize: false },
+      store: { type: 'redis', url: redis.url }, accounts: testAccounts(USERS), cookieKeys: [COOKIE_KEY], portal: { enabled: true },
+      tenantPolicy: () => ({ secondFactor: 'optional' }),
+    });
+    http.on('request', auth.app.callback());
+    store = await createRedisStore({ url: redis.url });
+    sessions = new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), [COOKIE_KEY], PORTAL_SESSION_SECONDS);
+    const { publicKey } = await generateKeyPair('ES256', { extractable: true });
+    jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: 'payroll-2026', alg: 'ES256' }] };
+    browser = await launching;
+  }, SLOW);
+
+  afterAll(async () => {
+    await (await launching?.catch(() => undefined))?.close();
+    await store?.close();
+    http?.closeAllConnections();
+    await new Promise((resolve) => http?.close(resolve));
+    await auth?.close();
+    await redis?.stop();
+  }, SLOW);
+
+  beforeEach(() => {
+    problems = [];
+  });
+
+  afterEach(async () => {
+    await context?.close();
+    context = undefined;
+    expect(requested.filter((url) => !url.startsWith(origin))).toEqual([]);
+    expect(problems).toEqual([]);
+  }, SLOW);
+
+  async function open(locale = 'en-US'): Promise<Page> {
+    context = await browser.newContext({ locale, viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(STEP);
+    context.setDefaultNavigationTimeout(STEP);
+    page = await context.newPage();
+    page.on('request', (request) => requested.push(request.url()));
+    page.on('console', (message) => {
+      const text = message.text();
+      if (/Content Security Policy/i.test(text) || (message.type() === 'error' && !text.startsWith('Failed to load resource: the server responded with a status of 4'))) problems.push(text);
+    });
+    page.on('pageerror', (error) => problems.push(String(error)));
+    return page;
+  }
+
+  const accessible = async () => expect(await accessibilityViolations(page)).toEqual([]);
+
+  const focused = () => page.evaluate(() => {
+    const element = (globalThis as unknown as { document: { activeElement: { id: string; textContent: string | null } | null } }).document.activeElement;
+    return `${element?.id ?? ''} ${element?.textContent ?? ''}`.trim();
+  });
+
+  /** Presses Tab until the focused element's id or text matches (keyboard only). */
+  async function tabTo(name: string | RegExp, limit = 80): Promise<void> {
+    for (let presses = 0; presses < limit; presses += 1) {
+      await page.keyboard.press('Tab');
+      const now = await focused();
+      if (typeof name === 'string' ? now.includes(name) : name.test(now)) return;
+    }
+    throw new Error(`never focused ${String(name)}`);
+  }
+
+  async function passwordAndConsent(sub: string): Promise<void> {
+    await page.locator('#username').waitFor();
+    await page.locator('#username').fill(sub);
+    await page.locator('#password').fill(`${sub}-password`);
+    await page.keyboard.press('Enter');
+    const allow = page.locator('button[value="allow"]');
+    const signedIn = page.locator('form[action="/portal/logout"]');
+    await Promise.race([allow.waitFor(), signedIn.waitFor()]);
+    if (await allow.isVisible()) await allow.click();
+    await signedIn.waitFor();
+  }
+
+  async function signIn(sub: string): Promise<void> {
+    await page.goto(`${origin}/portal/login`);
+    await passwordAndConsent(sub);
+  }
+
+  async function staleSignIn(): Promise<void> {
+    const id = (await context!.cookies()).find((cookie) => cookie.name === 'portal_session')!.value;
+    const session = (await sessions.get(id))!;
+    await sessions.save(id, { ...session, authTime: Math.floor(Date.now() / 1000) - PORTAL_REAUTH_SECONDS - 30 });
+  }
+
+  const keyedClient = (tenant: string, name: string) => auth.clientConfigurations.create({
+    tenant, name, category: 'payroll', resources, tokenEndpointAuthMethod: 'private_key_jwt', jwks: jwks as never, dpop: 'required',
+  });
+  const basicClient = (tenant: string, name: string) => auth.clientConfigurations.create({ tenant, name, category: 'payroll', resources });
+
+  it('ada puts a keyed client under high security with the keyboard, is told why a Basic one cannot be, and leaves it after a sign-in again', async () => {
+    const keyed = await keyedClient('acme', 'Payroll keys');
+    const basic = await basicClient('acme', 'Old feed');
+    await open();
+    await signIn('ada');
+    await page.goto(`${origin}/portal/client-configurations/${keyed.clientId}`);
+    await page.getByRole('group', { name: 'Security profile' }).waitFor();
+    await accessible();
+    // Tab reaches the checked radio button; the arrow key chooses.
+    await page.locator('#client-name').focus();
+    await tabTo('auth-profile-standard');
+    await page.keyboard.press('ArrowDown');
+    expect(await page.getByRole('radio', { name: /^High security/ }).isChecked()).toBe(true);
+    await tabTo('Save changes');
+    await page.keyboard.press('Enter');
+    await page.getByText('Client configuration "Payroll keys" saved.').waitFor();
+    expect((await auth.clientConfigurations.get(keyed.clientId))!.profile).toBe('high-security');
+    await page.getByRole('link', { name: 'Edit Payroll keys' }).click();
+    await page.getByText('Now: high security.').waitFor();
+    await accessible();
+
+    // A Basic client: the API's refusal at the method's field, the choice kept.
+    await page.goto(`${origin}/portal/client-configurations/${basic.clientId}`);
+    await page.getByRole('radio', { name: /^High security/ }).check();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('alert').first().waitFor();
+    expect(await page.locator('#auth-method-client_secret_basic-error').textContent()).toBe('the high-security profile requires private_key_jwt');
+    expect(await page.locator('#auth-method-client_secret_basic').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByRole('radio', { name: /^High security/ }).isChecked()).toBe(true);
+    await accessible();
+    expect((await auth.clientConfigurations.get(basic.clientId))!.profile).toBe('standard');
+
+    // Leaving the profile lowers the client's protection: a sign-in again first.
+    await page.goto(`${origin}/portal/client-configurations/${keyed.clientId}`);
+    await staleSignIn();
+    await page.getByRole('radio', { name: /^Standard/ }).check();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    expect((await auth.clientConfigurations.get(keyed.clientId))!.profile).toBe('high-security');
+    await page.getByRole('button', { name: 'Sign in again' }).click();
+    await passwordAndConsent('ada');
+    await page.getByText('Client configuration "Payroll keys" saved.').waitFor();
+    expect((await auth.clientConfigurations.get(keyed.clientId))!.profile).toBe('standard');
+    for (const client of [keyed, basic]) await auth.clientConfigurations.delete(client.clientId);
+  }, TEST_TIMEOUT);
+
+  it('bea switches her tenant to high security with the keyboard: refused naming the client that does not conform, then done; the forms say so', async () => {
+    const basic = await basicClient('beta', 'Old feed');
+    await open();
+    await signIn('bea');
+    await page.goto(`${origin}/portal/connections`);
+    await page.getByRole('heading', { name: 'Security profile of your organisation\'s clients' }).waitFor();
+    await accessible();
+    await tabTo('tenant-profile-standard');
+    await page.keyboard.press('ArrowDown');
+    await tabTo('Save the security profile');
+    await page.keyboard.press('Enter');
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe(`High security was not turned on: these clients do not conform to it yet; change them first: ${basic.clientId}`);
+    expect(await page.getByRole('radio', { name: /^Standard/ }).isChecked()).toBe(true);
+    await accessible();
+
+    await auth.clientConfigurations.delete(basic.clientId);
+    await page.getByRole('radio', { name: /^High security/ }).check();
+    await page.getByRole('button', { name: 'Save the security profile' }).click();
+    await page.getByText('Every client of your organisation is under the high-security profile.').waitFor();
+    expect(await page.getByRole('radio', { name: /^High security/ }).isChecked()).toBe(true);
+    await page.goto(`${origin}/portal/client-configurations/new`);
+    await page.getByText(/^Your organisation puts every client under the high-security profile/).waitFor();
+    await accessible();
+  }, TEST_TIMEOUT);
+
+  it.each([
+    ['de-DE', 'dora', 'delta', 'Sicherheitsprofil', 'Sicherheitsprofil der Clients Ihrer Organisation', 'Sicherheitsprofil speichern', 'Hohe Sicherheit wurde nicht eingeschaltet'],
+    ['fr-FR', 'fleur', 'foxtrot', 'Profil de sécurité', 'Profil de sécurité des clients de votre organisation', 'Enregistrer le profil de sécurité', "La haute sécurité n'a pas été activée"],
+  ])('%s: the profile on the forms and the tenant\'s page in the language, accessible, the refusal in words', async (locale, sub, tenant, group, heading, save, refused) => {
+    const basic = await basicClient(tenant, 'Old feed');
+    await open(locale);
+    await signIn(sub);
+    await page.goto(`${origin}/portal/app-registrations/new`);
+    await page.getByRole('group', { name: group }).waitFor();
+    expect(await page.locator('html').getAttribute('lang')).toBe(locale.slice(0, 2));
+    await accessible();
+    await page.goto(`${origin}/portal/client-configurations/${basic.clientId}`);
+    await page.locator('#auth-profile-high-security').check();
+    await page.locator('#client-name').press('Enter');
+    await page.getByRole('alert').first().waitFor();
+    expect(await page.locator('#auth-method-client_secret_basic-error').textContent()).toContain('private_key_jwt');
+    await accessible();
+    await page.goto(`${origin}/portal/connections`);
+    await page.getByRole('heading', { name: heading }).waitFor();
+    await page.locator('#tenant-profile-high-security').check();
+    await page.getByRole('button', { name: save }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').textContent()).toContain(refused);
+    expect(await page.getByRole('alert').textContent()).toContain(basic.clientId);
+    await accessible();
+    await auth.clientConfigurations.delete(basic.clientId);
+  }, TEST_TIMEOUT);
+});
