@@ -1,4 +1,7 @@
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -20,8 +23,10 @@ import { startRedis, type RedisServer } from '../support/redis.js';
  * client cannot be, leaves the profile after a sign-in again, and switches her tenant to it, which
  * is refused naming the client that does not conform. axe-core WCAG A/AA with zero violations on
  * every page and state, in English, German and French; no CSP report, nothing fetched elsewhere.
+ * Screenshots (desktop) go to docs/screenshots/ when UPDATE_SCREENSHOTS=1, else to a temporary folder.
  */
 
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(process.cwd(), 'docs/screenshots') : join(tmpdir(), `talent-auth-screenshots-${process.pid}`);
 const SLOW = 120_000;
 const TEST_TIMEOUT = 120_000;
 const STEP = 20_000;
@@ -48,6 +53,7 @@ describe('the high-security profile in the portal, in Chromium', () => {
 
   beforeAll(async () => {
     launching = launchChromium(SLOW);
+    mkdirSync(SHOTS, { recursive: true });
     redis = await startRedis();
     http = createServer();
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
@@ -99,7 +105,11 @@ describe('the high-security profile in the portal, in Chromium', () => {
     return page;
   }
 
-  const accessible = async () => expect(await accessibilityViolations(page)).toEqual([]);
+  /** axe-core finds nothing on the page as it is; a screenshot of it when named. */
+  async function accessible(shot?: string): Promise<void> {
+    expect(await accessibilityViolations(page)).toEqual([]);
+    if (shot) await page.screenshot({ path: join(SHOTS, `${shot}.png`), fullPage: true });
+  }
 
   const focused = () => page.evaluate(() => {
     const element = (globalThis as unknown as { document: { activeElement: { id: string; textContent: string | null } | null } }).document.activeElement;
@@ -163,7 +173,7 @@ describe('the high-security profile in the portal, in Chromium', () => {
     expect((await auth.clientConfigurations.get(keyed.clientId))!.profile).toBe('high-security');
     await page.getByRole('link', { name: 'Edit Payroll keys' }).click();
     await page.getByText('Now: high security.').waitFor();
-    await accessible();
+    await accessible('client-configuration-high-security');
 
     // A Basic client: the API's refusal at the method's field, the choice kept.
     await page.goto(`${origin}/portal/client-configurations/${basic.clientId}`);
@@ -173,7 +183,7 @@ describe('the high-security profile in the portal, in Chromium', () => {
     expect(await page.locator('#auth-method-client_secret_basic-error').textContent()).toBe('the high-security profile requires private_key_jwt');
     expect(await page.locator('#auth-method-client_secret_basic').getAttribute('aria-invalid')).toBe('true');
     expect(await page.getByRole('radio', { name: /^High security/ }).isChecked()).toBe(true);
-    await accessible();
+    await accessible('client-configuration-high-security-refused');
     expect((await auth.clientConfigurations.get(basic.clientId))!.profile).toBe('standard');
 
     // Leaving the profile lowers the client's protection: a sign-in again first.
@@ -205,7 +215,7 @@ describe('the high-security profile in the portal, in Chromium', () => {
     await alert.waitFor();
     expect(await alert.textContent()).toBe(`High security was not turned on: these clients do not conform to it yet; change them first: ${basic.clientId}`);
     expect(await page.getByRole('radio', { name: /^Standard/ }).isChecked()).toBe(true);
-    await accessible();
+    await accessible('portal-connections-profile-refused');
 
     await auth.clientConfigurations.delete(basic.clientId);
     await page.getByRole('radio', { name: /^High security/ }).check();
@@ -214,7 +224,7 @@ describe('the high-security profile in the portal, in Chromium', () => {
     expect(await page.getByRole('radio', { name: /^High security/ }).isChecked()).toBe(true);
     await page.goto(`${origin}/portal/client-configurations/new`);
     await page.getByText(/^Your organisation puts every client under the high-security profile/).waitFor();
-    await accessible();
+    await accessible('client-configuration-new-tenant-high-security');
   }, TEST_TIMEOUT);
 
   it.each([
