@@ -72,7 +72,8 @@ export interface TokenVerifierOptions {
    * Accept DPoP-bound tokens (RFC 9449): `Authorization: DPoP <token>` with its `DPoP` proof,
    * checked for the request's method and URL, its time (five minutes), the token (`ath`), the
    * token's key (`cnf.jkt`), and used once (this process keeps the proofs it saw: `maxProofs`,
-   * default 100 000). A bound token presented as Bearer is refused, with or without this option.
+   * default 100 000; when that many are still in their window, new proofs are refused until some
+   * leave it). A bound token presented as Bearer is refused, with or without this option.
    * Off by default: DPoP-bound tokens are then refused.
    *
    * `nonce` (RFC 9449 §9): every proof must also carry a nonce this API handed out; a proof without

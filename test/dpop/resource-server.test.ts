@@ -167,18 +167,31 @@ describe('resource-server kit: DPoP-bound tokens', () => {
     await expect(plain.verify(token)).resolves.toMatchObject({ sub: machine.clientId });
   });
 
-  it('keeps at most maxProofs proof identifiers: the oldest go first', async () => {
+  it('keeps at most maxProofs proof identifiers: when all are in their window, a new proof is refused, none forgotten; expired ones make room', async () => {
     const small = createTokenVerifier({ issuer: server.auth.issuer, audience: server.auth.audience, jwks: new URL(`${server.oauthUrl}/jwks`), dpop: { maxProofs: 2 } });
     const key = await dpopKey();
     const token = await boundToken(key);
     const url = 'http://api.example/payslips';
     const proofs = await Promise.all([1, 2, 3].map(() => key.proof({ htu: url, ath: ath(token) })));
     const use = (proof: string) => small.verifyRequest({ authorization: `DPoP ${token}`, dpop: proof, method: 'GET', url });
-    for (const proof of proofs) await use(proof);
-    // The third pushed the first out; the last two are still known.
-    await expect(use(proofs[2]!)).rejects.toMatchObject({ error: 'invalid_dpop_proof' });
-    await expect(use(proofs[1]!)).rejects.toMatchObject({ error: 'invalid_dpop_proof' });
-    await expect(use(proofs[0]!)).resolves.toMatchObject({ sub: machine.clientId });
+    await use(proofs[0]!);
+    await use(proofs[1]!);
+    // Full of proofs still in their window: the third is refused, and the first two stay known.
+    await expect(use(proofs[2]!)).rejects.toMatchObject({ error: 'invalid_dpop_proof', description: expect.stringContaining('too many DPoP proofs') });
+    await expect(use(proofs[0]!)).rejects.toMatchObject({ error: 'invalid_dpop_proof', description: 'the DPoP proof was used before' });
+    await expect(use(proofs[1]!)).rejects.toMatchObject({ error: 'invalid_dpop_proof', description: 'the DPoP proof was used before' });
+    // Proofs made ten minutes ago, used then, are out of their window now: they make room.
+    const realNow = Date.now;
+    const tenMinutes = 10 * 60 * 1000;
+    const fresh = await key.proof({ htu: url, ath: ath(token) });
+    Date.now = () => realNow() + tenMinutes;
+    try {
+      const later = await key.proof({ htu: url, ath: ath(token), iat: Math.floor(Date.now() / 1000) });
+      await expect(use(later)).resolves.toMatchObject({ sub: machine.clientId });
+      await expect(use(fresh)).rejects.toMatchObject({ error: 'invalid_dpop_proof' });
+    } finally {
+      Date.now = realNow;
+    }
   });
 
   it.each([0, -1, 1.5, Number.NaN])('refuses dpop.maxProofs %p at creation', (maxProofs) => {
