@@ -194,6 +194,39 @@ describe('resource-server kit: DPoP-bound tokens', () => {
     }
   });
 
+  it('dpop.origin: the proof is checked against the API\'s public origin and the request\'s path, whatever Host says', async () => {
+    const behindProxy = createTokenVerifier({ issuer: server.auth.issuer, audience: server.auth.audience, jwks: new URL(`${server.oauthUrl}/jwks`), dpop: { origin: 'https://api.example' } });
+    const key = await dpopKey();
+    const token = await boundToken(key);
+    const use = async (htu: string, url: string) => behindProxy.verifyRequest({ authorization: `DPoP ${token}`, dpop: await key.proof({ htu, ath: ath(token) }), method: 'GET', url });
+    // The proxy rewrote Host: the framework reads the inner URL; the client called the public one.
+    await expect(use('https://api.example/payslips', 'http://10.0.0.7:8080/payslips?page=2')).resolves.toMatchObject({ sub: machine.clientId });
+    // A proof for another host, sent with that host in Host, is refused.
+    await expect(use('https://evil.example/payslips', 'https://evil.example/payslips')).rejects.toMatchObject({ error: 'invalid_dpop_proof' });
+    await expect(use('https://api.example/other', 'http://10.0.0.7:8080/payslips')).rejects.toMatchObject({ error: 'invalid_dpop_proof' });
+    for (const origin of ['api.example', 'https://api.example/base', 'ftp://api.example']) {
+      expect(() => createTokenVerifier({ issuer: server.auth.issuer, audience: server.auth.audience, jwks: { keys: [] }, dpop: { origin } })).toThrow(TypeError);
+    }
+  });
+
+  it('Express with trust proxy: the host the proof is checked against is X-Forwarded-Host (req.host), as the scheme is X-Forwarded-Proto', async () => {
+    const app = express();
+    app.set('trust proxy', true);
+    app.get('/payslips', expressAuthenticate(verifier), (req, res) => { res.json({ sub: req.auth?.sub }); });
+    const api = await serve(app);
+    try {
+      const key = await dpopKey();
+      const token = await boundToken(key);
+      const forwarded = { 'x-forwarded-host': 'api.example', 'x-forwarded-proto': 'https' };
+      const ok = await call(api.url, { authorization: `DPoP ${token}`, dpop: await key.proof({ htu: 'https://api.example/payslips', ath: ath(token) }), ...forwarded });
+      expect(ok.status).toBe(200);
+      const inner = await call(api.url, { authorization: `DPoP ${token}`, dpop: await key.proof({ htu: `https://${new URL(api.url).host}/payslips`, ath: ath(token) }), ...forwarded });
+      expect(inner.status).toBe(401);
+    } finally {
+      await api.close();
+    }
+  });
+
   it.each([0, -1, 1.5, Number.NaN])('refuses dpop.maxProofs %p at creation', (maxProofs) => {
     expect(() => createTokenVerifier({ issuer: server.auth.issuer, audience: server.auth.audience, jwks: { keys: [] }, dpop: { maxProofs } })).toThrow(TypeError);
   });
