@@ -156,15 +156,22 @@ export class DpopProofs {
     }
   }
 
-  /** RFC 9449 §11.1: a proof is accepted once; its identifier is kept until its `iat` is out of the window. */
+  /**
+   * RFC 9449 §11.1: a proof is accepted once; its identifier is kept until its `iat` is out of the
+   * window. When `maxProofs` identifiers are still in their window, a new proof is refused rather
+   * than an unexpired identifier forgotten: forgetting one would let that proof be replayed, and
+   * whoever holds any bound token for the API could push the others out on purpose.
+   */
   private useOnce(key: string, until: number, now: number, refuse: (description: string) => InvalidDpopProof): void {
     const seen = this.#seen.get(key);
     if (seen !== undefined && seen >= now) throw refuse('the DPoP proof was used before');
     if (this.#seen.size >= this.options.maxProofs) {
+      // Oldest first; the first still in its window ends the sweep (later ones were kept later).
       for (const [oldest, expiry] of this.#seen) {
-        if (this.#seen.size < this.options.maxProofs && expiry >= now) break;
+        if (expiry >= now) break;
         this.#seen.delete(oldest);
       }
+      if (this.#seen.size >= this.options.maxProofs) throw refuse('too many DPoP proofs within the replay window to remember this one: try again later');
     }
     this.#seen.set(key, until);
   }

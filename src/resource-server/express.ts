@@ -29,13 +29,18 @@ export interface ExpressLikeRequest {
   method?: string;
   protocol?: string;
   originalUrl?: string;
-  /** Express's header reader: honours `trust proxy` for the host (X-Forwarded-Host). */
+  /** Express 5's host with its port: honours `trust proxy` (X-Forwarded-Host), as `protocol` does. */
+  host?: string;
+  /** Express's header reader (the raw Host header, whatever `trust proxy` says). */
   get?(name: string): string | undefined;
 }
 
-/** The absolute URL the client called, as Express reads it (`trust proxy` decides the scheme and host). */
+/**
+ * The absolute URL the client called, as Express reads it: `trust proxy` decides the scheme and
+ * the host (`req.host`); the kit's `dpop.origin` option replaces both when the API knows its own.
+ */
 function requestUrl(req: ExpressLikeRequest): string {
-  const host = req.get?.('host') ?? req.headers.host;
+  const host = req.host ?? req.get?.('host') ?? req.headers.host;
   return req.protocol && host && req.originalUrl ? `${req.protocol}://${host}${req.originalUrl}` : '';
 }
 /** The parts of Express's response that the kit uses. */

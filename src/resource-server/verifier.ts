@@ -72,7 +72,8 @@ export interface TokenVerifierOptions {
    * Accept DPoP-bound tokens (RFC 9449): `Authorization: DPoP <token>` with its `DPoP` proof,
    * checked for the request's method and URL, its time (five minutes), the token (`ath`), the
    * token's key (`cnf.jkt`), and used once (this process keeps the proofs it saw: `maxProofs`,
-   * default 100 000). A bound token presented as Bearer is refused, with or without this option.
+   * default 100 000; when that many are still in their window, new proofs are refused until some
+   * leave it). A bound token presented as Bearer is refused, with or without this option.
    * Off by default: DPoP-bound tokens are then refused.
    *
    * `nonce` (RFC 9449 §9): every proof must also carry a nonce this API handed out; a proof without
@@ -80,8 +81,13 @@ export interface TokenVerifierOptions {
    * accepted DPoP request's answer carries the current one). `true` derives the nonces from a
    * random secret of this verifier; `{ secret }` from a secret the API's instances share, so that
    * each accepts the others' nonces with no shared state. See DpopNonceOptions.
+   *
+   * `origin`: the API's public origin (e.g. `https://api.example.com`). A proof's `htu` is then
+   * checked against this origin with the request's path, whatever the request's `Host` says: the
+   * URL a framework reads comes from the Host (or forwarded) header the caller sends, and behind a
+   * proxy that rewrites Host it is not the URL the client called. Without it, the framework's URL.
    */
-  dpop?: boolean | { maxProofs?: number; nonce?: boolean | DpopNonceOptions };
+  dpop?: boolean | { maxProofs?: number; nonce?: boolean | DpopNonceOptions; origin?: string };
 }
 
 /** How the kit asks the authorization server about a token (introspect mode). */
@@ -201,6 +207,17 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   const nonceOption = typeof options.dpop === 'object' ? options.dpop.nonce : undefined;
   // A bad secret or window is a mistake of the API's code, said at start (a TypeError).
   const nonces = nonceOption ? new DpopNonces(realm, nonceOption === true ? {} : nonceOption) : undefined;
+  const originOption = typeof options.dpop === 'object' ? options.dpop.origin : undefined;
+  const publicOrigin = originOption === undefined ? undefined : URL.parse(originOption);
+  if (originOption !== undefined && (!publicOrigin || publicOrigin.origin !== originOption.replace(/\/$/, '') || !/^https?:$/.test(publicOrigin.protocol))) {
+    throw new TypeError(`dpop.origin must be an http(s) origin such as https://api.example.com, not ${String(originOption)}`);
+  }
+  /** The URL a proof is checked against: the request's, on the API's public origin when it has one. */
+  const proofUrl = (url: string): string => {
+    if (!publicOrigin) return url;
+    const called = URL.parse(url, publicOrigin.origin);
+    return called ? `${publicOrigin.origin}${called.pathname}${called.search}` : '';
+  };
   const proofs = options.dpop ? new DpopProofs(realm, { maxProofs, clockToleranceSeconds: options.clockToleranceSeconds ?? 5, ...(nonces ? { nonces } : {}) }) : undefined;
 
   /** A token's signature and claims; `presented`: how it came (its binding is checked against it), if it matters. */
@@ -272,7 +289,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       const token = match[2]!;
       try {
         const context = await verifyToken(token, 'dpop');
-        await proofs.check({ proof: request.dpop, method: request.method, url: request.url }, token, context.claims);
+        await proofs.check({ proof: request.dpop, method: request.method, url: proofUrl(request.url) }, token, context.claims);
         return context;
       } catch (error) {
         if (error instanceof TokenError && !error.challenge.startsWith('DPoP ')) {

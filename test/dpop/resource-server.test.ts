@@ -167,18 +167,64 @@ describe('resource-server kit: DPoP-bound tokens', () => {
     await expect(plain.verify(token)).resolves.toMatchObject({ sub: machine.clientId });
   });
 
-  it('keeps at most maxProofs proof identifiers: the oldest go first', async () => {
+  it('keeps at most maxProofs proof identifiers: when all are in their window, a new proof is refused, none forgotten; expired ones make room', async () => {
     const small = createTokenVerifier({ issuer: server.auth.issuer, audience: server.auth.audience, jwks: new URL(`${server.oauthUrl}/jwks`), dpop: { maxProofs: 2 } });
     const key = await dpopKey();
     const token = await boundToken(key);
     const url = 'http://api.example/payslips';
     const proofs = await Promise.all([1, 2, 3].map(() => key.proof({ htu: url, ath: ath(token) })));
     const use = (proof: string) => small.verifyRequest({ authorization: `DPoP ${token}`, dpop: proof, method: 'GET', url });
-    for (const proof of proofs) await use(proof);
-    // The third pushed the first out; the last two are still known.
-    await expect(use(proofs[2]!)).rejects.toMatchObject({ error: 'invalid_dpop_proof' });
-    await expect(use(proofs[1]!)).rejects.toMatchObject({ error: 'invalid_dpop_proof' });
-    await expect(use(proofs[0]!)).resolves.toMatchObject({ sub: machine.clientId });
+    await use(proofs[0]!);
+    await use(proofs[1]!);
+    // Full of proofs still in their window: the third is refused, and the first two stay known.
+    await expect(use(proofs[2]!)).rejects.toMatchObject({ error: 'invalid_dpop_proof', description: expect.stringContaining('too many DPoP proofs') });
+    await expect(use(proofs[0]!)).rejects.toMatchObject({ error: 'invalid_dpop_proof', description: 'the DPoP proof was used before' });
+    await expect(use(proofs[1]!)).rejects.toMatchObject({ error: 'invalid_dpop_proof', description: 'the DPoP proof was used before' });
+    // Proofs made ten minutes ago, used then, are out of their window now: they make room.
+    const realNow = Date.now;
+    const tenMinutes = 10 * 60 * 1000;
+    const fresh = await key.proof({ htu: url, ath: ath(token) });
+    Date.now = () => realNow() + tenMinutes;
+    try {
+      const later = await key.proof({ htu: url, ath: ath(token), iat: Math.floor(Date.now() / 1000) });
+      await expect(use(later)).resolves.toMatchObject({ sub: machine.clientId });
+      await expect(use(fresh)).rejects.toMatchObject({ error: 'invalid_dpop_proof' });
+    } finally {
+      Date.now = realNow;
+    }
+  });
+
+  it('dpop.origin: the proof is checked against the API\'s public origin and the request\'s path, whatever Host says', async () => {
+    const behindProxy = createTokenVerifier({ issuer: server.auth.issuer, audience: server.auth.audience, jwks: new URL(`${server.oauthUrl}/jwks`), dpop: { origin: 'https://api.example' } });
+    const key = await dpopKey();
+    const token = await boundToken(key);
+    const use = async (htu: string, url: string) => behindProxy.verifyRequest({ authorization: `DPoP ${token}`, dpop: await key.proof({ htu, ath: ath(token) }), method: 'GET', url });
+    // The proxy rewrote Host: the framework reads the inner URL; the client called the public one.
+    await expect(use('https://api.example/payslips', 'http://10.0.0.7:8080/payslips?page=2')).resolves.toMatchObject({ sub: machine.clientId });
+    // A proof for another host, sent with that host in Host, is refused.
+    await expect(use('https://evil.example/payslips', 'https://evil.example/payslips')).rejects.toMatchObject({ error: 'invalid_dpop_proof' });
+    await expect(use('https://api.example/other', 'http://10.0.0.7:8080/payslips')).rejects.toMatchObject({ error: 'invalid_dpop_proof' });
+    for (const origin of ['api.example', 'https://api.example/base', 'ftp://api.example']) {
+      expect(() => createTokenVerifier({ issuer: server.auth.issuer, audience: server.auth.audience, jwks: { keys: [] }, dpop: { origin } })).toThrow(TypeError);
+    }
+  });
+
+  it('Express with trust proxy: the host the proof is checked against is X-Forwarded-Host (req.host), as the scheme is X-Forwarded-Proto', async () => {
+    const app = express();
+    app.set('trust proxy', true);
+    app.get('/payslips', expressAuthenticate(verifier), (req, res) => { res.json({ sub: req.auth?.sub }); });
+    const api = await serve(app);
+    try {
+      const key = await dpopKey();
+      const token = await boundToken(key);
+      const forwarded = { 'x-forwarded-host': 'api.example', 'x-forwarded-proto': 'https' };
+      const ok = await call(api.url, { authorization: `DPoP ${token}`, dpop: await key.proof({ htu: 'https://api.example/payslips', ath: ath(token) }), ...forwarded });
+      expect(ok.status).toBe(200);
+      const inner = await call(api.url, { authorization: `DPoP ${token}`, dpop: await key.proof({ htu: `https://${new URL(api.url).host}/payslips`, ath: ath(token) }), ...forwarded });
+      expect(inner.status).toBe(401);
+    } finally {
+      await api.close();
+    }
   });
 
   it.each([0, -1, 1.5, Number.NaN])('refuses dpop.maxProofs %p at creation', (maxProofs) => {

@@ -237,6 +237,22 @@ describe.each(STORE_KINDS)('the high-security profile end to end (%s store)', (k
       expect(refused.body).toEqual({ error: 'unauthorized_client', error_description: 'the high-security profile requires private_key_jwt; this client authenticates with client_secret_basic' });
       // Without a proof: refused alike (the profile is checked before the proof is looked for).
       expect((await postToken(server.oauthUrl, 'grant_type=client_credentials', { authorization: basic(basicClient.clientId, basicClient.clientSecret) })).body.error).toBe('unauthorized_client');
+      // Introspection and revocation refuse it too: a leaked secret no longer reads the tenant's tokens.
+      for (const endpoint of ['introspect', 'revoke']) {
+        const answer = await fetch(`${server.oauthUrl}/${endpoint}`, {
+          method: 'POST',
+          headers: { authorization: basic(basicClient.clientId, basicClient.clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token: 'not-a-token-of-ours' }).toString(),
+        });
+        expect(answer.status).toBe(400);
+        expect(await answer.json()).toMatchObject({ error: 'unauthorized_client' });
+      }
+      const publicRevoke = await fetch(`${server.oauthUrl}/revoke`, {
+        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: 'not-a-token-of-ours', client_id: publicApp.clientId }).toString(),
+      });
+      expect(publicRevoke.status).toBe(400);
+      expect(await publicRevoke.json()).toMatchObject({ error: 'unauthorized_client' });
 
       const { challenge } = pkcePair();
       const push = await fetch(`${server.oauthUrl}/par`, {

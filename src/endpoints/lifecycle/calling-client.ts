@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { checkClientAuthentication, type ClientAuthentication } from '../../../policies/client-authentication.js';
 import { InvalidClient } from '../../../policies/errors.js';
+import { refuseNonConforming } from '../../../policies/high-security.js';
 import type { EngineClient } from '../../engine/client-cache.js';
 import { secretMatches } from '../../records/secrets.js';
 import type { FormParams } from '../../http/request-body.js';
@@ -38,10 +39,14 @@ export async function callingClient(
     const client = await findClient(credentials.clientId);
     const digest = typeof client?.clientSecret === 'string' ? client.clientSecret : NO_CLIENT_DIGEST;
     if (!secretMatches(credentials.clientSecret, digest) || !client || client.clientAuthMethod === 'none') throw new InvalidClient();
+    // Authenticated, but not as the high-security profile requires (its tenant selected the
+    // profile after the client was registered): refused here as at the token endpoint.
+    refuseNonConforming(client);
     return client;
   }
   const client = await findClient(params.get('client_id')!);
   if (!client || client.clientAuthMethod !== 'none') throw new InvalidClient();
+  refuseNonConforming(client);
   return client;
 }
 
