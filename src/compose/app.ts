@@ -55,7 +55,7 @@ export function createServerApp(server: AssembledServer, portal: Koa.Middleware 
   if (portal) app.use(portal);
   app.use(router.dispatch());
   const publicDocumentRoutes: ReadonlySet<string> = new Set(['jwks', 'openidConfiguration']);
-  app.use(publicDocuments((ctx) => publicDocumentRoutes.has(router.routeOf(ctx)?.route.name ?? ''), {
+  app.use(publicDocuments(oauthPath, new URL(options.baseUrl).origin, (ctx) => publicDocumentRoutes.has(router.routeOf(ctx)?.route.name ?? ''), {
     // The endpoints that are ours, not the engine's, in the discovery document too.
     userinfo_endpoint: `${options.issuer}/userinfo`,
     introspection_endpoint: `${options.issuer}/introspect`,

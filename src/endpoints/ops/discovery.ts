@@ -31,20 +31,29 @@ export const PUBLIC_DOCUMENT_MAX_AGE = 300;
 export function pinPublicOrigin(oauthPath: string, publicOrigin: string) {
   const prefix = engineRouteKey(oauthPath);
   return async function pinOrigin(ctx: Context, next: Next): Promise<void> {
-    const key = engineRouteKey(ctx.path);
-    if (key !== prefix && !key.startsWith(`${prefix}/`)) return next();
-    Object.defineProperty(ctx, 'href', {
-      configurable: true,
-      get(this: Context) {
-        return publicOrigin + this.originalUrl;
-      },
-    });
+    pinIfOurs(ctx, prefix, publicOrigin);
     await next();
   };
 }
 
 /**
- * The engine's public documents made cacheable (their URLs pinned by pinPublicOrigin):
+ * Pins `href` when the request's path is under the OAuth path. Run again after our routes, for a
+ * request a route of ours moved there (the RFC 8414 metadata alias, metadataAliasHandler).
+ */
+function pinIfOurs(ctx: Context, prefix: string, publicOrigin: string): void {
+  const key = engineRouteKey(ctx.path);
+  if (key !== prefix && !key.startsWith(`${prefix}/`)) return;
+  Object.defineProperty(ctx, 'href', {
+    configurable: true,
+    get(this: Context) {
+      return publicOrigin + this.originalUrl;
+    },
+  });
+}
+
+/**
+ * The engine's public documents made cacheable, their URLs pinned (pinPublicOrigin; again here for a
+ * request a route of ours moved under the OAuth path):
  *
  * - Discovery lists only the `query` response mode, the only one we answer in (the others are
  *   refused at /authorize), and the endpoints we serve beside the engine (`ownEndpoints`:
@@ -53,10 +62,14 @@ export function pinPublicOrigin(oauthPath: string, publicOrigin: string) {
  *   PUBLIC_DOCUMENT_MAX_AGE seconds (the key-rotation waits allow for it).
  */
 export function publicDocuments(
+  oauthPath: string,
+  publicOrigin: string,
   isPublicDocument: (ctx: Context) => boolean,
   ownEndpoints: Readonly<Record<string, unknown>>,
 ) {
+  const prefix = engineRouteKey(oauthPath);
   return async function cacheable(ctx: Context, next: Next): Promise<void> {
+    pinIfOurs(ctx, prefix, publicOrigin);
     await next();
     if (!isPublicDocument(ctx) || ctx.status !== 200) return;
     ctx.set('Cache-Control', `public, max-age=${PUBLIC_DOCUMENT_MAX_AGE}`);
