@@ -455,26 +455,40 @@ const TOKEN_PARAMETERS: Record<string, z.ZodType> = {
 };
 
 const GRANT_WORDS: Record<string, string> = {
-  client_credentials: 'Machine-to-machine token. The client authenticates with HTTP Basic (required).',
-  authorization_code: 'Code exchange. A confidential app authenticates with HTTP Basic; a public app sends `client_id` '
-    + 'and `code_verifier` and no Authorization header.',
-  refresh_token: 'Refresh (confidential apps only, HTTP Basic required). The answer carries the next refresh token; a '
-    + 'spent one presented again after its successor was used revokes the whole grant.',
+  client_credentials: 'Machine-to-machine token. The client authenticates with HTTP Basic, or a private_key_jwt client '
+    + 'with `client_assertion`.',
+  authorization_code: 'Code exchange. A confidential app authenticates with HTTP Basic (or its `client_assertion`); a '
+    + 'public app sends `client_id` and `code_verifier` and no Authorization header.',
+  refresh_token: 'Refresh (confidential apps only, authenticated as at the code exchange). The answer carries the next '
+    + 'refresh token; a spent one presented again after its successor was used revokes the whole grant.',
 };
 
 const schemaName = (grantType: string) => `${grantType.split('_').map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}Request`;
+
+/** How a private_key_jwt client authenticates in the body instead of HTTP Basic (RFC 7523 §2.2). */
+const ASSERTION_PARAMETERS = {
+  client_assertion_type: z.literal('urn:ietf:params:oauth:client-assertion-type:jwt-bearer').optional().meta({
+    description: 'A private_key_jwt client (instead of HTTP Basic, never with it): this exact value, with `client_assertion`.',
+  }),
+  client_assertion: z.string().optional().meta({
+    description: 'A private_key_jwt client: a JWT signed by one of its registered keys (RS256, PS256, ES256, EdDSA or '
+      + 'Ed25519), `iss` and `sub` its client ID, `aud` the issuer (or this endpoint\'s URL; the issuer alone under the '
+      + 'high-security profile), `exp` within 300 s, a `jti` used once across every instance.',
+  }),
+};
 
 /** One schema per grant, from the grant's rule: its required parameters and those it accepts. */
 const grantRequests = [...GRANTS.values()].map((rule) => named(schemaName(rule.grantType), z.object({
   grant_type: z.literal(rule.grantType),
   ...Object.fromEntries(rule.required.map((name) => [name, TOKEN_PARAMETERS[name]!])),
   ...Object.fromEntries(rule.accepted.map((name) => [name, TOKEN_PARAMETERS[name]!.optional()])),
+  ...ASSERTION_PARAMETERS,
 }), GRANT_WORDS[rule.grantType]));
 
 export const TokenRequest = named('TokenRequest', z.discriminatedUnion('grant_type', grantRequests as unknown as [z.ZodObject, ...z.ZodObject[]]),
   'The grants. A parameter sent twice is `invalid_request`; one sent empty counts as omitted; a parameter of another grant '
     + '(e.g. `refresh_token` with `authorization_code`) is `invalid_request`; `client_secret` in the body is '
-    + '`invalid_client` (credentials go only in the Basic header).');
+    + '`invalid_client` (a secret goes only in the Basic header; a private_key_jwt client\'s assertion in the body).');
 
 export const TokenResponse = named('TokenResponse', z.object({
   access_token: z.string(),
