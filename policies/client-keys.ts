@@ -49,6 +49,13 @@ export const MAX_JWKS_BYTES = 32 * 1024;
  */
 export const JWKS_URI_KEYS_SECONDS = 60;
 
+/**
+ * After a client's `jwksUri` could not be read, how long its assertions fail without another read:
+ * whoever sends assertions naming that client (anyone can: its ID is public) would otherwise make
+ * our server send one request to the key server per assertion while it is down.
+ */
+export const JWKS_URI_RETRY_SECONDS = 5;
+
 /** At most this many keys in a client's key set (two during a rotation, with room to spare). */
 export const MAX_CLIENT_KEYS = 10;
 

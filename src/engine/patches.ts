@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { decodeProtectedHeader, type JWK } from 'jose';
 import type Provider from 'oidc-provider';
-import { JWKS_URI_KEYS_SECONDS } from '../../policies/client-keys.js';
+import { JWKS_URI_KEYS_SECONDS, JWKS_URI_RETRY_SECONDS } from '../../policies/client-keys.js';
 import { redirectUriMatches } from '../../policies/redirect-uris.js';
 import { secretMatches } from '../records/secrets.js';
 import { deliveringFor } from './backchannel-delivery.js';
@@ -145,11 +145,14 @@ function patchConsumable(
 }
 
 /** Marks the engine's client key-set class once its refresh runs in its owner's scope. */
+const FAILED_UNTIL: unique symbol = Symbol('talent-auth key set read failed');
 const SCOPED = Symbol('talent-auth: key fetch scoped');
 
 /** The engine's key set of one client, as far as we change it. */
 interface ClientKeySet {
   freshUntil?: number | undefined;
+  /** Until when (epoch seconds) a read is not tried again, after one that failed. */
+  [FAILED_UNTIL]?: number;
   client?: object;
   stale(): boolean;
   refresh(): Promise<void>;
@@ -169,8 +172,10 @@ interface ClientKeySet {
  *   an assertion: a key the client removed from its set would have worked for as long as the
  *   engine keeps the client. Here a stale set verifies nothing, so the engine reads it again first;
  * - forgotten when it cannot be read (no answer, an error status, not a key set): the assertion
- *   fails (fail closed, a removed key included), and the next one reads the set again rather than
- *   waiting out the engine's minute.
+ *   fails (fail closed, a removed key included); the assertions of the next JWKS_URI_RETRY_SECONDS
+ *   fail without another read (a key server that is down is not sent one request per assertion of
+ *   whoever names the client), and the first after them reads the set again rather than waiting
+ *   out the engine's minute.
  */
 function keysFetchedInScope(client: EngineClient): void {
   const keystore = (client as unknown as { asymmetricKeyStore?: object }).asymmetricKeyStore;
@@ -179,13 +184,19 @@ function keysFetchedInScope(client: EngineClient): void {
   if (proto[SCOPED]) return;
   const refresh = proto.refresh;
   proto.refresh = async function refreshInOwnerScope(this: ClientKeySet) {
+    const now = Math.floor(Date.now() / 1000);
+    const failedUntil = this[FAILED_UNTIL];
+    if (failedUntil !== undefined && now < failedUntil && this.stale()) throw new Error('the key set could not be read a moment ago');
     try {
       await deliveringFor(engineKeysOwner(this.client ?? {}), () => refresh.call(this));
     } catch (error) {
-      // Stale: it verifies nothing (below), and the next assertion reads the set again.
+      // Stale: it verifies nothing (below); the first assertion after JWKS_URI_RETRY_SECONDS
+      // reads the set again.
       this.freshUntil = undefined;
+      this[FAILED_UNTIL] = now + JWKS_URI_RETRY_SECONDS;
       throw error;
     }
+    this[FAILED_UNTIL] = undefined;
     const latest = Math.floor(Date.now() / 1000) + JWKS_URI_KEYS_SECONDS;
     if (this.freshUntil !== undefined && this.freshUntil > latest) this.freshUntil = latest;
   };

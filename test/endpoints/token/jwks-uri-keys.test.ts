@@ -5,7 +5,7 @@ import { jest } from '@jest/globals';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { JWT_BEARER_ASSERTION } from '../../../policies/client-authentication.js';
-import { JWKS_URI_KEYS_SECONDS, type ClientJwk } from '../../../policies/client-keys.js';
+import { JWKS_URI_KEYS_SECONDS, JWKS_URI_RETRY_SECONDS, type ClientJwk } from '../../../policies/client-keys.js';
 import { postToken, startServer, type RunningServer } from '../../support/server.js';
 import { STORE_KINDS, useStore } from '../../support/stores.js';
 
@@ -104,13 +104,20 @@ describe.each(STORE_KINDS)('private_key_jwt keys at a jwksUri (%s store)', (kind
       for (let chunk = 0; chunk < 64; chunk += 1) response.write('x'.repeat(16 * 1024));
       response.end('"}');
     }],
-  ])('a key set that is %s: 401 invalid_client, and the next assertion tries again', async (_name, broken) => {
+  ])(`a key set that is %s: 401 invalid_client, no other read for ${JWKS_URI_RETRY_SECONDS} s, then the next assertion tries again`, async (_name, broken) => {
     answer = broken();
     const clientId = await newClient();
     expect(await token(clientId, a)).toEqual({ status: 401, error: 'invalid_client' });
-    // A broken answer is not kept: once the server answers well, the client gets tokens.
+    const reads = fetches;
+    // A broken answer is not kept; but the key server is not asked again at once (whoever names
+    // the client would otherwise make us send it one request per assertion).
     answer = json({ keys: [a.jwk] });
+    expect(await token(clientId, a)).toEqual({ status: 401, error: 'invalid_client' });
+    expect(fetches).toBe(reads);
+    // After the wait, the next assertion reads the set again: the client gets tokens.
+    offsetMs += (JWKS_URI_RETRY_SECONDS + 1) * 1000;
     expect(await token(clientId, a)).toEqual({ status: 200 });
+    expect(fetches).toBe(reads + 1);
   });
 
   it('an assertion signed by a key not in the set (its kid unknown): 401 invalid_client, the set not read again for it', async () => {
@@ -169,8 +176,13 @@ describe.each(STORE_KINDS)('private_key_jwt keys at a jwksUri (%s store)', (kind
     answer = (_request, response) => void response.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [a.jwk] }));
     expect(await token(clientId, a)).toEqual({ status: 401, error: 'invalid_client' });
     expect(await token(clientId, a)).toEqual({ status: 401, error: 'invalid_client' });
+    // The second failure did not read the set again (within JWKS_URI_RETRY_SECONDS of the first).
+    expect(fetches).toBe(2);
+    offsetMs += (JWKS_URI_RETRY_SECONDS + 1) * 1000;
+    expect(await token(clientId, a)).toEqual({ status: 401, error: 'invalid_client' });
     expect(fetches).toBe(3);
     answer = json({ keys: [a.jwk] });
+    offsetMs += (JWKS_URI_RETRY_SECONDS + 1) * 1000;
     expect(await token(clientId, a)).toEqual({ status: 200 });
   });
 
