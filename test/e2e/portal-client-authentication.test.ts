@@ -1,16 +1,11 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { type Browser, type Page } from 'playwright-core';
-import { createRedisStore } from '../../adapters/redis/index.js';
-import type { Store } from '../../adapters/types.js';
-import { PORTAL_SESSION_SECONDS } from '../../policies/lifetimes.js';
 import type { AuthServer } from '../../src/index.js';
-import { PortalSessions } from '../../src/portal/sessions.js';
-import { testAccounts } from '../support/accounts.js';
+import type { PortalSessions } from '../../src/portal/sessions.js';
 import { accessibilityViolations } from '../support/axe.js';
 import { launchChromium } from '../support/chromium.js';
+import { startPortalOnRedis, type PortalOnRedis } from '../support/portal.js';
 import { PortalBrowser } from '../support/portal-browser.js';
-import { startRedis, type RedisServer } from '../support/redis.js';
-import { startServer, type RunningServer } from '../support/server.js';
 
 /**
  * Client authentication, DPoP and PAR on the portal's forms (src/portal/client-authentication.ts)
@@ -32,11 +27,9 @@ const USERS = [user('ada', 'Ada Admin'), user('dora', 'Dora Dietrich'), user('fl
 describe('client authentication on the portal\'s forms, in Chromium', () => {
   let launching: Promise<Browser> | undefined;
   let browser: Browser;
-  let redis: RedisServer;
-  let server: RunningServer;
+  let running: PortalOnRedis;
   let auth: AuthServer;
   let origin: string;
-  let store: Store;
   let sessions: PortalSessions;
   let page: Page;
   const portal = new PortalBrowser({ browser: () => browser, origin: () => origin, sessions: () => sessions, step: STEP });
@@ -46,14 +39,8 @@ describe('client authentication on the portal\'s forms, in Chromium', () => {
 
   beforeAll(async () => {
     launching = launchChromium(SLOW);
-    redis = await startRedis();
-    server = await startServer({
-      store: { type: 'redis', url: redis.url }, accounts: testAccounts(USERS), cookieKeys: [COOKIE_KEY], portal: { enabled: true },
-      tenantPolicy: () => ({ secondFactor: 'optional' }),
-    }, { hostName: 'localhost' });
-    ({ auth, baseUrl: origin } = server);
-    store = await createRedisStore({ url: redis.url });
-    sessions = new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), [COOKIE_KEY], PORTAL_SESSION_SECONDS);
+    running = await startPortalOnRedis(USERS, COOKIE_KEY, {}, { hostName: 'localhost' });
+    ({ sessions, server: { auth, baseUrl: origin } } = running);
     const { publicKey } = await generateKeyPair('ES256', { extractable: true });
     const jwk = { ...(await exportJWK(publicKey)), kid: 'payroll-2026', alg: 'ES256' };
     jwks = { keys: [jwk] };
@@ -63,9 +50,7 @@ describe('client authentication on the portal\'s forms, in Chromium', () => {
 
   afterAll(async () => {
     await (await launching?.catch(() => undefined))?.close();
-    await store?.close();
-    await server?.stop();
-    await redis?.stop();
+    await running?.stop();
   }, SLOW);
 
   beforeEach(() => {
@@ -82,7 +67,6 @@ describe('client authentication on the portal\'s forms, in Chromium', () => {
   }
 
   const accessible = async () => expect(await accessibilityViolations(page)).toEqual([]);
-
 
   it('ada registers a private_key_jwt client with the keyboard: keys not JSON said at the field, then its keys by ID and thumbprint, no secret to regenerate', async () => {
     await open();

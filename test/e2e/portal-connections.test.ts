@@ -1,18 +1,15 @@
 import { type Browser, type Page } from 'playwright-core';
-import { createRedisStore } from '../../adapters/redis/index.js';
 import type { Store } from '../../adapters/types.js';
-import { PORTAL_SESSION_SECONDS } from '../../policies/lifetimes.js';
 import { Connections } from '../../src/federation/connections.js';
 import type { AuthServer } from '../../src/index.js';
 import { Sealer } from '../../src/records/sealed.js';
 import { TENANT_SETTINGS } from '../../src/records/tenant-settings.js';
-import { PortalSessions } from '../../src/portal/sessions.js';
-import { testAccounts } from '../support/accounts.js';
+import type { PortalSessions } from '../../src/portal/sessions.js';
 import { accessibilityViolations } from '../support/axe.js';
 import { launchChromium } from '../support/chromium.js';
+import { startPortalOnRedis, type PortalOnRedis } from '../support/portal.js';
 import { PortalBrowser } from '../support/portal-browser.js';
-import { startRedis, type RedisServer, redisContents } from '../support/redis.js';
-import { startServer, type RunningServer } from '../support/server.js';
+import { type RedisServer, redisContents } from '../support/redis.js';
 
 /**
  * The portal's "Sign-in providers" (src/portal/connections.ts) in headless Chromium on Redis: an
@@ -43,7 +40,7 @@ describe('the Sign-in providers page of the portal, in Chromium', () => {
   let launching: Promise<Browser> | undefined;
   let browser: Browser;
   let redis: RedisServer;
-  let server: RunningServer;
+  let running: PortalOnRedis;
   let auth: AuthServer;
   let origin: string;
   let store: Store;
@@ -57,24 +54,16 @@ describe('the Sign-in providers page of the portal, in Chromium', () => {
 
   beforeAll(async () => {
     launching = launchChromium(SLOW);
-    redis = await startRedis();
-    server = await startServer({
-      store: { type: 'redis', url: redis.url }, accounts: testAccounts(USERS), cookieKeys: [COOKIE_KEY], portal: { enabled: true },
-      // The admins here sign in with the password alone (the default rule would have them enrol a factor first).
-      tenantPolicy: () => ({ secondFactor: 'optional' }),
-    }, { hostName: 'localhost' });
-    ({ auth, baseUrl: origin, logLines } = server);
-    store = await createRedisStore({ url: redis.url });
-    sessions = new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), [COOKIE_KEY], PORTAL_SESSION_SECONDS);
+    // The admins here sign in with the password alone (startPortalOnRedis's tenant rule: the default one would have them enrol a factor first).
+    running = await startPortalOnRedis(USERS, COOKIE_KEY, {}, { hostName: 'localhost' });
+    ({ redis, store, sessions, server: { auth, baseUrl: origin, logLines } } = running);
     sealed = new Connections(store.records, new Sealer([COOKIE_KEY], 'connection-secrets'));
     browser = await launching;
   }, SLOW);
 
   afterAll(async () => {
     await (await launching?.catch(() => undefined))?.close();
-    await store?.close();
-    await server?.stop();
-    await redis?.stop();
+    await running?.stop();
   }, SLOW);
 
   beforeEach(() => {
@@ -94,7 +83,6 @@ describe('the Sign-in providers page of the portal, in Chromium', () => {
   }
 
   const accessible = async () => expect(await accessibilityViolations(page)).toEqual([]);
-
 
   /** Every key and value in Redis, as text. */
   async function everythingIn(): Promise<string> {

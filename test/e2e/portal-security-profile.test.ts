@@ -3,17 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import { type Browser, type Page } from 'playwright-core';
-import { createRedisStore } from '../../adapters/redis/index.js';
-import type { Store } from '../../adapters/types.js';
-import { PORTAL_SESSION_SECONDS } from '../../policies/lifetimes.js';
 import type { AuthServer } from '../../src/index.js';
-import { PortalSessions } from '../../src/portal/sessions.js';
-import { testAccounts } from '../support/accounts.js';
+import type { PortalSessions } from '../../src/portal/sessions.js';
 import { accessibilityViolations } from '../support/axe.js';
 import { launchChromium } from '../support/chromium.js';
+import { startPortalOnRedis, type PortalOnRedis } from '../support/portal.js';
 import { PortalBrowser } from '../support/portal-browser.js';
-import { startRedis, type RedisServer } from '../support/redis.js';
-import { startServer, type RunningServer } from '../support/server.js';
 
 /**
  * The high-security profile in the portal (src/portal/client-authentication.ts, src/portal/connections.ts)
@@ -38,11 +33,9 @@ const resources = { scim: { scopes: ['scim.read'] } };
 describe('the high-security profile in the portal, in Chromium', () => {
   let launching: Promise<Browser> | undefined;
   let browser: Browser;
-  let redis: RedisServer;
-  let server: RunningServer;
+  let running: PortalOnRedis;
   let auth: AuthServer;
   let origin: string;
-  let store: Store;
   let sessions: PortalSessions;
   let page: Page;
   const portal = new PortalBrowser({ browser: () => browser, origin: () => origin, sessions: () => sessions, step: STEP });
@@ -52,14 +45,8 @@ describe('the high-security profile in the portal, in Chromium', () => {
   beforeAll(async () => {
     launching = launchChromium(SLOW);
     mkdirSync(SHOTS, { recursive: true });
-    redis = await startRedis();
-    server = await startServer({
-      store: { type: 'redis', url: redis.url }, accounts: testAccounts(USERS), cookieKeys: [COOKIE_KEY], portal: { enabled: true },
-      tenantPolicy: () => ({ secondFactor: 'optional' }),
-    }, { hostName: 'localhost' });
-    ({ auth, baseUrl: origin } = server);
-    store = await createRedisStore({ url: redis.url });
-    sessions = new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), [COOKIE_KEY], PORTAL_SESSION_SECONDS);
+    running = await startPortalOnRedis(USERS, COOKIE_KEY, {}, { hostName: 'localhost' });
+    ({ sessions, server: { auth, baseUrl: origin } } = running);
     const { publicKey } = await generateKeyPair('ES256', { extractable: true });
     jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: 'payroll-2026', alg: 'ES256' }] };
     browser = await launching;
@@ -67,9 +54,7 @@ describe('the high-security profile in the portal, in Chromium', () => {
 
   afterAll(async () => {
     await (await launching?.catch(() => undefined))?.close();
-    await store?.close();
-    await server?.stop();
-    await redis?.stop();
+    await running?.stop();
   }, SLOW);
 
   beforeEach(() => {
@@ -90,7 +75,6 @@ describe('the high-security profile in the portal, in Chromium', () => {
     expect(await accessibilityViolations(page)).toEqual([]);
     if (shot) await page.screenshot({ path: join(SHOTS, `${shot}.png`), fullPage: true });
   }
-
 
   const keyedClient = (tenant: string, name: string) => auth.clientConfigurations.create({
     tenant, name, category: 'payroll', resources, tokenEndpointAuthMethod: 'private_key_jwt', jwks: jwks as never, dpop: 'required',

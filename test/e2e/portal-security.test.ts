@@ -2,18 +2,14 @@ import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
-import { createRedisStore } from '../../adapters/redis/index.js';
-import type { Store } from '../../adapters/types.js';
-import { PORTAL_SESSION_SECONDS } from '../../policies/lifetimes.js';
 import { totpCode, totpStep } from '../../src/factors/totp.js';
 import type { AuthServer } from '../../src/index.js';
-import { PortalSessions } from '../../src/portal/sessions.js';
-import { testAccounts } from '../support/accounts.js';
+import type { PortalSessions } from '../../src/portal/sessions.js';
 import { accessibilityViolations } from '../support/axe.js';
 import { launchChromium } from '../support/chromium.js';
+import { startPortalOnRedis, type PortalOnRedis } from '../support/portal.js';
 import { PortalBrowser } from '../support/portal-browser.js';
-import { startRedis, type RedisServer, redisContents } from '../support/redis.js';
-import { startServer, type RunningServer } from '../support/server.js';
+import { type RedisServer, redisContents } from '../support/redis.js';
 
 /**
  * The portal's Security page and its sign-in again, in headless Chromium on Redis, at
@@ -46,10 +42,9 @@ describe('the Security page and the sign-in again, in Chromium', () => {
   let launching: Promise<Browser> | undefined;
   let browser: Browser;
   let redis: RedisServer;
-  let server: RunningServer;
+  let running: PortalOnRedis;
   let auth: AuthServer;
   let origin: string;
-  let store: Store;
   let sessions: PortalSessions;
   let page: Page;
   const portal = new PortalBrowser({ browser: () => browser, origin: () => origin, sessions: () => sessions, step: STEP, tabLimit: 60 });
@@ -60,25 +55,19 @@ describe('the Security page and the sign-in again, in Chromium', () => {
   beforeAll(async () => {
     launching = launchChromium(SLOW);
     mkdirSync(SHOTS, { recursive: true });
-    redis = await startRedis();
     // A host name: an RP ID is a domain, and Chromium takes localhost for a secure context over http.
-    server = await startServer({
-      store: { type: 'redis', url: redis.url }, accounts: testAccounts(USERS), cookieKeys: [COOKIE_KEY], portal: { enabled: true },
+    running = await startPortalOnRedis(USERS, COOKIE_KEY, {
       // ada (an admin) removes her only factor here and signs in again after: whatever the default
       // rule for admins, her organisation's is "optional" (a user who holds a factor still gives it).
       tenantPolicy: (tenant) => (tenant === 'acme' ? { secondFactor: 'optional' } : undefined),
     }, { hostName: 'localhost' });
-    ({ auth, baseUrl: origin, logLines } = server);
-    store = await createRedisStore({ url: redis.url });
-    sessions = new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), [COOKIE_KEY], PORTAL_SESSION_SECONDS);
+    ({ redis, sessions, server: { auth, baseUrl: origin, logLines } } = running);
     browser = await launching;
   }, SLOW);
 
   afterAll(async () => {
     await (await launching?.catch(() => undefined))?.close();
-    await store?.close();
-    await server?.stop();
-    await redis?.stop();
+    await running?.stop();
   }, SLOW);
 
   beforeEach(() => {
