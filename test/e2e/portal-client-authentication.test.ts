@@ -1,11 +1,10 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
-import { type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { AuthServer } from '../../src/index.js';
 import type { PortalSessions } from '../../src/portal/sessions.js';
 import { accessibilityViolations } from '../support/axe.js';
-import { launchChromium } from '../support/chromium.js';
 import { startPortalOnRedis, type PortalOnRedis } from '../support/portal.js';
-import { PortalBrowser } from '../support/portal-browser.js';
+import { usePortalBrowser } from '../support/portal-browser.js';
 
 /**
  * Client authentication, DPoP and PAR on the portal's forms (src/portal/client-authentication.ts)
@@ -25,40 +24,27 @@ const user = (sub: string, name: string) => ({ sub, password: `${sub}-password`,
 const USERS = [user('ada', 'Ada Admin'), user('dora', 'Dora Dietrich'), user('fleur', 'Fleur Faure')];
 
 describe('client authentication on the portal\'s forms, in Chromium', () => {
-  let launching: Promise<Browser> | undefined;
-  let browser: Browser;
   let running: PortalOnRedis;
   let auth: AuthServer;
   let origin: string;
   let sessions: PortalSessions;
   let page: Page;
-  const portal = new PortalBrowser({ browser: () => browser, origin: () => origin, sessions: () => sessions, step: STEP });
+  const portal = usePortalBrowser({ slow: SLOW, origin: () => origin, sessions: () => sessions, step: STEP });
   const { focused, tabTo, passwordAndConsent, signIn, staleSignIn } = portal;
   let jwks: { keys: JWK[] };
   let thumbprint: string;
 
   beforeAll(async () => {
-    launching = launchChromium(SLOW);
     running = await startPortalOnRedis(USERS, COOKIE_KEY, {}, { hostName: 'localhost' });
     ({ sessions, server: { auth, baseUrl: origin } } = running);
     const { publicKey } = await generateKeyPair('ES256', { extractable: true });
     const jwk = { ...(await exportJWK(publicKey)), kid: 'payroll-2026', alg: 'ES256' };
     jwks = { keys: [jwk] };
     thumbprint = await calculateJwkThumbprint(jwk);
-    browser = await launching;
   }, SLOW);
 
   afterAll(async () => {
-    await (await launching?.catch(() => undefined))?.close();
     await running?.stop();
-  }, SLOW);
-
-  beforeEach(() => {
-    portal.reset();
-  });
-
-  afterEach(async () => {
-    await portal.closeAndCheck();
   }, SLOW);
 
   async function open(locale?: string): Promise<Page> {

@@ -1,4 +1,4 @@
-import { type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { Store } from '../../adapters/types.js';
 import { Connections } from '../../src/federation/connections.js';
 import type { AuthServer } from '../../src/index.js';
@@ -6,9 +6,8 @@ import { Sealer } from '../../src/records/sealed.js';
 import { TENANT_SETTINGS } from '../../src/records/tenant-settings.js';
 import type { PortalSessions } from '../../src/portal/sessions.js';
 import { accessibilityViolations } from '../support/axe.js';
-import { launchChromium } from '../support/chromium.js';
 import { startPortalOnRedis, type PortalOnRedis } from '../support/portal.js';
-import { PortalBrowser } from '../support/portal-browser.js';
+import { usePortalBrowser } from '../support/portal-browser.js';
 import { type RedisServer, redisContents } from '../support/redis.js';
 
 /**
@@ -37,8 +36,6 @@ const USERS = [
 ];
 
 describe('the Sign-in providers page of the portal, in Chromium', () => {
-  let launching: Promise<Browser> | undefined;
-  let browser: Browser;
   let redis: RedisServer;
   let running: PortalOnRedis;
   let auth: AuthServer;
@@ -48,30 +45,23 @@ describe('the Sign-in providers page of the portal, in Chromium', () => {
   /** The server's view of the secrets (no factorKeys: sealed under the cookie key). */
   let sealed: Connections;
   let page: Page;
-  const portal = new PortalBrowser({ browser: () => browser, origin: () => origin, sessions: () => sessions, step: STEP });
+  const portal = usePortalBrowser({ slow: SLOW, origin: () => origin, sessions: () => sessions, step: STEP });
   const { focused, tabTo, passwordAndConsent, signIn, staleSignIn } = portal;
   let logLines: string[] = [];
 
   beforeAll(async () => {
-    launching = launchChromium(SLOW);
     // The admins here sign in with the password alone (startPortalOnRedis's tenant rule: the default one would have them enrol a factor first).
     running = await startPortalOnRedis(USERS, COOKIE_KEY, {}, { hostName: 'localhost' });
     ({ redis, store, sessions, server: { auth, baseUrl: origin, logLines } } = running);
     sealed = new Connections(store.records, new Sealer([COOKIE_KEY], 'connection-secrets'));
-    browser = await launching;
   }, SLOW);
 
   afterAll(async () => {
-    await (await launching?.catch(() => undefined))?.close();
     await running?.stop();
   }, SLOW);
 
-  beforeEach(() => {
-    portal.reset();
-  });
-
+  // After the page's checks (usePortalBrowser's afterEach, registered first): no provider left behind.
   afterEach(async () => {
-    await portal.closeAndCheck();
     for (const tenant of ['acme', 'globex']) for (const connection of await auth.connections.list(tenant)) await auth.connections.delete(connection.id);
     // A test that stopped half-way leaves no SSO rule behind for the next one.
     for (const tenant of ['acme', 'globex']) await store.records.delete(TENANT_SETTINGS, tenant);

@@ -2,13 +2,12 @@ import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import { type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { AuthServer } from '../../src/index.js';
 import type { PortalSessions } from '../../src/portal/sessions.js';
 import { accessibilityViolations } from '../support/axe.js';
-import { launchChromium } from '../support/chromium.js';
 import { startPortalOnRedis, type PortalOnRedis } from '../support/portal.js';
-import { PortalBrowser } from '../support/portal-browser.js';
+import { usePortalBrowser } from '../support/portal-browser.js';
 
 /**
  * The high-security profile in the portal (src/portal/client-authentication.ts, src/portal/connections.ts)
@@ -31,38 +30,25 @@ const USERS = [user('ada', 'Ada Admin'), user('bea', 'Bea Berger', 'beta'), user
 const resources = { scim: { scopes: ['scim.read'] } };
 
 describe('the high-security profile in the portal, in Chromium', () => {
-  let launching: Promise<Browser> | undefined;
-  let browser: Browser;
   let running: PortalOnRedis;
   let auth: AuthServer;
   let origin: string;
   let sessions: PortalSessions;
   let page: Page;
-  const portal = new PortalBrowser({ browser: () => browser, origin: () => origin, sessions: () => sessions, step: STEP });
+  const portal = usePortalBrowser({ slow: SLOW, origin: () => origin, sessions: () => sessions, step: STEP });
   const { tabTo, passwordAndConsent, signIn, staleSignIn } = portal;
   let jwks: { keys: JWK[] };
 
   beforeAll(async () => {
-    launching = launchChromium(SLOW);
     mkdirSync(SHOTS, { recursive: true });
     running = await startPortalOnRedis(USERS, COOKIE_KEY, {}, { hostName: 'localhost' });
     ({ sessions, server: { auth, baseUrl: origin } } = running);
     const { publicKey } = await generateKeyPair('ES256', { extractable: true });
     jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: 'payroll-2026', alg: 'ES256' }] };
-    browser = await launching;
   }, SLOW);
 
   afterAll(async () => {
-    await (await launching?.catch(() => undefined))?.close();
     await running?.stop();
-  }, SLOW);
-
-  beforeEach(() => {
-    portal.reset();
-  });
-
-  afterEach(async () => {
-    await portal.closeAndCheck();
   }, SLOW);
 
   async function open(locale?: string): Promise<Page> {

@@ -1,14 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { totpCode, totpStep } from '../../src/factors/totp.js';
 import type { AuthServer } from '../../src/index.js';
 import type { PortalSessions } from '../../src/portal/sessions.js';
 import { accessibilityViolations } from '../support/axe.js';
-import { launchChromium } from '../support/chromium.js';
 import { startPortalOnRedis, type PortalOnRedis } from '../support/portal.js';
-import { PortalBrowser } from '../support/portal-browser.js';
+import { usePortalBrowser } from '../support/portal-browser.js';
 import { type RedisServer, redisContents } from '../support/redis.js';
 
 /**
@@ -39,21 +38,18 @@ async function everythingIn(redis: RedisServer): Promise<string> {
 }
 
 describe('the Security page and the sign-in again, in Chromium', () => {
-  let launching: Promise<Browser> | undefined;
-  let browser: Browser;
   let redis: RedisServer;
   let running: PortalOnRedis;
   let auth: AuthServer;
   let origin: string;
   let sessions: PortalSessions;
   let page: Page;
-  const portal = new PortalBrowser({ browser: () => browser, origin: () => origin, sessions: () => sessions, step: STEP, tabLimit: 60 });
+  const portal = usePortalBrowser({ slow: SLOW, origin: () => origin, sessions: () => sessions, step: STEP, tabLimit: 60 });
   const { focused, tabTo, staleSignIn } = portal;
   /** The server's log lines: no key, code or recovery code may be in one. */
   let logLines: string[] = [];
 
   beforeAll(async () => {
-    launching = launchChromium(SLOW);
     mkdirSync(SHOTS, { recursive: true });
     // A host name: an RP ID is a domain, and Chromium takes localhost for a secure context over http.
     running = await startPortalOnRedis(USERS, COOKIE_KEY, {
@@ -62,20 +58,10 @@ describe('the Security page and the sign-in again, in Chromium', () => {
       tenantPolicy: (tenant) => (tenant === 'acme' ? { secondFactor: 'optional' } : undefined),
     }, { hostName: 'localhost' });
     ({ redis, sessions, server: { auth, baseUrl: origin, logLines } } = running);
-    browser = await launching;
   }, SLOW);
 
   afterAll(async () => {
-    await (await launching?.catch(() => undefined))?.close();
     await running?.stop();
-  }, SLOW);
-
-  beforeEach(() => {
-    portal.reset();
-  });
-
-  afterEach(async () => {
-    await portal.closeAndCheck();
   }, SLOW);
 
   async function open(locale?: string): Promise<Page> {

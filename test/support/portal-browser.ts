@@ -1,12 +1,14 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PORTAL_REAUTH_SECONDS } from '../../policies/lifetimes.js';
 import type { PortalSessions } from '../../src/portal/sessions.js';
+import { launchChromium } from './chromium.js';
 
 /* The portal in headless Chromium, driven with the keyboard, as the portal's Chromium tests share it. */
 
 /** What a {@link PortalBrowser} reads from its suite once the suite's beforeAll has run. */
 export interface PortalBrowserOptions {
-  browser: () => Browser;
+  /** How long Chromium may take to start, and to close with the hooks of {@link usePortalBrowser}. */
+  slow: number;
   /** The server's origin: a URL the page asks for outside it is a failure. */
   origin: () => string;
   /** The portal's sessions on the server's store (for {@link PortalBrowser.staleSignIn}). */
@@ -18,10 +20,10 @@ export interface PortalBrowserOptions {
 }
 
 /**
- * One browser context at a time with its page, recording what a test must not see: a CSP report or
- * an error in the console (a 4xx the page was meant to get aside), an uncaught page error, and every
- * URL asked for (nothing may be fetched outside the server's origin). Call {@link reset} in
- * beforeEach and {@link closeAndCheck} in afterEach. Its functions are bound: take them apart.
+ * Headless Chromium with one context at a time and its page, recording what a test must not see: a
+ * CSP report or an error in the console (a 4xx the page was meant to get aside), an uncaught page
+ * error, and every URL asked for (nothing may be fetched outside the server's origin). Its hooks are
+ * registered by {@link usePortalBrowser}. Its functions are bound: take them apart.
  */
 export class PortalBrowser {
   context: BrowserContext | undefined;
@@ -30,8 +32,19 @@ export class PortalBrowser {
   /** Every URL the pages asked for, over the whole suite. */
   readonly requested: string[] = [];
   #page: Page | undefined;
+  #launching: Promise<Browser> | undefined;
 
   constructor(private readonly options: PortalBrowserOptions) {}
+
+  /** Starts Chromium (not awaited: the suite starts its servers meanwhile; {@link open} waits for it). */
+  launch(): void {
+    this.#launching = launchChromium(this.options.slow);
+  }
+
+  /** Closes Chromium if it started. */
+  async closeBrowser(): Promise<void> {
+    await (await this.#launching?.catch(() => undefined))?.close();
+  }
 
   /** The page of the last {@link open}. */
   get page(): Page {
@@ -41,7 +54,8 @@ export class PortalBrowser {
 
   /** A new context (1280×900, `locale`) and its page, listened to. */
   open = async (locale = 'en-US'): Promise<Page> => {
-    const context = await this.options.browser().newContext({ locale, viewport: { width: 1280, height: 900 } });
+    if (!this.#launching) throw new Error('Chromium not launched');
+    const context = await (await this.#launching).newContext({ locale, viewport: { width: 1280, height: 900 } });
     this.context = context;
     context.setDefaultTimeout(this.options.step);
     context.setDefaultNavigationTimeout(this.options.step);
@@ -56,12 +70,12 @@ export class PortalBrowser {
     return page;
   };
 
-  /** For beforeEach: no problem yet. */
+  /** Before each test: no problem yet. */
   reset = (): void => {
     this.problems = [];
   };
 
-  /** For afterEach: the context closed, then nothing asked for outside the origin and no problem. */
+  /** After each test: the context closed, then nothing asked for outside the origin and no problem. */
   closeAndCheck = async (): Promise<void> => {
     await this.context?.close();
     this.context = undefined;
@@ -112,4 +126,19 @@ export class PortalBrowser {
     const session = (await sessions.get(id))!;
     await sessions.save(id, { ...session, authTime: Math.floor(Date.now() / 1000) - PORTAL_REAUTH_SECONDS - 30 });
   };
+}
+
+/**
+ * A {@link PortalBrowser} for the tests of this describe block, with its hooks registered: Chromium
+ * launched before all (and closed after all, first among the block's afterAll hooks), the problems
+ * emptied before each test, and after each the context closed and checked (nothing asked for outside
+ * the origin, no problem). Register it before the block's own hooks: its afterEach runs first.
+ */
+export function usePortalBrowser(options: PortalBrowserOptions): PortalBrowser {
+  const portal = new PortalBrowser(options);
+  beforeAll(() => portal.launch());
+  afterAll(() => portal.closeBrowser(), options.slow);
+  beforeEach(() => portal.reset());
+  afterEach(() => portal.closeAndCheck(), options.slow);
+  return portal;
 }
