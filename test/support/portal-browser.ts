@@ -5,7 +5,7 @@ import { launchChromium } from './chromium.js';
 
 /* The portal in headless Chromium, driven with the keyboard, as the portal's Chromium tests share it. */
 
-/** What a {@link PortalBrowser} reads from its suite once the suite's beforeAll has run. */
+/** What a {@link PortalBrowser} needs: its timeouts, and (read once the suite's beforeAll has run) the server's origin and sessions. */
 export interface PortalBrowserOptions {
   /** How long Chromium may take to start, and to close with the hooks of {@link usePortalBrowser}. */
   slow: number;
