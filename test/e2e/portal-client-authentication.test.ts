@@ -2,7 +2,6 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jo
 import type { Page } from 'playwright-core';
 import type { AuthServer } from '../../src/index.js';
 import type { PortalSessions } from '../../src/portal/sessions.js';
-import { accessibilityViolations } from '../support/axe.js';
 import { startPortalOnRedis, type PortalOnRedis } from '../support/portal.js';
 import { usePortalBrowser } from '../support/portal-browser.js';
 
@@ -30,7 +29,7 @@ describe('client authentication on the portal\'s forms, in Chromium', () => {
   let sessions: PortalSessions;
   let page: Page;
   const portal = usePortalBrowser({ slow: SLOW, origin: () => origin, sessions: () => sessions, step: STEP });
-  const { focused, tabTo, passwordAndConsent, signIn, staleSignIn } = portal;
+  const { accessible, focused, tabTo, passwordAndConsent, signIn, staleSignIn } = portal;
   let jwks: { keys: JWK[] };
   let thumbprint: string;
 
@@ -51,8 +50,6 @@ describe('client authentication on the portal\'s forms, in Chromium', () => {
     page = await portal.open(locale);
     return page;
   }
-
-  const accessible = async () => expect(await accessibilityViolations(page)).toEqual([]);
 
   it('ada registers a private_key_jwt client with the keyboard: keys not JSON said at the field, then its keys by ID and thumbprint, no secret to regenerate', async () => {
     await open();

@@ -5,7 +5,6 @@ import type { AuthServer } from '../../src/index.js';
 import { Sealer } from '../../src/records/sealed.js';
 import { TENANT_SETTINGS } from '../../src/records/tenant-settings.js';
 import type { PortalSessions } from '../../src/portal/sessions.js';
-import { accessibilityViolations } from '../support/axe.js';
 import { startPortalOnRedis, type PortalOnRedis } from '../support/portal.js';
 import { usePortalBrowser } from '../support/portal-browser.js';
 import { type RedisServer, redisContents } from '../support/redis.js';
@@ -46,7 +45,7 @@ describe('the Sign-in providers page of the portal, in Chromium', () => {
   let sealed: Connections;
   let page: Page;
   const portal = usePortalBrowser({ slow: SLOW, origin: () => origin, sessions: () => sessions, step: STEP });
-  const { focused, tabTo, passwordAndConsent, signIn, staleSignIn } = portal;
+  const { accessible, focused, tabTo, passwordAndConsent, signIn, staleSignIn } = portal;
   let logLines: string[] = [];
 
   beforeAll(async () => {
@@ -71,8 +70,6 @@ describe('the Sign-in providers page of the portal, in Chromium', () => {
     page = await portal.open(locale);
     return page;
   }
-
-  const accessible = async () => expect(await accessibilityViolations(page)).toEqual([]);
 
   /** Every key and value in Redis, as text. */
   async function everythingIn(): Promise<string> {

@@ -5,7 +5,6 @@ import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Page } from 'playwright-core';
 import type { AuthServer } from '../../src/index.js';
 import type { PortalSessions } from '../../src/portal/sessions.js';
-import { accessibilityViolations } from '../support/axe.js';
 import { startPortalOnRedis, type PortalOnRedis } from '../support/portal.js';
 import { usePortalBrowser } from '../support/portal-browser.js';
 
@@ -35,8 +34,8 @@ describe('the high-security profile in the portal, in Chromium', () => {
   let origin: string;
   let sessions: PortalSessions;
   let page: Page;
-  const portal = usePortalBrowser({ slow: SLOW, origin: () => origin, sessions: () => sessions, step: STEP });
-  const { tabTo, passwordAndConsent, signIn, staleSignIn } = portal;
+  const portal = usePortalBrowser({ slow: SLOW, origin: () => origin, sessions: () => sessions, step: STEP, shots: { dir: SHOTS, phone: false } });
+  const { accessible, tabTo, passwordAndConsent, signIn, staleSignIn } = portal;
   let jwks: { keys: JWK[] };
 
   beforeAll(async () => {
@@ -54,12 +53,6 @@ describe('the high-security profile in the portal, in Chromium', () => {
   async function open(locale?: string): Promise<Page> {
     page = await portal.open(locale);
     return page;
-  }
-
-  /** axe-core finds nothing on the page as it is; a screenshot of it when named. */
-  async function accessible(shot?: string): Promise<void> {
-    expect(await accessibilityViolations(page)).toEqual([]);
-    if (shot) await page.screenshot({ path: join(SHOTS, `${shot}.png`), fullPage: true });
   }
 
   const keyedClient = (tenant: string, name: string) => auth.clientConfigurations.create({

@@ -5,7 +5,6 @@ import type { Page } from 'playwright-core';
 import { totpCode, totpStep } from '../../src/factors/totp.js';
 import type { AuthServer } from '../../src/index.js';
 import type { PortalSessions } from '../../src/portal/sessions.js';
-import { accessibilityViolations } from '../support/axe.js';
 import { startPortalOnRedis, type PortalOnRedis } from '../support/portal.js';
 import { usePortalBrowser } from '../support/portal-browser.js';
 import { type RedisServer, redisContents } from '../support/redis.js';
@@ -44,8 +43,8 @@ describe('the Security page and the sign-in again, in Chromium', () => {
   let origin: string;
   let sessions: PortalSessions;
   let page: Page;
-  const portal = usePortalBrowser({ slow: SLOW, origin: () => origin, sessions: () => sessions, step: STEP, tabLimit: 60 });
-  const { focused, tabTo, staleSignIn } = portal;
+  const portal = usePortalBrowser({ slow: SLOW, origin: () => origin, sessions: () => sessions, step: STEP, tabLimit: 60, shots: { dir: SHOTS, phone: true } });
+  const { accessible, focused, tabTo, staleSignIn } = portal;
   /** The server's log lines: no key, code or recovery code may be in one. */
   let logLines: string[] = [];
 
@@ -67,17 +66,6 @@ describe('the Security page and the sign-in again, in Chromium', () => {
   async function open(locale?: string): Promise<Page> {
     page = await portal.open(locale);
     return page;
-  }
-
-  /** axe-core finds nothing; a screenshot (desktop and phone) when named. */
-  async function accessible(shot?: string): Promise<void> {
-    expect(await accessibilityViolations(page)).toEqual([]);
-    if (!shot) return;
-    await page.screenshot({ path: join(SHOTS, `${shot}.png`), fullPage: true });
-    const size = page.viewportSize()!;
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: join(SHOTS, `${shot}-phone.png`), fullPage: true });
-    await page.setViewportSize(size);
   }
 
   /** The password (and, when asked, the second factor's code, the consent) on the sign-in pages. */

@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PORTAL_REAUTH_SECONDS } from '../../policies/lifetimes.js';
 import type { PortalSessions } from '../../src/portal/sessions.js';
+import { accessibilityViolations } from './axe.js';
 import { launchChromium } from './chromium.js';
 
 /* The portal in headless Chromium, driven with the keyboard, as the portal's Chromium tests share it. */
@@ -17,6 +19,8 @@ export interface PortalBrowserOptions {
   step: number;
   /** How many Tab presses {@link PortalBrowser.tabTo} tries by default. */
   tabLimit?: number;
+  /** Where {@link PortalBrowser.accessible} puts its screenshots (an existing folder), and whether a phone-sized one too. */
+  shots?: { dir: string; phone: boolean };
 }
 
 /**
@@ -81,6 +85,24 @@ export class PortalBrowser {
     this.context = undefined;
     expect(this.requested.filter((url) => !url.startsWith(this.options.origin()))).toEqual([]);
     expect(this.problems).toEqual([]);
+  };
+
+  /**
+   * axe-core finds nothing on the page as it is (WCAG A/AA); when `shot` is named, a full-page
+   * screenshot `{shot}.png` (and `{shot}-phone.png` at 390×844 when asked) in the shots folder.
+   */
+  accessible = async (shot?: string): Promise<void> => {
+    const page = this.page;
+    expect(await accessibilityViolations(page)).toEqual([]);
+    if (!shot) return;
+    const shots = this.options.shots;
+    if (!shots) throw new Error(`no folder for the screenshot ${shot}`);
+    await page.screenshot({ path: join(shots.dir, `${shot}.png`), fullPage: true });
+    if (!shots.phone) return;
+    const size = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: join(shots.dir, `${shot}-phone.png`), fullPage: true });
+    await page.setViewportSize(size);
   };
 
   /** The focused element's id and text. */
