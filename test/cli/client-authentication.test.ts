@@ -2,28 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import { JWT_BEARER_ASSERTION } from '../../policies/client-authentication.js';
 import { CLI_ENTRY, runCli, type CliRun } from '../support/cli.js';
 import { demoApis } from '../support/fixtures.js';
+import { clientAssertion, clientKeyPair, type ClientKeyPair } from '../support/keys.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
 
 const PREFIX = 'cli-keys:';
 const SECRET = /^[A-Za-z0-9_-]{43}$/;
-
-interface KeyPair {
-  privateKey: CryptoKey;
-  jwk: JWK;
-  privateJwk: JWK;
-  thumbprint: string;
-}
-
-async function keyPair(kid: string): Promise<KeyPair> {
-  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
-  const jwk = { ...(await exportJWK(publicKey)), kid, alg: 'ES256' };
-  return { privateKey, jwk, privateJwk: { ...(await exportJWK(privateKey)), kid }, thumbprint: await calculateJwkThumbprint(jwk) };
-}
 
 /**
  * `talent-auth clients|apps create|update` with `--auth-method`, `--jwks-file`, `--jwks-uri`,
@@ -37,8 +24,8 @@ describe('talent-auth client authentication flags (built, on a real redis-server
   let redis: RedisServer;
   let dir: string;
   let server: RunningServer;
-  let k1: KeyPair;
-  let k2: KeyPair;
+  let k1: ClientKeyPair;
+  let k2: ClientKeyPair;
 
   function cli(args: string[]): Promise<CliRun> {
     return runCli([...args, '--key-prefix', PREFIX], dir, { ...process.env, REDIS_URL: redis.url, TALENT_AUTH_APIS: join(dir, 'apis.json') });
@@ -55,7 +42,7 @@ describe('talent-auth client authentication flags (built, on a real redis-server
     dir = mkdtempSync(join(tmpdir(), 'talent-auth-cli-keys-'));
     writeFileSync(join(dir, 'apis.json'), JSON.stringify(demoApis));
     server = await startServer({ store: { type: 'redis', url: redis.url, keyPrefix: PREFIX } });
-    [k1, k2] = await Promise.all([keyPair('k1'), keyPair('k2')]);
+    [k1, k2] = await Promise.all([clientKeyPair('k1'), clientKeyPair('k2')]);
     file('k1.json', { keys: [k1.jwk] });
     file('k2.json', { keys: [k2.jwk] });
     file('both.json', { keys: [k1.jwk, k2.jwk] });
@@ -66,15 +53,8 @@ describe('talent-auth client authentication flags (built, on a real redis-server
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const assertion = (clientId: string, key: KeyPair) => {
-    const now = Math.floor(Date.now() / 1000);
-    return new SignJWT({})
-      .setProtectedHeader({ alg: 'ES256', kid: key.jwk.kid! })
-      .setIssuer(clientId).setSubject(clientId).setAudience(server.auth.issuer)
-      .setIssuedAt(now).setExpirationTime(now + 60).setJti(randomUUID())
-      .sign(key.privateKey);
-  };
-  const tokenWithKey = async (clientId: string, key: KeyPair) =>
+  const assertion = (clientId: string, key: ClientKeyPair) => clientAssertion(clientId, key, server.auth.issuer);
+  const tokenWithKey = async (clientId: string, key: ClientKeyPair) =>
     (await postToken(server.oauthUrl, { grant_type: 'client_credentials', client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: await assertion(clientId, key) })).status;
   const payroll = ['clients', 'create', '--tenant', 'acme', '--name', 'Payroll', '--category', 'payroll', '--resource', 'scim:scim.read'];
 

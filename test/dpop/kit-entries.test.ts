@@ -1,22 +1,12 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Koa from 'koa';
-import express from 'express';
 import * as oauth from 'oauth4webapi';
 import * as full from '../../src/index.js';
 import * as light from '../../src/resource-server/index.js';
+import { payslipApis, type PayslipsApi } from '../support/payslips-api.js';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
 
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
-
-async function serve(listener: RequestListener): Promise<{ url: string; close(): Promise<void> }> {
-  const http: Server = createServer(listener);
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/payslips`,
-    close: () => new Promise<void>((resolve) => { http.closeAllConnections(); http.close(() => resolve()); }),
-  };
-}
 
 /**
  * A DPoP-BOUND TOKEN IS NO BEARER TOKEN, through either entry of the kit: the root entry
@@ -29,7 +19,7 @@ describe('the kit refuses a DPoP-bound token presented as Bearer, at both entrie
   let server: RunningServer;
   let machine: { clientId: string; clientSecret: string };
   let as: oauth.AuthorizationServer;
-  const apis: Array<{ name: string; dpop: boolean; url: string; close(): Promise<void> }> = [];
+  const apis: Array<PayslipsApi & { dpop: boolean }> = [];
 
   beforeAll(async () => {
     server = await startServer();
@@ -39,13 +29,7 @@ describe('the kit refuses a DPoP-bound token presented as Bearer, at both entrie
     for (const [entryName, entry] of [['root', full], ['light', light]] as const) {
       for (const dpop of [true, false]) {
         const verifier = entry.createTokenVerifier({ issuer: server.auth.issuer, audience: server.auth.audience, jwks: new URL(`${server.oauthUrl}/jwks`), dpop });
-        const koa = new Koa();
-        koa.use(entry.authenticate(verifier));
-        koa.use((ctx) => { ctx.body = { sub: (ctx.state as light.AuthState).auth.sub }; });
-        const app = express();
-        app.get('/payslips', entry.expressAuthenticate(verifier), (req, res) => { res.json({ sub: req.auth?.sub }); });
-        apis.push({ name: `${entryName} entry, Koa, dpop ${String(dpop)}`, dpop, ...await serve(koa.callback()) });
-        apis.push({ name: `${entryName} entry, Express, dpop ${String(dpop)}`, dpop, ...await serve(app) });
+        for (const api of await payslipApis(() => verifier, entry, (framework) => `${entryName} entry, ${framework}, dpop ${String(dpop)}`)) apis.push({ ...api, dpop });
       }
     }
   });

@@ -1,11 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createServer, request, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Koa from 'koa';
-import express from 'express';
+import { request } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
-import { authenticate, createTokenVerifier, expressAuthenticate, type AuthState } from '../../src/resource-server/index.js';
+import { createTokenVerifier } from '../../src/resource-server/index.js';
 import { alice, testAccounts } from '../support/accounts.js';
+import { payslipApis, type PayslipsApi } from '../support/payslips-api.js';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
 import { signInForCode } from '../support/sign-in.js';
 import { STORE_KINDS, useStore } from '../support/stores.js';
@@ -135,20 +133,11 @@ describe.each(STORE_KINDS)('malformed DPoP proofs (%s store)', (kind) => {
   });
 });
 
-async function serve(listener: RequestListener): Promise<{ url: string; close(): Promise<void> }> {
-  const http: Server = createServer(listener);
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/payslips`,
-    close: () => new Promise<void>((resolve) => { http.closeAllConnections(); http.close(() => resolve()); }),
-  };
-}
-
 describe('malformed DPoP proofs at the resource-server kit (Koa and Express)', () => {
   let server: RunningServer;
   let key: DpopKey;
   let token: string;
-  const apis: Array<{ name: string; url: string; close(): Promise<void> }> = [];
+  const apis: PayslipsApi[] = [];
 
   beforeAll(async () => {
     server = await startServer();
@@ -159,12 +148,7 @@ describe('malformed DPoP proofs at the resource-server kit (Koa and Express)', (
     });
     token = answer.body.access_token as string;
     const verifier = createTokenVerifier({ issuer: server.auth.issuer, audience: server.auth.audience, jwks: new URL(`${server.oauthUrl}/jwks`), dpop: true });
-    const koa = new Koa();
-    koa.use(authenticate(verifier));
-    koa.use((ctx) => { ctx.body = { sub: (ctx.state as AuthState).auth.sub }; });
-    const app = express();
-    app.get('/payslips', expressAuthenticate(verifier), (req, res) => { res.json({ sub: req.auth?.sub }); });
-    apis.push({ name: 'Koa', ...await serve(koa.callback()) }, { name: 'Express', ...await serve(app) });
+    apis.push(...await payslipApis(() => verifier));
   });
   afterAll(async () => {
     await Promise.all(apis.map((api) => api.close()));

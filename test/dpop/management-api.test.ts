@@ -1,6 +1,6 @@
 import { testAccounts } from '../support/accounts.js';
+import { callManagementApi, managementToken } from '../support/management.js';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
-import { signInForCode } from '../support/sign-in.js';
 import { STORE_KINDS, useStore } from '../support/stores.js';
 
 const PORTAL = 'https://portal.example/cb';
@@ -14,21 +14,11 @@ describe.each(STORE_KINDS)('management API: dpop (%s store)', (kind) => {
   beforeAll(async () => {
     const admin = { sub: 'admin', password: 'admin-pw', tenant: 'acme', permissions: ['integration_setup'] };
     server = await startServer({ store: store.option(), accounts: testAccounts([admin]) });
-    const app = await server.auth.appRegistrations.create({ name: 'Portal', redirectUris: [PORTAL], clientType: 'confidential', firstParty: true });
-    const { code, verifier } = await signInForCode(server, { clientId: app.clientId, redirectUri: PORTAL }, admin, 'openid manage.integrations');
-    const answer = await postToken(server.oauthUrl, { grant_type: 'authorization_code', code, redirect_uri: PORTAL, code_verifier: verifier }, { authorization: basic(app.clientId, app.clientSecret!) });
-    token = answer.body.access_token as string;
+    token = await managementToken(server, admin, PORTAL);
   });
   afterAll(() => server.stop());
 
-  const api = async (path: string, method = 'GET', body?: unknown) => {
-    const response = await fetch(`${server.baseUrl}/api/oauth2/${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: response.status, body: (response.status === 204 ? {} : await response.json()) as Record<string, unknown> };
-  };
+  const api = (path: string, method = 'GET', body?: unknown) => callManagementApi(server, token, path, method, body);
 
   it('a client configuration with dpop required: shown, changed, and enforced at the token endpoint', async () => {
     const created = await api('client-configurations', 'POST', { name: 'Payroll', category: 'payroll', resources: { scim: { scopes: ['scim.read'] } }, dpop: 'required' });

@@ -1,40 +1,19 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createHash, randomUUID } from 'node:crypto';
-import Koa from 'koa';
-import express from 'express';
 import * as oauth from 'oauth4webapi';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import * as light from '../../src/resource-server/index.js';
 import * as full from '../../src/index.js';
 import { DpopNonces } from '../../src/resource-server/dpop.js';
+import { payslipApis, type PayslipsApi } from '../support/payslips-api.js';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
 
 const SECRET = 'a shared nonce secret of the payslip API instances';
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 const ath = (token: string) => createHash('sha256').update(token).digest('base64url');
 
-async function serve(listener: RequestListener): Promise<{ url: string; close(): Promise<void> }> {
-  const server: Server = createServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/payslips`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
-}
-
 type Kit = typeof light;
-type Api = { name: string; url: string; close(): Promise<void> };
-
 /** The payslip API in Koa and in Express, with a verifier of `kit` (the light or the full entry). */
-async function apisOf(kit: Kit, verifierOf: () => light.TokenVerifier, label: string): Promise<Api[]> {
-  const koa = new Koa();
-  koa.use(kit.authenticate(verifierOf()));
-  koa.use((ctx) => { ctx.body = { sub: (ctx.state as light.AuthState).auth.sub }; });
-  const app = express();
-  app.get('/payslips', kit.expressAuthenticate(verifierOf()), (req, res) => { res.json({ sub: req.auth?.sub }); });
-  return [{ name: `Koa (${label})`, ...await serve(koa.callback()) }, { name: `Express (${label})`, ...await serve(app) }];
-}
+const apisOf = (kit: Kit, verifierOf: () => light.TokenVerifier, label: string): Promise<PayslipsApi[]> => payslipApis(verifierOf, kit, (framework) => `${framework} (${label})`);
 
 /**
  * Server nonces of the resource-server kit (RFC 9449 §9; option `dpop.nonce`,
@@ -47,7 +26,7 @@ async function apisOf(kit: Kit, verifierOf: () => light.TokenVerifier, label: st
 describe('resource-server kit: DPoP server nonces', () => {
   let server: RunningServer;
   let machine: { clientId: string; clientSecret: string };
-  const apis: Api[] = [];
+  const apis: PayslipsApi[] = [];
   const options = () => ({ issuer: server.auth.issuer, audience: server.auth.audience, jwks: new URL(`${server.oauthUrl}/jwks`) });
 
   beforeAll(async () => {

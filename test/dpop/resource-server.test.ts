@@ -1,11 +1,9 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomUUID, createHash } from 'node:crypto';
-import Koa from 'koa';
 import express from 'express';
 import * as oauth from 'oauth4webapi';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
-import { authenticate, createTokenVerifier, expressAuthenticate, type AuthState, type TokenVerifier } from '../../src/resource-server/index.js';
+import { createTokenVerifier, expressAuthenticate, type TokenVerifier } from '../../src/resource-server/index.js';
+import { payslipApis, servePayslips, type PayslipsApi } from '../support/payslips-api.js';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
 
 /** A client's DPoP key, and proofs made with it by hand. */
@@ -23,15 +21,6 @@ async function dpopKey() {
 
 const ath = (token: string) => createHash('sha256').update(token).digest('base64url');
 
-async function serve(listener: RequestListener): Promise<{ url: string; close(): Promise<void> }> {
-  const server: Server = createServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/payslips`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
-}
-
 /**
  * The resource-server kit with `dpop: true` (src/resource-server/dpop.ts): DPoP-bound tokens of the
  * real authorization server accepted with their proofs, every wrong proof refused with a DPoP
@@ -41,18 +30,13 @@ describe('resource-server kit: DPoP-bound tokens', () => {
   let server: RunningServer;
   let machine: { clientId: string; clientSecret: string };
   let verifier: TokenVerifier;
-  const apis: Array<{ name: string; url: string; close(): Promise<void> }> = [];
+  const apis: PayslipsApi[] = [];
 
   beforeAll(async () => {
     server = await startServer();
     machine = await server.auth.clientConfigurations.create({ tenant: 'acme', name: 'Payroll', category: 'hr', resources: { scim: { scopes: ['scim.read'] } } });
     verifier = createTokenVerifier({ issuer: server.auth.issuer, audience: server.auth.audience, jwks: new URL(`${server.oauthUrl}/jwks`), dpop: true });
-    const koa = new Koa();
-    koa.use(authenticate(verifier));
-    koa.use((ctx) => { ctx.body = { sub: (ctx.state as AuthState).auth.sub }; });
-    const app = express();
-    app.get('/payslips', expressAuthenticate(verifier), (req, res) => { res.json({ sub: req.auth?.sub }); });
-    apis.push({ name: 'Koa', ...await serve(koa.callback()) }, { name: 'Express', ...await serve(app) });
+    apis.push(...await payslipApis(() => verifier));
   });
   afterAll(async () => {
     await Promise.all(apis.map((api) => api.close()));
@@ -213,7 +197,7 @@ describe('resource-server kit: DPoP-bound tokens', () => {
     const app = express();
     app.set('trust proxy', true);
     app.get('/payslips', expressAuthenticate(verifier), (req, res) => { res.json({ sub: req.auth?.sub }); });
-    const api = await serve(app);
+    const api = await servePayslips(app);
     try {
       const key = await dpopKey();
       const token = await boundToken(key);

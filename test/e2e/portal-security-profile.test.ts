@@ -1,20 +1,12 @@
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createRedisStore } from '../../adapters/redis/index.js';
-import type { Store } from '../../adapters/types.js';
-import { PORTAL_REAUTH_SECONDS, PORTAL_SESSION_SECONDS } from '../../policies/lifetimes.js';
-import { createAuthServer, type AuthServer } from '../../src/index.js';
-import { PortalSessions } from '../../src/portal/sessions.js';
-import { testAccounts } from '../support/accounts.js';
-import { accessibilityViolations } from '../support/axe.js';
-import { launchChromium } from '../support/chromium.js';
-import { capturingLogger, demoApis } from '../support/fixtures.js';
-import { startRedis, type RedisServer } from '../support/redis.js';
+import type { Page } from 'playwright-core';
+import type { AuthServer } from '../../src/index.js';
+import type { PortalSessions } from '../../src/portal/sessions.js';
+import { startPortalOnRedis, type PortalOnRedis } from '../support/portal.js';
+import { usePortalBrowser } from '../support/portal-browser.js';
 
 /**
  * The high-security profile in the portal (src/portal/client-authentication.ts, src/portal/connections.ts)
@@ -37,116 +29,30 @@ const USERS = [user('ada', 'Ada Admin'), user('bea', 'Bea Berger', 'beta'), user
 const resources = { scim: { scopes: ['scim.read'] } };
 
 describe('the high-security profile in the portal, in Chromium', () => {
-  let launching: Promise<Browser> | undefined;
-  let browser: Browser;
-  let redis: RedisServer;
-  let http: Server;
+  let running: PortalOnRedis;
   let auth: AuthServer;
   let origin: string;
-  let store: Store;
   let sessions: PortalSessions;
-  let context: BrowserContext | undefined;
   let page: Page;
-  let problems: string[];
-  const requested: string[] = [];
+  const portal = usePortalBrowser({ slow: SLOW, origin: () => origin, sessions: () => sessions, step: STEP, shots: { dir: SHOTS, phone: false } });
+  const { accessible, tabTo, passwordAndConsent, signIn, staleSignIn } = portal;
   let jwks: { keys: JWK[] };
 
   beforeAll(async () => {
-    launching = launchChromium(SLOW);
     mkdirSync(SHOTS, { recursive: true });
-    redis = await startRedis();
-    http = createServer();
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    origin = `http://localhost:${(http.address() as AddressInfo).port}`;
-    auth = await createAuthServer({
-      baseUrl: origin, apis: demoApis, logger: capturingLogger().logger, rateLimits: { authorize: false },
-      store: { type: 'redis', url: redis.url }, accounts: testAccounts(USERS), cookieKeys: [COOKIE_KEY], portal: { enabled: true },
-      tenantPolicy: () => ({ secondFactor: 'optional' }),
-    });
-    http.on('request', auth.app.callback());
-    store = await createRedisStore({ url: redis.url });
-    sessions = new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), [COOKIE_KEY], PORTAL_SESSION_SECONDS);
+    running = await startPortalOnRedis(USERS, COOKIE_KEY, {}, { hostName: 'localhost' });
+    ({ sessions, server: { auth, baseUrl: origin } } = running);
     const { publicKey } = await generateKeyPair('ES256', { extractable: true });
     jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: 'payroll-2026', alg: 'ES256' }] };
-    browser = await launching;
   }, SLOW);
 
   afterAll(async () => {
-    await (await launching?.catch(() => undefined))?.close();
-    await store?.close();
-    http?.closeAllConnections();
-    await new Promise((resolve) => http?.close(resolve));
-    await auth?.close();
-    await redis?.stop();
+    await running?.stop();
   }, SLOW);
 
-  beforeEach(() => {
-    problems = [];
-  });
-
-  afterEach(async () => {
-    await context?.close();
-    context = undefined;
-    expect(requested.filter((url) => !url.startsWith(origin))).toEqual([]);
-    expect(problems).toEqual([]);
-  }, SLOW);
-
-  async function open(locale = 'en-US'): Promise<Page> {
-    context = await browser.newContext({ locale, viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(STEP);
-    context.setDefaultNavigationTimeout(STEP);
-    page = await context.newPage();
-    page.on('request', (request) => requested.push(request.url()));
-    page.on('console', (message) => {
-      const text = message.text();
-      if (/Content Security Policy/i.test(text) || (message.type() === 'error' && !text.startsWith('Failed to load resource: the server responded with a status of 4'))) problems.push(text);
-    });
-    page.on('pageerror', (error) => problems.push(String(error)));
+  async function open(locale?: string): Promise<Page> {
+    page = await portal.open(locale);
     return page;
-  }
-
-  /** axe-core finds nothing on the page as it is; a screenshot of it when named. */
-  async function accessible(shot?: string): Promise<void> {
-    expect(await accessibilityViolations(page)).toEqual([]);
-    if (shot) await page.screenshot({ path: join(SHOTS, `${shot}.png`), fullPage: true });
-  }
-
-  const focused = () => page.evaluate(() => {
-    const element = (globalThis as unknown as { document: { activeElement: { id: string; textContent: string | null } | null } }).document.activeElement;
-    return `${element?.id ?? ''} ${element?.textContent ?? ''}`.trim();
-  });
-
-  /** Presses Tab until the focused element's id or text matches (keyboard only). */
-  async function tabTo(name: string | RegExp, limit = 80): Promise<void> {
-    for (let presses = 0; presses < limit; presses += 1) {
-      await page.keyboard.press('Tab');
-      const now = await focused();
-      if (typeof name === 'string' ? now.includes(name) : name.test(now)) return;
-    }
-    throw new Error(`never focused ${String(name)}`);
-  }
-
-  async function passwordAndConsent(sub: string): Promise<void> {
-    await page.locator('#username').waitFor();
-    await page.locator('#username').fill(sub);
-    await page.locator('#password').fill(`${sub}-password`);
-    await page.keyboard.press('Enter');
-    const allow = page.locator('button[value="allow"]');
-    const signedIn = page.locator('form[action="/portal/logout"]');
-    await Promise.race([allow.waitFor(), signedIn.waitFor()]);
-    if (await allow.isVisible()) await allow.click();
-    await signedIn.waitFor();
-  }
-
-  async function signIn(sub: string): Promise<void> {
-    await page.goto(`${origin}/portal/login`);
-    await passwordAndConsent(sub);
-  }
-
-  async function staleSignIn(): Promise<void> {
-    const id = (await context!.cookies()).find((cookie) => cookie.name === 'portal_session')!.value;
-    const session = (await sessions.get(id))!;
-    await sessions.save(id, { ...session, authTime: Math.floor(Date.now() / 1000) - PORTAL_REAUTH_SECONDS - 30 });
   }
 
   const keyedClient = (tenant: string, name: string) => auth.clientConfigurations.create({

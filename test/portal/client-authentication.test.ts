@@ -1,17 +1,13 @@
 import { exportJWK, generateKeyPair, calculateJwkThumbprint, type JWK } from 'jose';
-import { createRedisStore } from '../../adapters/redis/index.js';
-import type { Store } from '../../adapters/types.js';
-import { PORTAL_REAUTH_SECONDS, PORTAL_SESSION_SECONDS } from '../../policies/lifetimes.js';
+import { PORTAL_REAUTH_SECONDS } from '../../policies/lifetimes.js';
 import { authBody, authValues, authValuesOf, weakens } from '../../src/portal/client-authentication.js';
-import { PortalSessions } from '../../src/portal/sessions.js';
+import type { PortalSessions } from '../../src/portal/sessions.js';
 import { PORTAL_TEXT } from '../../src/portal/text.js';
 import { PORTAL_TEXT_DE } from '../../src/portal/text-de.js';
 import { PORTAL_TEXT_FR } from '../../src/portal/text-fr.js';
 import { Form } from '../../src/http/forms.js';
-import { testAccounts } from '../support/accounts.js';
-import { csrfOf, portalSignedIn, signedInAgo as agoIn, signInAgainFrom, signInAs } from '../support/portal.js';
-import { startRedis, type RedisServer } from '../support/redis.js';
-import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
+import { csrfOf, portalSignedIn, signedInAgo as agoIn, signInAgainFrom, signInAs, startPortalOnRedis, type PortalOnRedis } from '../support/portal.js';
+import { basic, postToken, type RunningServer } from '../support/server.js';
 import type { Step, UserAgent } from '../support/user-agent.js';
 
 const COOKIE_KEY = 'a-cookie-key-of-the-client-auth-portal-tests';
@@ -31,31 +27,23 @@ const appForm = (csrf: string, extra: Record<string, string>) => new URLSearchPa
  * axe and the keyboard: test/e2e/portal-client-authentication.test.ts.)
  */
 describe('the portal: client authentication, DPoP and PAR on the forms', () => {
-  let redis: RedisServer;
+  let running: PortalOnRedis;
   let server: RunningServer;
-  let store: Store;
   let sessions: PortalSessions;
   let jwk: JWK;
   let privateJwk: JWK;
   let thumbprint: string;
 
   beforeAll(async () => {
-    redis = await startRedis();
-    server = await startServer({
-      store: { type: 'redis', url: redis.url }, accounts: testAccounts(USERS), cookieKeys: [COOKIE_KEY], portal: { enabled: true },
-      tenantPolicy: () => ({ secondFactor: 'optional' }),
-    });
-    store = await createRedisStore({ url: redis.url });
-    sessions = new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), [COOKIE_KEY], PORTAL_SESSION_SECONDS);
+    running = await startPortalOnRedis(USERS, COOKIE_KEY);
+    ({ server, sessions } = running);
     const pair = await generateKeyPair('ES256', { extractable: true });
     jwk = { ...(await exportJWK(pair.publicKey)), kid: 'bank-2026', alg: 'ES256' };
     privateJwk = { ...(await exportJWK(pair.privateKey)), kid: 'bank-2026' };
     thumbprint = await calculateJwkThumbprint(jwk);
   }, 60_000);
   afterAll(async () => {
-    await store?.close();
-    await server?.stop();
-    await redis?.stop();
+    await running?.stop();
   });
 
   const signedIn = () => portalSignedIn(server.baseUrl, 'ada', 'ADA');

@@ -1,16 +1,13 @@
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import { createRedisStore } from '../../adapters/redis/index.js';
 import type { Store } from '../../adapters/types.js';
-import { PORTAL_REAUTH_SECONDS, PORTAL_SESSION_SECONDS } from '../../policies/lifetimes.js';
+import { PORTAL_REAUTH_SECONDS } from '../../policies/lifetimes.js';
 import { authBody, authValues, authValuesOf, weakens } from '../../src/portal/client-authentication.js';
-import { PortalSessions } from '../../src/portal/sessions.js';
+import type { PortalSessions } from '../../src/portal/sessions.js';
 import { PORTAL_TEXT } from '../../src/portal/text.js';
 import { Form } from '../../src/http/forms.js';
 import { TENANT_SETTINGS, type TenantSettingsRecord } from '../../src/records/tenant-settings.js';
-import { testAccounts } from '../support/accounts.js';
-import { csrfOf, portalSignedIn, signedInAgo as agoIn, signInAgainFrom, signInAs } from '../support/portal.js';
-import { startRedis, type RedisServer } from '../support/redis.js';
-import { startServer, type RunningServer } from '../support/server.js';
+import { csrfOf, portalSignedIn, signedInAgo as agoIn, signInAgainFrom, signInAs, startPortalOnRedis, type PortalOnRedis } from '../support/portal.js';
+import type { RunningServer } from '../support/server.js';
 import type { UserAgent } from '../support/user-agent.js';
 
 const COOKIE_KEY = 'a-cookie-key-of-the-profile-portal-tests';
@@ -32,27 +29,20 @@ const html = (text: string) => text.replace(/"/g, '&quot;').replace(/'/g, '&#39;
  * (In Chromium, with axe and the keyboard: test/e2e/portal-security-profile.test.ts.)
  */
 describe('the portal: the high-security profile', () => {
-  let redis: RedisServer;
+  let running: PortalOnRedis;
   let server: RunningServer;
   let store: Store;
   let sessions: PortalSessions;
   let jwk: JWK;
 
   beforeAll(async () => {
-    redis = await startRedis();
-    server = await startServer({
-      store: { type: 'redis', url: redis.url }, accounts: testAccounts(USERS), cookieKeys: [COOKIE_KEY], portal: { enabled: true },
-      tenantPolicy: () => ({ secondFactor: 'optional' }),
-    });
-    store = await createRedisStore({ url: redis.url });
-    sessions = new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), [COOKIE_KEY], PORTAL_SESSION_SECONDS);
+    running = await startPortalOnRedis(USERS, COOKIE_KEY);
+    ({ server, store, sessions } = running);
     const pair = await generateKeyPair('ES256', { extractable: true });
     jwk = { ...(await exportJWK(pair.publicKey)), kid: 'bank-2026', alg: 'ES256' };
   }, 60_000);
   afterAll(async () => {
-    await store?.close();
-    await server?.stop();
-    await redis?.stop();
+    await running?.stop();
   });
 
   const post = (agent: UserAgent, path: string, body: string) => agent.request(path, { method: 'POST', body });

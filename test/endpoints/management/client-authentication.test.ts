@@ -1,25 +1,12 @@
-import { randomUUID } from 'node:crypto';
-import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from 'jose';
 import { JWT_BEARER_ASSERTION } from '../../../policies/client-authentication.js';
-import type { ClientJwk } from '../../../policies/client-keys.js';
 import { testAccounts } from '../../support/accounts.js';
+import { clientAssertion, clientKeyPair, type ClientKeyPair } from '../../support/keys.js';
+import { callManagementApi, managementToken } from '../../support/management.js';
 import { basic, postToken, startServer, type RunningServer } from '../../support/server.js';
-import { signInForCode } from '../../support/sign-in.js';
 import { STORE_KINDS, useStore } from '../../support/stores.js';
 
 const PORTAL = 'https://portal.example/cb';
 const RESOURCES = { scim: { scopes: ['scim.read'] } };
-
-interface KeyPair {
-  privateKey: CryptoKey;
-  jwk: ClientJwk;
-  privateJwk: Record<string, unknown>;
-}
-
-async function keyPair(kid: string): Promise<KeyPair> {
-  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
-  return { privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'ES256' } as ClientJwk, privateJwk: { ...(await exportJWK(privateKey)), kid } };
-}
 
 /**
  * CLIENT AUTHENTICATION IN THE MANAGEMENT API (src/http/wire.ts): `token_endpoint_auth_method`,
@@ -34,38 +21,21 @@ describe.each(STORE_KINDS)('management API: client authentication (%s store)', (
   const store = useStore(kind);
   let server: RunningServer;
   let token: string;
-  let k1: KeyPair;
-  let k2: KeyPair;
+  let k1: ClientKeyPair;
+  let k2: ClientKeyPair;
 
   beforeAll(async () => {
     const admin = { sub: 'admin', password: 'admin-pw', tenant: 'acme', permissions: ['integration_setup'] };
     server = await startServer({ store: store.option(), accounts: testAccounts([admin]) });
-    const app = await server.auth.appRegistrations.create({ name: 'Portal', redirectUris: [PORTAL], clientType: 'confidential', firstParty: true });
-    const { code, verifier } = await signInForCode(server, { clientId: app.clientId, redirectUri: PORTAL }, admin, 'openid manage.integrations');
-    const answer = await postToken(server.oauthUrl, { grant_type: 'authorization_code', code, redirect_uri: PORTAL, code_verifier: verifier }, { authorization: basic(app.clientId, app.clientSecret!) });
-    token = answer.body.access_token as string;
-    [k1, k2] = await Promise.all([keyPair('k1'), keyPair('k2')]);
+    token = await managementToken(server, admin, PORTAL);
+    [k1, k2] = await Promise.all([clientKeyPair('k1'), clientKeyPair('k2')]);
   });
   afterAll(() => server.stop());
 
-  const api = async (path: string, method = 'GET', body?: unknown) => {
-    const response = await fetch(`${server.baseUrl}/api/oauth2/${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: response.status, body: (response.status === 204 ? {} : await response.json()) as Record<string, unknown> };
-  };
+  const api = (path: string, method = 'GET', body?: unknown) => callManagementApi(server, token, path, method, body);
 
-  const assertion = (clientId: string, key: KeyPair) => {
-    const now = Math.floor(Date.now() / 1000);
-    return new SignJWT({})
-      .setProtectedHeader({ alg: 'ES256', kid: key.jwk.kid! })
-      .setIssuer(clientId).setSubject(clientId).setAudience(server.auth.issuer)
-      .setIssuedAt(now).setExpirationTime(now + 60).setJti(randomUUID())
-      .sign(key.privateKey);
-  };
-  const tokenWithKey = async (clientId: string, key: KeyPair) =>
+  const assertion = (clientId: string, key: ClientKeyPair) => clientAssertion(clientId, key, server.auth.issuer);
+  const tokenWithKey = async (clientId: string, key: ClientKeyPair) =>
     postToken(server.oauthUrl, { grant_type: 'client_credentials', client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: await assertion(clientId, key) });
   const tokenWithSecret = (clientId: string, secret: string) =>
     postToken(server.oauthUrl, 'grant_type=client_credentials', { authorization: basic(clientId, secret) });
