@@ -1,6 +1,7 @@
 /**
  * Child process: node-oidc-provider with nothing of ours, as the reference. Argv: <alg>.
- * Two static clients (a client_credentials service and a confidential named-user app), JWT access
+ * Static clients (a client_credentials service, the same with private_key_jwt and with DPoP
+ * required, and a confidential named-user app), JWT access
  * tokens for one resource signed with <alg>, RS256 ID tokens, the same keys as ours, and the
  * engine's own memory adapter. That adapter's store is an LRU of 1,000 entries, which would evict
  * the supply of codes minted before a measured run: here the same LRU holds 1,000,000.
@@ -12,6 +13,8 @@
  * exchange gives an opaque access token, scope `openid profile email`, without audience. Both
  * features add routes only: the token endpoint's work is the same with them on.
  */
+import { randomBytes } from 'node:crypto';
+import type { JWK } from 'jose';
 import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
 import LRU from 'oidc-provider/lib/helpers/lru.js';
@@ -19,9 +22,12 @@ import { listenOnFreePort } from './listen.js';
 import { BENCH_USERS, mintCodes, namedUserCodeRequest } from './mint-codes.js';
 import { parseAlgorithm, type Algorithm, type ServerTarget } from './protocol.js';
 import { serveUntilParentLeaves, type BenchServer } from './server-child.js';
-import { sharedKeys } from './shared-keys.js';
+import { clientPublicJwk, sharedKeys } from './shared-keys.js';
 
 const SERVICE = { clientId: 'bench-client', clientSecret: 'bench-secret-that-is-long-enough-for-the-engine' };
+/** The client-authentication workloads' clients, as ours's (bench/ours-server.ts). */
+const KEY_SERVICE = { clientId: 'bench-key-client' };
+const DPOP_SERVICE = { clientId: 'bench-dpop-client', clientSecret: 'bench-dpop-secret-that-is-long-enough-for-the-engine' };
 const APP = {
   clientId: 'bench-app',
   clientSecret: 'bench-app-secret-that-is-long-enough-for-the-engine',
@@ -55,6 +61,24 @@ function configuration(alg: Algorithm, audience: string): Configuration {
         scope: 'scim.read',
       },
       {
+        client_id: KEY_SERVICE.clientId,
+        token_endpoint_auth_method: 'private_key_jwt',
+        jwks: { keys: [clientPublicJwk() as JWK] },
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        scope: 'scim.read',
+      },
+      {
+        client_id: DPOP_SERVICE.clientId,
+        client_secret: DPOP_SERVICE.clientSecret,
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        scope: 'scim.read',
+        dpop_bound_access_tokens: true,
+      },
+      {
         client_id: APP.clientId,
         client_secret: APP.clientSecret,
         grant_types: ['authorization_code', 'refresh_token'],
@@ -76,6 +100,10 @@ function configuration(alg: Algorithm, audience: string): Configuration {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
+      // As ours: proofs checked, server nonces given, each proof's jti used once (the engine's
+      // ReplayDetection, in its memory). Like the two features above, it costs nothing to a
+      // request without a DPoP header, so it is always on.
+      dPoP: { enabled: true, nonceSecret: randomBytes(32), allowReplay: false },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => audience,
@@ -106,6 +134,8 @@ async function start(): Promise<BenchServer> {
     introspectionUrl: `${issuer}/token/introspection`,
     service: SERVICE,
     app: APP,
+    keyService: KEY_SERVICE,
+    dpopService: DPOP_SERVICE,
   };
   const codeRequests = { exchange: namedUserCodeRequest(APP, audience), lifecycle: namedUserCodeRequest(APP) };
   return { target, mint: (count, purpose) => mintCodes(provider, codeRequests[purpose], count) };

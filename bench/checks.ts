@@ -2,12 +2,16 @@
  * Before any load: one real request of each workload must answer 200 with tokens signed as
  * expected, so that a misconfigured side cannot pass for a fast one.
  */
+import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
+import type { ClientSigner } from './client-signing.js';
 import type { Algorithm, ServerTarget } from './protocol.js';
 import type { ServerProcess } from './server-process.js';
 import {
   answers,
   basicHeaders,
   bearerHeaders,
+  CLIENT_AUTH_WORKLOADS,
+  clientAuthRequest,
   CLIENT_CREDENTIALS_BODY,
   codeExchangeBody,
   introspectionBody,
@@ -83,4 +87,34 @@ export async function checkLifecycle(server: ServerProcess): Promise<void> {
   const { access_token: token } = await tokenRequest(target, target.app, codeExchangeBody(target, code));
   await expectAnswer(target.userinfoUrl, { headers: bearerHeaders(String(token)) }, answers.userinfo);
   await expectAnswer(target.introspectionUrl, { method: 'POST', headers: basicHeaders(target.app), body: introspectionBody(String(token)) }, answers.introspection);
+}
+
+/**
+ * Each client-authentication workload: a fresh request answers 200 with an access token signed
+ * with `alg`, of type DPoP and bound to the client key (`cnf.jkt`) when a proof went with it, of
+ * type Bearer without `cnf` otherwise; the same request sent again (its assertion and proof
+ * replayed) is refused, so that a side that skipped the replay checks could not pass for a fast one.
+ */
+export async function checkClientAuth(target: ServerTarget, alg: Algorithm, signer: ClientSigner): Promise<void> {
+  let nonce: string | undefined;
+  for (const workload of CLIENT_AUTH_WORKLOADS) {
+    const request = clientAuthRequest(workload, target, signer, nonce);
+    const send = () => fetch(target.tokenUrl, { method: 'POST', ...request });
+    const response = await send();
+    const text = await response.text();
+    nonce = response.headers.get('dpop-nonce') ?? nonce;
+    if (response.status !== 200 || !hasAccessToken(text)) throw new Error(`${workload} at ${target.tokenUrl} answered ${response.status}: ${text.slice(0, 500)}`);
+    const body = JSON.parse(text) as TokenResponse;
+    expectAlg(`${workload} access token`, body.access_token, alg, target.tokenUrl);
+    const bound = workload !== 'client-credentials-pkjwt';
+    const { cnf } = decodeJwt(String(body.access_token)) as { cnf?: { jkt?: unknown } };
+    const proof = request.headers.dpop;
+    const jkt = proof ? await calculateJwkThumbprint(decodeProtectedHeader(proof).jwk as JWK) : undefined;
+    if (String(body.token_type).toLowerCase() !== (bound ? 'dpop' : 'bearer') || (bound ? cnf?.jkt !== jkt : cnf !== undefined)) {
+      throw new Error(`${workload} at ${target.tokenUrl}: token_type ${String(body.token_type)}, cnf ${JSON.stringify(cnf)}`);
+    }
+    const replayed = await send();
+    await replayed.text();
+    if (replayed.ok) throw new Error(`${workload} at ${target.tokenUrl}: the replayed assertion or proof was accepted`);
+  }
 }

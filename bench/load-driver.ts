@@ -2,11 +2,12 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
+import type { JWK } from 'jose';
 import type { MintedCode, ServerTarget } from './protocol.js';
 import type { Workload } from './workloads.js';
 
 export type LoadRequest =
-  | { type: 'init'; target: ServerTarget; connections: number }
+  | { type: 'init'; target: ServerTarget; connections: number; clientKey: JWK }
   | { type: 'set-codes'; codes: MintedCode[] }
   | { type: 'set-access-tokens'; tokens: string[] }
   | { type: 'run'; workload: Workload; seconds: number };
@@ -56,7 +57,8 @@ function nextReply(child: ChildProcess, timeoutMs: number): Promise<LoadReply> {
   });
 }
 
-export async function startLoadDriver(target: ServerTarget, connections: number): Promise<LoadDriver> {
+/** `clientKey`: the bench client's private key, which signs the client-authentication workloads' assertions and proofs. */
+export async function startLoadDriver(target: ServerTarget, connections: number, clientKey: JWK): Promise<LoadDriver> {
   const child = fork(fileURLToPath(new URL('./load-process.js', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const ask = async (request: LoadRequest, timeoutMs = 30_000): Promise<LoadReply> => {
     const reply = nextReply(child, timeoutMs);
@@ -64,7 +66,7 @@ export async function startLoadDriver(target: ServerTarget, connections: number)
     return reply;
   };
   await nextReply(child, 30_000);
-  await ask({ type: 'init', target, connections });
+  await ask({ type: 'init', target, connections, clientKey });
   return {
     pid: child.pid!,
     async setCodes(codes) {

@@ -1,10 +1,12 @@
 /**
  * Child process: the load generator (autocannon) for one server process, in a process of its own
  * so that it neither shares the parent's event loop nor the other targets' generators. It keeps
- * the pools of codes, refresh tokens and access tokens of its target between runs. Driven by
+ * the pools of codes, refresh tokens and access tokens of its target between runs, and signs the
+ * client-authentication workloads' assertions and DPoP proofs (bench/client-signing.ts). Driven by
  * bench/load-driver.ts.
  */
 import autocannon from 'autocannon';
+import { ClientSigner } from './client-signing.js';
 import type { LoadReply, LoadRequest } from './load-driver.js';
 import type { ServerTarget } from './protocol.js';
 import { loadOptions, Pool, RoundRobin, type Pools } from './workloads.js';
@@ -18,6 +20,7 @@ async function answer(request: LoadRequest): Promise<LoadReply> {
     case 'init':
       target = request.target;
       connections = request.connections;
+      pools.signer = new ClientSigner(request.clientKey);
       return { type: 'ok' };
     case 'set-codes':
       pools.codes = new Pool();

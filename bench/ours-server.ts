@@ -9,7 +9,7 @@ import { listenOnFreePort } from './listen.js';
 import { BENCH_USERS, mintCodes, namedUserCodeRequest } from './mint-codes.js';
 import { parseAlgorithm, type AppClient, type ClientCredentials } from './protocol.js';
 import { serveUntilParentLeaves, type BenchServer } from './server-child.js';
-import { sharedKeys } from './shared-keys.js';
+import { clientPublicJwk, sharedKeys } from './shared-keys.js';
 
 const silent: Logger = { info() {}, warn() {}, error() {} };
 const TENANT = 'bench';
@@ -31,6 +31,8 @@ const benchAccounts: AccountStore = {
 interface Clients {
   service: ClientCredentials;
   app: AppClient;
+  keyService: { clientId: string };
+  dpopService: ClientCredentials;
 }
 
 function parseClients(raw: string | undefined): Clients | undefined {
@@ -56,17 +58,29 @@ async function start(): Promise<BenchServer> {
   });
   let clients = existing;
   if (!clients) {
-    const service = await auth.clientConfigurations.create({
+    const like = {
       tenant: TENANT,
-      name: 'Benchmark client',
       category: 'benchmark',
       resources: { scim: { scopes: ['scim.read'], constraints: { group: ['eng'] } } },
+    };
+    const service = await auth.clientConfigurations.create({ ...like, name: 'Benchmark client' });
+    // The client-authentication workloads: the same service with a key instead of a secret, and
+    // with DPoP required (bench/workloads.ts).
+    const keyService = await auth.clientConfigurations.create({
+      ...like,
+      name: 'Benchmark client with a key',
+      tokenEndpointAuthMethod: 'private_key_jwt',
+      jwks: { keys: [clientPublicJwk() as never] },
+      dpop: 'optional',
     });
+    const dpopService = await auth.clientConfigurations.create({ ...like, name: 'Benchmark client with DPoP', dpop: 'required' });
     const app = await auth.appRegistrations.create({ name: 'Benchmark app', redirectUris: [REDIRECT_URI], clientType: 'confidential' });
     if (!app.clientSecret) throw new Error('a confidential app registration came without a secret');
     clients = {
       service: { clientId: service.clientId, clientSecret: service.clientSecret },
       app: { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: REDIRECT_URI },
+      keyService: { clientId: keyService.clientId },
+      dpopService: { clientId: dpopService.clientId, clientSecret: dpopService.clientSecret },
     };
   }
   serve(auth.app.callback());

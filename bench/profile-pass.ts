@@ -10,9 +10,9 @@ import { fillAccessTokens, LIFECYCLE_WORKLOADS } from './lifecycle.js';
 import { measureLanes } from './measure.js';
 import { CodeSupply } from './named-user.js';
 import { formatProfileSummary, type CpuProfile } from './profile-summary.js';
-import { measuresClientCredentials, measuresLifecycle, measuresNamedUser, type Settings } from './settings.js';
+import { measuresClientAuth, measuresClientCredentials, measuresLifecycle, measuresNamedUser, type Settings } from './settings.js';
 import { lanesOf, servingPids, SIDES, startSide, stopSide } from './sides.js';
-import type { Workload } from './workloads.js';
+import { CLIENT_AUTH_WORKLOADS, type Workload } from './workloads.js';
 
 const SAMPLING_INTERVAL_MICROS = 250;
 const TOP_FUNCTIONS = 15;
@@ -21,14 +21,16 @@ export async function runProfiles(settings: Settings, dir: string, redis: RedisP
   mkdirSync(dir, { recursive: true });
   const namedUser = measuresNamedUser(settings);
   const lifecycle = measuresLifecycle(settings);
+  const clientAuth = measuresClientAuth(settings);
   const workloads: Workload[] = [
-    ...(measuresClientCredentials(settings) ? (['client-credentials'] as const) : []),
+    ...(measuresClientCredentials(settings) || clientAuth ? (['client-credentials'] as const) : []),
+    ...(clientAuth ? CLIENT_AUTH_WORKLOADS : []),
     ...(namedUser ? (['code-exchange', 'refresh'] as const) : []),
     ...(lifecycle ? LIFECYCLE_WORKLOADS : []),
   ];
   console.log(`CPU profiles (sampling every ${SAMPLING_INTERVAL_MICROS} µs, measured run only), one process per side, in ${resolve(dir)}\n`);
   for (const name of SIDES) {
-    const side = await startSide(name, { alg: 'ES256', processes: 1, connections: settings.connections, redis, env, namedUser, lifecycle });
+    const side = await startSide(name, { alg: 'ES256', processes: 1, connections: settings.connections, redis, env, namedUser, lifecycle, clientAuth });
     try {
       const server = side.servers[0]!;
       for (const workload of workloads) {

@@ -28,6 +28,10 @@ export interface ServerTarget {
   /** The client_credentials client (a service). */
   service: ClientCredentials;
   app: AppClient;
+  /** A service like `service` that authenticates with private_key_jwt (the bench client key), DPoP optional. */
+  keyService: { clientId: string };
+  /** A service like `service` (Basic) whose tokens must be DPoP-bound (DPoP required). */
+  dpopService: ClientCredentials;
 }
 
 /** An authorization code ready to be exchanged, with the PKCE verifier of its challenge. */
@@ -65,6 +69,8 @@ function isServerTarget(value: unknown): value is ServerTarget {
     strings(value, ['tokenUrl', 'userinfoUrl', 'introspectionUrl'])
     && strings((value as Record<string, unknown>).service, ['clientId', 'clientSecret'])
     && strings((value as Record<string, unknown>).app, ['clientId', 'clientSecret', 'redirectUri'])
+    && strings((value as Record<string, unknown>).keyService, ['clientId'])
+    && strings((value as Record<string, unknown>).dpopService, ['clientId', 'clientSecret'])
   );
 }
 

@@ -3,13 +3,13 @@ import { cpus, platform, release, totalmem } from 'node:os';
 import { redisVersion } from '../devtools/redis-server.js';
 import { ACCESS_TOKEN_POOL } from './lifecycle.js';
 import { ALGORITHMS, type Algorithm } from './protocol.js';
-import { measuresClientCredentials, measuresLifecycle, measuresNamedUser, type Settings } from './settings.js';
+import { measuresClientAuth, measuresClientCredentials, measuresLifecycle, measuresNamedUser, type Settings } from './settings.js';
 import type { SideName } from './sides.js';
 import { signaturesPerSecond } from './signing.js';
 import type { LoadResult } from './measure.js';
 import { median, type Summary } from './summary.js';
 import { formatTable } from './table.js';
-import type { Workload } from './workloads.js';
+import { isClientAuthWorkload, type Workload } from './workloads.js';
 
 export interface Row {
   workload: Workload;
@@ -23,6 +23,9 @@ export interface Row {
 
 const LABELS: Record<Workload, string> = {
   'client-credentials': 'client_credentials',
+  'client-credentials-pkjwt': 'cc private_key_jwt',
+  'client-credentials-dpop': 'cc DPoP',
+  'client-credentials-pkjwt-dpop': 'cc pkjwt + DPoP',
   'code-exchange': 'code exchange',
   refresh: 'refresh',
   userinfo: 'userinfo',
@@ -61,6 +64,14 @@ export function printHeader(settings: Settings): void {
       `userinfo (GET, Bearer) and introspection (POST token=, Basic as the app): ${ACCESS_TOKEN_POOL} live access tokens of named ` +
         `users per process, taken in turn; ours: its JWT access tokens at /userinfo and /introspect; bare: opaque access tokens ` +
         `without audience at the engine's own /me and /token/introspection; processes ${settings.namedUserProcesses.join(', ')}`,
+    );
+  }
+  if (measuresClientAuth(settings)) {
+    console.log(
+      `client authentication: client_credentials (scope=scim.read, access token ${settings.algorithms.join(', ')}) with Basic (Bearer token, ` +
+        `the reference), private_key_jwt (ES256 assertion), Basic + DPoP proof (ES256, DPoP required, the server's nonce) and ` +
+        `private_key_jwt + DPoP; a fresh assertion and proof (jti) per request, signed in the load generator processes; ` +
+        `processes ${settings.clientAuthProcesses.join(', ')}`,
     );
   }
   console.log(`${settings.rounds} rounds, alternating which side goes first; figures are the median round`);
@@ -138,6 +149,40 @@ export function printResults(rows: readonly Row[], settings: Settings): void {
       console.log(`  ${label}: a run ended after ${summary.shortestSeconds.toFixed(1)} s (code supply ran out)`);
     }
   }
+}
+
+/** A per-round difference of two rows (round r of both ran back to back), then the median. */
+function pairedDifference(top: Row, bottom: Row, value: (result: LoadResult) => number): string {
+  const differences = top.rounds.map((result, round) => value(result) - value(bottom.rounds[round] ?? result));
+  return differences.length ? `${median(differences) >= 0 ? '+' : ''}${median(differences).toFixed(0)}` : '';
+}
+
+/**
+ * What private_key_jwt and DPoP cost over Basic and Bearer, per side: each client-authentication
+ * row against the Basic client_credentials row of the same side, algorithm and process count.
+ */
+export function printClientAuthCosts(rows: readonly Row[]): void {
+  const costs = rows.flatMap((row) => {
+    if (!isClientAuthWorkload(row.workload)) return [];
+    const basic = find(rows, row, { workload: 'client-credentials' });
+    if (!basic) return [];
+    return [[
+      LABELS[row.workload],
+      row.alg,
+      String(row.processes),
+      row.side,
+      pairedRatio(row, basic, (result) => result.tokensPerSecond),
+      pairedDifference(row, basic, (result) => result.cpuMicrosPerToken),
+      pairedDifference(row, basic, (result) => result.loadCpuMicrosPerToken),
+    ]];
+  });
+  if (costs.length === 0) return;
+  console.log('\ncost over Basic and Bearer (each row against client_credentials with Basic, same side, algorithm and processes)');
+  console.log(formatTable(['workload', 'alg', 'procs', 'side', 'tokens/s vs Basic', 'server CPU µs/token added', 'load CPU µs added'], costs));
+  console.log(
+    'tokens/s vs Basic: taken round by round, median (range over rounds); CPU µs added: the median of the rounds\' differences. ' +
+      'The load generators sign the assertions and proofs: their CPU is the load column, not the servers\'',
+  );
 }
 
 export function printSigningLimits(): void {

@@ -31,10 +31,17 @@
  * Every request of a workload must first succeed once with the expected algorithms (bench/checks.ts).
  * Rounds alternate which side goes first; the table gives the median round and the range.
  *
+ * Client authentication (BENCH_MODE=client-auth only, not part of all), for each BENCH_ALGS
+ * algorithm at each BENCH_CLIENT_AUTH_PROCESSES count: client_credentials with private_key_jwt (a
+ * fresh ES256 assertion per request), with Basic and a DPoP proof per request (DPoP required, the
+ * server's nonce in the proofs), with both, and the Basic Bearer client_credentials as their
+ * reference, in the same rounds. Assertions and proofs are signed in the load generator processes
+ * (bench/client-signing.ts), never in a server.
+ *
  * Run: npm run bench   Knobs (environment):
- * BENCH_MODE=all|client-credentials|named-user|lifecycle|soak (lifecycle: userinfo and
+ * BENCH_MODE=all|client-credentials|named-user|lifecycle|client-auth|soak (lifecycle: userinfo and
  * introspection; soak: bench/soak.ts, what Redis keeps after BENCH_SOAK_FLOWS flows on one grant),
- * BENCH_PROCESSES=1,2  BENCH_NAMED_USER_PROCESSES=1  BENCH_ALGS=ES256[,RS256]  BENCH_CONNECTIONS=32
+ * BENCH_PROCESSES=1,2  BENCH_NAMED_USER_PROCESSES=1  BENCH_CLIENT_AUTH_PROCESSES=1  BENCH_ALGS=ES256[,RS256]  BENCH_CONNECTIONS=32
  * BENCH_WARMUP_SECONDS=2  BENCH_SECONDS=6  BENCH_ROUNDS=3  BENCH_CPU_PROF=dir (CPU profiles of one
  * process per side instead of the measurements, summarised by bench/profile-summary.ts).
  */
@@ -44,13 +51,13 @@ import { measureLanes, type LoadResult, type Measured } from './measure.js';
 import { CodeSupply, measureNamedUser } from './named-user.js';
 import { runProfiles } from './profile-pass.js';
 import { ALGORITHMS, type Algorithm } from './protocol.js';
-import { printHeader, printResults, printSigningLimits, type Row } from './report.js';
-import { measuresClientCredentials, measuresLifecycle, measuresNamedUser, readSettings, type Settings } from './settings.js';
+import { printClientAuthCosts, printHeader, printResults, printSigningLimits, type Row } from './report.js';
+import { measuresClientAuth, measuresClientCredentials, measuresLifecycle, measuresNamedUser, readSettings, type Settings } from './settings.js';
 import { sharedKeysEnvironment } from './shared-keys.js';
 import { lanesOf, servingPids, SIDES, startSide, stopSide, type Side, type SideName } from './sides.js';
 import { runSoak } from './soak.js';
 import { summarise } from './summary.js';
-import { WORKLOADS } from './workloads.js';
+import { CLIENT_AUTH_WORKLOADS, WORKLOADS, type Workload } from './workloads.js';
 
 /** The servers started together: one access-token algorithm, the process counts measured on them. */
 interface ServerSet {
@@ -59,17 +66,21 @@ interface ServerSet {
   namedUser: number[];
   /** Userinfo and introspection. */
   lifecycle: number[];
+  /** client_credentials with private_key_jwt and DPoP, with Basic Bearer as their reference. */
+  clientAuth: number[];
 }
 
 function serverSets(settings: Settings): ServerSet[] {
   const ccAlgs = measuresClientCredentials(settings) ? settings.algorithms : [];
+  const caAlgs = measuresClientAuth(settings) ? settings.algorithms : [];
   // Named-user access tokens are ES256.
   const nuAlgs: Algorithm[] = measuresNamedUser(settings) || measuresLifecycle(settings) ? ['ES256'] : [];
-  return [...new Set<Algorithm>([...nuAlgs, ...ccAlgs])].map((alg) => ({
+  return [...new Set<Algorithm>([...nuAlgs, ...ccAlgs, ...caAlgs])].map((alg) => ({
     alg,
     clientCredentials: ccAlgs.includes(alg) ? settings.processes : [],
     namedUser: nuAlgs.includes(alg) && measuresNamedUser(settings) ? settings.namedUserProcesses : [],
     lifecycle: nuAlgs.includes(alg) && measuresLifecycle(settings) ? settings.namedUserProcesses : [],
+    clientAuth: caAlgs.includes(alg) ? settings.clientAuthProcesses : [],
   }));
 }
 
@@ -104,7 +115,7 @@ class Results {
 }
 
 async function measureSet(set: ServerSet, redis: RedisProcess, env: Record<string, string>, settings: Settings, results: Results): Promise<void> {
-  const processes = Math.max(...set.clientCredentials, ...set.namedUser, ...set.lifecycle);
+  const processes = Math.max(...set.clientCredentials, ...set.namedUser, ...set.lifecycle, ...set.clientAuth);
   const setup = {
     alg: set.alg,
     processes,
@@ -113,6 +124,7 @@ async function measureSet(set: ServerSet, redis: RedisProcess, env: Record<strin
     env,
     namedUser: set.namedUser.length > 0,
     lifecycle: set.lifecycle.length > 0,
+    clientAuth: set.clientAuth.length > 0,
   };
   const sides = new Map<SideName, Side>();
   try {
@@ -128,6 +140,16 @@ async function measureSet(set: ServerSet, redis: RedisProcess, env: Record<strin
       },
       { counts: set.namedUser, measure: (side, count) => measureNamedUser(side, count, settings, supplies.get(side.name)!) },
       { counts: set.lifecycle, measure: (side, count) => measureLifecycle(side, count, settings) },
+      {
+        counts: set.clientAuth,
+        measure: async (side, count) => {
+          const measured: Measured = [];
+          for (const workload of ['client-credentials', ...CLIENT_AUTH_WORKLOADS] as const satisfies readonly Workload[]) {
+            measured.push({ workload, result: await measureLanes(lanesOf(side, count), workload, settings, servingPids(side, count)) });
+          }
+          return measured;
+        },
+      },
     ];
     for (let round = 0; round < settings.rounds; round += 1) {
       console.log(`${set.alg} round ${round + 1}/${settings.rounds}`);
@@ -173,6 +195,7 @@ async function main(): Promise<void> {
   const rows = results.rows();
   console.log('');
   printResults(rows, settings);
+  printClientAuthCosts(rows);
   printSigningLimits();
   const errors = rows.reduce((sum, row) => sum + row.summary.errors, 0);
   if (errors > 0) {

@@ -1,7 +1,8 @@
 /** The bench's knobs, from the environment (see the header of bench/run.ts). */
 import { ALGORITHMS, parseAlgorithm, type Algorithm } from './protocol.js';
 
-export const MODES = ['all', 'client-credentials', 'named-user', 'lifecycle', 'soak'] as const;
+/** `client-auth` (private_key_jwt and DPoP against Basic and Bearer) is not part of `all`: it adds about 3 minutes. */
+export const MODES = ['all', 'client-credentials', 'named-user', 'lifecycle', 'client-auth', 'soak'] as const;
 export type Mode = (typeof MODES)[number];
 
 export interface Settings {
@@ -11,6 +12,8 @@ export interface Settings {
   /** Server process counts for client_credentials, and for the named-user flows and lifecycle endpoints. */
   processes: number[];
   namedUserProcesses: number[];
+  /** Server process counts for the client-authentication workloads (BENCH_MODE=client-auth). */
+  clientAuthProcesses: number[];
   /** Connections per server process. */
   connections: number;
   warmupSeconds: number;
@@ -58,6 +61,7 @@ export function readSettings(): Settings {
     ),
     processes: list('BENCH_PROCESSES', [1, 2], processCount('BENCH_PROCESSES')).sort((a, b) => a - b),
     namedUserProcesses: list('BENCH_NAMED_USER_PROCESSES', [1], processCount('BENCH_NAMED_USER_PROCESSES')).sort((a, b) => a - b),
+    clientAuthProcesses: list('BENCH_CLIENT_AUTH_PROCESSES', [1], processCount('BENCH_CLIENT_AUTH_PROCESSES')).sort((a, b) => a - b),
     connections: positiveInteger('BENCH_CONNECTIONS', 32),
     warmupSeconds: positiveInteger('BENCH_WARMUP_SECONDS', 2),
     seconds: positiveInteger('BENCH_SECONDS', 6),
@@ -71,3 +75,5 @@ export const measuresClientCredentials = measures('client-credentials');
 export const measuresNamedUser = measures('named-user');
 /** Userinfo and introspection. */
 export const measuresLifecycle = measures('lifecycle');
+/** client_credentials with private_key_jwt and DPoP, and its Basic reference: asked for by name only. */
+export const measuresClientAuth = (settings: Settings): boolean => settings.mode === 'client-auth';

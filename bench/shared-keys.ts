@@ -7,6 +7,8 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jo
 import type { Algorithm } from './protocol.js';
 
 const VARIABLE = 'BENCH_SIGNING_JWKS';
+/** The benchmark client's ES256 key pair (private_key_jwt assertions and DPoP proofs). */
+const CLIENT_VARIABLE = 'BENCH_CLIENT_JWK';
 
 async function privateJwk(alg: Algorithm): Promise<JWK> {
   const { privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'RS256' ? { modulusLength: 2048 } : {}) });
@@ -17,7 +19,23 @@ async function privateJwk(alg: Algorithm): Promise<JWK> {
 /** Generates the key set and returns the environment that hands it to server children. */
 export async function sharedKeysEnvironment(): Promise<Record<string, string>> {
   const keys = await Promise.all((['ES256', 'RS256'] as const).map(privateJwk));
-  return { [VARIABLE]: JSON.stringify({ keys }) };
+  return { [VARIABLE]: JSON.stringify({ keys }), [CLIENT_VARIABLE]: JSON.stringify(await privateJwk('ES256')) };
+}
+
+/**
+ * The benchmark client's private key (its load generators sign with it), from the environment
+ * `sharedKeysEnvironment` returned.
+ */
+export function clientPrivateJwk(env: Record<string, string | undefined> = process.env): JWK {
+  const raw = env[CLIENT_VARIABLE];
+  if (!raw) throw new Error(`${CLIENT_VARIABLE} is not set: the client key comes from bench/run.js`);
+  return JSON.parse(raw) as JWK;
+}
+
+/** In a server child: the benchmark client's public key, as a client registers it (`jwks`). */
+export function clientPublicJwk(): JWK {
+  const { kty, crv, x, y, kid, alg } = clientPrivateJwk();
+  return { kty, crv, x, y, kid, alg, use: 'sig' };
 }
 
 /** In a server child: the key set the parent generated. */

@@ -3,11 +3,13 @@
  * engine (N independent engines with their own memory), each with its own load generator process.
  */
 import type { RedisProcess } from '../devtools/redis-server.js';
-import { checkClientCredentials, checkLifecycle, checkNamedUser } from './checks.js';
+import { checkClientAuth, checkClientCredentials, checkLifecycle, checkNamedUser } from './checks.js';
+import { ClientSigner } from './client-signing.js';
 import { startLoadDriver, type LoadDriver } from './load-driver.js';
 import type { Lane, ServingPids } from './measure.js';
 import type { Algorithm } from './protocol.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
+import { clientPrivateJwk } from './shared-keys.js';
 
 export const SIDES = ['ours', 'bare'] as const;
 export type SideName = (typeof SIDES)[number];
@@ -30,6 +32,8 @@ export interface SideSetup {
   namedUser: boolean;
   /** Userinfo and introspection. */
   lifecycle: boolean;
+  /** client_credentials with private_key_jwt and DPoP. */
+  clientAuth: boolean;
 }
 
 async function startServers(name: SideName, setup: SideSetup): Promise<ServerProcess[]> {
@@ -38,7 +42,8 @@ async function startServers(name: SideName, setup: SideSetup): Promise<ServerPro
   }
   // The first process creates the clients in Redis; the others are told their credentials.
   const first = await startServerProcess('./ours-server.js', [setup.alg, setup.redis.url], setup.env);
-  const clients = JSON.stringify({ service: first.target.service, app: first.target.app });
+  const { service, app, keyService, dpopService } = first.target;
+  const clients = JSON.stringify({ service, app, keyService, dpopService });
   const others = await Promise.all(
     Array.from({ length: setup.processes - 1 }, () => startServerProcess('./ours-server.js', [setup.alg, setup.redis.url, clients], setup.env)),
   );
@@ -49,12 +54,14 @@ export async function startSide(name: SideName, setup: SideSetup): Promise<Side>
   const servers = await startServers(name, setup);
   const drivers: LoadDriver[] = [];
   const side: Side = { name, servers, drivers, redisPid: name === 'ours' ? setup.redis.pid : undefined };
+  const clientKey = clientPrivateJwk(setup.env);
   try {
     for (const server of servers) {
       await checkClientCredentials(server.target, setup.alg);
       if (setup.namedUser) await checkNamedUser(server);
       if (setup.lifecycle) await checkLifecycle(server);
-      drivers.push(await startLoadDriver(server.target, setup.connections));
+      if (setup.clientAuth) await checkClientAuth(server.target, setup.alg, new ClientSigner(clientKey));
+      drivers.push(await startLoadDriver(server.target, setup.connections, clientKey));
     }
     return side;
   } catch (error) {

@@ -5,11 +5,25 @@
  * tokens in turn from a pool filled before the run, and check each 200's answer (introspection
  * answers 200 `{"active":false}` for a token it does not honour).
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type autocannon from 'autocannon';
+import { CLIENT_ASSERTION_TYPE, type ClientSigner } from './client-signing.js';
 import type { ClientCredentials, MintedCode, ServerTarget } from './protocol.js';
 
-export const WORKLOADS = ['client-credentials', 'code-exchange', 'refresh', 'userinfo', 'introspection'] as const;
+/**
+ * client_credentials with other client authentication (BENCH_MODE=client-auth): private_key_jwt
+ * (a fresh assertion per request, the token a Bearer token), Basic with a DPoP proof per request
+ * (the token bound to the key), and both at once. Their reference is `client-credentials` (Basic,
+ * Bearer), measured in the same rounds.
+ */
+export const CLIENT_AUTH_WORKLOADS = ['client-credentials-pkjwt', 'client-credentials-dpop', 'client-credentials-pkjwt-dpop'] as const;
+export type ClientAuthWorkload = (typeof CLIENT_AUTH_WORKLOADS)[number];
+
+export const WORKLOADS = ['client-credentials', ...CLIENT_AUTH_WORKLOADS, 'code-exchange', 'refresh', 'userinfo', 'introspection'] as const;
 export type Workload = (typeof WORKLOADS)[number];
+
+export const isClientAuthWorkload = (workload: Workload): workload is ClientAuthWorkload =>
+  (CLIENT_AUTH_WORKLOADS as readonly Workload[]).includes(workload);
 
 /** FIFO with an index instead of Array#shift (which copies long arrays). */
 export class Pool<T> {
@@ -63,6 +77,10 @@ export interface Pools {
   accessTokens: RoundRobin<string>;
   /** 2xx answers of the current run that did not say what they should (see `answers`). */
   unexpected: number;
+  /** Signs the client-authentication workloads' assertions and proofs (the bench client key). */
+  signer?: ClientSigner;
+  /** The server's latest DPoP-Nonce, put in the next proofs (RFC 9449 §8). */
+  dpopNonce?: string;
 }
 
 export const CLIENT_CREDENTIALS_BODY = 'grant_type=client_credentials&scope=scim.read';
@@ -70,6 +88,27 @@ export const CLIENT_CREDENTIALS_BODY = 'grant_type=client_credentials&scope=scim
 export function basicHeaders({ clientId, clientSecret }: ClientCredentials): Record<string, string> {
   const credentials = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`);
   return { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${credentials.toString('base64')}` };
+}
+
+/**
+ * One client_credentials request of a client-authentication workload, signed now: a new assertion
+ * and a new proof (fresh `jti`) every time, as a client library makes them.
+ */
+export function clientAuthRequest(
+  workload: ClientAuthWorkload,
+  target: ServerTarget,
+  signer: ClientSigner,
+  nonce: string | undefined,
+): { headers: Record<string, string>; body: string } {
+  const dpop = workload !== 'client-credentials-pkjwt';
+  const withKey = workload !== 'client-credentials-dpop';
+  const headers = withKey ? { 'content-type': 'application/x-www-form-urlencoded' } : basicHeaders(target.dpopService);
+  const body = withKey
+    ? `${CLIENT_CREDENTIALS_BODY}&client_id=${encodeURIComponent(target.keyService.clientId)}` +
+      `&client_assertion_type=${encodeURIComponent(CLIENT_ASSERTION_TYPE)}` +
+      `&client_assertion=${signer.assertion(target.keyService.clientId, target.tokenUrl)}`
+    : CLIENT_CREDENTIALS_BODY;
+  return { headers: dpop ? { ...headers, dpop: signer.proof('POST', target.tokenUrl, nonce) } : headers, body };
 }
 
 export function codeExchangeBody(target: ServerTarget, code: MintedCode): string {
@@ -102,12 +141,17 @@ function parsedObject(body: string): Record<string, unknown> {
 
 /** What a 200 of userinfo and of introspection must say: the user's `sub`; an active token of hers. */
 export const answers = {
+  /** A token answer of the client-authentication workloads: an access token of the expected type. */
+  token: (body: string, tokenType: 'bearer' | 'dpop') => {
+    const parsed = parsedObject(body);
+    return typeof parsed.access_token === 'string' && String(parsed.token_type).toLowerCase() === tokenType;
+  },
   userinfo: (body: string) => typeof parsedObject(body).sub === 'string',
   introspection: (body: string) => {
     const parsed = parsedObject(body);
     return parsed.active === true && typeof parsed.sub === 'string';
   },
-} satisfies Partial<Record<Workload, (body: string) => boolean>>;
+};
 
 /** Counts the 200s whose body is not what `expected` wants. */
 function check(pools: Pools, expected: (body: string) => boolean) {
@@ -125,6 +169,15 @@ function harvest(pools: Pools) {
     if (status !== 200) return;
     const token = (JSON.parse(body) as { refresh_token?: unknown }).refresh_token;
     if (typeof token === 'string') pools.refreshTokens.push(token);
+  };
+}
+
+/** Keeps the server's latest DPoP nonce; counts a 200 that is not a token of the expected type. */
+function tokenAnswer(pools: Pools, tokenType: 'bearer' | 'dpop') {
+  return (status: number, body: string, _context: object, headers: IncomingHttpHeaders | undefined) => {
+    const nonce = headers?.['dpop-nonce'];
+    if (typeof nonce === 'string') pools.dpopNonce = nonce;
+    if (status === 200 && !answers.token(body, tokenType)) pools.unexpected += 1;
   };
 }
 
@@ -155,6 +208,17 @@ export function loadOptions(
   switch (workload) {
     case 'client-credentials':
       return { ...common, url: target.tokenUrl, method: 'POST', headers: basicHeaders(target.service), body: CLIENT_CREDENTIALS_BODY };
+    case 'client-credentials-pkjwt':
+    case 'client-credentials-dpop':
+    case 'client-credentials-pkjwt-dpop': {
+      const { signer } = pools;
+      if (!signer) throw new Error(`${workload} needs the client key (init)`);
+      return each(target.tokenUrl, {
+        method: 'POST',
+        setupRequest: (request) => ({ ...request, ...clientAuthRequest(workload, target, signer, pools.dpopNonce) }),
+        onResponse: tokenAnswer(pools, workload === 'client-credentials-pkjwt' ? 'bearer' : 'dpop'),
+      });
+    }
     case 'code-exchange':
       return {
         ...each(target.tokenUrl, {

@@ -67,7 +67,10 @@ export class InvalidGrant extends OAuthError {
   }
 }
 
-/** 400 `unauthorized_client` (RFC 6749 §5.2): an authenticated client asked for a grant type it is not registered for. */
+/**
+ * 400 `unauthorized_client` (RFC 6749 §5.2): an authenticated client asked for a grant type it is
+ * not registered for, or one under the high-security profile does not authenticate as it requires.
+ */
 export class UnauthorizedClient extends OAuthError {
   constructor(description = 'the client is not registered for this grant type') {
     super('unauthorized_client', 400, description);
@@ -301,6 +304,43 @@ export class InvalidBearerRequest extends TokenError {
   }
 }
 
+/**
+ * 401 `invalid_dpop_proof` (RFC 9449 §7.1): a DPoP-bound token whose proof is missing, malformed,
+ * for another request (method, URL), too old, used before, for another token (`ath`) or signed by
+ * another key than the token's (`cnf.jkt`). Its challenge is of the DPoP scheme and names the
+ * algorithms a proof may use.
+ */
+export class InvalidDpopProof extends TokenError {
+  constructor(description: string, realm: string, algorithms: readonly string[]) {
+    super('invalid_dpop_proof', 401, description, realm);
+    (this as { challenge: string }).challenge = dpopChallenge(this.challenge, algorithms);
+  }
+}
+
+/**
+ * 401 `use_dpop_nonce` (RFC 9449 §9): a resource server that requires server nonces got a proof
+ * without its current nonce (none, a stale one, or one it never gave). The answer carries the
+ * nonce to put in the next proof (`DPoP-Nonce`) and a DPoP challenge; a client retries once with it.
+ */
+export class UseDpopNonce extends TokenError {
+  constructor(description: string, realm: string, algorithms: readonly string[], readonly nonce: string) {
+    super('use_dpop_nonce', 401, description, realm);
+    (this as { challenge: string }).challenge = dpopChallenge(this.challenge, algorithms);
+  }
+
+  override get headers(): ErrorHeaders {
+    return { ...super.headers, 'DPoP-Nonce': this.nonce };
+  }
+}
+
+/**
+ * A Bearer challenge as the DPoP scheme says it (RFC 9449 §7.1): the answer to a request that
+ * presented its token with `Authorization: DPoP`, with the algorithms a proof may use.
+ */
+export function dpopChallenge(bearerChallenge: string, algorithms: readonly string[]): string {
+  return `${bearerChallenge.replace(/^Bearer /, 'DPoP ')}, algs="${algorithms.join(' ')}"`;
+}
+
 /** 503 `temporarily_unavailable`: the signing keys could not be fetched to verify a token. */
 export class KeysUnavailable extends TokenError {
   constructor(realm: string) {
@@ -324,10 +364,10 @@ export interface ErrorRow {
 /** Every error the server answers (the engine's own, translated, use the same codes). */
 export const ERRORS: readonly ErrorRow[] = [
   { example: new InvalidRequest(`missing required parameter 'grant_type'`), when: 'a parameter missing, repeated, malformed or of another grant; a body that cannot be read' },
-  { example: new ValidationError('redirect_uris.0', `'ftp://x' is not allowed`), when: 'management input that breaks a rule; `field` names it' },
+  { example: new ValidationError('redirect_uris.0', `'ftp://x' is not allowed`), when: 'management input that breaks a rule, or a new secret asked for a client that has none (a public or private_key_jwt app or client); `field` names it' },
   { example: new InvalidClient(), when: 'wrong, missing or malformed client credentials, or credentials in the body' },
   { example: new InvalidGrant('authorization code already used'), when: 'a code or refresh token unknown, expired, used, foreign, or of an ended grant; a PKCE or redirect URI mismatch' },
-  { example: new UnauthorizedClient(), when: 'an authenticated client asking for a grant type it is not registered for' },
+  { example: new UnauthorizedClient(), when: 'an authenticated client asking for a grant type it is not registered for; a client under the high-security profile that does not authenticate with private_key_jwt (docs/high-security.md)' },
   { example: new AccessDenied('your organization does not allow this application'), when: "sent back to the app's redirect URI: the user declined, or her organization does not allow the app" },
   { example: new UnmetAuthenticationRequirements(), when: "sent back to the app's redirect URI: the request's `acr_values` asked for a second factor the sign-in did not reach" },
   { example: new UnsupportedGrantType(), when: 'a grant type the server does not have' },
@@ -350,6 +390,8 @@ export const ERRORS: readonly ErrorRow[] = [
   { example: new TenantMoved('realm'), when: "a named-user token whose user's account has moved to another tenant" },
   { example: new InsufficientUserAuthentication('the route needs a sign-in with a second factor', 'realm', { acrValues: 'urn:talent-auth:acr:mfa' }), when: 'the resource-server kit: a user\'s token whose sign-in had no second factor, or is older than the route accepts (with `acr_values` or `max_age` in the challenge, RFC 9470)' },
   { example: new InvalidBearerRequest('realm'), when: 'an Authorization header that is not `Bearer <token>`' },
+  { example: new InvalidDpopProof('the DPoP proof is for another request', 'realm', ['ES256']), when: 'a DPoP-bound token without a valid proof: missing, for another method or URL, too old, replayed, for another token (`ath`) or key (`cnf.jkt`), or a bound token presented as Bearer' },
+  { example: new UseDpopNonce('a DPoP nonce is required: put the one of the DPoP-Nonce header in the proof', 'realm', ['ES256'], 'nonce'), when: 'the resource-server kit with `dpop.nonce`: a DPoP proof without the current server nonce (none, stale, or not ours); the answer carries a new one in `DPoP-Nonce`' },
   { example: new KeysUnavailable('realm'), when: 'the resource-server kit could not fetch the signing keys' },
   { example: new TokenStatusUnavailable('realm'), when: 'the resource-server kit, in introspect mode, could not ask the authorization server (it never lets a token through unchecked)' },
 ];

@@ -10,7 +10,8 @@ import { MANAGEMENT_SCOPE } from './management.js';
  *   default because a JWT already out lives until it expires even after its consent is revoked),
  *   or what the user's tenant policy says within the same bounds; one that carries the management
  *   right lives at most `managementAccessTokenTtl` (MANAGEMENT_ACCESS_TOKEN).
- * - An authorization code lives 5 minutes; a refresh token one hour, rolling (each refresh gives a
+ * - An authorization code lives 5 minutes (60 s for a client under the high-security profile,
+ *   policies/high-security.ts); a refresh token one hour, rolling (each refresh gives a
  *   new one); an ID token one hour; a pending sign-in 10 minutes.
  * - A sign-in session (the browser's, here) lives `sessionTtl` (SESSION) unless the user signs
  *   out; `prompt=login` and `max_age` ask for the password sooner.
@@ -34,6 +35,8 @@ export const PASSKEY_CHALLENGE_SECONDS = 300;
 export const CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS = 3600;
 /** An authorization code: 5 minutes (short: it travels in a URL). */
 export const AUTHORIZATION_CODE_SECONDS = 300;
+/** An authorization code of a client under the high-security profile: at most 60 s (what that profile asks). */
+export const HIGH_SECURITY_AUTHORIZATION_CODE_SECONDS = 60;
 /** A refresh token: one hour, and each refresh gives a new one. */
 export const REFRESH_TOKEN_SECONDS = 3600;
 /** An ID token. */

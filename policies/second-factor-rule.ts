@@ -1,3 +1,4 @@
+import type { SecurityProfile } from './high-security.js';
 import { holdsIntegrationSetup } from './management.js';
 import { DEFAULT_SECOND_FACTOR_RULE, SECOND_FACTOR_RULES, type SecondFactorRule, type SsoRule, type TenantPolicy } from './tenant-policy.js';
 
@@ -16,6 +17,8 @@ import { DEFAULT_SECOND_FACTOR_RULE, SECOND_FACTOR_RULES, type SecondFactorRule,
  * - `sso` (enterprise sign-in): `required` when either says so: the host's `required` is not undone
  *   by the tenant, and a tenant's admin may require it for her tenant. It refuses passwords only
  *   while the tenant has a connection (src/federation/), so that no tenant is locked out by it.
+ * - `profile` (the tenant's own choice, kept with these settings): combined with the host's by
+ *   policies/high-security.ts (tenantProfile).
  * - Who must have a factor: under `required` everyone, under `required_for_permissions` a user who
  *   holds a management permission (`integration_setup`), under `optional` nobody (a user who holds
  *   one still gives it at sign-in). Such a user who has none enrols right after the password, and
@@ -28,6 +31,8 @@ export interface TenantSecondFactorSettings {
   secondFactor?: SecondFactorRule | undefined;
   passkeyOnlySignIn?: boolean | undefined;
   sso?: SsoRule | undefined;
+  /** The security profile of the tenant's clients (policies/high-security.ts). */
+  profile?: SecurityProfile | undefined;
 }
 
 /** What applies to a tenant's sign-ins. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SECURITY_PROFILES, type SecurityProfile } from './high-security.js';
 import { NAMED_USER_ACCESS_TOKEN } from './lifetimes.js';
 
 /**
@@ -36,6 +37,12 @@ export interface TenantPolicy {
    * provider); `optional` (the default) offers both.
    */
   sso?: SsoRule;
+  /**
+   * `high-security` puts every client of this tenant under the high-security profile
+   * (policies/high-security.ts, docs/high-security.md): one that does not conform is refused at
+   * run time. `standard` (the default) leaves it to each client and the tenant's own settings.
+   */
+  profile?: SecurityProfile;
 }
 
 /** The enterprise sign-in rules of a tenant, weakest first. */
@@ -61,6 +68,7 @@ const policySchema = z
     secondFactor: z.enum(SECOND_FACTOR_RULES).optional(),
     passkeyOnlySignIn: z.boolean().optional(),
     sso: z.enum(SSO_RULES).optional(),
+    profile: z.enum(SECURITY_PROFILES).optional(),
   })
   .strict();
 

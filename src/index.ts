@@ -23,6 +23,7 @@ export type {
   ClientConfiguration,
   ClientConfigurationInput,
   ClientConfigurationPatch,
+  DpopRule,
   Resources,
 } from './records/client-configurations.js';
 export type {

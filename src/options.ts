@@ -239,7 +239,8 @@ export const optionsSchema = z
           ])
           .prefault({})
           .meta({
-            description: 'failed client authentications allowed per client ID and per source address in a window, counted in '
+            description: 'failed client authentications (Basic or a client assertion, at token, PAR, introspection and revocation) '
+              + 'allowed per client ID and per source address in a window, counted in '
               + 'the store (shared by all instances); `false` turns it off. See [abuse limits](operations.md#abuse-limits)',
           }),
         authorize: z.union([z.literal(false), windowLimit]).default({ max: 120, windowSeconds: 60 }).meta({

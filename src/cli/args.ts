@@ -19,6 +19,8 @@ const OPTIONS = {
   description: { type: 'string' },
   resource: { type: 'string', multiple: true },
   constraint: { type: 'string', multiple: true },
+  // clients and apps: the security profile (policies/high-security.ts)
+  profile: { type: 'string' },
   // apps
   'redirect-uri': { type: 'string', multiple: true },
   'post-logout-redirect-uri': { type: 'string', multiple: true },
@@ -28,6 +30,13 @@ const OPTIONS = {
   'first-party': { type: 'boolean' },
   'resource-server': { type: 'boolean' },
   'all-tenants': { type: 'boolean' },
+  // clients and apps: client authentication, DPoP, PAR (src/cli/client-authentication.ts)
+  'auth-method': { type: 'string' },
+  'jwks-file': { type: 'string' },
+  'jwks-uri': { type: 'string' },
+  dpop: { type: 'string' },
+  'require-par': { type: 'boolean' },
+  'no-require-par': { type: 'boolean' },
   // keys
   alg: { type: 'string', multiple: true },
   out: { type: 'string' },

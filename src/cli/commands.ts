@@ -4,6 +4,8 @@ import { ApiCatalog } from '../../policies/catalog.js';
 import { NotFound } from '../../policies/errors.js';
 import { AppRegistrations, type ClientType, type EngineCheck } from '../records/app-registrations.js';
 import { ClientConfigurations } from '../records/client-configurations.js';
+import { SecondFactorRules, TenantSettings } from '../records/tenant-settings.js';
+import { SECURITY_PROFILES, type SecurityProfile } from '../../policies/high-security.js';
 import { generateJwks, generateSigningKey, keyStates } from '../engine/keys.js';
 import { parseResources, required, type OptionName, type ParsedArgs } from './args.js';
 import { loadApiCatalog } from './apis.js';
@@ -27,6 +29,7 @@ import { signingKeyChanged } from '../audit/events.js';
 import { operatorContext } from '../audit/operator.js';
 import { Factors } from '../factors/index.js';
 import { userFactorsWire } from '../http/wire.js';
+import { AUTHENTICATION_FLAGS, authenticationInput, authenticationLines, PAR_FLAGS } from './client-authentication.js';
 
 export interface CommandContext {
   args: ParsedArgs;
@@ -68,7 +71,26 @@ async function auditTrail(context: CommandContext): Promise<AuditTrail> {
 async function clientConfigurations(context: CommandContext, needsCatalog: boolean): Promise<ClientConfigurations> {
   const { args, io } = context;
   const catalog = needsCatalog ? loadApiCatalog(args.values.apis ?? io.env.TALENT_AUTH_APIS, io.cwd) : new ApiCatalog([]);
-  return new ClientConfigurations((await context.store()).records, catalog, await auditTrail(context));
+  const store = await context.store();
+  const audit = await auditTrail(context);
+  return new ClientConfigurations(store.records, catalog, audit, tenantProfileOf(store.records, audit));
+}
+
+/**
+ * The security profile a tenant's own settings select (policies/high-security.ts): the CLI has no
+ * host policy to read, so it checks a new client against the tenant's settings only (the server
+ * enforces the host's at run time).
+ */
+function tenantProfileOf(records: ConstructorParameters<typeof TenantSettings>[0], audit: AuditTrail): (tenant: string) => Promise<SecurityProfile> {
+  const rules = new SecondFactorRules(undefined, new TenantSettings(records, audit));
+  return (tenant) => rules.profile(tenant);
+}
+
+/** The `--profile` flag: standard or high-security. */
+function profileFlag(value: string | undefined): { profile?: SecurityProfile } {
+  if (value === undefined) return {};
+  if (!(SECURITY_PROFILES as readonly string[]).includes(value)) throw new UsageError(`--profile must be ${SECURITY_PROFILES.join(' or ')}`, '--profile');
+  return { profile: value as SecurityProfile };
 }
 
 async function appRegistrations(context: CommandContext): Promise<AppRegistrations> {
@@ -76,15 +98,26 @@ async function appRegistrations(context: CommandContext): Promise<AppRegistratio
   const audit = await auditTrail(context);
   // Deleting an app, or changing its type, ends its grants and consents here as on the server.
   const consents = new Consents(store, new ApiCatalog([]), audit);
-  return new AppRegistrations(store.records, ownPoliciesOnly, (clientId, by, reason) => consents.endAllOf(clientId, by, reason), audit);
+  return new AppRegistrations(store.records, ownPoliciesOnly, (clientId, by, reason) => consents.endAllOf(clientId, by, reason), audit, tenantProfileOf(store.records, audit));
 }
 
 function out(context: CommandContext, machine: unknown, human: string): void {
   context.io.stdout(context.json ? json(machine) : human);
 }
 
+/** The lines of a client configuration's answer: its ID, its secret when it has a new one, its method and keys. */
+function clientLines(client: Parameters<typeof clientWire>[0]): string {
+  return [
+    `  client_id:     ${client.clientId}`,
+    ...(client.clientSecret ? [`  client_secret: ${client.clientSecret}`] : []),
+    `  resources:     ${safe(resourcesInWords(client.resources))}`,
+    ...authenticationLines(client),
+    ...(client.clientSecret ? [SECRET_NOTE] : []),
+  ].join('\n') + '\n';
+}
+
 const clientsCreate: Command = {
-  options: ['tenant', 'name', 'category', 'description', 'resource', 'constraint'],
+  options: ['tenant', 'name', 'category', 'description', 'resource', 'constraint', 'profile', ...AUTHENTICATION_FLAGS],
   operands: [],
   async run(context) {
     const { values } = context.args;
@@ -96,18 +129,32 @@ const clientsCreate: Command = {
       category: required(values.category, 'category', command),
       ...(values.description !== undefined ? { description: values.description } : {}),
       resources: parseResources(values.resource, values.constraint),
+      ...profileFlag(values.profile),
+      ...authenticationInput(context.args.values, context.io.cwd, command),
     };
     const service = await clientConfigurations(context, true);
     const created = await service.create(input);
-    out(
-      context,
-      clientWire(created),
-      `Created client configuration "${safe(created.name)}" in tenant ${safe(created.tenant)}.\n`
-        + `  client_id:     ${created.clientId}\n`
-        + `  client_secret: ${created.clientSecret}\n`
-        + `  resources:     ${safe(resourcesInWords(created.resources))}\n`
-        + `${SECRET_NOTE}\n`,
-    );
+    out(context, clientWire(created), `Created client configuration "${safe(created.name)}" in tenant ${safe(created.tenant)}.\n${clientLines(created)}`);
+  },
+};
+
+const clientsUpdate: Command = {
+  options: ['name', 'category', 'description', 'profile', ...AUTHENTICATION_FLAGS, 'actor'],
+  operands: ['clientId'],
+  async run(context) {
+    const command = 'clients update';
+    const [clientId] = context.operands as [string];
+    const { values } = context.args;
+    const patch = {
+      ...(values.name !== undefined ? { name: values.name } : {}),
+      ...(values.category !== undefined ? { category: values.category } : {}),
+      ...(values.description !== undefined ? { description: values.description } : {}),
+      ...authenticationInput(context.args.values, context.io.cwd, command),
+      ...profileFlag(values.profile),
+    };
+    if (Object.keys(patch).length === 0) throw new UsageError(`${command}: nothing to change; see talent-auth ${command} --help`);
+    const changed = await (await clientConfigurations(context, false)).update(clientId, patch, operatorContext(values.actor));
+    out(context, clientWire(changed), `Updated client configuration "${safe(changed.name)}".\n${clientLines(changed)}`);
   },
 };
 
@@ -161,8 +208,13 @@ const clientsDelete: Command = {
   },
 };
 
+/** The lines of an app's method, keys, DPoP rule and PAR rule. */
+function appAuthenticationLines(app: Parameters<typeof appWire>[0]): string[] {
+  return [...authenticationLines(app), ...(app.requirePushedAuthorizationRequests ? ['  require_par:   true (pushed authorization requests only)'] : [])];
+}
+
 const appsCreate: Command = {
-  options: ['name', 'description', 'redirect-uri', 'post-logout-redirect-uri', 'backchannel-logout-uri', 'type', 'no-pkce', 'first-party', 'resource-server', 'tenant', 'all-tenants'],
+  options: ['name', 'description', 'redirect-uri', 'post-logout-redirect-uri', 'backchannel-logout-uri', 'type', 'no-pkce', 'first-party', 'resource-server', 'tenant', 'all-tenants', 'profile', ...AUTHENTICATION_FLAGS, ...PAR_FLAGS],
   operands: [],
   async run(context) {
     const { values } = context.args;
@@ -180,6 +232,8 @@ const appsCreate: Command = {
       ...(values['resource-server'] ? { resourceServer: true } : {}),
       ...(values.tenant !== undefined ? { tenant: values.tenant } : {}),
       ...(values['all-tenants'] ? { openToAllTenants: true } : {}),
+      ...profileFlag(values.profile),
+      ...authenticationInput(context.args.values, context.io.cwd, command),
     };
     if (values['all-tenants'] && values.tenant === undefined) {
       throw new UsageError('apps create: --all-tenants opens a tenant\'s app to every tenant: give --tenant too (an app without one is open to all already)', '--all-tenants');
@@ -196,9 +250,36 @@ const appsCreate: Command = {
       ...(created.firstParty ? ['  first_party:   true'] : []),
       ...(created.resourceServer ? ['  resource_server: true (may introspect every tenant\'s tokens)'] : []),
       ...(created.tenant ? [`  tenant:        ${safe(created.tenant)}${created.openToAllTenants ? ' (open to all tenants)' : ' (its users only)'}`] : []),
+      ...appAuthenticationLines(created),
       ...(created.clientSecret ? [SECRET_NOTE] : []),
     ];
     out(context, appWire(created), `${lines.join('\n')}\n`);
+  },
+};
+
+const appsUpdate: Command = {
+  options: ['name', 'description', 'profile', ...AUTHENTICATION_FLAGS, ...PAR_FLAGS, 'actor'],
+  operands: ['clientId'],
+  async run(context) {
+    const command = 'apps update';
+    const [clientId] = context.operands as [string];
+    const { values } = context.args;
+    const patch = {
+      ...(values.name !== undefined ? { name: values.name } : {}),
+      ...(values.description !== undefined ? { description: values.description } : {}),
+      ...authenticationInput(context.args.values, context.io.cwd, command),
+      ...profileFlag(values.profile),
+    };
+    if (Object.keys(patch).length === 0) throw new UsageError(`${command}: nothing to change; see talent-auth ${command} --help`);
+    const changed = await (await appRegistrations(context)).update(clientId, patch, operatorContext(values.actor));
+    const lines = [
+      `Updated ${changed.clientType} app "${safe(changed.name)}".`,
+      `  client_id:     ${changed.clientId}`,
+      ...(changed.clientSecret ? [`  client_secret: ${changed.clientSecret}`] : []),
+      ...appAuthenticationLines(changed),
+      ...(changed.clientSecret ? [SECRET_NOTE] : []),
+    ];
+    out(context, appWire(changed), `${lines.join('\n')}\n`);
   },
 };
 
@@ -543,10 +624,12 @@ const factorsReset: Command = {
 export const COMMANDS: Record<string, Command> = {
   'clients create': clientsCreate,
   'clients list': clientsList,
+  'clients update': clientsUpdate,
   'clients rotate-secret': clientsRotateSecret,
   'clients delete': clientsDelete,
   'apps create': appsCreate,
   'apps list': appsList,
+  'apps update': appsUpdate,
   'apps rotate-secret': appsRotateSecret,
   'apps delete': appsDelete,
   'keys generate': keysGenerate,

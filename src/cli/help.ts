@@ -1,5 +1,6 @@
 /* Help texts: `talent-auth --help`, `talent-auth <group> --help`, `talent-auth <group> <command> --help`. */
 import { CONNECTIONS_COMMAND_HELP, CONNECTIONS_GROUP_HELP } from './help-connections.js';
+import { AUTHENTICATION_OPTIONS, CLIENT_KEY_ROTATION, PAR_OPTIONS } from './help-client-authentication.js';
 
 const STORE_OPTIONS = `Store options:
   --redis <url>          Redis URL (redis:// or rediss://); default: env REDIS_URL. Required.
@@ -40,10 +41,12 @@ Usage: talent-auth <group> <command> [options]
 
   clients create         create a client configuration (machine-to-machine); prints its secret once
   clients list           list the client configurations of a tenant
+  clients update         change a client configuration (name, authentication method and keys, DPoP)
   clients rotate-secret  give a client configuration a new secret (the old one stops working)
   clients delete         delete a client configuration
   apps create            register an app (named-user sign-in); prints a secret once for confidential apps
   apps list              list the app registrations
+  apps update            change an app (name, authentication method and keys, DPoP, PAR)
   apps rotate-secret     give a confidential app a new secret
   apps delete            delete an app registration
   keys generate          write a private JWKS file for JWKS_FILE / keys.jwks
@@ -74,7 +77,10 @@ export const GROUP_HELP: Record<string, string> = {
   clients: `Usage: talent-auth clients <command> [options]
 
   create --tenant <t> --name <n> --category <c> --resource <api>:<scopes> [...]
+         [--auth-method private_key_jwt (--jwks-file <f> | --jwks-uri <url>)] [--dpop required|optional]
   list --tenant <t>
+  update <clientId> [--name <n>] [--category <c>] [--description <d>] [--auth-method <m>]
+         [--jwks-file <f> | --jwks-uri <url>] [--dpop required|optional]
   rotate-secret <clientId>
   delete <clientId>
 
@@ -84,7 +90,10 @@ Run talent-auth clients <command> --help for details.
 
   create --name <n> --redirect-uri <uri> [...] --type public|confidential [--no-pkce] [--first-party] [--resource-server] [--tenant <id> [--all-tenants]]
          [--post-logout-redirect-uri <uri> ...] [--backchannel-logout-uri <uri>]
+         [--auth-method private_key_jwt (--jwks-file <f> | --jwks-uri <url>)] [--dpop required|optional] [--require-par]
   list
+  update <clientId> [--name <n>] [--description <d>] [--auth-method <m>] [--jwks-file <f> | --jwks-uri <url>]
+         [--dpop required|optional] [--require-par | --no-require-par]
   rotate-secret <clientId>
   delete <clientId>
 
@@ -179,10 +188,13 @@ ${EXIT_CODES}
 `,
   'clients create': `Usage: talent-auth clients create --tenant <tenant> --name <name> --category <category>
          [--description <text>] --resource <api>:<scope>[,<scope>...] [--resource ...]
-         [--constraint <api>:<dimension>=<value> ...] --apis <file>
+         [--constraint <api>:<dimension>=<value> ...] [--profile standard|high-security] --apis <file>
+         [--auth-method client_secret_basic|private_key_jwt] [--jwks-file <file> | --jwks-uri <url>]
+         [--dpop required|optional]
 
 Creates a client configuration and prints its client_id and client_secret. The secret is shown
-only this once (only its digest is stored).
+only this once (only its digest is stored). A private_key_jwt client gets no secret: it registers
+its public keys, printed by key ID and RFC 7638 thumbprint.
 
   --tenant <tenant>         the tenant the client belongs to (fixed for its lifetime)
   --name <name>             display name
@@ -193,6 +205,10 @@ only this once (only its digest is stored).
   --constraint <api>:<dimension>=<value>
                             a data filter; repeat for several values or dimensions, e.g.
                             --constraint scim:group=eng --constraint scim:group=ops
+  --profile <profile>       standard (default) or high-security: private_key_jwt and DPoP
+                            required (docs/high-security.md); a client that does not conform is
+                            refused, naming the setting. Also checked when the tenant's settings
+                            select the high-security profile
   --apis <file>             the API catalog: a JSON file holding the apis array given to
                             createAuthServer (or {"apis": [...]}); default: env TALENT_AUTH_APIS
 
@@ -200,6 +216,11 @@ Example:
   talent-auth clients create --tenant acme --name "Payroll sync" --category payroll \\
     --resource scim:scim.read,scim.write --resource subscriptions:manage.subscriptions \\
     --constraint scim:group=eng --constraint scim:department=rnd --apis apis.json
+  talent-auth clients create --tenant acme --name "Payroll sync" --category payroll \\
+    --resource scim:scim.read --auth-method private_key_jwt --jwks-file payroll-public.json \\
+    --dpop required --apis apis.json
+
+${AUTHENTICATION_OPTIONS}
 
 ${STORE_OPTIONS}
 
@@ -217,10 +238,36 @@ ${OUTPUT_OPTIONS}
 
 ${EXIT_CODES}
 `,
+  'clients update': `Usage: talent-auth clients update <clientId> [--name <name>] [--category <category>]
+         [--description <text>] [--auth-method client_secret_basic|private_key_jwt]
+         [--jwks-file <file> | --jwks-uri <url>] [--dpop required|optional]
+         [--profile standard|high-security] [--actor <name>]
+
+Changes the fields given (at least one); the others stay. --description "" removes the
+description. Prints the record (a new secret only when it switches to client_secret_basic, once).
+
+  --name <name>             display name
+  --category <category>     e.g. payroll
+  --description <text>      "" removes it
+  --profile <profile>       standard or high-security (docs/high-security.md); a change the
+                            profile does not allow is refused, naming the setting
+${ACTOR_OPTION}
+
+${AUTHENTICATION_OPTIONS}
+
+${CLIENT_KEY_ROTATION}
+
+${STORE_OPTIONS}
+
+${OUTPUT_OPTIONS}
+
+${EXIT_CODES}
+`,
   'clients rotate-secret': `Usage: talent-auth clients rotate-secret <clientId>
 
 Gives the client configuration a new secret and prints it once. The previous secret stops working
-at once on every server instance.
+at once on every server instance. A private_key_jwt client has no secret (refused): it rotates its
+keys with clients update (see talent-auth clients update --help).
 
 ${STORE_OPTIONS}
 
@@ -242,10 +289,12 @@ ${EXIT_CODES}
   'apps create': `Usage: talent-auth apps create --name <name> --redirect-uri <uri> [--redirect-uri ...]
          --type public|confidential [--description <text>] [--no-pkce] [--first-party]
          [--resource-server] [--tenant <id> [--all-tenants]] [--post-logout-redirect-uri <uri> ...]
-         [--backchannel-logout-uri <uri>]
+         [--backchannel-logout-uri <uri>] [--profile standard|high-security]
+         [--auth-method client_secret_basic|private_key_jwt]
+         [--jwks-file <file> | --jwks-uri <url>] [--dpop required|optional] [--require-par]
 
-Registers an app for named-user sign-in and prints its client_id (and, for a confidential app, its
-client_secret, shown only this once).
+Registers an app for named-user sign-in and prints its client_id (and, for a confidential
+client_secret_basic app, its client_secret, shown only this once).
 
   --name <name>             display name (shown on the consent page)
   --description <text>      optional
@@ -270,6 +319,14 @@ client_secret, shown only this once).
                             signed logout token when one of its users signs out; with --tenant:
                             https on port 443 to a public host name. A local or private host is
                             reached only when listed in backchannelLogout.privateHosts
+  --profile <profile>       standard (default) or high-security: a confidential private_key_jwt
+                            app with DPoP and pushed authorization requests required, PKCE and
+                            https redirect URIs (docs/high-security.md); an app that does not
+                            conform is refused, naming the setting
+
+${PAR_OPTIONS}
+
+${AUTHENTICATION_OPTIONS}
 
 ${STORE_OPTIONS}
 
@@ -287,9 +344,36 @@ ${OUTPUT_OPTIONS}
 
 ${EXIT_CODES}
 `,
+  'apps update': `Usage: talent-auth apps update <clientId> [--name <name>] [--description <text>]
+         [--auth-method client_secret_basic|private_key_jwt] [--jwks-file <file> | --jwks-uri <url>]
+         [--dpop required|optional] [--require-par | --no-require-par]
+         [--profile standard|high-security] [--actor <name>]
+
+Changes the fields given (at least one); the others stay. --description "" removes the
+description. Prints the app (a new secret only when it switches to client_secret_basic, once).
+The method and keys are a confidential app's only (a public app does not authenticate).
+
+  --name <name>             display name (shown on the consent page)
+  --description <text>      "" removes it
+  --profile <profile>       standard or high-security (docs/high-security.md); a change the
+                            profile does not allow is refused, naming the setting
+${PAR_OPTIONS}
+${ACTOR_OPTION}
+
+${AUTHENTICATION_OPTIONS}
+
+${CLIENT_KEY_ROTATION}
+
+${STORE_OPTIONS}
+
+${OUTPUT_OPTIONS}
+
+${EXIT_CODES}
+`,
   'apps rotate-secret': `Usage: talent-auth apps rotate-secret <clientId>
 
 Gives a confidential app a new secret and prints it once; the previous one stops working at once.
+A private_key_jwt app has no secret (refused): it rotates its keys with apps update.
 
 ${STORE_OPTIONS}
 

@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import { endpointHandlers, routeTable } from '../endpoints/index.js';
-import { publicDocuments } from '../endpoints/ops/discovery.js';
+import { pinPublicOrigin, publicDocuments } from '../endpoints/ops/discovery.js';
 import { cutStalledBodies } from '../http/body-timeout.js';
 import { embeddingChecks, ownPaths } from '../http/embedding.js';
 import { oauthErrors } from '../http/oauth-errors.js';
@@ -45,6 +45,7 @@ export function createServerApp(server: AssembledServer, portal: Koa.Middleware 
   if (metrics) app.use(measureRequests(metrics, (ctx) => router.routeOf(ctx)?.route.group ?? 'other'));
   app.use(oauthErrors(options.issuer, logger));
   app.use(embeddingChecks(options.baseUrl, options.pathPrefix, logger));
+  app.use(pinPublicOrigin(oauthPath, new URL(options.baseUrl).origin));
   app.use(cutStalledBodies(options.limits.bodyTimeoutMs, ours));
   app.use(refuseWhileStoreDown(store, (ctx) => router.routeOf(ctx)?.route.store === true, logger, {
     isAuthorize: (ctx) => router.routeOf(ctx)?.route.name === 'authorize',
@@ -58,9 +59,9 @@ export function createServerApp(server: AssembledServer, portal: Koa.Middleware 
     // The endpoints that are ours, not the engine's, in the discovery document too.
     userinfo_endpoint: `${options.issuer}/userinfo`,
     introspection_endpoint: `${options.issuer}/introspect`,
-    introspection_endpoint_auth_methods_supported: ['client_secret_basic'],
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'],
     revocation_endpoint: `${options.issuer}/revoke`,
-    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'none'],
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt', 'none'],
   }));
   app.use(engine.serve);
   return { app, ours };

@@ -15,6 +15,7 @@ import { accessTokenFormat, publicJwks, type PrivateJwks, type SigningAlgorithm 
 import { liveOnly, LiveTokens } from '../engine/live-tokens.js';
 import { patchEngine } from '../engine/patches.js';
 import { engineRequest } from '../engine/request.js';
+import { atomicReplayDetection } from '../engine/replay-detection.js';
 import { RevokedChains } from '../engine/revoked-chains.js';
 import type { SignOutLook } from '../engine/sign-out.js';
 import { SingleUse, type RefreshTokenUse } from '../engine/single-use.js';
@@ -89,14 +90,18 @@ export function startEngine(start: EngineStart): StartedEngine {
     singleUse,
     secondFactorRules: start.secondFactorRules,
   });
-  const clients = new ClientDirectory(store.records);
+  // Each client's metadata carries its tenant's security profile (policies/high-security.ts).
+  const clients = new ClientDirectory(store.records, (tenant) => start.secondFactorRules.profile(tenant));
   const provider = new Provider(
     options.issuer,
-    engineConfiguration({ options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents, look, grants, secondFactorRules: start.secondFactorRules, signedOutUsers: start.signedOutUsers }),
+    engineConfiguration({ options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents, look, grants, secondFactorRules: start.secondFactorRules, signedOutUsers: start.signedOutUsers,
+      // Derived from the cookie keys as the other secrets every instance shares (32 bytes: the engine's requirement).
+      dpopNonceSecret: createHmac('sha256', cookieKeys[0]!).update('talent-auth DPoP nonces').digest() }),
   );
   provider.proxy = options.proxy;
   const knownClients = new ClientLookups(store.records);
   patchEngine(provider, { clients: knownClients, singleUse });
+  atomicReplayDetection(provider, store);
   observeEngine(provider, logger, metrics);
 
   const ownTokens = createTokenVerifier({ issuer: options.issuer, audience: options.audience, jwks: publicJwks(jwks), realm: options.issuer });

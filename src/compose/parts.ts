@@ -16,6 +16,8 @@ import { ForwardedAddress, PORTAL_ADDRESS_HEADER } from '../portal/address.js';
 import { AppRegistrations } from '../records/app-registrations.js';
 import { ClientConfigurations } from '../records/client-configurations.js';
 import { Consents } from '../records/consents.js';
+import type { SecurityProfile } from '../../policies/high-security.js';
+import { nonConformingClients } from '../records/security-profiles.js';
 import { startEngine, type StartedEngine } from './engine.js';
 import { OwnRecords } from './own-records.js';
 import { cookieKeysOf, factorKeysOf, openStore } from './store.js';
@@ -66,7 +68,8 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
     ? (ctx: Koa.Context) => forwardedAddress.verify(ctx.get(PORTAL_ADDRESS_HEADER) || undefined) ?? addressOf(ctx)
     : addressOf;
   // Each tenant's own settings, and its second-factor rule: the host's policy with them.
-  const tenantSettings = new TenantSettings(store.records, audit);
+  // A tenant's switch to the high-security profile names its clients that do not conform (policies/high-security.ts).
+  const tenantSettings = new TenantSettings(store.records, audit, Date.now, (tenant): Promise<string[]> => nonConformingClients(tenant, clients, apps));
   const secondFactorRules = new SecondFactorRules(options.tenantPolicy, tenantSettings);
   // Users the host signed out everywhere: their sessions begun before sign them in no more.
   const signedOutUsers = new SignedOutUsers(store, options.sessionTtl);
@@ -89,7 +92,9 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
     },
   });
   connections.onChange((id) => upstreams.forget(id));
-  const apps = new AppRegistrations(store.records, engineAppCheck(engine.provider), (clientId, by, reason) => consents.endAllOf(clientId, by, reason), audit);
+  const tenantProfile = (tenant: string): Promise<SecurityProfile> => secondFactorRules.profile(tenant);
+  const apps: AppRegistrations = new AppRegistrations(store.records, engineAppCheck(engine.provider), (clientId, by, reason) => consents.endAllOf(clientId, by, reason), audit, tenantProfile);
+  const clients: ClientConfigurations = new ClientConfigurations(store.records, catalog, audit, tenantProfile);
   const parts: ServerParts = {
     settings: options,
     logger,
@@ -101,7 +106,7 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
     look,
     addressOf,
     apiAddressOf,
-    clients: new ClientConfigurations(store.records, catalog, audit),
+    clients,
     apps,
     consents,
     holds: new SignInHolds(store.counters, cookieKeys, options.accounts, audit),

@@ -1,5 +1,5 @@
 import { clientAuthRateLimited } from '../audit/events.js';
-import { publicAppCors } from '../http/cors.js';
+import { publicAppCors, type PublicAppCorsOptions } from '../http/cors.js';
 import type { RouteHandler } from '../http/router.js';
 import { failedClientAuthLimit } from '../limits/client-auth.js';
 import { tenantOfClient } from './lifecycle/calling-client.js';
@@ -21,8 +21,8 @@ export function clientEndpoints(parts: ServerParts): ClientEndpoints {
 export interface ClientEndpoints {
   /** The failed-authentication limit around a handler. */
   limited(handler: RouteHandler): RouteHandler;
-  /** CORS around a handler: public apps call it from their pages. */
-  cors(handler: RouteHandler): RouteHandler;
+  /** CORS around a handler: public apps call it from their pages (`options`: its methods, whose answer it is). */
+  cors(handler: RouteHandler, options?: PublicAppCorsOptions): RouteHandler;
 }
 
 /** One limit (one log of refusals) for all of a server's client endpoints. */
@@ -40,11 +40,14 @@ function build(parts: ServerParts): ClientEndpoints {
     ? failedClientAuthLimit(store.counters, limits, addressOf, logger, ({ clientId, address, firstInWindow }) => {
       metrics?.rateLimited.inc({ limit: 'client_auth' });
       if (firstInWindow) void recordRefusal(clientId, address);
-    })
+    }, async (clientId) => (await engine.findClient(clientId)) !== undefined)
     : undefined;
-  const cors = publicAppCors(() => apps.publicWebOrigins());
+  const origins = () => apps.publicWebOrigins();
   return {
     limited: (handler) => (limiter ? (ctx, params, next) => limiter(ctx, () => handler(ctx, params, next)) : handler),
-    cors: (handler) => (ctx, params, next) => cors(ctx, () => handler(ctx, params, next)),
+    cors: (handler, options) => {
+      const cors = publicAppCors(origins, options);
+      return (ctx, params, next) => cors(ctx, () => handler(ctx, params, next));
+    },
   };
 }

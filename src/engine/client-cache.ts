@@ -3,6 +3,7 @@ import type Provider from 'oidc-provider';
 import type { RecordStore } from '../../adapters/types.js';
 import { APP_REGISTRATION } from '../records/app-registrations.js';
 import { CLIENT_CONFIGURATION } from '../records/client-configurations.js';
+import { TENANT_SETTINGS } from '../records/tenant-settings.js';
 
 const CLIENT_KINDS: ReadonlySet<string> = new Set([CLIENT_CONFIGURATION, APP_REGISTRATION]);
 
@@ -39,6 +40,13 @@ export class ClientLookups implements KnownClients {
     private readonly maxAgeMs = 10_000,
   ) {
     records.watch((change) => {
+      // A tenant's own settings hold the security profile its clients' metadata carries
+      // (client-directory.ts): a change of them is rare and may concern any client of the tenant.
+      if (change.kind === TENANT_SETTINGS) {
+        this.#generation += 1;
+        this.#cache.clear();
+        return;
+      }
       // Consents change at every sign-in: they are not clients, and must not spoil lookups in flight.
       if (change.kind !== undefined && !CLIENT_KINDS.has(change.kind)) return;
       this.#generation += 1;

@@ -1,5 +1,7 @@
 import type { EngineAdapter, EnginePayload, RecordStore } from '../../adapters/types.js';
 import { ValidationError } from '../../policies/errors.js';
+import type { ClientJwks, TokenEndpointAuthMethod } from '../../policies/client-keys.js';
+import { effectiveProfile, PROFILE_METADATA, type SecurityProfile } from '../../policies/high-security.js';
 import { APP_REGISTRATION, type StoredAppRegistration } from '../records/app-registrations.js';
 import {
   CLIENT_CONFIGURATION,
@@ -10,22 +12,64 @@ import {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Client metadata properties we add to the engine's (RFC 7591 names plus these). */
-export const EXTRA_CLIENT_METADATA = ['tenant', 'constraints', 'pkce_enabled', 'first_party', 'open_to_all_tenants', 'resource_server'] as const;
+export const EXTRA_CLIENT_METADATA = ['tenant', 'constraints', 'pkce_enabled', 'first_party', 'open_to_all_tenants', 'resource_server', 'jwks_uri_by_operator', PROFILE_METADATA] as const;
 
-/** A client configuration as oidc-provider client metadata. The secret stays a digest. */
-export function clientConfigurationMetadata(record: StoredClientConfiguration): EnginePayload {
+/**
+ * A client's effective profile as engine metadata: present only under the high-security profile
+ * (policies/high-security.ts), where the engine hooks read it (code lifetime, refusals).
+ */
+function profileMetadata(highSecurity: boolean): EnginePayload {
+  return highSecurity ? { [PROFILE_METADATA]: 'high-security' } : {};
+}
+
+/**
+ * How a client authenticates, as engine metadata: Basic with its secret's digest, or
+ * private_key_jwt with its keys (inline or by URL) and no secret at all.
+ */
+function authenticationMetadata(
+  record: { tokenEndpointAuthMethod?: TokenEndpointAuthMethod | undefined; jwks?: ClientJwks | undefined; jwksUri?: string | undefined; secretDigest?: string | undefined },
+  jwksUriByOperator: boolean,
+): EnginePayload {
+  if (record.tokenEndpointAuthMethod === 'private_key_jwt') {
+    return {
+      token_endpoint_auth_method: 'private_key_jwt',
+      ...(record.jwks ? { jwks: record.jwks } : {}),
+      // Fetched under the operator's exceptions only when the operator named it (patches.ts).
+      ...(record.jwksUri ? { jwks_uri: record.jwksUri, jwks_uri_by_operator: jwksUriByOperator } : {}),
+    };
+  }
+  return { token_endpoint_auth_method: 'client_secret_basic', ...(record.secretDigest ? { client_secret: record.secretDigest } : {}) };
+}
+
+/**
+ * A client configuration as oidc-provider client metadata. The secret stays a digest.
+ * @param tenantProfile the profile its tenant selected: high-security makes DPoP required.
+ */
+export function clientConfigurationMetadata(record: StoredClientConfiguration, tenantProfile?: SecurityProfile): EnginePayload {
+  const highSecurity = effectiveProfile(record.profile, tenantProfile) === 'high-security';
   return {
     client_id: record.clientId,
     client_name: record.name,
-    client_secret: record.secretDigest,
     grant_types: ['client_credentials'],
     response_types: [],
     redirect_uris: [],
-    token_endpoint_auth_method: 'client_secret_basic',
+    ...authenticationMetadata(record, record.jwksUriAuthor === 'operator'),
+    // RFC 9449 §5.2: a client that must use DPoP; the engine refuses its requests without a proof.
+    dpop_bound_access_tokens: record.dpop === 'required' || highSecurity,
+    ...profileMetadata(highSecurity),
     scope: Object.values(record.resources).flatMap((resource) => resource.scopes).join(' '),
     tenant: record.tenant,
     constraints: constraintsOf(record.resources),
   };
+}
+
+/**
+ * Whose exceptions a client's key-set fetch (its `jwks_uri`) gets: the operator's when the
+ * operator named the URL, none otherwise (a tenant's, a public address only).
+ */
+export function engineKeysOwner(client: object): { tenant?: string } {
+  const { jwks_uri_by_operator: byOperator } = client as { jwks_uri_by_operator?: unknown };
+  return byOperator === true ? {} : { tenant: 'a tenant' };
 }
 
 /** Who owns an app, from its engine client metadata (see appServesTenant). */
@@ -34,13 +78,17 @@ export function engineAppOwner(client: object): { tenant?: string; openToAllTena
   return { ...(typeof tenant === 'string' ? { tenant } : {}), openToAllTenants: open === true };
 }
 
-/** An app registration as oidc-provider client metadata. */
-export function appRegistrationMetadata(app: StoredAppRegistration): EnginePayload {
+/**
+ * An app registration as oidc-provider client metadata.
+ * @param tenantProfile the profile its tenant selected: high-security makes DPoP, PAR and PKCE required.
+ */
+export function appRegistrationMetadata(app: StoredAppRegistration, tenantProfile?: SecurityProfile): EnginePayload {
   const confidential = app.clientType === 'confidential';
+  const highSecurity = effectiveProfile(app.profile, tenantProfile) === 'high-security';
   return {
     client_id: app.clientId,
     client_name: app.name,
-    ...(confidential && app.secretDigest ? { client_secret: app.secretDigest } : {}),
+    ...(confidential ? authenticationMetadata(app, app.tenant === undefined) : { token_endpoint_auth_method: 'none' }),
     grant_types: confidential ? ['authorization_code', 'refresh_token'] : ['authorization_code'],
     response_types: ['code'],
     redirect_uris: app.redirectUris,
@@ -48,15 +96,19 @@ export function appRegistrationMetadata(app: StoredAppRegistration): EnginePaylo
     ...(app.backchannelLogoutUri ? { backchannel_logout_uri: app.backchannelLogoutUri } : {}),
     // Logout tokens name the session (`sid`), as discovery says; ID tokens do too (engine/patches.ts).
     backchannel_logout_session_required: true,
-    token_endpoint_auth_method: confidential ? 'client_secret_basic' : 'none',
+    // RFC 9449 §5.2: an app that must use DPoP; the engine refuses its token requests without a proof.
+    dpop_bound_access_tokens: app.dpop === 'required' || highSecurity,
+    ...profileMetadata(highSecurity),
     // The engine refuses custom schemes for web clients; our policy has already vetted each URI.
     application_type: app.redirectUris.every((uri) => /^https?:/i.test(uri)) ? 'web' : 'native',
     id_token_signed_response_alg: app.idTokenSigningAlg,
-    pkce_enabled: app.pkceEnabled,
+    pkce_enabled: app.pkceEnabled || highSecurity,
     first_party: app.firstParty,
     ...(app.tenant ? { tenant: app.tenant } : {}),
     open_to_all_tenants: app.openToAllTenants === true,
     resource_server: app.resourceServer === true,
+    // RFC 9126 §6: the engine then refuses an authorization request that was not pushed.
+    require_pushed_authorization_requests: app.requirePushedAuthorizationRequests === true || highSecurity,
   };
 }
 
@@ -65,7 +117,14 @@ export function appRegistrationMetadata(app: StoredAppRegistration): EnginePaylo
  * rotated secret or a deleted client stops working at once on every instance.
  */
 export class ClientDirectory implements EngineAdapter {
-  constructor(private readonly records: RecordStore) {}
+  constructor(
+    private readonly records: RecordStore,
+    /**
+     * The security profile a tenant puts its clients under, read with each client (a tenant's
+     * switch applies at its clients' next request, on every instance).
+     */
+    private readonly tenantProfile?: (tenant: string) => Promise<SecurityProfile>,
+  ) {}
 
   async find(id: string): Promise<EnginePayload | undefined> {
     // Client IDs are UUIDs: anything else is unknown without a store round trip.
@@ -75,8 +134,9 @@ export class ClientDirectory implements EngineAdapter {
       this.records.get<StoredClientConfiguration>(CLIENT_CONFIGURATION, id),
       this.records.get<StoredAppRegistration>(APP_REGISTRATION, id),
     ]);
-    if (record) return clientConfigurationMetadata(record);
-    return app && appRegistrationMetadata(app);
+    if (record) return clientConfigurationMetadata(record, await this.tenantProfile?.(record.tenant));
+    if (!app) return undefined;
+    return appRegistrationMetadata(app, app.tenant === undefined ? undefined : await this.tenantProfile?.(app.tenant));
   }
 
   async upsert(): Promise<void> {
@@ -122,6 +182,8 @@ export function engineAppCheck(provider: { Client: { validate(metadata: never): 
         ['post_logout_redirect_uris', 'postLogoutRedirectUris'],
         ['backchannel_logout_uri', 'backchannelLogoutUri'],
         ['id_token_signed_response_alg', 'idTokenSigningAlg'],
+        ['jwks_uri', 'jwksUri'],
+        ['jwks', 'jwks'],
       ];
       const field = fields.find(([engine]) => description.startsWith(engine))?.[1] ?? 'appRegistration';
       throw new ValidationError(field, description);

@@ -2,10 +2,11 @@ import type { Client, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { SignedOutUsers } from '../records/signed-out-users.js';
 import type { Store } from '../../adapters/types.js';
 import type { ApiCatalog } from '../../policies/catalog.js';
-import { InvalidRequest, InvalidTarget } from '../../policies/errors.js';
+import { InvalidClient, InvalidRequest, InvalidTarget } from '../../policies/errors.js';
+import { CLIENT_ASSERTION_ALGS, MAX_ASSERTION_SECONDS, MAX_JWKS_BYTES } from '../../policies/client-keys.js';
+import { assertionAudienceAllowed, authorizationCodeSeconds, refuseNonConforming } from '../../policies/high-security.js';
 import {
   accessTokenSeconds,
-  AUTHORIZATION_CODE_SECONDS,
   CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS,
   ID_TOKEN_SECONDS,
   INTERACTION_SECONDS,
@@ -34,6 +35,7 @@ import type { PrivateJwks, SigningAlgorithm } from './keys.js';
 import { engineKeys } from './signing-keys.js';
 import { signOutSources, type SignOutLook } from './sign-out.js';
 import { Localizer } from '../i18n/localizer.js';
+import { DPOP_ALGORITHMS } from '../resource-server/dpop.js';
 
 
 /** What the configuration reads of a client beyond the engine's metadata. */
@@ -73,7 +75,13 @@ export interface EngineSetup {
   secondFactorRules?: SecondFactorRules | undefined;
   /** Users signed out everywhere: their older sessions sign them in no more. */
   signedOutUsers?: SignedOutUsers | undefined;
+  /**
+   * The 32-byte secret of DPoP server nonces (RFC 9449 §8), the same on every instance so that a
+   * nonce one instance gave is honoured by the others.
+   */
+  dpopNonceSecret: Buffer;
 }
+
 
 /** The node-oidc-provider configuration: every engine decision of ours is in this one place. */
 export function engineConfiguration(setup: EngineSetup): Configuration {
@@ -119,7 +127,10 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       // state is required (it is the app's CSRF protection of its callback, RFC 6749 §10.12); the
       // engine would let it be omitted. Checked after the client
       // and redirect URI are known, so the error goes back to the app.
-      state: engineErrors((ctx: KoaContextWithOIDC, value: unknown) => {
+      state: engineErrors((ctx: KoaContextWithOIDC, value: unknown, client: Client) => {
+        // A client under the high-security profile without private_key_jwt (its tenant selected
+        // the profile after it was registered) pushes and asks for nothing (policies/high-security.ts).
+        refuseNonConforming(client);
         if (typeof value !== 'string' || value === '') throw new InvalidRequest(`missing required parameter 'state'`);
         // What a pending sign-in stores is bounded: state and nonce are kept until it ends.
         if (value.length > MAX_STATE_OR_NONCE) throw new InvalidRequest(`state must be at most ${MAX_STATE_OR_NONCE} characters`);
@@ -146,8 +157,24 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     issueRefreshToken: async (_ctx, client) => grants.issuesRefreshTokens(client),
     expiresWithSession: async () => false,
     rotateRefreshToken: true,
-    // Credentials only in the Basic header (policies/client-authentication.ts); no HS*/client_secret_jwt: we keep only a digest.
-    clientAuthMethods: ['client_secret_basic', 'none'],
+    // A secret only in the Basic header, or an assertion signed by the client's own key
+    // (policies/client-authentication.ts); no HS*/client_secret_jwt: we keep only a digest.
+    clientAuthMethods: ['client_secret_basic', 'private_key_jwt', 'none'],
+    // The engine checks an assertion's signature, iss, sub, exp, jti (single use through the
+    // store's ReplayDetection, until exp) and aud (the issuer or the token endpoint URL); we also
+    // bound its lifetime, which bounds what the single-use check keeps.
+    assertJwtClientAuthClaimsAndHeader: engineErrors(async (ctx: KoaContextWithOIDC, claims: Record<string, unknown>, _header: unknown, client: Client) => {
+      const now = Math.floor(Date.now() / 1000);
+      if (typeof claims['exp'] !== 'number' || claims['exp'] > now + MAX_ASSERTION_SECONDS) {
+        throw new InvalidClient(`the client assertion must expire within ${MAX_ASSERTION_SECONDS} seconds`);
+      }
+      // The high-security profile: the audience is the issuer identifier alone, as a string
+      // (not the token endpoint URL, not an array), so that an assertion made for another
+      // endpoint or server cannot be replayed here.
+      if (!assertionAudienceAllowed(client, claims['aud'], ctx.oidc.issuer)) {
+        throw new InvalidClient('under the high-security profile the client assertion audience (aud) must be the issuer identifier, as a string');
+      }
+    }),
     // Browser apps (public clients) may call the token endpoint from the origins of their
     // redirect URIs; nobody else gets CORS.
     clientBasedCORS: (_ctx, origin, client) =>
@@ -161,8 +188,16 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       // Lets keys sign through node:crypto (engine/signing-keys.ts): a third less CPU per token.
       externalSigningSupport: { enabled: true, ack: 'experimental-01' },
       clientCredentials: { enabled: true },
-      dPoP: { enabled: false },
-      pushedAuthorizationRequests: { enabled: false },
+      // Sender-constrained tokens (RFC 9449): a token request with a DPoP proof gets tokens bound
+      // to its key (`cnf.jkt`, token_type DPoP); a client whose record says `dpop: 'required'`
+      // gets none without a proof (client-directory.ts). Each proof's `jti` is used once, in the
+      // store every instance shares (ReplayDetection). Nonces are offered on every answer
+      // (`DPoP-Nonce`) and demanded only of a proof whose `iat` is not recent.
+      dPoP: { enabled: true, nonceSecret: setup.dpopNonceSecret, allowReplay: false },
+      // RFC 9126, in front of it our guard (src/endpoints/sign-in/pushed-authorization.ts). A pushed
+      // request lives 60 s (the engine's longest) and is used up by the authorization response it
+      // leads to; an app may be required to push (`requirePushedAuthorizationRequests`).
+      pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: false, allowUnregisteredRedirectUris: false },
       // Sign-out: the engine's end_session endpoint with our pages (src/engine/sign-out.ts).
       rpInitiatedLogout: { enabled: true, ...signOutSources(look) },
       // Delivered by our fetch below: only where policies/backchannel-logout.ts allows.
@@ -179,6 +214,9 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
         getResourceServerInfo: engineErrors(async (ctx: KoaContextWithOIDC, resourceIndicator: string, client: Client) => {
           // RFC 8707 §2: a resource the server does not know is invalid_target.
           if (resourceIndicator !== audience) throw new InvalidTarget(`unknown resource; the only resource is ${audience}`);
+          // Every grant's token request comes here: a client under the high-security profile
+          // without private_key_jwt gets no token (policies/high-security.ts).
+          refuseNonConforming(client);
           // Its scopes, lifetime and format: the request's grant's (src/grants).
           return grants.of(ctx).resource(ctx, client);
         }),
@@ -195,7 +233,10 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       },
     },
     enabledJWA: {
-      clientAuthSigningAlgValues: ['ES256', 'RS256', 'PS256', 'EdDSA'],
+      // Asymmetric only: an HS256 assertion would need a shared secret (we keep only digests).
+      clientAuthSigningAlgValues: [...CLIENT_ASSERTION_ALGS],
+      // Discovery's dpop_signing_alg_values_supported: the resource-server kit takes the same.
+      dPoPSigningAlgValues: [...DPOP_ALGORITHMS],
       idTokenSigningAlgValues: ['RS256', 'PS256', 'ES256', 'EdDSA'],
       requestObjectSigningAlgValues: ['ES256', 'RS256', 'PS256', 'EdDSA'],
       userinfoSigningAlgValues: ['RS256', 'PS256', 'ES256', 'EdDSA'],
@@ -203,6 +244,7 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     routes: {
       authorization: '/authorize',
       token: '/token',
+      pushed_authorization_request: '/par',
       jwks: '/jwks',
       userinfo: '/userinfo',
     },
@@ -214,7 +256,8 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
         token.resourceServer?.accessTokenTTL ?? namedUserAccessTokenTtl,
         managementAccessTokenTtl,
       ),
-      AuthorizationCode: AUTHORIZATION_CODE_SECONDS,
+      // 5 minutes; 60 s for a client under the high-security profile (policies/high-security.ts).
+      AuthorizationCode: (_ctx, _code, client) => authorizationCodeSeconds(client),
       RefreshToken: REFRESH_TOKEN_SECONDS,
       IdToken: ID_TOKEN_SECONDS,
       Interaction: INTERACTION_SECONDS,
@@ -224,7 +267,10 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     },
     // Every request the engine makes (back-channel logout tokens): addresses checked before
     // connecting, the operator's private hosts for the operator's apps (src/engine/backchannel-delivery.ts).
+    // Also a private_key_jwt client's keys at its jwks_uri (patches.ts: in the scope of who named it).
     fetch: deliveryFetch(new PrivateHosts(options.backchannelLogout.privateHosts)),
+    // A client's key set larger than this is refused (the engine's default has no bound).
+    fetchResponseBodyLimits: { jwks_uri: MAX_JWKS_BYTES },
     renderError: errorPageRenderer(look.localizer),
     // The languages of our pages, for apps that pass ui_locales.
     discovery: { ui_locales_supported: [...look.localizer.available] },

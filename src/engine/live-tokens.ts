@@ -112,6 +112,10 @@ export function liveOnly(verifier: TokenVerifier, live: LiveTokens): TokenVerifi
       await verifier.verifyAuthorization(header);
       return this.verify(header!.trim().split(/ +/)[1]!);
     },
+    async verifyRequest(request) {
+      await verifier.verifyRequest(request);
+      return this.verify(request.authorization!.trim().split(/ +/)[1]!);
+    },
   };
 }
 

@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
+import { decodeProtectedHeader, type JWK } from 'jose';
 import type Provider from 'oidc-provider';
+import { JWKS_URI_KEYS_SECONDS, JWKS_URI_RETRY_SECONDS } from '../../policies/client-keys.js';
 import { redirectUriMatches } from '../../policies/redirect-uris.js';
 import { secretMatches } from '../records/secrets.js';
 import { deliveringFor } from './backchannel-delivery.js';
 import type { ClientLookups, EngineClient } from './client-cache.js';
-import { engineAppOwner } from './client-directory.js';
+import { engineAppOwner, engineKeysOwner } from './client-directory.js';
 import { engineErrors, toEngineError } from './errors.js';
 import type { Consumable, SingleUse } from './single-use.js';
 import { engineRequest, knowEngine } from './request.js';
@@ -40,6 +43,11 @@ import { engineRequest, knowEngine } from './request.js';
  * 9. `Client.prototype.backchannelLogout`: runs in the scope of the app's owner, so that the
  *    delivery (the engine's `fetch` hook, src/engine/backchannel-delivery.ts) knows whether the
  *    operator's private hosts may be reached for it.
+ * 10. The key set of a client with a `jwks_uri` (`refresh`, `selectForVerify`): fetched in the scope
+ *    of whoever named the URL, used at most JWKS_URI_KEYS_SECONDS, forgotten when it cannot be read
+ *    (keysFetchedInScope below).
+ * 11. `RefreshToken.prototype.generateTokenId` also binds a refresh token issued with a DPoP proof
+ *    to that proof's key for confidential apps too (the engine binds public apps' only).
  * Errors of ours thrown inside them reach the engine as its own (src/engine/errors.ts).
  */
 
@@ -78,6 +86,46 @@ interface ConsumableModel {
   prototype: Consumable & { generateTokenId(): string };
 }
 
+/** A refresh token as the engine models its DPoP binding: the proof key's thumbprint, if bound. */
+interface DpopBindable {
+  jkt?: string;
+}
+
+/**
+ * A refresh token issued with a DPoP proof is bound to that proof's key whatever the client kind.
+ * The engine binds only public clients' refresh tokens and leaves confidential clients' bound by
+ * their client authentication alone; we bind both, so that a refresh token copied together with a
+ * client secret is still useless without the private key. It runs when the token is first saved
+ * (its id is generated only then); a rotated token inherits its predecessor's binding from the
+ * engine, and the refresh grant refuses a proof of another key ("failed jkt verification").
+ */
+function bindToProofKey(token: DpopBindable): void {
+  if (token.jkt !== undefined) return;
+  const request = engineRequest() as { get?(name: string): string } | undefined;
+  const proof = request?.get?.('DPoP');
+  // The engine checked the proof before it issues anything (a bad one ends the request first), so
+  // its header's key is the key the access token was bound to; the engine keeps its own reading
+  // out of reach, hence the thumbprint computed again from the same key.
+  if (proof) token.jkt = proofKeyThumbprint(proof);
+}
+
+/** The JWK thumbprint (RFC 7638, SHA-256) of the key in a DPoP proof's header, synchronously. */
+function proofKeyThumbprint(proof: string): string | undefined {
+  let jwk: JWK | undefined;
+  try {
+    jwk = decodeProtectedHeader(proof).jwk;
+  } catch {
+    return undefined;
+  }
+  if (jwk === undefined) return undefined;
+  // The required members of each key type, in lexicographic order (RFC 7638 §3.2).
+  const required = jwk.kty === 'EC' ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y }
+    : jwk.kty === 'OKP' ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x }
+      : jwk.kty === 'RSA' ? { e: jwk.e, kty: jwk.kty, n: jwk.n } : undefined;
+  if (required === undefined || Object.values(required).some((value) => typeof value !== 'string')) return undefined;
+  return createHash('sha256').update(JSON.stringify(required)).digest('base64url');
+}
+
 /** `find` and `prototype.consume` of a code or refresh token model, each followed by our rule. */
 function patchConsumable(
   model: ConsumableModel,
@@ -94,6 +142,69 @@ function patchConsumable(
   model.prototype.consume = function consumeWithRule(this: Consumable) {
     return consumeOnce(this, () => consume.call(this)).catch(asEngineError);
   };
+}
+
+/** Marks the engine's client key-set class once its refresh runs in its owner's scope. */
+const FAILED_UNTIL: unique symbol = Symbol('talent-auth key set read failed');
+const SCOPED = Symbol('talent-auth: key fetch scoped');
+
+/** The engine's key set of one client, as far as we change it. */
+interface ClientKeySet {
+  freshUntil?: number | undefined;
+  /** Until when (epoch seconds) a read is not tried again, after one that failed. */
+  [FAILED_UNTIL]?: number;
+  client?: object;
+  stale(): boolean;
+  refresh(): Promise<void>;
+  selectForVerify(options: object): unknown[];
+  [SCOPED]?: true;
+}
+
+/**
+ * A client's key set at its `jwks_uri` (the engine's key-set class is private: reached through the
+ * first client that has one, its prototype changed once):
+ *
+ * - fetched by the engine through our checked fetch (configuration.ts `fetch`), in the scope of
+ *   whoever named the URL, so that only the operator's URLs get the operator's `privateHosts`
+ *   exceptions (as a back-channel logout does);
+ * - used at most JWKS_URI_KEYS_SECONDS after it was read. The engine would keep it as long as the
+ *   key server's Cache-Control or Expires say, and it reads the set again only when no key verifies
+ *   an assertion: a key the client removed from its set would have worked for as long as the
+ *   engine keeps the client. Here a stale set verifies nothing, so the engine reads it again first;
+ * - forgotten when it cannot be read (no answer, an error status, not a key set): the assertion
+ *   fails (fail closed, a removed key included); the assertions of the next JWKS_URI_RETRY_SECONDS
+ *   fail without another read (a key server that is down is not sent one request per assertion of
+ *   whoever names the client), and the first after them reads the set again rather than waiting
+ *   out the engine's minute.
+ */
+function keysFetchedInScope(client: EngineClient): void {
+  const keystore = (client as unknown as { asymmetricKeyStore?: object }).asymmetricKeyStore;
+  if (!keystore) return;
+  const proto = Object.getPrototypeOf(keystore) as ClientKeySet;
+  if (proto[SCOPED]) return;
+  const refresh = proto.refresh;
+  proto.refresh = async function refreshInOwnerScope(this: ClientKeySet) {
+    const now = Math.floor(Date.now() / 1000);
+    const failedUntil = this[FAILED_UNTIL];
+    if (failedUntil !== undefined && now < failedUntil && this.stale()) throw new Error('the key set could not be read a moment ago');
+    try {
+      await deliveringFor(engineKeysOwner(this.client ?? {}), () => refresh.call(this));
+    } catch (error) {
+      // Stale: it verifies nothing (below); the first assertion after JWKS_URI_RETRY_SECONDS
+      // reads the set again.
+      this.freshUntil = undefined;
+      this[FAILED_UNTIL] = now + JWKS_URI_RETRY_SECONDS;
+      throw error;
+    }
+    this[FAILED_UNTIL] = undefined;
+    const latest = Math.floor(Date.now() / 1000) + JWKS_URI_KEYS_SECONDS;
+    if (this.freshUntil !== undefined && this.freshUntil > latest) this.freshUntil = latest;
+  };
+  const selectForVerify = proto.selectForVerify;
+  proto.selectForVerify = function selectFreshForVerify(this: ClientKeySet, options: object) {
+    return this.stale() ? [] : selectForVerify.call(this, options);
+  };
+  proto[SCOPED] = true;
 }
 
 /** Installs every patch on one engine instance (its models are its own: other instances are untouched). */
@@ -132,12 +243,18 @@ export function patchEngine(provider: Provider, { clients, singleUse }: EnginePa
     const id = generateAccessTokenId.call(this);
     return this.grantId ? grantBoundTokenId(this.grantId, id, singleUse.chainNow()) : id;
   };
-  Client.find = clients.cached(Client.find.bind(Client) as (id: string) => Promise<EngineClient | undefined>) as typeof Client.find;
+  const find = clients.cached(Client.find.bind(Client) as (id: string) => Promise<EngineClient | undefined>);
+  Client.find = (async (id: string) => {
+    const client = await find(id);
+    if (client?.jwksUri) keysFetchedInScope(client);
+    return client;
+  }) as typeof Client.find;
 
   const RefreshToken = provider.RefreshToken as unknown as ConsumableModel;
   patchConsumable(RefreshToken, (token) => singleUse.refreshTokenFound(token), (token, consume) => singleUse.consumeRefreshToken(token, consume));
   const generateRefreshTokenId = RefreshToken.prototype.generateTokenId;
-  RefreshToken.prototype.generateTokenId = function generateTokenId(this: Consumable & { generateTokenId(): string }) {
+  RefreshToken.prototype.generateTokenId = function generateTokenId(this: Consumable & DpopBindable & { generateTokenId(): string }) {
+    bindToProofKey(this);
     return singleUse.refreshTokenId(() => generateRefreshTokenId.call(this));
   };
 

@@ -4,6 +4,7 @@ import { InvalidRequest } from '../../policies/errors.js';
 import { parseMultipart, parseUrlEncoded, readBody, type FormParams } from './request-body.js';
 
 const CREDENTIALS = Symbol('the Basic credentials of this request');
+const FORM = Symbol('the form parameters of this request');
 
 type ReadCredentials = { credentials: BasicCredentials | undefined } | { error: unknown };
 
@@ -42,6 +43,12 @@ export interface ReadForm {
  * @throws InvalidRequest, PayloadTooLarge, RequestTimeout.
  */
 export async function readForm(ctx: Context, limit: number): Promise<ReadForm> {
+  const form = await readFormOnce(ctx, limit);
+  (ctx.state as Record<symbol, FormParams | undefined>)[FORM] = form.params;
+  return form;
+}
+
+async function readFormOnce(ctx: Context, limit: number): Promise<ReadForm> {
   // RFC 9110 §8.3.1: media types are case-insensitive (Koa leaves them as sent).
   const type = ctx.request.type.toLowerCase();
   if (type === 'application/x-www-form-urlencoded') {
@@ -53,6 +60,14 @@ export async function readForm(ctx: Context, limit: number): Promise<ReadForm> {
     return { params: await parseMultipart(await readBody(ctx, limit), ctx.get('content-type')), raw: undefined };
   }
   throw new InvalidRequest('the request body must be application/x-www-form-urlencoded');
+}
+
+/**
+ * The parameters readForm read from this request's body, if it read them (for the
+ * failed-authentication limit, which wraps the guards that read the body).
+ */
+export function formParamsOf(ctx: Context): FormParams | undefined {
+  return (ctx.state as Record<symbol, FormParams | undefined>)[FORM];
 }
 
 /** How many name=value pairs a urlencoded body holds (to tell whether parsing dropped any). */

@@ -4,12 +4,14 @@ import { CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS, NAMED_USER_ACCESS_TOKEN } from
 import { MANAGEMENT_SCOPE } from '../../policies/management.js';
 import type { SecondFactorRuling, TenantSecondFactorSettings } from '../../policies/second-factor-rule.js';
 import { SECOND_FACTOR_RULES, SSO_RULES } from '../../policies/tenant-policy.js';
+import { SECURITY_PROFILE, type SecurityProfile } from '../../policies/high-security.js';
 import { AUDIT_EVENT_TYPES, type AuditEvent } from '../audit/trail.js';
 import { GRANTS } from '../grants/index.js';
 import type { AppRegistration, AppRegistrationInput } from '../records/app-registrations.js';
 import { APP_REGISTRATION_FIELDS } from '../records/app-registrations.js';
 import type { ClientConfiguration, ClientConfigurationInput } from '../records/client-configurations.js';
-import { CLIENT_CONFIGURATION_FIELDS, RESOURCES_SCHEMA } from '../records/client-configurations.js';
+import { CLIENT_CONFIGURATION_FIELDS, DPOP_RULE, RESOURCES_SCHEMA } from '../records/client-configurations.js';
+import { CLIENT_ASSERTION_ALGS, CLIENT_AUTHENTICATION_FIELDS, MAX_CLIENT_KEYS } from '../../policies/client-keys.js';
 import type { Consent } from '../records/consents.js';
 import type { FactorListEntry } from '../factors/index.js';
 
@@ -49,6 +51,58 @@ export const ClientSecret = named('ClientSecret', z.string().regex(/^[A-Za-z0-9_
 export const NewSecret = named('NewSecret', z.strictObject({ client_id: clientId, client_secret: ClientSecret }),
   'The new secret; the previous one stops working at once, on every instance.');
 
+/** The wire description of a record's `profile` field, with what the high-security profile requires of that kind. */
+function profileDescription(requires: string): string {
+  return 'The security profile (docs/high-security.md): `high-security` puts the client under what the FAPI 2.0 Security Profile '
+    + `asks of an authorization server: ${requires}, and codes that live 60 s; a setting it does not allow is refused (400 with `
+    + '`field`). `standard` (the default) leaves it to the other fields, unless the tenant selected the high-security profile.';
+}
+
+// --- Client authentication (both record kinds) ------------------------------------------------
+
+export const TokenEndpointAuthMethod = named('TokenEndpointAuthMethod', CLIENT_AUTHENTICATION_FIELDS.tokenEndpointAuthMethod,
+  'How the client authenticates at the token endpoint: `client_secret_basic` (the default), with the secret we generate, '
+    + 'in HTTP Basic; `private_key_jwt` (RFC 7523), with an assertion signed by its own private key, checked with the public '
+    + 'keys it registered (`jwks` or `jwks_uri`, exactly one). A private_key_jwt client has no secret.');
+
+export const ClientJwks = named('ClientJwks', CLIENT_AUTHENTICATION_FIELDS.jwks.meta({
+  examples: [{ keys: [{ kty: 'EC', crv: 'P-256', kid: 'k1', alg: 'ES256', use: 'sig', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }] }],
+}),
+`A private_key_jwt client's public keys (RFC 7517 JWK Set): 1 to ${MAX_CLIENT_KEYS} keys, RSA (at least 2048 bits; RS256, PS256), `
+  + 'EC P-256 (ES256) or OKP Ed25519 (EdDSA), for signing; a `kid` on each when there are several (unique). Public keys '
+  + 'only: a private member (`d`, `p`, `q`, `dp`, `dq`, `qi`, `oth`, `k`) is refused (400 naming `jwks.keys.<index>`). '
+  + 'Keys are replaced whole: to rotate without downtime, send the old and the new key, then, once the client signs with '
+  + 'the new one, the new key alone.');
+
+export const ClientJwksUri = named('ClientJwksUri', CLIENT_AUTHENTICATION_FIELDS.jwksUri,
+  "Where our server fetches a private_key_jwt client's public keys: https on port 443 to a public host name (no IP "
+    + 'address, no single-label, special-use or private name); fetched with a timeout and a size limit, and the addresses '
+    + 'it resolves to are checked again at each fetch.');
+
+const authenticationFields = {
+  token_endpoint_auth_method: TokenEndpointAuthMethod.optional(),
+  jwks: ClientJwks.optional(),
+  jwks_uri: ClientJwksUri.optional(),
+};
+
+/** Wire field → library field, for the authentication fields of both record kinds. */
+const AUTHENTICATION_FIELD_NAMES = {
+  token_endpoint_auth_method: 'tokenEndpointAuthMethod',
+  jwks: 'jwks',
+  jwks_uri: 'jwksUri',
+} as const;
+
+/** The authentication of a record on the wire: the method, and the public keys or their URL; nothing for a public app. */
+function authenticationWire(record: { tokenEndpointAuthMethod?: 'client_secret_basic' | 'private_key_jwt' | undefined; jwks?: Wire<typeof ClientJwks> | undefined; jwksUri?: string | undefined }): {
+  token_endpoint_auth_method?: Wire<typeof TokenEndpointAuthMethod>; jwks?: Wire<typeof ClientJwks>; jwks_uri?: string;
+} {
+  return {
+    ...(record.tokenEndpointAuthMethod ? { token_endpoint_auth_method: record.tokenEndpointAuthMethod } : {}),
+    ...(record.jwks ? { jwks: record.jwks } : {}),
+    ...(record.jwksUri ? { jwks_uri: record.jwksUri } : {}),
+  };
+}
+
 // --- Client configurations -------------------------------------------------------------------
 
 export const Resources = named('Resources', RESOURCES_SCHEMA.meta({
@@ -63,13 +117,19 @@ const clientFields = {
   category: CLIENT_CONFIGURATION_FIELDS.category.meta({ description: 'Free-form grouping, e.g. `payroll`.' }),
   description: CLIENT_CONFIGURATION_FIELDS.description,
   resources: Resources,
+  ...authenticationFields,
+  dpop: CLIENT_CONFIGURATION_FIELDS.dpop.meta({ description: 'DPoP (RFC 9449): `required`, every token request must carry a DPoP proof and every access token is bound to its key; `optional` (the default), a token is bound when its request carries a proof.' }),
+  profile: CLIENT_CONFIGURATION_FIELDS.profile.meta({ description: profileDescription('private_key_jwt and `dpop: required`') }),
 };
 
 export const ClientConfigurationCreate = named('ClientConfigurationCreate', z.strictObject(clientFields),
-  "The tenant is the caller's and cannot be chosen (`tenant` is an unknown field).");
+  "The tenant is the caller's and cannot be chosen (`tenant` is an unknown field). `client_secret_basic` (the default) "
+    + 'answers a new `client_secret`; `private_key_jwt` needs `jwks` or `jwks_uri` and answers no secret.');
 
 export const ClientConfigurationPatch = named('ClientConfigurationPatch', z.strictObject(clientFields).partial(),
-  'Changes the fields sent; `description: ""` removes the description. The tenant never changes.');
+  'Changes the fields sent; `description: ""` removes the description. The tenant never changes. `jwks` or `jwks_uri` '
+    + 'replace the keys. `token_endpoint_auth_method: "private_key_jwt"` (with keys) deletes the secret; '
+    + '`"client_secret_basic"` drops the keys and answers a new `client_secret`, the only time it is shown.');
 
 export const ClientConfigurationBody = named('ClientConfiguration', z.strictObject({
   client_id: clientId,
@@ -78,12 +138,21 @@ export const ClientConfigurationBody = named('ClientConfiguration', z.strictObje
   category: z.string(),
   description: z.string().optional().meta({ description: 'Absent when empty.' }),
   resources: Resources,
+  token_endpoint_auth_method: TokenEndpointAuthMethod,
+  jwks: ClientJwks.optional().meta({ description: 'A private_key_jwt client\'s public keys, when registered by value.' }),
+  jwks_uri: z.string().optional().meta({ description: 'Where a private_key_jwt client\'s public keys are fetched, when registered by URL.' }),
+  dpop: DPOP_RULE.optional().meta({ description: 'Absent: optional.' }),
+  profile: SECURITY_PROFILE.optional().meta({ description: 'The client\'s own profile; absent: standard.' }),
   created_at: timestamp,
   updated_at: timestamp,
+  client_secret: ClientSecret.optional().meta({
+    description: 'Only in the answer that creates a client_secret_basic client or turns a private_key_jwt one back to '
+      + '`client_secret_basic`: the only time it is shown.',
+  }),
 }));
 
-export const ClientConfigurationCreated = named('ClientConfigurationCreated', ClientConfigurationBody.extend({ client_secret: ClientSecret }),
-  'The new record and its secret: the only time the secret is shown.');
+export const ClientConfigurationCreated = named('ClientConfigurationCreated', ClientConfigurationBody.extend({}),
+  'The new record and, for a client_secret_basic client, its secret: the only time the secret is shown.');
 
 export const ClientConfigurationList = named('ClientConfigurationList', z.strictObject({
   client_configurations: z.array(ClientConfigurationBody).meta({ description: 'Oldest first.' }),
@@ -115,6 +184,15 @@ const appFields = {
       + 'or private name (localhost, .local, .internal, .arpa, .test, .corp, .lan, ...); the addresses it resolves to '
       + 'are checked again at each delivery. `""` in a patch removes it.',
   }),
+  ...authenticationFields,
+  dpop: APP_REGISTRATION_FIELDS.dpop.optional().meta({ description: 'DPoP (RFC 9449): `required`, every token request must carry a DPoP proof and every access token is bound to its key; `optional` (the default), a token is bound when its request carries a proof.' }),
+  require_pushed_authorization_requests: APP_REGISTRATION_FIELDS.requirePushedAuthorizationRequests.meta({
+    description: 'The app must push its authorization requests (RFC 9126, `POST /oauth2/par`); a plain authorization '
+      + 'request of it is refused with `invalid_request`. Default false.',
+  }),
+  profile: APP_REGISTRATION_FIELDS.profile.meta({
+    description: profileDescription('a confidential app with private_key_jwt, `dpop: required`, `require_pushed_authorization_requests: true`, PKCE and https redirect URIs'),
+  }),
 };
 
 /** Wire field → library field, for the fields the API takes. */
@@ -127,6 +205,10 @@ const APP_FIELD_NAMES = {
   id_token_signed_response_alg: 'idTokenSigningAlg',
   post_logout_redirect_uris: 'postLogoutRedirectUris',
   backchannel_logout_uri: 'backchannelLogoutUri',
+  dpop: 'dpop',
+  require_pushed_authorization_requests: 'requirePushedAuthorizationRequests',
+  profile: 'profile',
+  ...AUTHENTICATION_FIELD_NAMES,
 } as const satisfies Record<keyof typeof appFields, keyof AppRegistrationInput>;
 
 /** Fields of an app that only the operator sets (through the library or the CLI), never a tenant. */
@@ -141,7 +223,9 @@ export const AppRegistrationCreate = named('AppRegistrationCreate', z.strictObje
 
 export const AppRegistrationPatch = named('AppRegistrationPatch', z.strictObject(appFields).partial(),
   'Changes the fields sent; `description: ""` removes it. A type change starts from the new type\'s defaults (PKCE '
-    + 'back on); public → confidential answers a new `client_secret`, confidential → public deletes the secret.');
+    + 'back on, `client_secret_basic`); public → confidential answers a new `client_secret`, confidential → public deletes '
+    + 'the secret and the keys. `jwks` or `jwks_uri` replace the keys; `token_endpoint_auth_method: "private_key_jwt"` '
+    + '(with keys) deletes the secret, `"client_secret_basic"` drops the keys and answers a new `client_secret`.');
 
 export const AppRegistrationBody = named('AppRegistration', z.strictObject({
   client_id: clientId,
@@ -157,10 +241,17 @@ export const AppRegistrationBody = named('AppRegistration', z.strictObject({
   resource_server: z.boolean().meta({ description: "Set by the platform operator only: an operator's app that may introspect every tenant's access tokens." }),
   post_logout_redirect_uris: z.array(z.string()),
   backchannel_logout_uri: z.string().optional(),
+  token_endpoint_auth_method: TokenEndpointAuthMethod.optional().meta({ description: 'Confidential apps only (a public app does not authenticate).' }),
+  jwks: ClientJwks.optional().meta({ description: 'A private_key_jwt app\'s public keys, when registered by value.' }),
+  jwks_uri: z.string().optional().meta({ description: 'Where a private_key_jwt app\'s public keys are fetched, when registered by URL.' }),
+  dpop: DPOP_RULE.optional().meta({ description: 'Absent: optional.' }),
+  require_pushed_authorization_requests: z.boolean().meta({ description: 'Only pushed authorization requests (RFC 9126) are taken from the app.' }),
+  profile: SECURITY_PROFILE.optional().meta({ description: 'The app\'s own profile; absent: standard.' }),
   created_at: timestamp,
   updated_at: timestamp,
   client_secret: ClientSecret.optional().meta({
-    description: 'Only in the answer that creates a confidential app or turns a public one confidential: the only time it is shown.',
+    description: 'Only in the answer that creates a confidential client_secret_basic app, turns a public one confidential, '
+      + 'or turns a private_key_jwt app back to `client_secret_basic`: the only time it is shown.',
   }),
 }));
 
@@ -212,10 +303,16 @@ const ssoField = z.enum(SSO_RULES).meta({
     + 'through their organisation\'s identity provider); `optional` offers both.',
 });
 
+const profileField = SECURITY_PROFILE.meta({
+  description: 'The security profile of the tenant\'s clients (docs/high-security.md): `high-security` puts every client configuration '
+    + 'and app of the tenant under it (a switch is refused, naming them, while one does not conform); `standard` leaves it to each client.',
+});
+
 export const TenantSettingsUpdate = named('TenantSettingsUpdate', z.strictObject({
   second_factor: secondFactorField.optional().meta({ description: 'The tenant\'s rule; absent: no choice (the host\'s applies).' }),
   passkey_only_sign_in: z.boolean().optional().meta({ description: 'Whether users may sign in with a passkey alone; absent: no choice.' }),
   sso: ssoField.optional().meta({ description: 'Whether users must sign in through the tenant\'s identity provider; absent: no choice.' }),
+  profile: profileField.optional().meta({ description: 'The tenant\'s clients\' security profile; absent: no choice.' }),
 }), "The caller's tenant's own settings, whole (a field left out is no choice). What applies combines them with the host's policy: "
   + 'the stricter second-factor rule wins (a tenant can ask for more than the host, never less), passkey-only sign-in needs '
   + 'the host not to forbid it, and SSO is required when either requires it.');
@@ -224,10 +321,12 @@ export const TenantSettingsBody = named('TenantSettings', z.strictObject({
   second_factor: secondFactorField.optional().meta({ description: 'The tenant\'s own rule, when it chose one.' }),
   passkey_only_sign_in: z.boolean().optional().meta({ description: 'The tenant\'s own choice, when it made one.' }),
   sso: ssoField.optional().meta({ description: 'The tenant\'s own SSO rule, when it chose one.' }),
+  profile: profileField.optional().meta({ description: 'The tenant\'s own profile choice, when it made one.' }),
   effective: z.strictObject({
     second_factor: secondFactorField,
     passkey_only_sign_in: z.boolean(),
     sso: ssoField,
+    profile: profileField.optional().meta({ description: '`high-security` when the tenant or the host selected it; absent: standard.' }),
   }).meta({ description: "What applies to the tenant's sign-ins: its settings combined with the host's policy." }),
 }), "The caller's tenant's settings, and what applies.");
 
@@ -238,16 +337,23 @@ export function tenantSettingsInput(body: Record<string, unknown>): TenantSecond
     ...(input.second_factor !== undefined ? { secondFactor: input.second_factor } : {}),
     ...(input.passkey_only_sign_in !== undefined ? { passkeyOnlySignIn: input.passkey_only_sign_in } : {}),
     ...(input.sso !== undefined ? { sso: input.sso } : {}),
+    ...(input.profile !== undefined ? { profile: input.profile } : {}),
   };
 }
 
 /** A tenant's settings and what applies, on the wire. */
-export function tenantSettingsWire(own: TenantSecondFactorSettings, effective: SecondFactorRuling): Wire<typeof TenantSettingsBody> {
+export function tenantSettingsWire(own: TenantSecondFactorSettings, effective: SecondFactorRuling, profile: SecurityProfile = 'standard'): Wire<typeof TenantSettingsBody> {
   return {
     ...(own.secondFactor !== undefined ? { second_factor: own.secondFactor } : {}),
     ...(own.passkeyOnlySignIn !== undefined ? { passkey_only_sign_in: own.passkeyOnlySignIn } : {}),
     ...(own.sso !== undefined ? { sso: own.sso } : {}),
-    effective: { second_factor: effective.secondFactor, passkey_only_sign_in: effective.passkeyOnlySignIn, sso: effective.sso },
+    ...(own.profile !== undefined ? { profile: own.profile } : {}),
+    effective: {
+      second_factor: effective.secondFactor,
+      passkey_only_sign_in: effective.passkeyOnlySignIn,
+      sso: effective.sso,
+      ...(profile === 'high-security' ? { profile } : {}),
+    },
   };
 }
 
@@ -349,30 +455,44 @@ const TOKEN_PARAMETERS: Record<string, z.ZodType> = {
 };
 
 const GRANT_WORDS: Record<string, string> = {
-  client_credentials: 'Machine-to-machine token. The client authenticates with HTTP Basic (required).',
-  authorization_code: 'Code exchange. A confidential app authenticates with HTTP Basic; a public app sends `client_id` '
-    + 'and `code_verifier` and no Authorization header.',
-  refresh_token: 'Refresh (confidential apps only, HTTP Basic required). The answer carries the next refresh token; a '
-    + 'spent one presented again after its successor was used revokes the whole grant.',
+  client_credentials: 'Machine-to-machine token. The client authenticates with HTTP Basic, or a private_key_jwt client '
+    + 'with `client_assertion`.',
+  authorization_code: 'Code exchange. A confidential app authenticates with HTTP Basic (or its `client_assertion`); a '
+    + 'public app sends `client_id` and `code_verifier` and no Authorization header.',
+  refresh_token: 'Refresh (confidential apps only, authenticated as at the code exchange). The answer carries the next '
+    + 'refresh token; a spent one presented again after its successor was used revokes the whole grant.',
 };
 
 const schemaName = (grantType: string) => `${grantType.split('_').map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}Request`;
+
+/** How a private_key_jwt client authenticates in the body instead of HTTP Basic (RFC 7523 §2.2). */
+const ASSERTION_PARAMETERS = {
+  client_assertion_type: z.literal('urn:ietf:params:oauth:client-assertion-type:jwt-bearer').optional().meta({
+    description: 'A private_key_jwt client (instead of HTTP Basic, never with it): this exact value, with `client_assertion`.',
+  }),
+  client_assertion: z.string().optional().meta({
+    description: 'A private_key_jwt client: a JWT signed by one of its registered keys (RS256, PS256, ES256, EdDSA or '
+      + 'Ed25519), `iss` and `sub` its client ID, `aud` the issuer (or this endpoint\'s URL; the issuer alone under the '
+      + 'high-security profile), `exp` within 300 s, a `jti` used once across every instance.',
+  }),
+};
 
 /** One schema per grant, from the grant's rule: its required parameters and those it accepts. */
 const grantRequests = [...GRANTS.values()].map((rule) => named(schemaName(rule.grantType), z.object({
   grant_type: z.literal(rule.grantType),
   ...Object.fromEntries(rule.required.map((name) => [name, TOKEN_PARAMETERS[name]!])),
   ...Object.fromEntries(rule.accepted.map((name) => [name, TOKEN_PARAMETERS[name]!.optional()])),
+  ...ASSERTION_PARAMETERS,
 }), GRANT_WORDS[rule.grantType]));
 
 export const TokenRequest = named('TokenRequest', z.discriminatedUnion('grant_type', grantRequests as unknown as [z.ZodObject, ...z.ZodObject[]]),
   'The grants. A parameter sent twice is `invalid_request`; one sent empty counts as omitted; a parameter of another grant '
     + '(e.g. `refresh_token` with `authorization_code`) is `invalid_request`; `client_secret` in the body is '
-    + '`invalid_client` (credentials go only in the Basic header).');
+    + '`invalid_client` (a secret goes only in the Basic header; a private_key_jwt client\'s assertion in the body).');
 
 export const TokenResponse = named('TokenResponse', z.object({
   access_token: z.string(),
-  token_type: z.literal('Bearer'),
+  token_type: z.enum(['Bearer', 'DPoP']).meta({ description: '`DPoP` when the request carried a DPoP proof: the token is bound to its key (RFC 9449).' }),
   expires_in: z.int().min(1).meta({
     description: `${CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS} for \`client_credentials\`; otherwise the named-user lifetime (the tenant `
       + `policy's \`accessTokenTtl\`, else \`namedUserAccessTokenTtl\`, ${NAMED_USER_ACCESS_TOKEN.default} by default; at most `
@@ -445,7 +565,8 @@ export const IntrospectionResponse = named('IntrospectionResponse', z.union([
     exp: z.int(),
     iat: z.int(),
     aud: z.union([z.string(), z.array(z.string())]),
-    token_type: z.literal('Bearer'),
+    token_type: z.enum(['Bearer', 'DPoP']),
+    cnf: z.strictObject({ jkt: z.string() }).optional().meta({ description: 'A DPoP-bound token: the thumbprint of its key (RFC 9449 §6.2).' }),
     tenant: z.string().optional(),
     constraints: z.record(z.string(), z.record(z.string(), z.array(z.string()))).optional()
       .meta({ description: 'A machine token\'s data filters, per API: `{ [apiId]: { [dimension]: values } }`.' }),
@@ -488,7 +609,9 @@ export function authorizationServerMetadata(issuer: string): z.ZodType {
     response_types_supported: z.array(z.literal('code')),
     response_modes_supported: z.array(z.literal('query')).optional(),
     grant_types_supported: z.array(z.enum([...GRANTS.keys()] as [string, ...string[]])),
-    token_endpoint_auth_methods_supported: z.array(z.enum(['client_secret_basic', 'none'])),
+    token_endpoint_auth_methods_supported: z.array(z.enum(['client_secret_basic', 'private_key_jwt', 'none'])),
+    token_endpoint_auth_signing_alg_values_supported: z.array(z.enum(CLIENT_ASSERTION_ALGS))
+      .meta({ description: 'The algorithms a `private_key_jwt` client may sign its assertion with (asymmetric only).' }),
     code_challenge_methods_supported: z.array(z.literal('S256')),
     scopes_supported: z.array(z.string()).meta({ description: '`openid`, `offline_access`, `profile`, `email` and every scope of the API catalog.' }),
     subject_types_supported: z.array(z.string()),
@@ -525,14 +648,25 @@ export function wireField(field: string): string {
 
 type Wire<T extends z.ZodType> = z.output<T>;
 
+/** A client configuration's wire fields with the authentication fields under their library names. */
+function clientFieldsOf<T extends Partial<Wire<typeof ClientConfigurationCreate>>>(wire: T): Omit<T, keyof typeof AUTHENTICATION_FIELD_NAMES> & Partial<Pick<ClientConfigurationInput, 'tokenEndpointAuthMethod' | 'jwks' | 'jwksUri'>> {
+  const { token_endpoint_auth_method: tokenEndpointAuthMethod, jwks, jwks_uri: jwksUri, ...rest } = wire;
+  return {
+    ...rest,
+    ...(tokenEndpointAuthMethod !== undefined ? { tokenEndpointAuthMethod } : {}),
+    ...(jwks !== undefined ? { jwks: jwks as ClientConfigurationInput['jwks'] } : {}),
+    ...(jwksUri !== undefined ? { jwksUri } : {}),
+  };
+}
+
 /** A client configuration to create, from its wire form, in the caller's tenant. */
 export function clientInput(body: Record<string, unknown>, tenant: string): ClientConfigurationInput {
-  return { ...parseWire(ClientConfigurationCreate, body, 'clientConfiguration'), tenant };
+  return { ...clientFieldsOf(parseWire(ClientConfigurationCreate, body, 'clientConfiguration')), tenant };
 }
 
 /** A client configuration change, from its wire form. */
 export function clientPatch(body: Record<string, unknown>): Partial<ClientConfigurationInput> {
-  return parseWire(ClientConfigurationPatch, body, 'patch');
+  return clientFieldsOf(parseWire(ClientConfigurationPatch, body, 'patch'));
 }
 
 /**
@@ -564,8 +698,8 @@ export function appPatch(body: Record<string, unknown>): Partial<AppRegistration
   return appFieldsOf(parseWire(AppRegistrationPatch, tenantAppBody(body), 'patch'));
 }
 
-/** A client configuration on the wire (with its secret when it was just made). */
-export function clientWire(client: ClientConfiguration & { clientSecret?: string }): Wire<typeof ClientConfigurationCreated> | Wire<typeof ClientConfigurationBody> {
+/** A client configuration on the wire (with its secret when it was just made or just turned Basic). */
+export function clientWire(client: ClientConfiguration & { clientSecret?: string }): Wire<typeof ClientConfigurationBody> {
   return {
     client_id: client.clientId,
     tenant: client.tenant,
@@ -573,6 +707,10 @@ export function clientWire(client: ClientConfiguration & { clientSecret?: string
     category: client.category,
     ...(client.description ? { description: client.description } : {}),
     resources: client.resources,
+    token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+    ...authenticationWire(client),
+    ...(client.dpop ? { dpop: client.dpop } : {}),
+    ...(client.profile === 'high-security' ? { profile: client.profile } : {}),
     created_at: client.createdAt,
     updated_at: client.updatedAt,
     ...(client.clientSecret ? { client_secret: client.clientSecret } : {}),
@@ -595,6 +733,10 @@ export function appWire(app: AppRegistration & { clientSecret?: string }): Wire<
     resource_server: app.resourceServer,
     post_logout_redirect_uris: app.postLogoutRedirectUris,
     ...(app.backchannelLogoutUri ? { backchannel_logout_uri: app.backchannelLogoutUri } : {}),
+    ...authenticationWire(app),
+    ...(app.dpop ? { dpop: app.dpop } : {}),
+    require_pushed_authorization_requests: app.requirePushedAuthorizationRequests,
+    ...(app.profile === 'high-security' ? { profile: app.profile } : {}),
     created_at: app.createdAt,
     updated_at: app.updatedAt,
     ...(app.clientSecret ? { client_secret: app.clientSecret } : {}),

@@ -3,8 +3,9 @@ import type { Counters } from '../../adapters/types.js';
 import { InvalidClient, TooManyRequests } from '../../policies/errors.js';
 import type { Logger } from '../logger.js';
 import { WindowLimits, type Watched, type WindowLimit } from './window-limits.js';
-import { claimedClientId } from '../../policies/client-authentication.js';
-import { basicCredentialsOf } from '../http/oauth-request.js';
+import { decodeJwt } from 'jose';
+import { claimedClientId, clientIdShapedLikeOurs } from '../../policies/client-authentication.js';
+import { basicCredentialsOf, formParamsOf } from '../http/oauth-request.js';
 
 export type { WindowLimit };
 
@@ -25,6 +26,28 @@ function claimedClientIdOf(ctx: Context): string | undefined {
   }
 }
 
+/**
+ * The client a request without Basic credentials names in its body, read WITHOUT trusting it (it
+ * is only counted): the `sub` of its client assertion, decoded but not verified (RFC 7523 §3: the
+ * subject is the client), else its `client_id`; when shaped like ours. Undefined before the body
+ * was read.
+ */
+function bodyClientIdOf(ctx: Context): string | undefined {
+  const params = formParamsOf(ctx);
+  if (!params) return undefined;
+  let subject: unknown;
+  const assertion = params.get('client_assertion');
+  if (assertion !== undefined) {
+    try {
+      subject = decodeJwt(assertion).sub;
+    } catch {
+      subject = undefined;
+    }
+  }
+  const claimed = typeof subject === 'string' ? subject : params.get('client_id');
+  return claimed === undefined ? undefined : clientIdShapedLikeOurs(claimed);
+}
+
 /** At the token endpoint every 401 is a failed client authentication, whatever body it has. */
 function failedToAuthenticate(ctx: Context): boolean {
   return ctx.status === 401;
@@ -41,6 +64,11 @@ function failedToAuthenticate(ctx: Context): boolean {
  *   through. Client IDs are public (they travel in /authorize URLs), so refusing a correct secret
  *   would let anyone lock any app out; our secrets are 256-bit random, so the guesses that the
  *   limit answers with 429 could never succeed anyway.
+ * - The client ID counted is the one the Basic header claims; without Basic, the one the body
+ *   names (a client assertion's `sub`, else `client_id`), read without trusting it, and counted
+ *   only when `knownClient` says such a client exists: anyone can write any ID in a body, and
+ *   only existing clients may get a counter, so that failures cannot create keys without bound.
+ *   A correct assertion, as a correct secret, goes through past the client's limit.
  * A successful authentication costs one counter read.
  */
 export function failedClientAuthLimit(
@@ -54,26 +82,37 @@ export function failedClientAuthLimit(
    * must not become a flood of audit events).
    */
   onRefused: (refused: { clientId: string | undefined; address: string; firstInWindow: boolean }) => void = () => {},
+  /** Whether a client of this ID exists (asked only of an ID a failed request's body names). */
+  knownClient: (clientId: string) => Promise<boolean> = async () => false,
 ) {
   // At most one line per key and window: the limit bounds the failures, this the refusals' lines.
   const windows = new WindowLimits(counters, logger, 'client authentication refused: too many failures');
 
-  function refuse(ctx: Context, over: Parameters<WindowLimits['refuse']>[0], fields: Record<string, unknown>): never {
+  function refuse(ctx: Context, clientId: string | undefined, over: Parameters<WindowLimits['refuse']>[0], fields: Record<string, unknown>): never {
     ctx.remove('WWW-Authenticate');
     const { wait, firstInWindow } = windows.refuse(over, over[0]!.key, fields);
-    onRefused({ clientId: claimedClientIdOf(ctx), address: addressOf(ctx), firstInWindow });
+    onRefused({ clientId, address: addressOf(ctx), firstInWindow });
     throw new TooManyRequests(wait);
+  }
+
+  /** The client ID a failed request is counted against: Basic's, else the body's if it exists. */
+  async function failedClientIdOf(ctx: Context): Promise<string | undefined> {
+    const basicClaim = claimedClientIdOf(ctx);
+    if (basicClaim) return basicClaim;
+    const bodyClaim = bodyClientIdOf(ctx);
+    return bodyClaim && (await knownClient(bodyClaim).catch(() => false)) ? bodyClaim : undefined;
   }
 
   return async function limitFailedClientAuth(ctx: Context, next: Next): Promise<void> {
     if (ctx.method !== 'POST') return next();
     const address = addressOf(ctx);
     const byAddress: Watched = { key: `addr:${address}`, limit: limits.perAddress };
-    // The client ID matters only once something failed: a success never parses the header for it.
-    const clientIdOf = () => claimedClientIdOf(ctx);
 
     const [seen] = await windows.peek([byAddress]);
-    if (seen!.reached) refuse(ctx, [seen!], { client_id: clientIdOf(), address, failures: seen!.count.count });
+    if (seen!.reached) {
+      const clientId = claimedClientIdOf(ctx);
+      refuse(ctx, clientId, [seen!], { client_id: clientId, address, failures: seen!.count.count });
+    }
 
     let thrown: InvalidClient | undefined;
     try {
@@ -84,14 +123,15 @@ export function failedClientAuthLimit(
       thrown = error;
     }
 
-    const clientId = clientIdOf();
+    // The client ID matters only once something failed: a success never looks for it.
+    const clientId = await failedClientIdOf(ctx);
     const watched: Watched[] = [byAddress];
     if (clientId) watched.push({ key: `client:${clientId}`, limit: limits.perClient });
     // A failure that cannot be counted is answered 503 (the store is down): never left uncounted.
     const counts = await windows.count(watched);
     const failures = counts.map(({ count }) => count.count);
     const over = counts.filter((counted) => counted.over);
-    if (over.length) refuse(ctx, over, { client_id: clientId, address, failures });
+    if (over.length) refuse(ctx, clientId, over, { client_id: clientId, address, failures });
     // Within the limits only: the failures past them are the refusals', logged as such.
     logger.info('client authentication failed', { client_id: clientId, address, failures });
     if (thrown) throw thrown;

@@ -1,12 +1,14 @@
 import { checkRedirectUri } from '../../policies/redirect-uris.js';
 import type { Form } from '../http/forms.js';
 import { fieldMessage, fieldOf, type ApiAnswer } from './api-client.js';
+import { authBody, authValues, authValuesOf, EMPTY_AUTH, tenantProfileOf, type AuthFormValues } from './client-authentication.js';
 import type { PortalKit } from './kit.js';
 import { done, failed } from './outcomes.js';
 import type { PortalCall } from './routes.js';
 import { showSecret } from './secret.js';
 import type { PortalText } from './text.js';
 import { appFieldId, appFormPage, type AppFormValues } from './views/app-form.js';
+import { authFields } from './views/client-authentication.js';
 import type { FieldErrors } from './views/parts.js';
 import type { AppRegistrationWire } from './wire.js';
 
@@ -103,22 +105,27 @@ function refusedField(answer: ApiAnswer, redirect: SentUris, logout: SentUris): 
 }
 
 /** The form page (400 when it says what is wrong). */
-function sendForm(kit: PortalKit, { ctx, now }: PortalCall, values: AppFormValues, errors?: FieldErrors, existing?: AppRegistrationWire): void {
+async function sendForm(kit: PortalKit, { ctx, now }: PortalCall, values: AppFormValues, auth: AuthFormValues, errors?: FieldErrors, existing?: AppRegistrationWire): Promise<void> {
   const { t, pages } = kit;
   const named = existing ? { clientId: existing.client_id, name: existing.name } : undefined;
   const title = named ? t.apps.editHeading(named.name) : t.apps.create;
-  pages.send(ctx, title, appFormPage(pages.view(now.session), values, errors, named), errors ? { status: 400 } : {});
+  const view = pages.view(now.session);
+  const tenantProfile = await tenantProfileOf(kit, now.session);
+  // That call may have refreshed the session's tokens (they rotate): kept before the page is sent.
+  await kit.cookies.save(ctx, now);
+  const fields = authFields(view, auth, errors, { app: true, tenantProfile, ...(existing ? { existing } : {}) });
+  pages.send(ctx, title, appFormPage(view, values, errors, named, fields), errors ? { status: 400 } : {});
 }
 
 /** GET /app-registrations/new. */
 export async function newAppForm(kit: PortalKit, call: PortalCall): Promise<void> {
   await kit.cookies.save(call.ctx, call.now);
-  sendForm(kit, call, EMPTY);
+  await sendForm(kit, call, EMPTY, EMPTY_AUTH);
 }
 
 /** GET /app-registrations/{id}: the record's form (it was read, src/portal/records.ts). */
-export function editAppForm(kit: PortalKit, call: PortalCall, record: AppRegistrationWire): void {
-  sendForm(kit, call, appValuesOf(record), undefined, record);
+export function editAppForm(kit: PortalKit, call: PortalCall, record: AppRegistrationWire): Promise<void> {
+  return sendForm(kit, call, appValuesOf(record), authValuesOf(record), undefined, record);
 }
 
 /**
@@ -128,25 +135,30 @@ export function editAppForm(kit: PortalKit, call: PortalCall, record: AppRegistr
 export async function saveApp(kit: PortalKit, call: PortalCall, existing?: AppRegistrationWire): Promise<void> {
   const { ctx, now } = call;
   const values = appValues(call.form);
+  const auth = authValues(call.form);
   const more = call.form.get('more');
   if (more === 'redirect' || more === 'logout') {
     const list = more === 'redirect' ? values.redirectUris : values.postLogoutRedirectUris;
     if (list.length < MAX_URIS) list.push('');
-    return sendForm(kit, call, values, undefined, existing);
+    return sendForm(kit, call, values, auth, undefined, existing);
   }
   const redirect = sentUris(values.redirectUris);
   const logout = sentUris(values.postLogoutRedirectUris);
-  const errors = appFormErrors(values, redirect, logout, kit.t);
-  if (errors.size) return sendForm(kit, call, values, errors, existing);
-  const body = appBody(values, redirect, logout, existing);
+  // A public app does not authenticate: its method and keys are not sent (the API would refuse them).
+  const authentication = authBody(auth, kit.t, { authenticates: values.clientType === 'confidential', app: true, ...(existing ? { existing } : {}) });
+  const errors = new Map([...appFormErrors(values, redirect, logout, kit.t), ...authentication.errors]);
+  if (errors.size) return sendForm(kit, call, values, auth, errors, existing);
+  const body = { ...appBody(values, redirect, logout, existing), ...authentication.body };
   const answer = existing
     ? await kit.api.call(now.session, 'PATCH', `app-registrations/${encodeURIComponent(existing.client_id)}`, body)
     : await kit.api.call(now.session, 'POST', 'app-registrations', body);
-  if (answer.status === 400) return sendForm(kit, call, values, refusedField(answer, redirect, logout), existing);
+  if (answer.status === 400) return sendForm(kit, call, values, auth, refusedField(answer, redirect, logout), existing);
   if (answer.status !== 200 && answer.status !== 201) return failed(kit, ctx, now, answer);
   const name = String(answer.body.name);
   if (typeof answer.body.client_secret === 'string') {
-    return showSecret(kit, ctx, now, { what: 'app_registration', name, clientId: String(answer.body.client_id), clientSecret: answer.body.client_secret, regenerated: false });
+    // A confidential app that had keys and stays confidential got its secret by going back to one.
+    const fromKeys = existing?.client_type === 'confidential' && existing.token_endpoint_auth_method === 'private_key_jwt';
+    return showSecret(kit, ctx, now, { what: 'app_registration', name, clientId: String(answer.body.client_id), clientSecret: answer.body.client_secret, regenerated: fromKeys, ...(fromKeys ? { fromKeys } : {}) });
   }
-  return done(kit, ctx, now, existing ? kit.t.apps.saved(name) : kit.t.apps.createdPublic(name));
+  return done(kit, ctx, now, existing ? kit.t.apps.saved(name) : values.clientType === 'public' ? kit.t.apps.createdPublic(name) : kit.t.apps.created(name));
 }

@@ -1,14 +1,16 @@
 import type { ApiDefinition } from '../../policies/catalog.js';
 import type { Form } from '../http/forms.js';
 import { fieldMessage, fieldOf, type ApiAnswer } from './api-client.js';
+import { authBody, authValues, authValuesOf, EMPTY_AUTH, tenantProfileOf, type AuthFormValues } from './client-authentication.js';
 import type { PortalKit } from './kit.js';
 import { done, failed } from './outcomes.js';
 import type { PortalCall } from './routes.js';
 import { showSecret } from './secret.js';
 import type { PortalText } from './text.js';
 import { clientFieldId, clientFormPage, type ClientFormValues } from './views/client-form.js';
+import { authFields } from './views/client-authentication.js';
 import type { FieldErrors } from './views/parts.js';
-import type { ClientConfigurationWire } from './wire.js';
+import type { ClientAuthenticationWire, ClientConfigurationWire } from './wire.js';
 
 /*
  * THE CLIENT CONFIGURATION FORM: its values from the form and from the API's record, the API's
@@ -19,10 +21,11 @@ import type { ClientConfigurationWire } from './wire.js';
 /** A client configuration's resources as the management API takes them: scopes (and constraint values) per API. */
 export type Resources = Record<string, { scopes: string[]; constraints?: Record<string, string[]> }>;
 
-/** A client configuration being edited: its ID and its name before the edit. */
+/** A client configuration being edited: its ID, its name before the edit, and how it authenticates now. */
 export interface ExistingClient {
   clientId: string;
   name: string;
+  authentication?: ClientAuthenticationWire;
 }
 
 /** The form of a new client configuration. */
@@ -95,49 +98,65 @@ function refusedField(answer: ApiAnswer, apis: readonly ApiDefinition[]): FieldE
   return new Map([[clientFieldId(apis, field), fieldMessage(answer, field)]]);
 }
 
-/** The form page (400 when it says what is wrong). */
-function sendForm(kit: PortalKit, { ctx, now }: PortalCall, values: ClientFormValues, errors?: FieldErrors, existing?: ExistingClient): void {
+/** The form page (400 when it says what is wrong), with what the tenant's profile puts the client under. */
+async function sendForm(kit: PortalKit, { ctx, now }: PortalCall, values: ClientFormValues, auth: AuthFormValues, errors?: FieldErrors, existing?: ExistingClient): Promise<void> {
   const { t, pages } = kit;
   const title = existing ? t.clients.editHeading(existing.name) : t.clients.create;
-  pages.send(ctx, title, clientFormPage(pages.view(now.session), values, errors, existing), errors ? { status: 400 } : {});
+  const view = pages.view(now.session);
+  const tenantProfile = await tenantProfileOf(kit, now.session);
+  // That call may have refreshed the session's tokens (they rotate): kept before the page is sent.
+  await kit.cookies.save(ctx, now);
+  const fields = authFields(view, auth, errors, { app: false, tenantProfile, ...(existing?.authentication ? { existing: existing.authentication } : {}) });
+  pages.send(ctx, title, clientFormPage(view, values, errors, existing, fields), errors ? { status: 400 } : {});
 }
 
 /** GET /client-configurations/new. */
 export async function newClientForm(kit: PortalKit, call: PortalCall): Promise<void> {
   await kit.cookies.save(call.ctx, call.now);
-  sendForm(kit, call, EMPTY);
+  await sendForm(kit, call, EMPTY, EMPTY_AUTH);
 }
 
 /** GET /client-configurations/{id}: the record's form (it was read, src/portal/records.ts). */
-export function editClientForm(kit: PortalKit, call: PortalCall, record: ClientConfigurationWire): void {
-  sendForm(kit, call, clientValuesOf(record), undefined, { clientId: record.client_id, name: record.name });
+export function editClientForm(kit: PortalKit, call: PortalCall, record: ClientConfigurationWire): Promise<void> {
+  return sendForm(kit, call, clientValuesOf(record), authValuesOf(record), undefined, { clientId: record.client_id, name: record.name, authentication: record });
 }
 
-/** POST /client-configurations: a new client configuration, its secret shown once. */
+/** POST /client-configurations: a new client configuration, its secret shown once (a private_key_jwt client has none). */
 export async function createClient(kit: PortalKit, call: PortalCall): Promise<void> {
   const { ctx, now } = call;
   const values = clientValues(call.form, kit.setup.apis);
-  const missing = missingClientFields(values, kit.t);
-  if (missing.size) return sendForm(kit, call, values, missing);
-  const body = { name: values.name, category: values.category, description: values.description, resources: resourcesOf(values, kit.setup.apis) };
+  const auth = authValues(call.form);
+  const authentication = authBody(auth, kit.t, { authenticates: true, app: false });
+  const missing = new Map([...missingClientFields(values, kit.t), ...authentication.errors]);
+  if (missing.size) return sendForm(kit, call, values, auth, missing);
+  const body = { name: values.name, category: values.category, description: values.description, resources: resourcesOf(values, kit.setup.apis), ...authentication.body };
   const { description, ...rest } = body;
   const answer = await kit.api.call(now.session, 'POST', 'client-configurations', description ? body : rest);
   if (answer.status === 201 && typeof answer.body.client_secret === 'string') {
     return showSecret(kit, ctx, now, { what: 'client_configuration', name: String(answer.body.name), clientId: String(answer.body.client_id), clientSecret: answer.body.client_secret, regenerated: false });
   }
-  if (answer.status === 400) return sendForm(kit, call, values, refusedField(answer, kit.setup.apis));
+  if (answer.status === 201) return done(kit, ctx, now, kit.t.clients.created(String(answer.body.name)));
+  if (answer.status === 400) return sendForm(kit, call, values, auth, refusedField(answer, kit.setup.apis));
   return failed(kit, ctx, now, answer);
 }
 
-/** POST /client-configurations/{id}: the edit saved (the record was read, src/portal/records.ts). */
+/**
+ * POST /client-configurations/{id}: the edit saved (the record was read, src/portal/records.ts); a
+ * change back to a shared secret shows the new secret once.
+ */
 export async function updateClient(kit: PortalKit, call: PortalCall, existing: ExistingClient): Promise<void> {
   const { ctx, now } = call;
   const values = clientValues(call.form, kit.setup.apis);
-  const missing = missingClientFields(values, kit.t);
-  if (missing.size) return sendForm(kit, call, values, missing, existing);
-  const body = { name: values.name, category: values.category, description: values.description, resources: resourcesOf(values, kit.setup.apis) };
+  const auth = authValues(call.form);
+  const authentication = authBody(auth, kit.t, { authenticates: true, app: false, ...(existing.authentication ? { existing: existing.authentication } : {}) });
+  const missing = new Map([...missingClientFields(values, kit.t), ...authentication.errors]);
+  if (missing.size) return sendForm(kit, call, values, auth, missing, existing);
+  const body = { name: values.name, category: values.category, description: values.description, resources: resourcesOf(values, kit.setup.apis), ...authentication.body };
   const answer = await kit.api.call(now.session, 'PATCH', `client-configurations/${encodeURIComponent(existing.clientId)}`, body);
+  if (answer.status === 200 && typeof answer.body.client_secret === 'string') {
+    return showSecret(kit, ctx, now, { what: 'client_configuration', name: String(answer.body.name), clientId: existing.clientId, clientSecret: answer.body.client_secret, regenerated: true, fromKeys: true });
+  }
   if (answer.status === 200) return done(kit, ctx, now, kit.t.clients.saved(String(answer.body.name)));
-  if (answer.status === 400) return sendForm(kit, call, values, refusedField(answer, kit.setup.apis), existing);
+  if (answer.status === 400) return sendForm(kit, call, values, auth, refusedField(answer, kit.setup.apis), existing);
   return failed(kit, ctx, now, answer);
 }

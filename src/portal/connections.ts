@@ -1,5 +1,5 @@
 import type { Form } from '../http/forms.js';
-import { fieldMessage, fieldOf, listOf, type ApiAnswer } from './api-client.js';
+import { fieldMessage, fieldOf, listOf, reasonOf, type ApiAnswer } from './api-client.js';
 import type { ConnectionWire } from './connection-wire.js';
 import type { PortalKit } from './kit.js';
 import { done, failed, forbidden } from './outcomes.js';
@@ -16,6 +16,11 @@ import { confirmPage } from './views/simple-pages.js';
  * - The list, each provider with its own redirect URI to copy into the provider (known once it is
  *   saved: the new provider's notice names it too), and the tenant's SSO rule (optional or
  *   required), changed only after a recent sign-in (a sign-in rule of every user: src/portal/reauth.ts).
+ * - The tenant's security profile of its clients (docs/high-security.md), on the same page because
+ *   it is the only one showing the tenant's settings (one API record: a save of either keeps the
+ *   other). Changed only after a recent sign-in, both ways: turning it on decides which clients
+ *   get tokens at all, turning it off loosens every client. The API refuses the switch while a
+ *   client does not conform, naming those clients: the page says so and names them.
  * - Adding or changing a provider also needs a recent sign-in: a provider vouches for who signs in.
  * - A provider's form: the client secret is write-only (a password input never filled in; typed,
  *   it replaces the one kept; left empty, the kept one stays; "remove" removes it).
@@ -27,7 +32,8 @@ interface TenantSettingsWire {
   second_factor?: string;
   passkey_only_sign_in?: boolean;
   sso?: 'optional' | 'required';
-  effective?: { sso?: 'optional' | 'required' };
+  profile?: 'standard' | 'high-security';
+  effective?: { sso?: 'optional' | 'required'; profile?: 'standard' | 'high-security' };
 }
 
 /** The form of a new provider. */
@@ -127,7 +133,8 @@ export async function connectionsList(kit: PortalKit, { ctx, now }: PortalCall):
   if (listed.status !== 200) return failed(kit, ctx, now, listed);
   const own = settings.status === 200 ? settings.body as TenantSettingsWire : undefined;
   const sso = own ? { own: own.sso, effective: own.effective?.sso ?? 'optional' } : undefined;
-  kit.pages.send(ctx, kit.t.connections.heading, connectionsPage(kit.pages.view(session), session.user!, notice, listOf<ConnectionWire>(listed, 'connections'), sso));
+  const profile = own ? { own: own.profile, effective: own.effective?.profile ?? 'standard' } : undefined;
+  kit.pages.send(ctx, kit.t.connections.heading, connectionsPage(kit.pages.view(session), session.user!, notice, listOf<ConnectionWire>(listed, 'connections'), sso, profile));
 }
 
 /** GET /connections/new. */
@@ -197,21 +204,48 @@ export async function deleteConnection(kit: PortalKit, call: PortalCall): Promis
 }
 
 /**
- * POST /connections/sso (after a recent sign-in): the tenant's SSO rule. The settings API
- * replaces the tenant's settings whole, so its other choices are read and sent back as they are.
+ * The tenant's settings as the settings API takes them back, with `change` applied: the API
+ * replaces them whole, so the choices the page does not change are sent back as they are.
  */
+function settingsWith(own: TenantSettingsWire, change: Pick<TenantSettingsWire, 'sso'> | Pick<TenantSettingsWire, 'profile'>): Record<string, unknown> {
+  return {
+    ...(own.second_factor !== undefined ? { second_factor: own.second_factor } : {}),
+    ...(own.passkey_only_sign_in !== undefined ? { passkey_only_sign_in: own.passkey_only_sign_in } : {}),
+    ...(own.sso !== undefined ? { sso: own.sso } : {}),
+    ...(own.profile !== undefined ? { profile: own.profile } : {}),
+    ...change,
+  };
+}
+
+/** POST /connections/sso (after a recent sign-in): the tenant's SSO rule. */
 export async function saveSso(kit: PortalKit, { ctx, now, form }: PortalCall): Promise<void> {
   const rule = form.get('sso');
   if (rule !== 'optional' && rule !== 'required') return done(kit, ctx, now, kit.t.connections.ssoPick, 'error', '/connections');
   const current = await kit.api.call(now.session, 'GET', 'tenant-settings');
   if (current.status !== 200) return failed(kit, ctx, now, current);
-  const own = current.body as TenantSettingsWire;
-  const body = {
-    ...(own.second_factor !== undefined ? { second_factor: own.second_factor } : {}),
-    ...(own.passkey_only_sign_in !== undefined ? { passkey_only_sign_in: own.passkey_only_sign_in } : {}),
-    sso: rule,
-  };
-  const answer = await kit.api.call(now.session, 'PUT', 'tenant-settings', body);
+  const answer = await kit.api.call(now.session, 'PUT', 'tenant-settings', settingsWith(current.body as TenantSettingsWire, { sso: rule }));
   if (answer.status !== 200) return failed(kit, ctx, now, answer);
   return done(kit, ctx, now, kit.t.connections.ssoSaved[rule], 'ok', '/connections');
+}
+
+/**
+ * POST /connections/profile (after a recent sign-in): the tenant's security profile of its
+ * clients. A switch the API refuses because clients do not conform (400 at `profile`) is said on
+ * the page with the IDs it names.
+ */
+export async function saveProfile(kit: PortalKit, { ctx, now, form }: PortalCall): Promise<void> {
+  const { t } = kit;
+  const profile = form.get('profile');
+  if (profile !== 'standard' && profile !== 'high-security') return done(kit, ctx, now, t.clientAuth.tenantProfilePick, 'error', '/connections');
+  const current = await kit.api.call(now.session, 'GET', 'tenant-settings');
+  if (current.status !== 200) return failed(kit, ctx, now, current);
+  const answer = await kit.api.call(now.session, 'PUT', 'tenant-settings', settingsWith(current.body as TenantSettingsWire, { profile }));
+  if (answer.status === 400 && fieldOf(answer) === 'profile') {
+    // The API's sentence ends with the clients (their IDs, at most 20 and how many more).
+    const reason = fieldMessage(answer, 'profile');
+    const named = /change them first: (.+)$/.exec(reason)?.[1] ?? reasonOf(answer);
+    return done(kit, ctx, now, t.clientAuth.tenantProfileRefused(named), 'error', '/connections');
+  }
+  if (answer.status !== 200) return failed(kit, ctx, now, answer);
+  return done(kit, ctx, now, t.clientAuth.tenantProfileSaved[profile]!, 'ok', '/connections');
 }

@@ -14,7 +14,7 @@ import { addPasskey, confirmApp, newPasskey, newRecoveryCodes, removeFactor, sec
 import type { PortalClient, PortalSetup } from './setup.js';
 import { callback, login, logout, type Resume } from './sign-in.js';
 import { unlock, unlockForm } from './unlock.js';
-import { confirmDeleteConnection, connectionsList, deleteConnection, editConnection, newConnection, saveConnection, saveSso } from './connections.js';
+import { confirmDeleteConnection, connectionsList, deleteConnection, editConnection, newConnection, saveConnection, saveProfile, saveSso } from './connections.js';
 
 export { portalClientId, portalClientSecret, registerPortalApp } from './own-app.js';
 export type { PortalClient, PortalSetup } from './setup.js';
@@ -72,6 +72,7 @@ function portalHandlers(kit: PortalKit, resume: Resume): PortalHandlers {
     newConnection: (call) => newConnection(kit, call),
     createConnection: (call) => saveConnection(kit, call),
     saveSso: (call) => saveSso(kit, call),
+    saveProfile: (call) => saveProfile(kit, call),
     editConnection: (call) => editConnection(kit, call),
     updateConnection: (call) => saveConnection(kit, call),
     confirmDeleteConnection: (call) => confirmDeleteConnection(kit, call),

@@ -9,7 +9,9 @@ import { reauthPage } from './views/simple-pages.js';
 
 /*
  * SIGNING IN AGAIN BEFORE A DESTRUCTIVE ACTION: deleting a client configuration or an app,
- * regenerating a secret, changing an app's client type, removing or replacing a second factor,
+ * regenerating a secret, changing an app's client type, lowering a client's protection (DPoP or
+ * PAR no longer required, private_key_jwt back to a shared secret, the high-security profile left),
+ * changing the tenant's security profile of its clients, removing or replacing a second factor,
  * and adding or changing an identity provider (it decides who signs in as the organisation's users).
  * Such an action is done at once when the user gave her password (and second factor) within
  * PORTAL_REAUTH_SECONDS; otherwise the portal keeps it and sends her through a fresh sign-in:

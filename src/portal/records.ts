@@ -1,5 +1,6 @@
 import type { ApiAnswer } from './api-client.js';
 import { editAppForm, saveApp } from './app-forms.js';
+import { authValues, weakens } from './client-authentication.js';
 import { editClientForm, updateClient } from './client-forms.js';
 import type { PortalKit } from './kit.js';
 import { done, failed } from './outcomes.js';
@@ -46,6 +47,8 @@ export async function confirmation(kit: PortalKit, call: PortalCall, collection:
   if (answer.status !== 200) return failed(kit, ctx, now, answer);
   const { t, pages } = kit;
   const name = String(answer.body.name);
+  // A private_key_jwt client has no secret: no button that could only fail.
+  if (action === 'secret' && authenticatesWithKeys(answer.body)) return done(kit, ctx, now, t.clientAuth.noSecretToRotate(name), 'error');
   const to = `${pages.base}/${collection}/${encodeURIComponent(call.id)}/${action}`;
   const [heading, warning, button] = action === 'delete'
     ? [textsOf(kit, collection).deleteHeading(name), textsOf(kit, collection).deleteWarning, `${t.delete} ${name}`]
@@ -53,16 +56,29 @@ export async function confirmation(kit: PortalKit, call: PortalCall, collection:
   pages.send(ctx, heading, confirmPage(pages.view(now.session), heading, warning, to, button, true));
 }
 
+/** Whether the API's record is of a private_key_jwt client or app (it has no secret: it has keys). */
+function authenticatesWithKeys(record: Record<string, unknown>): boolean {
+  return record.token_endpoint_auth_method === 'private_key_jwt';
+}
+
 /** POST …/{id}: the edit saved. */
 export async function update(kit: PortalKit, call: PortalCall, collection: Collection): Promise<void> {
   const answer = await read(kit, call, collection);
   if (answer.status !== 200) return failed(kit, call.ctx, call.now, answer);
-  if (collection === 'client-configurations') return updateClient(kit, call, { clientId: call.id, name: String(answer.body.name) });
+  const auth = authValues(call.form);
+  if (collection === 'client-configurations') {
+    const client = answer.body as unknown as ClientConfigurationWire;
+    // Lowering a client's protection (DPoP no longer required, keys back to a secret) is done only
+    // after a recent sign-in, like the other changes that decide who gets tokens (src/portal/reauth.ts).
+    if (weakens(auth, client, true) && !(await freshOrSignInAgain(kit, call))) return;
+    return updateClient(kit, call, { clientId: call.id, name: client.name, authentication: client });
+  }
   const app = answer.body as unknown as AppRegistrationWire;
   // A client type changed signs every user of the app out (and deletes or makes a secret): only
-  // after a recent sign-in (src/portal/reauth.ts). The form's type is read as saveApp reads it.
+  // after a recent sign-in (src/portal/reauth.ts), as is lowering its protection. The form's type
+  // is read as saveApp reads it.
   const type = call.form.get('client_type') === 'public' ? 'public' : 'confidential';
-  if (type !== app.client_type && !(await freshOrSignInAgain(kit, call))) return;
+  if ((type !== app.client_type || weakens(auth, app, type === 'confidential')) && !(await freshOrSignInAgain(kit, call))) return;
   return saveApp(kit, call, app);
 }
 
@@ -81,6 +97,7 @@ export async function regenerate(kit: PortalKit, call: PortalCall, collection: C
   const { ctx, now, id } = call;
   const existing = await read(kit, call, collection);
   if (existing.status !== 200) return failed(kit, ctx, now, existing);
+  if (authenticatesWithKeys(existing.body)) return done(kit, ctx, now, kit.t.clientAuth.noSecretToRotate(String(existing.body.name)), 'error');
   const answer = await kit.api.call(now.session, 'POST', `${collection}/${encodeURIComponent(id)}/secret`);
   if (answer.status !== 200 || typeof answer.body.client_secret !== 'string') return failed(kit, ctx, now, answer);
   const what = collection === 'client-configurations' ? 'client_configuration' : 'app_registration';

@@ -73,6 +73,8 @@ export const PORTAL_ROUTES = [
   { method: 'GET', path: '/connections/new', right: 'manage', name: 'newConnection' },
   { method: 'POST', path: '/connections', right: 'manage', name: 'createConnection', fresh: true },
   { method: 'POST', path: '/connections/sso', right: 'manage', name: 'saveSso', fresh: true },
+  // The tenant's security profile of its clients (beside the SSO rule: the tenant's settings).
+  { method: 'POST', path: '/connections/profile', right: 'manage', name: 'saveProfile', fresh: true },
   { method: 'GET', path: '/connections/{id}', right: 'manage', name: 'editConnection' },
   { method: 'POST', path: '/connections/{id}', right: 'manage', name: 'updateConnection', fresh: true },
   { method: 'GET', path: '/connections/{id}/delete', right: 'manage', name: 'confirmDeleteConnection' },

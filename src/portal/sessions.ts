@@ -19,6 +19,8 @@ export interface ShownSecret {
   clientId: string;
   clientSecret: string;
   regenerated: boolean;
+  /** A private_key_jwt client switched back to a shared secret (its keys no longer work). */
+  fromKeys?: boolean;
 }
 
 /** A message for the next page view. */

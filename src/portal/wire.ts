@@ -1,10 +1,24 @@
+import type { ClientJwks } from '../../policies/client-keys.js';
+
 /*
  * What the management and consent APIs answer, as the portal reads it (the wire schema,
  * src/http/wire.ts, is the APIs' own statement of it).
  */
 
+/** How a client authenticates and binds its tokens, as the management API gives it (both record kinds). */
+export interface ClientAuthenticationWire {
+  /** Absent for a public app (and in answers older than the field: Basic). */
+  token_endpoint_auth_method?: 'client_secret_basic' | 'private_key_jwt';
+  jwks?: ClientJwks;
+  jwks_uri?: string;
+  /** Absent: optional. */
+  dpop?: 'required' | 'optional';
+  /** The record's own security profile (docs/high-security.md); answered only when high-security. */
+  profile?: 'standard' | 'high-security';
+}
+
 /** A client configuration as the management API gives it. */
-export interface ClientConfigurationWire {
+export interface ClientConfigurationWire extends ClientAuthenticationWire {
   client_id: string;
   name: string;
   category: string;
@@ -13,7 +27,7 @@ export interface ClientConfigurationWire {
 }
 
 /** An app registration as the management API gives it. */
-export interface AppRegistrationWire {
+export interface AppRegistrationWire extends ClientAuthenticationWire {
   client_id: string;
   name: string;
   description?: string;
@@ -22,6 +36,8 @@ export interface AppRegistrationWire {
   pkce_enabled: boolean;
   post_logout_redirect_uris: string[];
   backchannel_logout_uri?: string;
+  /** Absent in answers older than the field: false. */
+  require_pushed_authorization_requests?: boolean;
 }
 
 /** A consent as the consent API gives it. */

@@ -5,7 +5,16 @@ import { validateBackchannelLogoutUri } from '../../policies/backchannel-logout.
 import { validateRedirectUris } from '../../policies/redirect-uris.js';
 import { pkceAtRegistration } from '../../policies/pkce.js';
 import { ValidationError } from '../../policies/errors.js';
+import {
+  CLIENT_AUTHENTICATION_FIELDS,
+  validateClientAuthentication,
+  type ClientAuthentication,
+  type ClientJwks,
+  type TokenEndpointAuthMethod,
+} from '../../policies/client-keys.js';
+import { checkProfile, SECURITY_PROFILE, type SecurityProfile } from '../../policies/high-security.js';
 import { changeRecord, changedFields } from './change.js';
+import { DPOP_RULE, type DpopRule } from './client-configurations.js';
 import { digestSecret, generateSecret } from './secrets.js';
 import { displayDescription, displayName, parseInput } from './validation.js';
 import { OPERATOR, type AuditContext, type AuditEventType, type AuditTrail } from '../audit/trail.js';
@@ -53,17 +62,51 @@ export interface AppRegistration {
   resourceServer: boolean;
   /** Where a sign-out the app starts may send the browser back (exact match); empty: nowhere. */
   postLogoutRedirectUris: string[];
+  /**
+   * The app must push its authorization requests (RFC 9126: `POST {issuer}/par`) and send the
+   * browser to `/authorize` with the `request_uri` only; a plain authorization request of it is
+   * refused (`invalid_request`). Default false.
+   */
+  requirePushedAuthorizationRequests: boolean;
   /** The app's back-channel logout endpoint: told by a signed logout token when its user signs out. */
   backchannelLogoutUri?: string;
+  /**
+   * A confidential app's way to authenticate at the token endpoint: its secret
+   * (`client_secret_basic`) or an assertion signed by its own private key (`private_key_jwt`,
+   * RFC 7523) checked with `jwks` or the keys at `jwksUri`. Absent for a public app (it has none).
+   */
+  tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
+  /** A private_key_jwt app's public keys, when registered as a key set. */
+  jwks?: ClientJwks;
+  /** Where our server fetches a private_key_jwt app's public keys, when registered as a URL. */
+  jwksUri?: string;
+  /**
+   * Whether its access and refresh tokens must be bound to a key of its own (DPoP, RFC 9449):
+   * `required` refuses a token request without a DPoP proof; `optional` (also when absent) binds
+   * them when the request carries one.
+   */
+  dpop?: DpopRule;
+  /**
+   * `high-security`: the app is under the high-security profile (policies/high-security.ts): a
+   * confidential app with private_key_jwt, `dpop: 'required'`, pushed authorization requests,
+   * PKCE and https redirect URIs, whose codes live 60 s. `standard` (the default) leaves it to its
+   * settings, unless its tenant selected the high-security profile. Always present in what
+   * the library returns (optional in the type only for records built by hand).
+   */
+  profile?: SecurityProfile;
   createdAt: string;
   updatedAt: string;
 }
 
 /** An app registration as stored: with its secret's digest; records older than a field may lack it. */
-export interface StoredAppRegistration extends Omit<AppRegistration, 'postLogoutRedirectUris' | 'resourceServer'> {
+export interface StoredAppRegistration extends Omit<AppRegistration, 'postLogoutRedirectUris' | 'resourceServer' | 'requirePushedAuthorizationRequests' | 'profile'> {
+  /** Stored only when `high-security` (a record without it is standard). */
+  profile?: SecurityProfile;
   postLogoutRedirectUris?: string[];
   resourceServer?: boolean;
-  /** Only confidential apps have one. */
+  /** Stored only when true (a record without it is as it was before the field). */
+  requirePushedAuthorizationRequests?: boolean;
+  /** Only confidential Basic apps have one (records older than `tokenEndpointAuthMethod` are Basic). */
   secretDigest?: string;
 }
 
@@ -87,12 +130,29 @@ export interface AppRegistrationInput {
   resourceServer?: boolean;
   /** Where a sign-out may send the browser back; the redirect-URI policy applies. */
   postLogoutRedirectUris?: string[];
+  /** Only pushed authorization requests (see AppRegistration.requirePushedAuthorizationRequests); default false. */
+  requirePushedAuthorizationRequests?: boolean;
   /**
    * The endpoint for back-channel logout tokens; `''` in an update removes it. The operator's apps:
    * https, or http on a loopback host. A tenant's app: https on port 443 to a public host name
    * (policies/backchannel-logout.ts).
    */
   backchannelLogoutUri?: string;
+  /**
+   * Confidential apps: `client_secret_basic` (the default: a secret is generated) or
+   * `private_key_jwt` (no secret; `jwks` or `jwksUri`, not both). In an update, a change to
+   * `client_secret_basic` generates a secret (returned once) and a change to `private_key_jwt`
+   * deletes it; a change of client type starts from the default.
+   */
+  tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
+  /** A private_key_jwt app's public keys (`{ keys: [...] }`). */
+  jwks?: ClientJwks;
+  /** The https URL of a private_key_jwt app's public keys: a tenant's app names a public host. */
+  jwksUri?: string;
+  /** DPoP: `required` or `optional` (the default); see AppRegistration.dpop. */
+  dpop?: DpopRule;
+  /** `standard` (the default) or `high-security`; see AppRegistration.profile. */
+  profile?: SecurityProfile;
 }
 
 /** What `appRegistrations.update()` takes: any field but the tenant; absent fields stay as they are. */
@@ -115,14 +175,22 @@ export const APP_REGISTRATION_FIELDS = {
   resourceServer: z.boolean().optional(),
   postLogoutRedirectUris: z.array(z.string()).max(20),
   backchannelLogoutUri: z.string().trim().max(2000),
+  dpop: DPOP_RULE,
+  requirePushedAuthorizationRequests: z.boolean().optional(),
+  profile: SECURITY_PROFILE.optional(),
 };
 const createSchema = z.object({
   ...APP_REGISTRATION_FIELDS,
+  ...CLIENT_AUTHENTICATION_FIELDS,
+  tokenEndpointAuthMethod: CLIENT_AUTHENTICATION_FIELDS.tokenEndpointAuthMethod.optional(),
+  jwks: CLIENT_AUTHENTICATION_FIELDS.jwks.optional(),
+  jwksUri: CLIENT_AUTHENTICATION_FIELDS.jwksUri.optional(),
   postLogoutRedirectUris: APP_REGISTRATION_FIELDS.postLogoutRedirectUris.optional(),
   backchannelLogoutUri: APP_REGISTRATION_FIELDS.backchannelLogoutUri.optional(),
+  dpop: APP_REGISTRATION_FIELDS.dpop.optional(),
   tenant: text.optional(),
 }).strict();
-const patchSchema = z.object(APP_REGISTRATION_FIELDS).partial().strict();
+const patchSchema = z.object({ ...APP_REGISTRATION_FIELDS, ...CLIENT_AUTHENTICATION_FIELDS }).partial().strict();
 
 /** The web origin of a redirect URI (https or loopback http), or undefined for a deep link. */
 export function webOrigin(uri: string): string | undefined {
@@ -145,6 +213,8 @@ export class AppRegistrations {
     private readonly endGrantsOf: (clientId: string, by: AuditContext, reason: string) => Promise<unknown> = async () => undefined,
     /** Where each change is recorded before it is made (src/audit/trail.ts). */
     private readonly audit?: AuditTrail,
+    /** The security profile a tenant puts its apps under (the host's policy and the tenant's settings). */
+    private readonly tenantProfile: (tenant: string) => Promise<SecurityProfile> = async () => 'standard',
   ) {
     records.watch((change) => {
       if (change.kind === undefined || change.kind === APP_REGISTRATION) this.origins = undefined;
@@ -175,16 +245,19 @@ export class AppRegistrations {
   /**
    * Registers an app; a confidential app's secret is returned here only.
    * @throws ValidationError naming the field; a refused redirect URI is `redirectUris.<index>` with
-   *   the URI and the rule it broke.
+   *   the URI and the rule it broke; a setting the high-security profile (the app's own or its
+   *   tenant's) does not allow.
    */
   async create(input: AppRegistrationInput, by: AuditContext = OPERATOR): Promise<AppRegistration & { clientSecret?: string }> {
     const parsed = parseInput(createSchema, input, 'appRegistration');
     const redirectUris = validateRedirectUris(parsed.redirectUris);
     const now = new Date().toISOString();
-    const clientSecret = parsed.clientType === 'confidential' ? generateSecret() : undefined;
-    const stored = newRecord(randomUUID(), parsed, redirectUris, now, now, clientSecret ? digestSecret(clientSecret) : undefined);
+    const authentication = appAuthentication(parsed.clientType, parsed, parsed.tenant);
+    const clientSecret = authentication?.tokenEndpointAuthMethod === 'client_secret_basic' ? generateSecret() : undefined;
+    const stored = { ...newRecord(randomUUID(), parsed, redirectUris, now, now, clientSecret ? digestSecret(clientSecret) : undefined), ...authentication };
+    checkProfile(profiled(stored), stored.profile, stored.tenant === undefined ? undefined : await this.tenantProfile(stored.tenant));
     await this.engineCheck(stored);
-    await this.audited('app_registration.created', by, stored, { name: stored.name, client_type: stored.clientType, redirect_uris: stored.redirectUris });
+    await this.audited('app_registration.created', by, stored, { name: stored.name, client_type: stored.clientType, redirect_uris: stored.redirectUris, ...(authentication ? { token_endpoint_auth_method: authentication.tokenEndpointAuthMethod } : {}), ...(stored.dpop ? { dpop: stored.dpop } : {}), ...(stored.profile ? { profile: stored.profile } : {}) });
     await this.records.put(APP_REGISTRATION, stored.clientId, ALL_APPS, stored);
     if (stored.tenant !== undefined) await this.records.put(APP_OF_TENANT, stored.clientId, stored.tenant, { clientId: stored.clientId });
     return { ...toPublic(stored), ...(clientSecret ? { clientSecret } : {}) };
@@ -253,6 +326,8 @@ export class AppRegistrations {
    * Changes an app. Public → confidential generates a secret (returned here, once);
    * confidential → public deletes the secret. A change of client type ends every grant and consent
    * of the app (its users allow it again at their next sign-in); a secret rotation ends none.
+   * @throws ValidationError naming the field, also a setting the high-security profile (the
+   *   app's own or its tenant's) does not allow.
    */
   async update(clientId: string, patch: AppRegistrationPatch, by: AuditContext = OPERATOR): Promise<AppRegistration & { clientSecret?: string }> {
     const parsed = parseInput(patchSchema, patch, 'patch');
@@ -261,15 +336,29 @@ export class AppRegistrations {
     let clientSecret: string | undefined;
     let typeChanged = false;
     let audited = false;
+    let tenantProfile: SecurityProfile | undefined;
     const next = await changeRecord<StoredAppRegistration>(this.records, APP_REGISTRATION, clientId, 'app registration', async (stored) => {
+      if (stored.tenant !== undefined) tenantProfile ??= await this.tenantProfile(stored.tenant);
       const clientType = parsed.clientType ?? stored.clientType;
       const redirectUris = newUris ?? stored.redirectUris;
       const becomesConfidential = clientType === 'confidential' && stored.clientType === 'public';
       typeChanged = clientType !== stored.clientType;
       // A type change starts from the type's default: public apps always use PKCE.
       const pkce = parsed.pkceEnabled ?? (clientType !== stored.clientType ? true : stored.pkceEnabled);
-      clientSecret = becomesConfidential ? generateSecret() : undefined;
-      const { secretDigest: _previous, ...rest } = stored;
+      // A change of client type starts from the default method; new keys replace the old ones.
+      const before = stored.clientType === 'confidential' ? stored.tokenEndpointAuthMethod ?? 'client_secret_basic' : undefined;
+      const method = parsed.tokenEndpointAuthMethod ?? (typeChanged ? undefined : before);
+      const changesKeys = parsed.jwks !== undefined || parsed.jwksUri !== undefined;
+      const authentication = appAuthentication(
+        clientType,
+        changesKeys || method !== 'private_key_jwt'
+          ? { tokenEndpointAuthMethod: method, jwks: parsed.jwks, jwksUri: parsed.jwksUri }
+          : { tokenEndpointAuthMethod: method, jwks: stored.jwks, jwksUri: stored.jwksUri },
+        stored.tenant,
+      );
+      const basic = authentication?.tokenEndpointAuthMethod === 'client_secret_basic';
+      clientSecret = basic && (becomesConfidential || before !== 'client_secret_basic') ? generateSecret() : undefined;
+      const { secretDigest: _previous, tokenEndpointAuthMethod: _method, jwks: _jwks, jwksUri: _jwksUri, ...rest } = stored;
       const changed: StoredAppRegistration = {
         ...rest,
         ...(parsed.name !== undefined ? { name: parsed.name } : {}),
@@ -278,26 +367,42 @@ export class AppRegistrations {
         ...(parsed.openToAllTenants !== undefined ? { openToAllTenants: parsed.openToAllTenants } : {}),
         ...(parsed.resourceServer !== undefined ? { resourceServer: parsed.resourceServer } : {}),
         ...(logoutUris ? { postLogoutRedirectUris: logoutUris } : {}),
+        ...(parsed.dpop !== undefined ? { dpop: parsed.dpop } : {}),
         redirectUris,
         clientType,
         pkceEnabled: pkceAtRegistration(clientType, pkce, redirectUris),
         updatedAt: new Date().toISOString(),
-        ...(clientType === 'confidential'
-          ? { secretDigest: clientSecret ? digestSecret(clientSecret) : stored.secretDigest }
-          : {}),
+        ...authentication,
+        ...(basic ? { secretDigest: clientSecret ? digestSecret(clientSecret) : stored.secretDigest } : {}),
       };
       if (parsed.description !== undefined) {
         if (parsed.description) changed.description = parsed.description;
         else delete changed.description;
+      }
+      if (parsed.requirePushedAuthorizationRequests !== undefined) {
+        if (parsed.requirePushedAuthorizationRequests) changed.requirePushedAuthorizationRequests = true;
+        else delete changed.requirePushedAuthorizationRequests;
       }
       if (parsed.backchannelLogoutUri !== undefined) {
         // The rule depends on the app's owner: a tenant's app only reaches public hosts.
         if (parsed.backchannelLogoutUri) changed.backchannelLogoutUri = validateBackchannelLogoutUri(parsed.backchannelLogoutUri, stored.tenant);
         else delete changed.backchannelLogoutUri;
       }
+      if (parsed.profile !== undefined) {
+        if (parsed.profile === 'high-security') changed.profile = parsed.profile;
+        else delete changed.profile;
+      }
+      checkProfile(profiled(changed), changed.profile, tenantProfile);
       await this.engineCheck(changed);
       // The fields it changes, not every field sent (a form sends them all).
-      if (!audited) await this.audited('app_registration.updated', by, stored, { fields: changedFields(Object.keys(parsed), stored, changed) });
+      if (!audited) {
+        // A change of method is a change of how the app proves itself: said with both ends.
+        const methodChange = before !== changed.tokenEndpointAuthMethod
+          ? { token_endpoint_auth_method: { from: before ?? 'none', to: changed.tokenEndpointAuthMethod ?? 'none' } }
+          : {};
+        const beforeFields = before ? { ...stored, tokenEndpointAuthMethod: before } : stored;
+        await this.audited('app_registration.updated', by, stored, { fields: changedFields(Object.keys(parsed), beforeFields, changed), ...methodChange });
+      }
       audited = true;
       return changed;
     });
@@ -315,6 +420,9 @@ export class AppRegistrations {
     await changeRecord<StoredAppRegistration>(this.records, APP_REGISTRATION, clientId, 'app registration', async (stored) => {
       if (stored.clientType !== 'confidential') {
         throw new ValidationError('clientType', 'public apps have no secret; change the client type to confidential first');
+      }
+      if (stored.tokenEndpointAuthMethod === 'private_key_jwt') {
+        throw new ValidationError('tokenEndpointAuthMethod', 'a private_key_jwt app has no secret to rotate: register new public keys instead');
       }
       if (!audited) await this.audited('app_registration.secret_rotated', by, stored);
       audited = true;
@@ -358,18 +466,56 @@ function newRecord(clientId: string, parsed: z.output<typeof createSchema>, redi
     resourceServer: parsed.resourceServer ?? false,
     postLogoutRedirectUris: validateRedirectUris(parsed.postLogoutRedirectUris ?? [], 'postLogoutRedirectUris', true),
     ...(parsed.backchannelLogoutUri ? { backchannelLogoutUri: validateBackchannelLogoutUri(parsed.backchannelLogoutUri, parsed.tenant) } : {}),
+    ...(parsed.dpop ? { dpop: parsed.dpop } : {}),
+    ...(parsed.requirePushedAuthorizationRequests ? { requirePushedAuthorizationRequests: true } : {}),
+    ...(parsed.profile === 'high-security' ? { profile: parsed.profile } : {}),
     createdAt,
     updatedAt: now,
     ...(parsed.clientType === 'confidential' && secretDigest ? { secretDigest } : {}),
   };
 }
 
+/**
+ * The authentication of an app of `clientType` from its input: a public app has none (and takes no
+ * keys), a confidential app Basic unless it asks for private_key_jwt. A tenant's app names a
+ * public host as its `jwksUri`; the operator's may name a loopback one.
+ */
+function appAuthentication(
+  clientType: ClientType,
+  input: Parameters<typeof validateClientAuthentication>[0],
+  tenant: string | undefined,
+): ClientAuthentication | undefined {
+  if (clientType === 'public') {
+    for (const field of ['tokenEndpointAuthMethod', 'jwks', 'jwksUri'] as const) {
+      if (input[field] !== undefined) throw new ValidationError(field, 'a public app does not authenticate at the token endpoint: only a confidential app has a method and keys');
+    }
+    return undefined;
+  }
+  return validateClientAuthentication(input, tenant === undefined ? 'operator' : 'tenant');
+}
+
+/** What the high-security rule reads of an app. */
+function profiled(app: StoredAppRegistration): Parameters<typeof checkProfile>[0] {
+  return {
+    kind: 'app',
+    clientType: app.clientType,
+    tokenEndpointAuthMethod: app.tokenEndpointAuthMethod,
+    dpop: app.dpop,
+    requirePushedAuthorizationRequests: app.requirePushedAuthorizationRequests,
+    pkceEnabled: app.pkceEnabled,
+    redirectUris: app.redirectUris,
+  };
+}
+
 function toPublic({ secretDigest: _digest, ...record }: StoredAppRegistration): AppRegistration {
-  // Records stored before the fields existed: not open to all tenants, no post-logout URIs.
+  // Records stored before the fields existed: not open to all tenants, no post-logout URIs, Basic.
   return {
     ...record,
+    ...(record.clientType === 'confidential' ? { tokenEndpointAuthMethod: record.tokenEndpointAuthMethod ?? 'client_secret_basic' } : {}),
     openToAllTenants: record.openToAllTenants === true,
     resourceServer: record.resourceServer === true,
     postLogoutRedirectUris: record.postLogoutRedirectUris ?? [],
+    requirePushedAuthorizationRequests: record.requirePushedAuthorizationRequests === true,
+    profile: record.profile ?? 'standard',
   };
 }

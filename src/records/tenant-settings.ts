@@ -1,5 +1,6 @@
 import type { RecordStore } from '../../adapters/types.js';
-import { Conflict } from '../../policies/errors.js';
+import { Conflict, ValidationError } from '../../policies/errors.js';
+import { tenantProfile as combineProfiles, type SecurityProfile } from '../../policies/high-security.js';
 import { combineSecondFactorRules, type SecondFactorRuling, type TenantSecondFactorSettings } from '../../policies/second-factor-rule.js';
 import { tenantPolicy, type SecondFactorRule, type SsoRule, type TenantPolicyFunction } from '../../policies/tenant-policy.js';
 import { changed } from '../audit/events.js';
@@ -7,11 +8,15 @@ import type { AuditContext, AuditTrail } from '../audit/trail.js';
 
 /*
  * A TENANT'S OWN SETTINGS: what a tenant admin chose for her tenant through the management API
- * (`{api}/tenant-settings`): the second-factor rule and passkey-only sign-in. One record per
+ * (`{api}/tenant-settings`): the second-factor rule, passkey-only sign-in, the SSO rule and the
+ * security profile of its clients (policies/high-security.ts). One record per
  * tenant (kind `tenant_settings`), written only by an admin of that tenant, each change audited
  * (`tenant_settings.updated`, written before the change: not made when it cannot be written) and
  * compared-and-set (two admins at once never undo each other). What applies to sign-ins is this
  * combined with the host's `tenantPolicy` (policies/second-factor-rule.ts): SecondFactorRules.
+ * A switch to the high-security profile is refused while a client of the tenant does not conform
+ * to it, naming those clients (the admin changes them first): a switch must not leave clients
+ * that its run-time checks would then refuse without the admin having seen which.
  */
 
 /** The kind of the tenant settings records in the RecordStore. */
@@ -25,11 +30,17 @@ export interface TenantSettingsRecord extends TenantSecondFactorSettings {
   secondFactor?: SecondFactorRule;
   passkeyOnlySignIn?: boolean;
   sso?: SsoRule;
+  profile?: SecurityProfile;
   updatedAt?: string;
 }
 
 /** The settings fields, as the audit event names them. */
-const FIELDS = ['secondFactor', 'passkeyOnlySignIn', 'sso'] as const;
+const FIELDS = ['secondFactor', 'passkeyOnlySignIn', 'sso', 'profile'] as const;
+/** At most this many client IDs are named in a refused switch to the high-security profile. */
+const NAMED_CLIENTS = 20;
+
+/** The IDs of a tenant's clients (client configurations and apps) that do not conform to the high-security profile. */
+export type NonConformingClients = (tenant: string) => Promise<string[]>;
 
 /** The tenants' own settings in the store. */
 export class TenantSettings {
@@ -37,6 +48,8 @@ export class TenantSettings {
     private readonly records: RecordStore,
     private readonly audit: AuditTrail,
     private readonly now: () => number = Date.now,
+    /** Which clients of a tenant keep it from switching to the high-security profile (none checked when absent). */
+    private readonly nonConforming?: NonConformingClients,
   ) {}
 
   /** What `tenant` chose (an empty object when nothing). */
@@ -54,12 +67,14 @@ export class TenantSettings {
       ...(settings.secondFactor !== undefined ? { secondFactor: settings.secondFactor } : {}),
       ...(settings.passkeyOnlySignIn !== undefined ? { passkeyOnlySignIn: settings.passkeyOnlySignIn } : {}),
       ...(settings.sso !== undefined ? { sso: settings.sso } : {}),
+      ...(settings.profile !== undefined ? { profile: settings.profile } : {}),
     };
     for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
       const current = await this.records.getVersioned<TenantSettingsRecord>(TENANT_SETTINGS, tenant);
       const before: TenantSettingsRecord = current?.value ?? {};
       const fields = FIELDS.filter((field) => before[field] !== next[field]);
       if (fields.length === 0) return before;
+      if (next.profile === 'high-security' && before.profile !== 'high-security') await this.checkClientsConform(tenant);
       const written = { ...next, updatedAt: new Date(this.now()).toISOString() };
       await this.audit.record(changed('tenant_settings.updated', by, { type: 'tenant', id: tenant }, tenant, {
         fields,
@@ -72,6 +87,14 @@ export class TenantSettings {
       if (stored) return written;
     }
     throw new Conflict(`the settings of tenant ${tenant}`);
+  }
+
+  /** @throws ValidationError (`profile`) naming the clients of `tenant` that do not conform to the high-security profile. */
+  private async checkClientsConform(tenant: string): Promise<void> {
+    const ids = (await this.nonConforming?.(tenant)) ?? [];
+    if (ids.length === 0) return;
+    const named = ids.slice(0, NAMED_CLIENTS).join(', ') + (ids.length > NAMED_CLIENTS ? ` and ${ids.length - NAMED_CLIENTS} more` : '');
+    throw new ValidationError('profile', `these clients of the tenant do not conform to the high-security profile; change them first: ${named}`);
   }
 }
 
@@ -95,6 +118,12 @@ export class SecondFactorRules {
   /** Whether `tenant`'s users must sign in through its identity provider (their passwords refused while it has a connection). */
   async ssoRequired(tenant: string): Promise<boolean> {
     return (await this.of(tenant)).sso === 'required';
+  }
+
+  /** The security profile `tenant` puts its clients under (the host's or its own: high-security when either is). */
+  async profile(tenant: string): Promise<SecurityProfile> {
+    const [host, own] = await Promise.all([tenantPolicy(this.policyOf, tenant), this.settings.get(tenant)]);
+    return combineProfiles(host, own);
   }
 
   /** Whether `tenant`'s users may sign in with a passkey alone. */

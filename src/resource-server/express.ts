@@ -23,8 +23,25 @@ declare global {
 
 /** The parts of Express's (or Node's) request and response that the kit uses. */
 export interface ExpressLikeRequest {
-  headers: { authorization?: string | undefined };
+  headers: { authorization?: string | undefined; dpop?: string | string[] | undefined; host?: string | undefined };
   auth?: AccessTokenContext;
+  /** The request's method, scheme and path: what a DPoP proof is checked against (option `dpop`). */
+  method?: string;
+  protocol?: string;
+  originalUrl?: string;
+  /** Express 5's host with its port: honours `trust proxy` (X-Forwarded-Host), as `protocol` does. */
+  host?: string;
+  /** Express's header reader (the raw Host header, whatever `trust proxy` says). */
+  get?(name: string): string | undefined;
+}
+
+/**
+ * The absolute URL the client called, as Express reads it: `trust proxy` decides the scheme and
+ * the host (`req.host`); the kit's `dpop.origin` option replaces both when the API knows its own.
+ */
+function requestUrl(req: ExpressLikeRequest): string {
+  const host = req.host ?? req.get?.('host') ?? req.headers.host;
+  return req.protocol && host && req.originalUrl ? `${req.protocol}://${host}${req.originalUrl}` : '';
 }
 /** The parts of Express's response that the kit uses. */
 export interface ExpressLikeResponse {
@@ -35,15 +52,31 @@ export interface ExpressLikeResponse {
 type NextFunction = (error?: unknown) => void;
 
 function refuse(res: ExpressLikeResponse, error: TokenError): void {
-  res.status(error.status).set('WWW-Authenticate', error.challenge).set('Cache-Control', 'no-store').json(error.toJSON());
+  res.status(error.status);
+  // WWW-Authenticate, and DPoP-Nonce with a use_dpop_nonce refusal.
+  for (const [name, value] of Object.entries(error.headers)) res.set(name, value);
+  res.set('Cache-Control', 'no-store').json(error.toJSON());
 }
 
-/** Express middleware: verifies the Bearer access token into `req.auth`. */
+/**
+ * Express middleware: verifies the Bearer access token (or, with the verifier's option `dpop`, a
+ * DPoP-bound token and its proof) into `req.auth`.
+ */
 export function expressAuthenticate(verifier: TokenVerifier) {
   return (req: ExpressLikeRequest, res: ExpressLikeResponse, next: NextFunction): void => {
-    verifier.verifyAuthorization(req.headers.authorization).then(
+    const { dpop } = req.headers;
+    verifier.verifyRequest({
+      authorization: req.headers.authorization,
+      // Two DPoP headers are two proofs: refused (RFC 9449 §4.3), as a joined value.
+      dpop: Array.isArray(dpop) ? dpop.join(',') : dpop,
+      method: req.method ?? '',
+      url: requestUrl(req),
+    }).then(
       (auth) => {
         req.auth = auth;
+        // RFC 9449 §9: a DPoP client learns the current nonce from every answer, before it is asked.
+        const nonce = /^DPoP /i.test(req.headers.authorization?.trim() ?? '') ? verifier.dpopNonce?.() : undefined;
+        if (nonce) res.set('DPoP-Nonce', nonce);
         next();
       },
       (error: unknown) => (error instanceof TokenError ? refuse(res, error) : next(error)),

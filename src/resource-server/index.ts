@@ -10,7 +10,9 @@ export {
   type TokenVerifier,
   type TokenVerifierOptions,
   type IntrospectionOptions,
+  type AuthorizedRequest,
 } from './verifier.js';
+export type { DpopNonceOptions, DpopRequest } from './dpop.js';
 export { authenticate, requireScopes, requireTenant, requireSecondFactor, requireRecentSignIn, type AuthState, type KoaLikeContext, type KoaLikeMiddleware, type KoaLikeNext } from './koa.js';
 export { expressAuthenticate, expressRequireScopes, expressRequireTenant, expressRequireSecondFactor, expressRequireRecentSignIn, type ExpressLikeRequest, type ExpressLikeResponse } from './express.js';
 export { constraintsFor, filterByConstraints, passesConstraints } from './constraints.js';

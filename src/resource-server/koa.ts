@@ -25,6 +25,9 @@ export interface KoaLikeContext {
   status: number;
   body: unknown;
   state: object;
+  /** The request's method and absolute URL: what a DPoP proof is checked against (option `dpop`). */
+  method?: string;
+  href?: string;
 }
 
 /** Koa's `next`. */
@@ -35,15 +38,17 @@ export type KoaLikeMiddleware = (ctx: KoaLikeContext, next: KoaLikeNext) => Prom
 
 function refuse(ctx: KoaLikeContext, error: TokenError): void {
   ctx.status = error.status;
-  ctx.set('WWW-Authenticate', error.challenge);
+  // WWW-Authenticate, and DPoP-Nonce with a use_dpop_nonce refusal.
+  for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
   ctx.set('Cache-Control', 'no-store');
   ctx.body = error.toJSON();
 }
 
 /**
- * Koa middleware: verifies the Bearer access token and puts what it says in `ctx.state.auth`.
- * Answers 401 (no or an invalid token), 400 (not a Bearer header) or 503 (keys unreachable) with
- * the RFC 6750 challenge; the request goes no further.
+ * Koa middleware: verifies the Bearer access token (or, with the verifier's option `dpop`, a
+ * DPoP-bound token and its proof) and puts what it says in `ctx.state.auth`. Answers 401 (no or
+ * an invalid token or proof), 400 (not a Bearer header) or 503 (keys unreachable) with the
+ * RFC 6750 (or RFC 9449) challenge; the request goes no further.
  *
  * @example
  * ```ts
@@ -54,15 +59,30 @@ function refuse(ctx: KoaLikeContext, error: TokenError): void {
 export function authenticate(verifier: TokenVerifier): KoaLikeMiddleware {
   return async function authenticateBearer(ctx, next) {
     let auth: AccessTokenContext;
+    const authorization = ctx.get('authorization') || undefined;
     try {
-      auth = await verifier.verifyAuthorization(ctx.get('authorization') || undefined);
+      // The URL as Koa reads it (behind a proxy: with `app.proxy`, from X-Forwarded-Proto and -Host).
+      auth = await verifier.verifyRequest({
+        authorization,
+        dpop: ctx.get('dpop') || undefined,
+        method: ctx.method ?? '',
+        url: ctx.href ?? '',
+      });
     } catch (error) {
       if (error instanceof TokenError) return refuse(ctx, error);
       throw error;
     }
     (ctx.state as AuthState).auth = auth;
+    // RFC 9449 §9: a DPoP client learns the current nonce from every answer, before it is asked.
+    const nonce = isDpop(authorization) ? verifier.dpopNonce?.() : undefined;
+    if (nonce) ctx.set('DPoP-Nonce', nonce);
     await next();
   };
+}
+
+/** Whether a request presented its token with the DPoP scheme. */
+function isDpop(authorization: string | undefined): boolean {
+  return authorization !== undefined && /^DPoP /i.test(authorization.trim());
 }
 
 /** A check on the verified token, as middleware after `authenticate` (401 when it did not run). */

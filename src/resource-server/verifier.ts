@@ -17,7 +17,9 @@ import {
   KeysUnavailable,
   TokenError,
   TokenStatusUnavailable,
+  dpopChallenge,
 } from '../../policies/errors.js';
+import { DPOP_ALGORITHMS, DpopNonces, DpopProofs, type DpopNonceOptions, type DpopRequest } from './dpop.js';
 
 export { TokenError };
 
@@ -66,6 +68,26 @@ export interface TokenVerifierOptions {
    * needs no call per request.
    */
   introspection?: IntrospectionOptions;
+  /**
+   * Accept DPoP-bound tokens (RFC 9449): `Authorization: DPoP <token>` with its `DPoP` proof,
+   * checked for the request's method and URL, its time (five minutes), the token (`ath`), the
+   * token's key (`cnf.jkt`), and used once (this process keeps the proofs it saw: `maxProofs`,
+   * default 100 000; when that many are still in their window, new proofs are refused until some
+   * leave it). A bound token presented as Bearer is refused, with or without this option.
+   * Off by default: DPoP-bound tokens are then refused.
+   *
+   * `nonce` (RFC 9449 §9): every proof must also carry a nonce this API handed out; a proof without
+   * the current one is answered 401 `use_dpop_nonce` with the nonce in `DPoP-Nonce` (and each
+   * accepted DPoP request's answer carries the current one). `true` derives the nonces from a
+   * random secret of this verifier; `{ secret }` from a secret the API's instances share, so that
+   * each accepts the others' nonces with no shared state. See DpopNonceOptions.
+   *
+   * `origin`: the API's public origin (e.g. `https://api.example.com`). A proof's `htu` is then
+   * checked against this origin with the request's path, whatever the request's `Host` says: the
+   * URL a framework reads comes from the Host (or forwarded) header the caller sends, and behind a
+   * proxy that rewrites Host it is not the URL the client called. Without it, the framework's URL.
+   */
+  dpop?: boolean | { maxProofs?: number; nonce?: boolean | DpopNonceOptions; origin?: string };
 }
 
 /** How the kit asks the authorization server about a token (introspect mode). */
@@ -116,13 +138,35 @@ function introspector(options: IntrospectionOptions, issuer: string, realm: stri
   };
 }
 
+/** A request's credentials as the kit reads them: its headers, method and URL. */
+export interface AuthorizedRequest extends Omit<DpopRequest, 'proof'> {
+  /** The `Authorization` header. */
+  authorization: string | undefined;
+  /** The `DPoP` header (the proof of a DPoP-bound token). */
+  dpop: string | undefined;
+}
+
 /** Verifies our access tokens; made by `createTokenVerifier()`. */
 export interface TokenVerifier {
-  /** Verifies a JWT access token; throws TokenError. */
+  /**
+   * Verifies a JWT access token alone (a DPoP-bound one too: how it was presented is not known
+   * here; introspection answers for both). A token from a request: verifyRequest. Throws TokenError.
+   */
   verify(token: string): Promise<AccessTokenContext>;
-  /** Verifies the token of an `Authorization: Bearer ...` header (RFC 6750 §2.1); throws TokenError. */
+  /** Verifies the token of an `Authorization: Bearer ...` header (RFC 6750 §2.1), a DPoP-bound one refused; throws TokenError. */
   verifyAuthorization(header: string | undefined): Promise<AccessTokenContext>;
+  /**
+   * Verifies a request's token: a Bearer token, or (option `dpop`) a DPoP-bound token with its
+   * proof for this request (RFC 9449 §7.1). Errors of a DPoP request carry a DPoP challenge.
+   * @throws TokenError
+   */
+  verifyRequest(request: AuthorizedRequest): Promise<AccessTokenContext>;
   readonly realm: string;
+  /**
+   * With option `dpop.nonce`: the nonce DPoP clients are to put in their next proofs, for the
+   * `DPoP-Nonce` header of an answer (the kit's middleware sets it); undefined without.
+   */
+  dpopNonce?(): string | undefined;
 }
 
 function isStringArray(value: unknown): value is string[] {
@@ -142,6 +186,9 @@ function readConstraints(value: unknown): Constraints | undefined {
   return result;
 }
 
+/** `Authorization: <scheme> <token>`: the scheme (Bearer or DPoP) and a token68 (RFC 6750 §2.1, RFC 9449 §7.1). */
+const TOKEN_IN_HEADER = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i;
+
 /** The token verifier of the resource-server kit: RFC 9068 JWTs of this authorization server. */
 export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
   const realm = options.realm ?? options.audience;
@@ -154,8 +201,27 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     : createLocalJWKSet(options.jwks);
   const refuse = (description: string) => new InvalidToken(description, realm);
   const isLive = options.introspection ? introspector(options.introspection, options.issuer, realm) : undefined;
+  const maxProofs = (typeof options.dpop === 'object' ? options.dpop.maxProofs : undefined) ?? 100_000;
+  // A mistake of the API's code, said at start: a cache of no proofs would let every proof be replayed.
+  if (!Number.isSafeInteger(maxProofs) || maxProofs < 1) throw new TypeError(`dpop.maxProofs must be a positive integer, not ${String(maxProofs)}`);
+  const nonceOption = typeof options.dpop === 'object' ? options.dpop.nonce : undefined;
+  // A bad secret or window is a mistake of the API's code, said at start (a TypeError).
+  const nonces = nonceOption ? new DpopNonces(realm, nonceOption === true ? {} : nonceOption) : undefined;
+  const originOption = typeof options.dpop === 'object' ? options.dpop.origin : undefined;
+  const publicOrigin = originOption === undefined ? undefined : URL.parse(originOption);
+  if (originOption !== undefined && (!publicOrigin || publicOrigin.origin !== originOption.replace(/\/$/, '') || !/^https?:$/.test(publicOrigin.protocol))) {
+    throw new TypeError(`dpop.origin must be an http(s) origin such as https://api.example.com, not ${String(originOption)}`);
+  }
+  /** The URL a proof is checked against: the request's, on the API's public origin when it has one. */
+  const proofUrl = (url: string): string => {
+    if (!publicOrigin) return url;
+    const called = URL.parse(url, publicOrigin.origin);
+    return called ? `${publicOrigin.origin}${called.pathname}${called.search}` : '';
+  };
+  const proofs = options.dpop ? new DpopProofs(realm, { maxProofs, clockToleranceSeconds: options.clockToleranceSeconds ?? 5, ...(nonces ? { nonces } : {}) }) : undefined;
 
-  async function verify(token: string): Promise<AccessTokenContext> {
+  /** A token's signature and claims; `presented`: how it came (its binding is checked against it), if it matters. */
+  async function verifyToken(token: string, presented?: 'bearer' | 'dpop'): Promise<AccessTokenContext> {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, keys, {
@@ -175,6 +241,10 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     }
     const constraints = readConstraints(payload.constraints);
     if (typeof payload.client_id !== 'string' || !constraints) throw refuse('the access token is not valid');
+    // RFC 9449 §7.1: a token bound to a key is not a bearer token; whoever holds it without the key gets nothing.
+    const hasKey = payload.cnf !== undefined;
+    if (hasKey && presented === 'bearer') throw refuse('the access token is bound to a DPoP key: present it with Authorization: DPoP and its proof');
+    if (presented === 'dpop' && !hasKey) throw refuse('the access token is not bound to a DPoP key: present it as Bearer');
     if (isLive && !(await isLive(token))) throw refuse('the access token is no longer valid');
     return {
       sub: payload.sub!,
@@ -190,14 +260,43 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     };
   }
 
+  const verify = (token: string) => verifyToken(token);
+  async function verifyAuthorization(header: string | undefined): Promise<AccessTokenContext> {
+    if (!header) throw TokenError.missing(realm);
+    const match = TOKEN_IN_HEADER.exec(header.trim());
+    if (match?.[1]?.toLowerCase() !== 'bearer') throw new InvalidBearerRequest(realm);
+    return verifyToken(match[2]!, 'bearer');
+  }
+
   return {
     realm,
     verify,
-    async verifyAuthorization(header) {
-      if (!header) throw TokenError.missing(realm);
-      const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim());
-      if (!match?.[1]) throw new InvalidBearerRequest(realm);
-      return verify(match[1]);
+    verifyAuthorization,
+    dpopNonce: () => nonces?.current(),
+    async verifyRequest(request) {
+      const match = proofs && request.authorization ? TOKEN_IN_HEADER.exec(request.authorization.trim()) : undefined;
+      if (!proofs || match?.[1]?.toLowerCase() !== 'dpop') {
+        try {
+          return await verifyAuthorization(request.authorization);
+        } catch (error) {
+          // RFC 9449 §7.1: a server that takes DPoP says so in its challenges.
+          if (proofs && error instanceof TokenError && !error.challenge.startsWith('DPoP ')) {
+            (error as { challenge: string }).challenge = `${error.challenge}, ${dpopChallenge(`Bearer realm="${realm}"`, DPOP_ALGORITHMS)}`;
+          }
+          throw error;
+        }
+      }
+      const token = match[2]!;
+      try {
+        const context = await verifyToken(token, 'dpop');
+        await proofs.check({ proof: request.dpop, method: request.method, url: proofUrl(request.url) }, token, context.claims);
+        return context;
+      } catch (error) {
+        if (error instanceof TokenError && !error.challenge.startsWith('DPoP ')) {
+          (error as { challenge: string }).challenge = dpopChallenge(error.challenge, DPOP_ALGORITHMS);
+        }
+        throw error;
+      }
     },
   };
 }

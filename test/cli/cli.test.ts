@@ -61,6 +61,7 @@ describe('talent-auth CLI (built, as a subprocess, on a real redis-server)', () 
           scim: { scopes: ['scim.read', 'scim.write'], constraints: { group: ['eng', 'ops'], department: ['rnd'] } },
           subscriptions: { scopes: ['manage.subscriptions'] },
         },
+        token_endpoint_auth_method: 'client_secret_basic',
         created_at: expect.any(String),
         updated_at: expect.any(String),
       });
@@ -374,7 +375,7 @@ describe('talent-auth CLI (built, as a subprocess, on a real redis-server)', () 
       const top = await cli(['--help']);
       expect(top.code).toBe(0);
       expect(top.stdout).toContain('Usage: talent-auth <group> <command>');
-      for (const command of ['clients create', 'clients list', 'clients rotate-secret', 'clients delete', 'apps create', 'apps list', 'apps rotate-secret', 'apps delete', 'keys generate']) {
+      for (const command of ['clients create', 'clients list', 'clients update', 'clients rotate-secret', 'clients delete', 'apps create', 'apps list', 'apps update', 'apps rotate-secret', 'apps delete', 'keys generate']) {
         const help = await cli([...command.split(' '), '--help'], { REDIS_URL: undefined });
         expect(help.code).toBe(0);
         expect(help.stdout).toContain(`Usage: talent-auth ${command}`);

@@ -1,19 +1,13 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createRedisStore } from '../../adapters/redis/index.js';
+import type { Page } from 'playwright-core';
 import type { Store } from '../../adapters/types.js';
-import { PORTAL_REAUTH_SECONDS, PORTAL_SESSION_SECONDS } from '../../policies/lifetimes.js';
 import { Connections } from '../../src/federation/connections.js';
-import { createAuthServer, type AuthServer } from '../../src/index.js';
+import type { AuthServer } from '../../src/index.js';
 import { Sealer } from '../../src/records/sealed.js';
 import { TENANT_SETTINGS } from '../../src/records/tenant-settings.js';
-import { PortalSessions } from '../../src/portal/sessions.js';
-import { testAccounts } from '../support/accounts.js';
-import { accessibilityViolations } from '../support/axe.js';
-import { launchChromium } from '../support/chromium.js';
-import { capturingLogger, demoApis } from '../support/fixtures.js';
-import { startRedis, type RedisServer, redisContents } from '../support/redis.js';
+import type { PortalSessions } from '../../src/portal/sessions.js';
+import { startPortalOnRedis, type PortalOnRedis } from '../support/portal.js';
+import { usePortalBrowser } from '../support/portal-browser.js';
+import { type RedisServer, redisContents } from '../support/redis.js';
 
 /**
  * The portal's "Sign-in providers" (src/portal/connections.ts) in headless Chromium on Redis: an
@@ -41,118 +35,40 @@ const USERS = [
 ];
 
 describe('the Sign-in providers page of the portal, in Chromium', () => {
-  let launching: Promise<Browser> | undefined;
-  let browser: Browser;
   let redis: RedisServer;
-  let http: Server;
+  let running: PortalOnRedis;
   let auth: AuthServer;
   let origin: string;
   let store: Store;
   let sessions: PortalSessions;
   /** The server's view of the secrets (no factorKeys: sealed under the cookie key). */
   let sealed: Connections;
-  let context: BrowserContext | undefined;
   let page: Page;
-  let problems: string[];
-  const requested: string[] = [];
+  const portal = usePortalBrowser({ slow: SLOW, origin: () => origin, sessions: () => sessions, step: STEP });
+  const { accessible, focused, tabTo, passwordAndConsent, signIn, staleSignIn } = portal;
   let logLines: string[] = [];
 
   beforeAll(async () => {
-    launching = launchChromium(SLOW);
-    redis = await startRedis();
-    http = createServer();
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    origin = `http://localhost:${(http.address() as AddressInfo).port}`;
-    const { lines, logger } = capturingLogger();
-    logLines = lines;
-    auth = await createAuthServer({
-      baseUrl: origin, apis: demoApis, logger, rateLimits: { authorize: false },
-      store: { type: 'redis', url: redis.url }, accounts: testAccounts(USERS), cookieKeys: [COOKIE_KEY], portal: { enabled: true },
-      // The admins here sign in with the password alone (the default rule would have them enrol a factor first).
-      tenantPolicy: () => ({ secondFactor: 'optional' }),
-    });
-    http.on('request', auth.app.callback());
-    store = await createRedisStore({ url: redis.url });
-    sessions = new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), [COOKIE_KEY], PORTAL_SESSION_SECONDS);
+    // The admins here sign in with the password alone (startPortalOnRedis's tenant rule: the default one would have them enrol a factor first).
+    running = await startPortalOnRedis(USERS, COOKIE_KEY, {}, { hostName: 'localhost' });
+    ({ redis, store, sessions, server: { auth, baseUrl: origin, logLines } } = running);
     sealed = new Connections(store.records, new Sealer([COOKIE_KEY], 'connection-secrets'));
-    browser = await launching;
   }, SLOW);
 
   afterAll(async () => {
-    await (await launching?.catch(() => undefined))?.close();
-    await store?.close();
-    http?.closeAllConnections();
-    await new Promise((resolve) => http?.close(resolve));
-    await auth?.close();
-    await redis?.stop();
+    await running?.stop();
   }, SLOW);
 
-  beforeEach(() => {
-    problems = [];
-  });
-
+  // After the page's checks (usePortalBrowser's afterEach, registered first): no provider left behind.
   afterEach(async () => {
-    await context?.close();
-    context = undefined;
-    expect(requested.filter((url) => !url.startsWith(origin))).toEqual([]);
-    expect(problems).toEqual([]);
     for (const tenant of ['acme', 'globex']) for (const connection of await auth.connections.list(tenant)) await auth.connections.delete(connection.id);
     // A test that stopped half-way leaves no SSO rule behind for the next one.
     for (const tenant of ['acme', 'globex']) await store.records.delete(TENANT_SETTINGS, tenant);
   }, SLOW);
 
-  async function open(locale = 'en-US'): Promise<Page> {
-    context = await browser.newContext({ locale, viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(STEP);
-    context.setDefaultNavigationTimeout(STEP);
-    page = await context.newPage();
-    page.on('request', (request) => requested.push(request.url()));
-    page.on('console', (message) => {
-      const text = message.text();
-      if (/Content Security Policy/i.test(text) || (message.type() === 'error' && !text.startsWith('Failed to load resource: the server responded with a status of 4'))) problems.push(text);
-    });
-    page.on('pageerror', (error) => problems.push(String(error)));
+  async function open(locale?: string): Promise<Page> {
+    page = await portal.open(locale);
     return page;
-  }
-
-  const accessible = async () => expect(await accessibilityViolations(page)).toEqual([]);
-
-  const focused = () => page.evaluate(() => {
-    const element = (globalThis as unknown as { document: { activeElement: { id: string; textContent: string | null } | null } }).document.activeElement;
-    return `${element?.id ?? ''} ${element?.textContent ?? ''}`.trim();
-  });
-
-  /** Presses Tab until the focused element's id or text matches (keyboard only). */
-  async function tabTo(name: string | RegExp, limit = 80): Promise<void> {
-    for (let presses = 0; presses < limit; presses += 1) {
-      await page.keyboard.press('Tab');
-      const now = await focused();
-      if (typeof name === 'string' ? now.includes(name) : name.test(now)) return;
-    }
-    throw new Error(`never focused ${String(name)}`);
-  }
-
-  async function passwordAndConsent(sub: string): Promise<void> {
-    await page.locator('#username').waitFor();
-    await page.locator('#username').fill(sub);
-    await page.locator('#password').fill(`${sub}-password`);
-    await page.keyboard.press('Enter');
-    const allow = page.locator('button[value="allow"]');
-    const signedIn = page.locator('form[action="/portal/logout"]');
-    await Promise.race([allow.waitFor(), signedIn.waitFor()]);
-    if (await allow.isVisible()) await allow.click();
-    await signedIn.waitFor();
-  }
-
-  async function signIn(sub: string): Promise<void> {
-    await page.goto(`${origin}/portal/login`);
-    await passwordAndConsent(sub);
-  }
-
-  async function staleSignIn(): Promise<void> {
-    const id = (await context!.cookies()).find((cookie) => cookie.name === 'portal_session')!.value;
-    const session = (await sessions.get(id))!;
-    await sessions.save(id, { ...session, authTime: Math.floor(Date.now() / 1000) - PORTAL_REAUTH_SECONDS - 30 });
   }
 
   /** Every key and value in Redis, as text. */
@@ -234,7 +150,7 @@ describe('the Sign-in providers page of the portal, in Chromium', () => {
 
     // Nowhere but typed: not in a page, a URL, a log line, the store in clear.
     expect(await page.content()).not.toContain(SECRET);
-    const written = [...requested, ...logLines].join('\n');
+    const written = [...portal.requested, ...logLines].join('\n');
     expect(written).not.toContain(SECRET);
     const stored = await everythingIn();
     expect(stored).toContain(created!.id);
@@ -313,7 +229,7 @@ describe('the Sign-in providers page of the portal, in Chromium', () => {
     expect(forbidden!.status()).toBe(403);
     await page.getByText("You need the permission 'Create and update integration setup'").waitFor();
     await accessible();
-    await context!.close();
+    await portal.context!.close();
 
     await open();
     await signIn('gil');

@@ -1,20 +1,13 @@
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createRedisStore } from '../../adapters/redis/index.js';
-import type { Store } from '../../adapters/types.js';
-import { PORTAL_REAUTH_SECONDS, PORTAL_SESSION_SECONDS } from '../../policies/lifetimes.js';
+import type { Page } from 'playwright-core';
 import { totpCode, totpStep } from '../../src/factors/totp.js';
-import { createAuthServer, type AuthServer } from '../../src/index.js';
-import { PortalSessions } from '../../src/portal/sessions.js';
-import { testAccounts } from '../support/accounts.js';
-import { accessibilityViolations } from '../support/axe.js';
-import { launchChromium } from '../support/chromium.js';
-import { capturingLogger, demoApis } from '../support/fixtures.js';
-import { startRedis, type RedisServer, redisContents } from '../support/redis.js';
+import type { AuthServer } from '../../src/index.js';
+import type { PortalSessions } from '../../src/portal/sessions.js';
+import { startPortalOnRedis, type PortalOnRedis } from '../support/portal.js';
+import { usePortalBrowser } from '../support/portal-browser.js';
+import { type RedisServer, redisContents } from '../support/redis.js';
 
 /**
  * The portal's Security page and its sign-in again, in headless Chromium on Redis, at
@@ -44,102 +37,35 @@ async function everythingIn(redis: RedisServer): Promise<string> {
 }
 
 describe('the Security page and the sign-in again, in Chromium', () => {
-  let launching: Promise<Browser> | undefined;
-  let browser: Browser;
   let redis: RedisServer;
-  let http: Server;
+  let running: PortalOnRedis;
   let auth: AuthServer;
   let origin: string;
-  let store: Store;
   let sessions: PortalSessions;
-  let context: BrowserContext | undefined;
   let page: Page;
-  let problems: string[];
-  const requested: string[] = [];
+  const portal = usePortalBrowser({ slow: SLOW, origin: () => origin, sessions: () => sessions, step: STEP, tabLimit: 60, shots: { dir: SHOTS, phone: true } });
+  const { accessible, focused, tabTo, staleSignIn } = portal;
   /** The server's log lines: no key, code or recovery code may be in one. */
   let logLines: string[] = [];
 
   beforeAll(async () => {
-    launching = launchChromium(SLOW);
     mkdirSync(SHOTS, { recursive: true });
-    redis = await startRedis();
-    http = createServer();
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     // A host name: an RP ID is a domain, and Chromium takes localhost for a secure context over http.
-    origin = `http://localhost:${(http.address() as AddressInfo).port}`;
-    const { lines, logger } = capturingLogger();
-    logLines = lines;
-    auth = await createAuthServer({
-      baseUrl: origin, apis: demoApis, logger, rateLimits: { authorize: false },
-      store: { type: 'redis', url: redis.url }, accounts: testAccounts(USERS), cookieKeys: [COOKIE_KEY], portal: { enabled: true },
+    running = await startPortalOnRedis(USERS, COOKIE_KEY, {
       // ada (an admin) removes her only factor here and signs in again after: whatever the default
       // rule for admins, her organisation's is "optional" (a user who holds a factor still gives it).
       tenantPolicy: (tenant) => (tenant === 'acme' ? { secondFactor: 'optional' } : undefined),
-    });
-    http.on('request', auth.app.callback());
-    store = await createRedisStore({ url: redis.url });
-    sessions = new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), [COOKIE_KEY], PORTAL_SESSION_SECONDS);
-    browser = await launching;
+    }, { hostName: 'localhost' });
+    ({ redis, sessions, server: { auth, baseUrl: origin, logLines } } = running);
   }, SLOW);
 
   afterAll(async () => {
-    await (await launching?.catch(() => undefined))?.close();
-    await store?.close();
-    http?.closeAllConnections();
-    await new Promise((resolve) => http?.close(resolve));
-    await auth?.close();
-    await redis?.stop();
+    await running?.stop();
   }, SLOW);
 
-  beforeEach(() => {
-    problems = [];
-  });
-
-  afterEach(async () => {
-    await context?.close();
-    context = undefined;
-    expect(requested.filter((url) => !url.startsWith(origin))).toEqual([]);
-    expect(problems).toEqual([]);
-  }, SLOW);
-
-  async function open(locale = 'en-US'): Promise<Page> {
-    context = await browser.newContext({ locale, viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(STEP);
-    context.setDefaultNavigationTimeout(STEP);
-    page = await context.newPage();
-    page.on('request', (request) => requested.push(request.url()));
-    page.on('console', (message) => {
-      const text = message.text();
-      if (/Content Security Policy/i.test(text) || (message.type() === 'error' && !text.startsWith('Failed to load resource: the server responded with a status of 4'))) problems.push(text);
-    });
-    page.on('pageerror', (error) => problems.push(String(error)));
+  async function open(locale?: string): Promise<Page> {
+    page = await portal.open(locale);
     return page;
-  }
-
-  /** axe-core finds nothing; a screenshot (desktop and phone) when named. */
-  async function accessible(shot?: string): Promise<void> {
-    expect(await accessibilityViolations(page)).toEqual([]);
-    if (!shot) return;
-    await page.screenshot({ path: join(SHOTS, `${shot}.png`), fullPage: true });
-    const size = page.viewportSize()!;
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: join(SHOTS, `${shot}-phone.png`), fullPage: true });
-    await page.setViewportSize(size);
-  }
-
-  const focused = () => page.evaluate(() => {
-    const element = (globalThis as unknown as { document: { activeElement: { id: string; textContent: string | null } | null } }).document.activeElement;
-    return `${element?.id ?? ''} ${element?.textContent ?? ''}`.trim();
-  });
-
-  /** Presses Tab until the focused element's id or text matches (keyboard only). */
-  async function tabTo(name: string | RegExp, limit = 60): Promise<void> {
-    for (let presses = 0; presses < limit; presses += 1) {
-      await page.keyboard.press('Tab');
-      const now = await focused();
-      if (typeof name === 'string' ? now.includes(name) : name.test(now)) return;
-    }
-    throw new Error(`never focused ${String(name)}`);
   }
 
   /** The password (and, when asked, the second factor's code, the consent) on the sign-in pages. */
@@ -165,13 +91,6 @@ describe('the Security page and the sign-in again, in Chromium', () => {
   async function signIn(sub: string, code?: () => string): Promise<void> {
     await page.goto(`${origin}/portal/login`);
     await passwordAndCode(sub, code);
-  }
-
-  /** Makes this browser's last sign-in older than PORTAL_REAUTH_SECONDS (its session's `authTime`). */
-  async function staleSignIn(): Promise<void> {
-    const id = (await context!.cookies()).find((cookie) => cookie.name === 'portal_session')!.value;
-    const session = (await sessions.get(id))!;
-    await sessions.save(id, { ...session, authTime: Math.floor(Date.now() / 1000) - PORTAL_REAUTH_SECONDS - 30 });
   }
 
   const types = async (sub: string) => (await auth.factors.list({ tenant: 'acme', sub })).map((entry) => entry.type).sort();
@@ -215,7 +134,7 @@ describe('the Security page and the sign-in again, in Chromium', () => {
     expect(content).not.toContain(secret);
     await accessible('portal-security-set-up');
     // Nowhere but on their page: not in a URL the browser asked for, not in a log line, not in the store in clear.
-    const written = [...requested, ...logLines].join('\n');
+    const written = [...portal.requested, ...logLines].join('\n');
     const stored = await everythingIn(redis);
     expect(stored).toContain('factors');
     for (const code of [secret, ...codes]) {
@@ -226,7 +145,7 @@ describe('the Security page and the sign-in again, in Chromium', () => {
 
   it('cy adds a passkey with a virtual authenticator, then removes it', async () => {
     await open();
-    const cdp = await context!.newCDPSession(page);
+    const cdp = await portal.context!.newCDPSession(page);
     await cdp.send('WebAuthn.enable');
     await cdp.send('WebAuthn.addVirtualAuthenticator', {
       options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
@@ -279,11 +198,11 @@ describe('the Security page and the sign-in again, in Chromium', () => {
     expect(await deleted(first.clientId)).toBe(1);
     // The sign-in just given: the next delete goes straight through.
     const second = await auth.clientConfigurations.create({ tenant: 'acme', name: 'Benefits sync', category: 'benefits', resources: { scim: { scopes: ['scim.read'] } } });
-    const before = requested.length;
+    const before = portal.requested.length;
     await page.goto(`${origin}/portal/client-configurations/${second.clientId}/delete`);
     await page.getByRole('button', { name: 'Delete Benefits sync' }).click();
     await page.getByText('Client configuration "Benefits sync" deleted.').waitFor();
-    expect(requested.slice(before).some((url) => url.includes('/oauth2/authorize'))).toBe(false);
+    expect(portal.requested.slice(before).some((url) => url.includes('/oauth2/authorize'))).toBe(false);
     expect(await deleted(second.clientId)).toBe(1);
   }, TEST_TIMEOUT);
 

@@ -1,6 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { exportJWK, generateKeyPair } from 'jose';
 import Koa from 'koa';
 import { serveWithNext } from '../support/koa-app.js';
 import { openApiHandler } from '../../src/http/openapi.js';
@@ -31,6 +32,7 @@ const served = (prefix: string): Array<[string, string]> => [
   ['get', `/.well-known/oauth-authorization-server${prefix}/oauth2`],
   ['get', `${prefix}/oauth2/authorize`],
   ['post', `${prefix}/oauth2/authorize`],
+  ['post', `${prefix}/oauth2/par`],
   ['get', `${prefix}/oauth2/userinfo`],
   ['post', `${prefix}/oauth2/userinfo`],
   ['post', `${prefix}/oauth2/introspect`],
@@ -141,7 +143,7 @@ describe('OpenAPI document', () => {
 
   it('carries the path prefix in every path but the RFC 8414 alias, which carries it at the end', () => {
     const paths = Object.keys(documentFor('/auth2').paths as Json);
-    expect(paths).toHaveLength(25);
+    expect(paths).toHaveLength(26);
     for (const path of paths) {
       if (path.startsWith('/.well-known/')) expect(path).toBe('/.well-known/oauth-authorization-server/auth2/oauth2');
       else expect(path.startsWith('/auth2/')).toBe(true);
@@ -234,7 +236,8 @@ describe('OpenAPI document against the running server', () => {
       expect([key([method, path]), response.status]).not.toEqual([key([method, path]), 404]);
       await response.arrayBuffer();
     }
-    // The engine's own forms of what we serve elsewhere, and what we turned off.
+    // The engine's own forms of what we serve elsewhere (`/request` is its path of the pushed
+    // authorization requests we serve at `/par`), and what we turned off.
     for (const [method, path] of [['GET', '/auth2/oauth2/me'], ['POST', '/auth2/oauth2/token/introspection'], ['POST', '/auth2/oauth2/token/revocation'], ['POST', '/auth2/oauth2/reg'], ['POST', '/auth2/oauth2/request']] as const) {
       const response = await fetch(`${server.baseUrl}${path}`, { method, redirect: 'manual' });
       expect([method, path, response.status]).toEqual([method, path, 404]);
@@ -322,6 +325,18 @@ describe('OpenAPI document against the running server', () => {
     expect(invalid.body.field).toBe('resources.scim.scopes');
     expect((await call('delete', `${clients}/{clientId}`, clientId)).status).toBe(204);
     expect((await call('get', `${clients}/{clientId}`, clientId)).status).toBe(404);
+    // private_key_jwt: the keys in, shown, no secret; the secret route's 400; back to Basic with a new secret.
+    const { publicKey } = await generateKeyPair('ES256', { extractable: true });
+    const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] };
+    const keyed = await call('post', clients, undefined, { name: 'Keys', category: 'payroll', resources: { scim: { scopes: ['scim.read'] } }, token_endpoint_auth_method: 'private_key_jwt', jwks });
+    expect(keyed.body).toMatchObject({ token_endpoint_auth_method: 'private_key_jwt', jwks });
+    expect(keyed.body).not.toHaveProperty('client_secret');
+    const keyedId = keyed.body.client_id as string;
+    expect((await call('post', `${clients}/{clientId}/secret`, keyedId)).body).toMatchObject({ field: 'token_endpoint_auth_method' });
+    expect((await call('patch', `${clients}/{clientId}`, keyedId, { jwks_uri: 'https://keys.example.com/jwks' })).body).toMatchObject({ jwks_uri: 'https://keys.example.com/jwks' });
+    expect((await call('patch', `${clients}/{clientId}`, keyedId, { token_endpoint_auth_method: 'client_secret_basic' })).body).toHaveProperty('client_secret');
+    expect((await call('post', clients, undefined, { name: 'x', category: 'c', resources: { scim: { scopes: ['scim.read'] } }, token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [{ ...jwks.keys[0], d: 'AAAA' }] } })).body)
+      .toMatchObject({ field: 'jwks.keys.0' });
 
     const apps = '/auth2/api/oauth2/app-registrations';
     const spa = await call('post', apps, undefined, { name: 'SPA', redirect_uris: [PORTAL], client_type: 'public' });
@@ -334,6 +349,9 @@ describe('OpenAPI document against the running server', () => {
     expect((await call('get', `${apps}/{clientId}`, spaId)).status).toBe(200);
     expect((await call('post', `${apps}/{clientId}/secret`, spaId)).status).toBe(200);
     expect((await call('delete', `${apps}/{clientId}`, spaId)).status).toBe(204);
+    const keyedApp = await call('post', apps, undefined, { name: 'Keys', redirect_uris: [PORTAL], client_type: 'confidential', token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://keys.example.com/web' });
+    expect(keyedApp.body).toMatchObject({ token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://keys.example.com/web' });
+    expect((await call('post', `${apps}/{clientId}/secret`, keyedApp.body.client_id as string)).body).toMatchObject({ field: 'token_endpoint_auth_method' });
 
     const platform = await call('get', '/auth2/api/oauth2/platform-apps', undefined);
     expect(platform.body.platform_apps).toEqual([expect.objectContaining({ client_id: app.clientId, name: 'Portal', registered_by: 'platform', first_party: true })]);

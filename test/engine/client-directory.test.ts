@@ -19,6 +19,7 @@ describe('clients as the engine sees them (src/engine/client-directory.ts)', () 
     expect(clientConfigurationMetadata(machine)).toEqual({
       client_id: ID, client_name: 'Sync', client_secret: 'digest', grant_types: ['client_credentials'], response_types: [], redirect_uris: [],
       token_endpoint_auth_method: 'client_secret_basic', scope: 'scim.read scim.write', tenant: 'acme', constraints: { scim: { country: ['DE'] } },
+      dpop_bound_access_tokens: false,
     });
   });
 

@@ -29,6 +29,7 @@ function standInVerifier(): TokenVerifier & { calls: number } {
       if (!header?.startsWith('Bearer ')) throw new InvalidToken('a bearer access token is required', REALM);
       return verifier.verify(header.slice(7));
     },
+    verifyRequest: async (request: { authorization: string | undefined }): Promise<AccessTokenContext> => verifier.verifyAuthorization(request.authorization),
   };
   return verifier;
 }

@@ -6,7 +6,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { decodeJwt } from 'jose';
+import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { jest } from '@jest/globals';
 import Provider, { type Configuration } from 'oidc-provider';
 import { PrivateHosts } from '../../policies/backchannel-logout.js';
 import { createMemoryStore } from '../../adapters/memory.js';
@@ -36,6 +37,9 @@ interface BareExtras {
   backchannelLogoutUri?: string;
   sessionRequired?: boolean;
   fetch?: Configuration['fetch'];
+  dpop?: boolean;
+  /** A private_key_jwt client 'signer' whose keys are at this URL. */
+  jwksUri?: string;
 }
 
 async function bareEngine(patched: boolean, extras: BareExtras = {}): Promise<Engine> {
@@ -66,7 +70,17 @@ async function bareEngine(patched: boolean, extras: BareExtras = {}): Promise<En
         backchannel_logout_uri: extras.backchannelLogoutUri,
         backchannel_logout_session_required: extras.sessionRequired ?? false,
       }] : []),
+      ...(extras.jwksUri ? [{
+        client_id: 'signer',
+        token_endpoint_auth_method: 'private_key_jwt' as const,
+        jwks_uri: extras.jwksUri,
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        scope: 'api.read',
+      }] : []),
     ],
+    ...(extras.jwksUri ? { clientAuthMethods: ['client_secret_basic', 'private_key_jwt'] } : {}),
     ...(extras.fetch ? { fetch: extras.fetch } : {}),
     async findAccount(_ctx, sub) {
       return { accountId: sub, claims: async () => ({ sub }) };
@@ -78,6 +92,7 @@ async function bareEngine(patched: boolean, extras: BareExtras = {}): Promise<En
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
       backchannelLogout: { enabled: true },
+      ...(extras.dpop ? { dPoP: { enabled: true } } : {}),
       resourceIndicators: {
         enabled: true,
         defaultResource: () => AUDIENCE,
@@ -113,10 +128,10 @@ async function bareEngine(patched: boolean, extras: BareExtras = {}): Promise<En
 
 const basic = (clientId: string, secret: string) => `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`;
 
-async function token(engine: Engine, clientId: string, body: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
+async function token(engine: Engine, clientId: string, body: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(`${engine.url}/token`, {
     method: 'POST',
-    headers: { authorization: basic(clientId, SECRET), 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { authorization: basic(clientId, SECRET), 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body: new URLSearchParams(body),
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
@@ -146,10 +161,10 @@ async function mintCode(engine: Engine): Promise<{ code: string; verifier: strin
 }
 
 /** A minted code exchanged: the first answer, with its refresh token. */
-async function exchangeMinted(engine: Engine): Promise<{ first: Awaited<ReturnType<typeof token>>; exchange: Record<string, string>; code: string }> {
+async function exchangeMinted(engine: Engine, headers: Record<string, string> = {}): Promise<{ first: Awaited<ReturnType<typeof token>>; exchange: Record<string, string>; code: string }> {
   const { code, verifier } = await mintCode(engine);
   const exchange = { grant_type: 'authorization_code', code, redirect_uri: LOOPBACK, code_verifier: verifier };
-  return { first: await token(engine, 'app', exchange), exchange, code };
+  return { first: await token(engine, 'app', exchange, headers), exchange, code };
 }
 
 function authorize(engine: Engine, extra: Record<string, string>): Promise<Response> {
@@ -334,6 +349,28 @@ describe('the engine behaviours our patches rely on (src/engine/patches.ts)', ()
     expect((await token(engine, 'app', { grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token as string })).status).toBe(400);
   });
 
+  it("11. a confidential client's refresh token issued with a DPoP proof: unbound by the engine, bound to the proof's key once patched", async () => {
+    const proofOf = async (engine: Engine) => {
+      const { privateKey, publicKey } = await generateKeyPair('ES256');
+      const jwk = await exportJWK(publicKey);
+      return () => new SignJWT({ htm: 'POST', htu: `${engine.url}/token`, jti: randomBytes(12).toString('base64url') })
+        .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk }).setIssuedAt().sign(privateKey);
+    };
+    for (const patched of [false, true]) {
+      const engine = await start(patched, { dpop: true });
+      const [key, other] = [await proofOf(engine), await proofOf(engine)];
+      const { first } = await exchangeMinted(engine, { dpop: await key() });
+      expect(first.body.token_type).toBe('DPoP');
+      const refresh = { grant_type: 'refresh_token', refresh_token: first.body.refresh_token as string };
+      const withOtherKey = await token(engine, 'app', refresh, { dpop: await other() });
+      expect(withOtherKey.status).toBe(patched ? 400 : 200);
+      if (patched) {
+        expect(withOtherKey.body).toMatchObject({ error: 'invalid_grant' });
+        expect((await token(engine, 'app', refresh, { dpop: await key() })).status).toBe(200);
+      }
+    }
+  });
+
   it('8. the sid of an ID token is decided by Client.prototype.includeSid: none without a back-channel URI, unless patched', async () => {
     const bare = await start(false);
     expect((await bare.provider.Client.find('app'))!.includeSid()).toBeFalsy();
@@ -382,6 +419,46 @@ describe('the engine behaviours our patches rely on (src/engine/patches.ts)', ()
       expect(listener.bodies).toHaveLength(1);
     } finally {
       await listener.close();
+    }
+  });
+
+  it("10. a client's key set at its jwks_uri is read again only when no cached key verifies: bare, a key removed from the set works on; patched, not past 60 s", async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+    const key = { ...(await exportJWK(publicKey)), kid: 'a', alg: 'ES256' };
+    let keys: object[] = [key];
+    const keyServer = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=3600' }).end(JSON.stringify({ keys }));
+    });
+    await new Promise<void>((resolve) => keyServer.listen(0, '127.0.0.1', resolve));
+    const realNow = Date.now.bind(Date);
+    let offsetMs = 0;
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + offsetMs);
+    try {
+      const jwksUri = `http://127.0.0.1:${(keyServer.address() as AddressInfo).port}/jwks`;
+      const assertionToken = async (engine: Engine) => {
+        const now = Math.floor(Date.now() / 1000);
+        const jwt = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'a' }).setIssuer('signer').setSubject('signer')
+          .setAudience('http://127.0.0.1').setIssuedAt(now).setExpirationTime(now + 60).setJti(randomBytes(8).toString('hex')).sign(privateKey);
+        const response = await fetch(`${engine.url}/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: jwt }),
+        });
+        return response.status;
+      };
+      for (const [patched, afterRemoval] of [[false, 200], [true, 401]] as const) {
+        keys = [key];
+        offsetMs = 0;
+        const engine = await start(patched, { jwksUri });
+        expect(await assertionToken(engine)).toBe(200);
+        keys = [];
+        offsetMs = 61_000;
+        expect({ patched, status: await assertionToken(engine) }).toEqual({ patched, status: afterRemoval });
+      }
+    } finally {
+      clock.mockRestore();
+      keyServer.closeAllConnections();
+      await new Promise((resolve) => keyServer.close(resolve));
     }
   });
 });

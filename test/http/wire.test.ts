@@ -57,19 +57,40 @@ describe('the wire (src/http/wire.ts)', () => {
     expect(appPatch({ post_logout_redirect_uris: ['https://a/out'], backchannel_logout_uri: 'https://app.example.com/bc' }))
       .toEqual({ postLogoutRedirectUris: ['https://a/out'], backchannelLogoutUri: 'https://app.example.com/bc' });
     expect(wireField('idTokenSigningAlg')).toBe('id_token_signed_response_alg');
+    expect(appPatch({ require_pushed_authorization_requests: true })).toEqual({ requirePushedAuthorizationRequests: true });
+    expect(wireField('requirePushedAuthorizationRequests')).toBe('require_pushed_authorization_requests');
     expect(wireField('resources.scim.scopes')).toBe('resources.scim.scopes');
+    expect(wireField('jwksUri')).toBe('jwks_uri');
+    expect(wireField('tokenEndpointAuthMethod')).toBe('token_endpoint_auth_method');
+    expect(wireField('jwks.keys.0')).toBe('jwks.keys.0');
+    const keys = { keys: [{ kty: 'EC', crv: 'P-256', x: 'x', y: 'y' }] };
+    expect(clientPatch({ token_endpoint_auth_method: 'private_key_jwt', jwks: keys })).toEqual({ tokenEndpointAuthMethod: 'private_key_jwt', jwks: keys });
+    expect(clientInput({ name: 'n', category: 'c', resources: {}, token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://k.example.com/' }, 't'))
+      .toEqual({ name: 'n', category: 'c', resources: {}, tokenEndpointAuthMethod: 'private_key_jwt', jwksUri: 'https://k.example.com/', tenant: 't' });
+    expect(appPatch({ token_endpoint_auth_method: 'client_secret_basic' })).toEqual({ tokenEndpointAuthMethod: 'client_secret_basic' });
+    expect(refusal(() => clientPatch({ tokenEndpointAuthMethod: 'private_key_jwt' })).field).toBe('tokenEndpointAuthMethod');
   });
 
   it('what goes out matches the schemas the document publishes', () => {
-    const client = { clientId: ID, tenant: 't', name: 'n', category: 'c', resources: { scim: { scopes: ['scim.read'] } }, createdAt: at, updatedAt: at };
+    const client = { clientId: ID, tenant: 't', name: 'n', category: 'c', resources: { scim: { scopes: ['scim.read'] } }, tokenEndpointAuthMethod: 'client_secret_basic' as const, createdAt: at, updatedAt: at };
     expect(ClientConfigurationBody.parse(clientWire(client))).toBeDefined();
     expect(ClientConfigurationCreated.parse(clientWire({ ...client, clientSecret: SECRET }))).toHaveProperty('client_secret', SECRET);
-    expect(() => ClientConfigurationBody.parse(clientWire({ ...client, clientSecret: SECRET }))).toThrow();
+    // A change back to Basic answers the new secret in the record's body (PATCH), once.
+    expect(ClientConfigurationBody.parse(clientWire({ ...client, clientSecret: SECRET }))).toHaveProperty('client_secret', SECRET);
+    const keys = { keys: [{ kty: 'OKP' as const, crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1' }] };
+    const withKeys = ClientConfigurationBody.parse(clientWire({ ...client, tokenEndpointAuthMethod: 'private_key_jwt', jwks: keys }));
+    expect(withKeys).toMatchObject({ token_endpoint_auth_method: 'private_key_jwt', jwks: keys });
+    expect(withKeys).not.toHaveProperty('client_secret');
+    expect(ClientConfigurationBody.parse(clientWire({ ...client, tokenEndpointAuthMethod: 'private_key_jwt', jwksUri: 'https://keys.example.com/k' })))
+      .toMatchObject({ token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://keys.example.com/k' });
     const app = {
       clientId: ID, name: 'n', redirectUris: ['https://a/cb'], clientType: 'public' as const, pkceEnabled: true, idTokenSigningAlg: 'RS256' as const,
-      firstParty: false, openToAllTenants: false, resourceServer: false, postLogoutRedirectUris: [], createdAt: at, updatedAt: at,
+      firstParty: false, openToAllTenants: false, resourceServer: false, postLogoutRedirectUris: [], requirePushedAuthorizationRequests: false, createdAt: at, updatedAt: at,
     };
     expect(AppRegistrationBody.parse(appWire(app))).not.toHaveProperty('client_secret');
+    expect(AppRegistrationBody.parse(appWire(app))).not.toHaveProperty('token_endpoint_auth_method');
+    expect(AppRegistrationBody.parse(appWire({ ...app, clientType: 'confidential', tokenEndpointAuthMethod: 'private_key_jwt', jwks: keys })))
+      .toMatchObject({ token_endpoint_auth_method: 'private_key_jwt', jwks: keys });
     expect(AppRegistrationBody.parse(appWire({ ...app, tenant: 't', description: 'd', clientSecret: SECRET }))).toEqual(expect.objectContaining({ tenant: 't', description: 'd' }));
     expect(ConsentBody.parse(consentWire({ clientId: ID, appName: undefined, scopes: [{ scope: 'openid', description: 'x' }], createdAt: at, updatedAt: at }))).toHaveProperty('app_name', null);
   });

@@ -14,6 +14,9 @@ const CODES = new Set([
   'invalid_request', 'invalid_client', 'access_denied', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope',
   'invalid_target', 'invalid_token', 'insufficient_scope', 'temporarily_unavailable', 'server_error', 'not_found', 'conflict', 'not_supported',
   'insufficient_user_authentication', 'unmet_authentication_requirements',
+  // RFC 9449 §12.2: a DPoP proof that is missing or does not check out, at a resource;
+  // a proof without the resource server's current nonce (§9).
+  'invalid_dpop_proof', 'use_dpop_nonce',
 ]);
 
 const DOCS = join(process.cwd(), 'docs/errors.md');
@@ -32,7 +35,11 @@ describe('the error table (policies/errors.ts)', () => {
     expect(when).not.toBe('');
     // Status, code and headers agree with what HTTP and OAuth say of them.
     if (example.status === 401 && example.error === 'invalid_client') expect(example.headers).toEqual({});
-    if (example instanceof TokenError) expect(example.headers['WWW-Authenticate']).toMatch(/^Bearer realm="realm"/);
+    // A DPoP refusal challenges with the DPoP scheme and the algorithms a proof may use (RFC 9449 §7.1).
+    const dpopError = example.error === 'invalid_dpop_proof' || example.error === 'use_dpop_nonce';
+    if (example instanceof TokenError) expect(example.headers['WWW-Authenticate']).toMatch(dpopError ? /^DPoP realm="realm", .*algs="ES256"$/ : /^Bearer realm="realm"/);
+    // RFC 9449 §9: the nonce to use comes with the refusal that asks for it.
+    if (example.error === 'use_dpop_nonce') expect(example.headers['DPoP-Nonce']).toBe('nonce');
     if (example.status === 405) expect(example.headers.Allow).toBe('GET, DELETE');
     if (example.status === 429 || example.status === 503) {
       if (!(example instanceof TokenError)) expect(Number(example.headers['Retry-After'])).toBeGreaterThan(0);

@@ -86,6 +86,8 @@ describe('lifetimes (policies/lifetimes.ts)', () => {
     TIMEOUT_MS: "the portal's API calls",
     SKEW_SECONDS: "the clock skew allowed between an ID token's auth_time and ours (the portal's re-authentication)",
     TOTP_PERIOD_SECONDS: 'an authenticator app\'s time step (RFC 6238), what apps compute codes with',
+    DPOP_PROOF_WINDOW_SECONDS: "how far a DPoP proof's iat may be from our clock (RFC 9449 §11.1: its acceptance window)",
+    CLOCK_TOLERANCE_SECONDS: "the clock skew allowed for a client assertion's exp and iat (introspection and revocation)",
   };
 
   it('no lifetime is stated outside policies/lifetimes.ts: the numbers left in modules are timings', () => {

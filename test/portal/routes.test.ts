@@ -98,7 +98,7 @@ describe('the portal route table', () => {
 
   it('the destructive rows (a delete, a new secret, a factor removed, the SSO rule changed) need a recent sign-in, and they only; all are POSTs', () => {
     const fresh = PORTAL_ROUTES.filter((route: PortalRoute) => route.fresh).map((route) => route.name);
-    expect(fresh.sort()).toEqual(['createConnection', 'deleteApp', 'deleteClient', 'deleteConnection', 'regenerateApp', 'regenerateClient', 'removeFactor', 'saveSso', 'updateConnection']);
+    expect(fresh.sort()).toEqual(['createConnection', 'deleteApp', 'deleteClient', 'deleteConnection', 'regenerateApp', 'regenerateClient', 'removeFactor', 'saveProfile', 'saveSso', 'updateConnection']);
     for (const route of PORTAL_ROUTES as readonly PortalRoute[]) if (route.fresh) expect(route.method).toBe('POST');
   });
 });

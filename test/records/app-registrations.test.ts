@@ -32,6 +32,23 @@ describe('app registrations (src/records/app-registrations.ts)', () => {
     expect(update!.details).toEqual({ fields: ['redirectUris'] });
   });
 
+  it('requirePushedAuthorizationRequests: false by default, set and cleared by an update (audited), stored only when true', async () => {
+    const audit = new AuditTrail(store, DEFAULT_AUDIT_SETTINGS, { info() {}, warn() {}, error() {} }, undefined);
+    const audited = new AppRegistrations(store.records, async () => {}, async () => 0, audit);
+    const created = await audited.create({ ...valid, tenant: 'acme' });
+    expect(created.requirePushedAuthorizationRequests).toBe(false);
+    const required = await audited.update(created.clientId, { requirePushedAuthorizationRequests: true });
+    expect(required.requirePushedAuthorizationRequests).toBe(true);
+    expect((await audited.get(created.clientId))!.requirePushedAuthorizationRequests).toBe(true);
+    const [update] = (await audit.list({ tenant: 'acme', type: 'app_registration.updated' })).events;
+    expect(update!.details).toEqual({ fields: ['requirePushedAuthorizationRequests'] });
+    const cleared = await audited.update(created.clientId, { requirePushedAuthorizationRequests: false });
+    expect(cleared.requirePushedAuthorizationRequests).toBe(false);
+    expect(await store.records.get('app', created.clientId)).not.toHaveProperty('requirePushedAuthorizationRequests');
+    const atCreation = await audited.create({ ...valid, requirePushedAuthorizationRequests: true });
+    expect((await audited.get(atCreation.clientId))!.requirePushedAuthorizationRequests).toBe(true);
+  });
+
   it.each([
     ['an empty name', { name: ' ' }, 'name'],
     ['a name over 200 characters', { name: 'x'.repeat(201) }, 'name'],
@@ -42,6 +59,7 @@ describe('app registrations (src/records/app-registrations.ts)', () => {
     ['a public app without PKCE', { clientType: 'public', pkceEnabled: false }, 'pkceEnabled'],
     ['PKCE off with an http redirect URI', { redirectUris: [LOOPBACK], pkceEnabled: false }, 'pkceEnabled'],
     ['an unknown field', { secret: 'x' }, 'appRegistration'],
+    ['requirePushedAuthorizationRequests that is not a boolean', { requirePushedAuthorizationRequests: 'yes' }, 'requirePushedAuthorizationRequests'],
     ['a post-logout redirect URI with a fragment', { postLogoutRedirectUris: ['https://app.example.com/out#x'] }, 'postLogoutRedirectUris.0'],
     ['a post-logout redirect URI over plain http', { postLogoutRedirectUris: ['http://app.example.com/out'] }, 'postLogoutRedirectUris.0'],
     ['21 post-logout redirect URIs', { postLogoutRedirectUris: Array.from({ length: 21 }, (_, i) => `https://app.example.com/${i}`) }, 'postLogoutRedirectUris'],

@@ -20,7 +20,7 @@ describe('client configurations (src/records/client-configurations.ts)', () => {
   });
   afterEach(() => store.close());
 
-  const valid: ClientConfigurationInput = { tenant: 'acme', name: 'Sync', category: 'HRIS', resources: { scim: { scopes: ['scim.read'] } } };
+  const valid = { tenant: 'acme', name: 'Sync', category: 'HRIS', resources: { scim: { scopes: ['scim.read'] } } } satisfies ClientConfigurationInput;
 
   it('records the fields an update changes, not those sent unchanged (a form sends them all)', async () => {
     const audit = new AuditTrail(store, DEFAULT_AUDIT_SETTINGS, { info() {}, warn() {}, error() {} }, undefined);

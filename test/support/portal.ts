@@ -1,4 +1,11 @@
-import type { PortalSessions } from '../../src/portal/sessions.js';
+import { createRedisStore } from '../../adapters/redis/index.js';
+import type { Store } from '../../adapters/types.js';
+import { PORTAL_SESSION_SECONDS } from '../../policies/lifetimes.js';
+import type { AuthServerOptions } from '../../src/index.js';
+import { PortalSessions } from '../../src/portal/sessions.js';
+import { testAccounts } from './accounts.js';
+import { startRedis, type RedisServer } from './redis.js';
+import { startServer, type RunningServer } from './server.js';
 import { UserAgent, type Step } from './user-agent.js';
 
 /* Signing in to the portal over HTTP (UserAgent), with what the sign-in may ask on the way. */
@@ -53,4 +60,53 @@ export async function signedInAgo(sessions: PortalSessions, agent: UserAgent, se
 export async function signInAgainFrom(agent: UserAgent, step: Step): Promise<Step> {
   if (!step.html.includes('action="/portal/reauth"') || !step.html.includes('Confirm it is you')) throw new Error(`not the page before a sign-in again:\n${step.html}`);
   return agent.request('/portal/reauth', { method: 'POST', body: new URLSearchParams({ csrf: csrfOf(step) }).toString() });
+}
+
+/** A portal's server on a Redis of its own, and the test's own view of that Redis. */
+export interface PortalOnRedis {
+  redis: RedisServer;
+  server: RunningServer;
+  /** A second store on the same Redis, the test's own. */
+  store: Store;
+  /** The portal's sessions through `store` (to make a sign-in old). */
+  sessions: PortalSessions;
+  /** Closes the store, stops the server, then Redis. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A redis-server, then an auth server on it with the portal on, `users` (passwords as given) and
+ * `cookieKey`. Its users sign in with the password alone (second factor optional in every tenant)
+ * unless `options` (spread last) say otherwise. `hostName` as in startServer.
+ */
+export async function startPortalOnRedis(
+  users: Parameters<typeof testAccounts>[0],
+  cookieKey: string,
+  options: Partial<AuthServerOptions> = {},
+  at: { hostName?: string } = {},
+): Promise<PortalOnRedis> {
+  const redis = await startRedis();
+  let server: RunningServer | undefined;
+  let store: Store;
+  try {
+    server = await startServer({
+      store: { type: 'redis', url: redis.url }, accounts: testAccounts(users), cookieKeys: [cookieKey], portal: { enabled: true },
+      tenantPolicy: () => ({ secondFactor: 'optional' }),
+      ...options,
+    }, at);
+    store = await createRedisStore({ url: redis.url });
+  } catch (error) {
+    await server?.stop();
+    await redis.stop();
+    throw error;
+  }
+  const sessions = new PortalSessions(store.engine('PortalSession'), store.engine('PortalSecret'), [cookieKey], PORTAL_SESSION_SECONDS);
+  return {
+    redis, server, store, sessions,
+    async stop() {
+      await store.close();
+      await server.stop();
+      await redis.stop();
+    },
+  };
 }

@@ -1,9 +1,12 @@
 import { row, type EndpointModule } from '../endpoint.js';
 import { clientEndpoints } from '../client-endpoints.js';
+import { clientAssertionCheck } from './client-assertion.js';
 import { introspectionHandler } from './introspection.js';
 import { lifecycleOperations } from './openapi.js';
 import { revocationHandler } from './revocation.js';
 import { userinfoHandler } from './userinfo.js';
+import { DpopProofs } from '../../resource-server/dpop.js';
+import { usedOnce } from '../../engine/replay-detection.js';
 
 /**
  * THE TOKEN LIFECYCLE: userinfo, introspection (RFC 7662) and revocation (RFC 7009), ours beside
@@ -23,10 +26,19 @@ export const lifecycleEndpoints: EndpointModule<'userinfo' | 'introspection' | '
     const { liveTokens, findClient } = engine;
     const client = clientEndpoints(parts);
     const bodyLimit = settings.limits.tokenRequestBytes;
+    const check = clientAssertionCheck(engine.provider);
+    const issuer = engine.provider.issuer;
     return {
-      revocation: client.cors(client.limited(revocationHandler({ provider: engine.provider, store, liveTokens, findClient, bodyLimit }))),
-      introspection: client.limited(introspectionHandler({ liveTokens, findClient, bodyLimit })),
-      userinfo: client.cors(userinfoHandler({ liveTokens, accounts: settings.accounts, realm: engine.ownApis.realm, bodyLimit })),
+      revocation: client.cors(client.limited(revocationHandler({ provider: engine.provider, store, liveTokens, findClient, bodyLimit, assertions: { check, endpointUrl: `${issuer}/revoke` } })), { ownAnswer: true }),
+      introspection: client.limited(introspectionHandler({ liveTokens, findClient, bodyLimit, assertions: { check, endpointUrl: `${issuer}/introspect` } })),
+      userinfo: client.cors(userinfoHandler({
+        liveTokens, accounts: settings.accounts, realm: engine.ownApis.realm, bodyLimit,
+        // DPoP-bound tokens: proofs for the URL clients find in discovery, used once in the shared store.
+        dpop: {
+          url: `${engine.provider.issuer}/userinfo`,
+          proofs: new DpopProofs(engine.ownApis.realm, { maxProofs: 0, clockToleranceSeconds: 5, useOnce: usedOnce(store) }),
+        },
+      }), { methods: ['GET', 'POST'], ownAnswer: true }),
     };
   },
 };

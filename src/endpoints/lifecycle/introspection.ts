@@ -2,6 +2,7 @@ import { InvalidRequest, TokenError } from '../../../policies/errors.js';
 import type { EngineClient } from '../../engine/client-cache.js';
 import type { LiveTokens } from '../../engine/live-tokens.js';
 import { mayIntrospect, type Introspector } from '../../../policies/introspection.js';
+import type { ClientAssertionCheck } from './client-assertion.js';
 import { callingClient, tenantOfClient } from './calling-client.js';
 import type { RouteHandler } from '../../http/router.js';
 import { readForm } from '../../http/oauth-request.js';
@@ -13,7 +14,7 @@ import { readForm } from '../../http/oauth-request.js';
  * - The caller authenticates with HTTP Basic as a client configuration or a confidential app (a
  *   public app has no secret to prove who it is); a failure is 401 invalid_client.
  * - `{ "active": true, ... }` with `sub`, `client_id`, `scope`, `exp`, `iat`, `iss`, `aud`,
- *   `token_type`, `tenant` and (machine tokens) `constraints`, for a live access token of ours
+ *   `token_type` (`DPoP` with `cnf.jkt` for a DPoP-bound token), `tenant` and (machine tokens) `constraints`, for a live access token of ours
  *   (src/engine/live-tokens.ts) that the caller may see (policies/introspection.ts): a tenant's
  *   client sees its tenant's tokens, any client the tokens issued to it; an app of the operator (no tenant) sees every tenant's only
  *   when it is first-party or marked a resource server (`resourceServer`).
@@ -31,13 +32,15 @@ export function introspectionHandler(setup: {
   liveTokens: LiveTokens;
   findClient: (clientId: string) => Promise<EngineClient | undefined>;
   bodyLimit: number;
+  /** How a private_key_jwt caller's assertion is checked, and this endpoint's URL (an audience). */
+  assertions?: { check: ClientAssertionCheck; endpointUrl: string };
 }): RouteHandler {
-  const { liveTokens, findClient, bodyLimit } = setup;
+  const { liveTokens, findClient, bodyLimit, assertions } = setup;
   const inactive = { active: false };
   return async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     const { params } = await readForm(ctx, bodyLimit);
-    const caller = await callingClient(ctx, params, 'basic', findClient);
+    const caller = await callingClient(ctx, params, 'basic', findClient, assertions);
     const token = params.get('token');
     if (token === undefined) throw new InvalidRequest(`missing required parameter 'token'`);
     const verified = await liveTokens.verify(token).catch((error: unknown) => {
@@ -50,6 +53,8 @@ export function introspectionHandler(setup: {
       return;
     }
     const { claims } = live;
+    // RFC 9449 §6.2: a bound token says so, with its key's thumbprint, for the resource server to match the proof.
+    const jkt = (claims.cnf as { jkt?: unknown } | undefined)?.jkt;
     ctx.body = {
       active: true,
       iss: claims.iss,
@@ -59,7 +64,8 @@ export function introspectionHandler(setup: {
       exp: live.exp,
       iat: live.iat,
       aud: claims.aud,
-      token_type: 'Bearer',
+      token_type: typeof jkt === 'string' ? 'DPoP' : 'Bearer',
+      ...(typeof jkt === 'string' ? { cnf: { jkt } } : {}),
       ...(live.tenant !== undefined ? { tenant: live.tenant } : {}),
       ...(Object.keys(live.constraints).length ? { constraints: live.constraints } : {}),
     };

@@ -4,6 +4,7 @@ import { InvalidRequest, TokenError } from '../../../policies/errors.js';
 import type { EngineClient } from '../../engine/client-cache.js';
 import { endGrant } from '../../records/end-grant.js';
 import type { LiveTokens } from '../../engine/live-tokens.js';
+import type { ClientAssertionCheck } from './client-assertion.js';
 import { callingClient } from './calling-client.js';
 import type { RouteHandler } from '../../http/router.js';
 import { readForm } from '../../http/oauth-request.js';
@@ -31,12 +32,14 @@ export function revocationHandler(setup: {
   liveTokens: LiveTokens;
   findClient: (clientId: string) => Promise<EngineClient | undefined>;
   bodyLimit: number;
+  /** How a private_key_jwt caller's assertion is checked, and this endpoint's URL (an audience). */
+  assertions?: { check: ClientAssertionCheck; endpointUrl: string };
 }): RouteHandler {
-  const { provider, store, liveTokens, findClient, bodyLimit } = setup;
+  const { provider, store, liveTokens, findClient, bodyLimit, assertions } = setup;
   return async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     const { params } = await readForm(ctx, bodyLimit);
-    const client = await callingClient(ctx, params, 'basic-or-none', findClient);
+    const client = await callingClient(ctx, params, 'basic-or-none', findClient, assertions);
     const token = params.get('token');
     if (token === undefined) throw new InvalidRequest(`missing required parameter 'token'`);
     if (COMPACT_JWS.test(token)) {

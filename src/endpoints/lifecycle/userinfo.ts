@@ -1,11 +1,13 @@
 import type { AccountStore } from '../../accounts.js';
-import { InsufficientScope, InvalidBearerRequest, InvalidToken, TenantMoved, TokenError } from '../../../policies/errors.js';
+import { dpopChallenge, InsufficientScope, InvalidBearerRequest, InvalidToken, TenantMoved, TokenError } from '../../../policies/errors.js';
+import { DPOP_ALGORITHMS, type DpopProofs } from '../../resource-server/dpop.js';
 import type { LiveTokens } from '../../engine/live-tokens.js';
 import { IDENTITY_CLAIMS } from '../../../policies/scopes.js';
 import type { RouteHandler } from '../../http/router.js';
 import { readForm } from '../../http/oauth-request.js';
 
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
+/** `Authorization: Bearer <token>` (RFC 6750 §2.1) or `DPoP <token>` (RFC 9449 §7.1). */
+const TOKEN_IN_HEADER = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i;
 
 /**
  * USERINFO (OpenID Connect Core §5.3), `GET` or `POST {issuer}/userinfo`.
@@ -18,9 +20,35 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
  * - The answer: `sub` (the ID token's) and the identity claims of the token's OIDC scopes that she
  *   allowed (`profile`, `email`), read from the AccountStore now; a user gone or moved to another tenant
  *   is 401/403 invalid_token.
- * - Errors carry the RFC 6750 challenge (`WWW-Authenticate: Bearer ...`).
+ * - A DPoP-bound token (`cnf.jkt`) comes as `Authorization: DPoP` with its proof, checked as the
+ *   resource-server kit checks it (src/resource-server/dpop.ts), used once in the shared store;
+ *   presented as Bearer it is refused (401 invalid_token), and so is a bearer token presented as DPoP.
+ * - Errors carry the RFC 6750 challenge (`WWW-Authenticate: Bearer ...`), or the DPoP one for a
+ *   DPoP request.
  */
-export function userinfoHandler(setup: { liveTokens: LiveTokens; accounts: AccountStore | undefined; realm: string; bodyLimit: number }): RouteHandler {
+export function userinfoHandler(setup: {
+  liveTokens: LiveTokens;
+  accounts: AccountStore | undefined;
+  realm: string;
+  bodyLimit: number;
+  /** DPoP proofs: their checks and the endpoint's URL as clients call it. */
+  dpop: { proofs: DpopProofs; url: string };
+}): RouteHandler {
+  const handle = answer(setup);
+  return async (ctx, params, next) => {
+    try {
+      await handle(ctx, params, next);
+    } catch (error) {
+      // RFC 9449 §7.1: the answer to a DPoP request is a DPoP challenge.
+      if (error instanceof TokenError && /^DPoP /i.test(ctx.get('authorization').trim()) && !error.challenge.startsWith('DPoP ')) {
+        (error as { challenge: string }).challenge = dpopChallenge(error.challenge, DPOP_ALGORITHMS);
+      }
+      throw error;
+    }
+  };
+}
+
+function answer(setup: Parameters<typeof userinfoHandler>[0]): RouteHandler {
   const { liveTokens, accounts, realm, bodyLimit } = setup;
   return async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
@@ -31,9 +59,18 @@ export function userinfoHandler(setup: { liveTokens: LiveTokens; accounts: Accou
     // RFC 6750 §2: the header, and only the header (a token in the query or body is refused).
     if (inBody || 'access_token' in ctx.query) throw new InvalidBearerRequest(realm);
     if (!header) throw TokenError.missing(realm);
-    const value = BEARER.exec(header.trim())?.[1];
-    if (!value) throw new InvalidBearerRequest(realm);
+    const match = TOKEN_IN_HEADER.exec(header.trim());
+    if (!match) throw new InvalidBearerRequest(realm);
+    const value = match[2]!;
     const token = await liveTokens.verify(value);
+    const bound = token.claims.cnf !== undefined;
+    if (match[1]!.toLowerCase() === 'dpop') {
+      if (!bound) throw new InvalidToken('the access token is not bound to a DPoP key: present it as Bearer', realm);
+      await setup.dpop.proofs.check({ proof: ctx.get('dpop') || undefined, method: ctx.method, url: setup.dpop.url }, value, token.claims);
+    } else if (bound) {
+      // RFC 9449 §7.1: a DPoP-bound token is no bearer token.
+      throw new InvalidToken('the access token is bound to a DPoP key and cannot be used as a bearer token', realm);
+    }
     if (!token.isNamedUser) throw new InsufficientScope('a machine token has no user: userinfo needs a named-user token', realm, ['openid']);
     const live = await liveTokens.live(token);
     if (!live) throw new InvalidToken('the access token is no longer valid', realm);

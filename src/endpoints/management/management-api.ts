@@ -194,8 +194,9 @@ export function managementHandlers(setup: ManagementSetup): Partial<Record<Route
   }, {
     listByTenant: (tenant) => clients.list(tenant),
     get: (id) => clients.get(id),
-    create: (body, tenant, by) => clients.create(clientInput(body, tenant), by),
-    update: (id, body, by) => clients.update(id, clientPatch(body), by),
+    // A tenant's admin names a jwks_uri under the tenant's rule (public hosts only), never the operator's.
+    create: (body, tenant, by) => clients.create(clientInput(body, tenant), by, 'tenant'),
+    update: (id, body, by) => clients.update(id, clientPatch(body), by, 'tenant'),
     delete: (id, by) => clients.delete(id, by),
     rotateSecret: (id, by) => clients.rotateSecret(id, by),
     wire: clientWire,

@@ -222,7 +222,7 @@ function managementOperations(kind: RecordKind): Record<string, Json> {
         description: kind.secretNote,
         responses: {
           200: { description: 'The new secret, shown once.', headers: NO_STORE, content: json(ref('NewSecret')) },
-          ...(kind.tag === 'app-registrations' ? { 400: response('ManagementBadRequest') } : {}),
+          400: response('ManagementBadRequest'),
           ...authFailures,
           404: response('NotFound'),
           409: response('Conflict'),
@@ -243,7 +243,8 @@ export function managementApiOperations(): Record<'clientConfigurations' | 'clie
     id: 'ClientConfiguration',
     created: ref('ClientConfigurationCreated'),
     patched: ref('ClientConfiguration'),
-    secretNote: 'The previous secret stops working at once, on every instance.',
+    secretNote: 'The previous secret stops working at once, on every instance. A private_key_jwt client has no secret '
+      + '(400, `field: token_endpoint_auth_method`): it rotates its keys with `jwks` or at its `jwks_uri`.',
   });
   const apps = managementOperations({
     tag: 'app-registrations',
@@ -253,7 +254,8 @@ export function managementApiOperations(): Record<'clientConfigurations' | 'clie
     id: 'AppRegistration',
     created: ref('AppRegistration'),
     patched: ref('AppRegistration'),
-    secretNote: 'Confidential apps only: a public app has no secret (400, `field: client_type`).',
+    secretNote: 'Confidential client_secret_basic apps only: a public app has no secret (400, `field: client_type`), nor a '
+      + 'private_key_jwt app (400, `field: token_endpoint_auth_method`).',
   });
   return {
     clientConfigurations: clients.collection!,

@@ -23,8 +23,8 @@ export interface TenantSettingsSetup {
 /** The methods of the route, each for the caller's tenant (management-api.ts authenticates the caller). */
 export function tenantSettingsMethods(setup: TenantSettingsSetup): Record<'GET' | 'PUT', (ctx: Context, caller: { tenant: string; by: AuditContext }) => Promise<void>> {
   const answer = async (ctx: Context, tenant: string) => {
-    const [own, effective] = await Promise.all([setup.tenantSettings.get(tenant), setup.secondFactorRules.of(tenant)]);
-    ctx.body = tenantSettingsWire(own, effective);
+    const [own, effective, profile] = await Promise.all([setup.tenantSettings.get(tenant), setup.secondFactorRules.of(tenant), setup.secondFactorRules.profile(tenant)]);
+    ctx.body = tenantSettingsWire(own, effective, profile);
   };
   return {
     GET: (ctx, { tenant }) => answer(ctx, tenant),

@@ -4,6 +4,8 @@ import { PASSKEY_SCRIPT_PATH } from '../../pages/passkey-script.js';
 import { PasskeySteps } from './passkey-steps.js';
 import { ENGINE_ROW, GET, row, type EndpointModule } from '../endpoint.js';
 import { authorizeGuard } from './authorize.js';
+import { pushedAuthorizationGuard } from './pushed-authorization.js';
+import { clientEndpoints } from '../client-endpoints.js';
 import { signInOperations } from './openapi.js';
 import { interactionHandlers } from './pages.js';
 import { FederatedAccounts } from '../../federation/federated-accounts.js';
@@ -14,10 +16,12 @@ import { FederatedAccounts } from '../../federation/federated-accounts.js';
  * src/endpoints/sign-in/pages.ts; passkeys: passkey-steps.ts),
  * with the failed sign-in throttle.
  */
-export const signInEndpoints: EndpointModule<'authorize' | 'authorizeResume' | 'interaction' | 'interactionStep'> = {
+export const signInEndpoints: EndpointModule<'authorize' | 'pushedAuthorization' | 'authorizeResume' | 'interaction' | 'interactionStep'> = {
   routes: ({ oauth }) => [
     // OpenID Connect Core §3.1.2.1: the authorization endpoint takes GET and POST alike.
     row({ name: 'authorize', path: `${oauth}/authorize`, methods: ['GET', 'POST'], group: 'authorize', store: true, ...ENGINE_ROW, documented: ['GET', 'POST'] }),
+    // RFC 9126: the authorization request pushed by the app's back end, used by reference at /authorize.
+    row({ name: 'pushedAuthorization', path: `${oauth}/par`, methods: ['POST'], group: 'authorize', store: true, ...ENGINE_ROW, documented: ['POST'] }),
     row({ name: 'authorizeResume', path: `${oauth}/authorize/{uid}`, methods: ['GET'], group: 'authorize', store: true, ...ENGINE_ROW }),
     row({ name: 'interaction', path: `${oauth}/interaction/{uid}`, methods: GET, group: 'interaction', store: true, refuse: 'page' }),
     row({ name: 'interactionStep', path: `${oauth}/interaction/{uid}/{step}`, methods: ['POST'], group: 'interaction', store: true, refuse: 'page' }),
@@ -34,6 +38,17 @@ export const signInEndpoints: EndpointModule<'authorize' | 'authorizeResume' | '
         logger,
         () => metrics?.rateLimited.inc({ limit: 'authorize' }),
       ),
+      pushedAuthorization: (() => {
+        const guard = pushedAuthorizationGuard(
+          { queryBytes: settings.limits.authorizeQueryBytes, perAddress: settings.rateLimits.authorize },
+          store.counters,
+          addressOf,
+          logger,
+          () => metrics?.rateLimited.inc({ limit: 'authorize' }),
+        );
+        // Behind the failed-authentication limit of every endpoint that takes client credentials.
+        return clientEndpoints(parts).limited((ctx, _params, next) => guard(ctx, () => engine.serve(ctx, next)));
+      })(),
       ...interactionHandlers({
         provider: engine.provider,
         publicOrigin: new URL(settings.baseUrl).origin,

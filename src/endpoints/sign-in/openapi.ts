@@ -1,4 +1,4 @@
-import { uuid, type Json } from '../../http/openapi-parts.js';
+import { errorResponse, json, response, uuid, NO_STORE, type Json } from '../../http/openapi-parts.js';
 
 /** The parameters of an authorization request: in the query (GET) or the form body (POST). */
 const AUTHORIZE_PARAMETERS: ReadonlyArray<[name: string, required: boolean, schema: Json, description: string]> = [
@@ -59,8 +59,62 @@ function authorizeOperation(): Json {
   };
 }
 
+/** RFC 9126: the authorization request pushed by the app, answered with the `request_uri` that stands for it. */
+function pushedAuthorizationOperation(): Json {
+  const form = {
+    type: 'object',
+    required: AUTHORIZE_PARAMETERS.filter(([, required]) => required).map(([name]) => name),
+    properties: {
+      ...Object.fromEntries(AUTHORIZE_PARAMETERS.map(([name, , schema, description]) => [name, { ...schema, description }])),
+      client_assertion_type: { type: 'string', const: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', description: 'A private_key_jwt app (RFC 7523), with `client_assertion`; never with Basic.' },
+      client_assertion: { type: 'string', description: 'The app\'s signed assertion: `aud` the issuer, the token endpoint or this endpoint; `exp` within 300 s; its `jti` used once.' },
+      dpop_jkt: { type: 'string', description: 'RFC 9449 §10: the thumbprint of the DPoP key the code is bound to (the exchange needs a proof of that key). A `DPoP` proof on the push binds the code to its key as well.' },
+    },
+  };
+  return {
+    post: {
+      operationId: 'pushAuthorizationRequest',
+      tags: ['oauth2'],
+      summary: 'Pushed authorization request (RFC 9126)',
+      description:
+        'The app\'s back end sends the parameters of an authorization request and gets a `request_uri`; the browser '
+        + 'is then sent to `/authorize?client_id=...&request_uri=...`. The `request_uri` lives 60 seconds and is used up '
+        + 'by the authorization response it leads to. Client authentication as at the token endpoint: HTTP Basic for an '
+        + 'app with a secret, a client assertion for a private_key_jwt app, `client_id` in the body for a public app. '
+        + 'A `DPoP` header (a proof for this endpoint) or `dpop_jkt` binds the code to a DPoP key. The body is limited to `limits.authorizeQueryBytes`; '
+        + 'requests per address to `rateLimits.authorize` (counted apart from `/authorize`).',
+      security: [{ basicAuth: [] }, {}],
+      requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: form } } },
+      responses: {
+        201: {
+          description: 'The request is stored.',
+          headers: NO_STORE,
+          content: json({
+            type: 'object',
+            required: ['request_uri', 'expires_in'],
+            properties: {
+              request_uri: { type: 'string', pattern: '^urn:ietf:params:oauth:request_uri:' },
+              expires_in: { type: 'integer', maximum: 60 },
+            },
+          }),
+        },
+        400: errorResponse(
+          'A parameter the authorization endpoint would refuse (`invalid_request`, `invalid_scope`, `invalid_target`), '
+            + 'an unregistered `redirect_uri` (`invalid_request`), a `request_uri` in the push; Basic and an assertion at once '
+            + '(`invalid_request`); a DPoP proof that does not check out (`invalid_dpop_proof`; replayed, or for another key '
+            + 'than `dpop_jkt`: `invalid_request`), or without a current nonce (`use_dpop_nonce`, with `DPoP-Nonce`).',
+          ['invalid_request', 'invalid_scope', 'invalid_target', 'unauthorized_client', 'invalid_dpop_proof', 'use_dpop_nonce'],
+        ),
+        401: errorResponse('Client authentication failed, as at the token endpoint.', ['invalid_client']),
+        413: errorResponse('The body exceeds the limit.', ['invalid_request']),
+        429: errorResponse('Too many pushed requests from one address, or failed client authentications; with `Retry-After`.', ['temporarily_unavailable']),
+        500: response('ServerError'),
+      },
+    },
+  };
+}
 
-/** The authorization endpoint's operation of the OpenAPI document (the pages it leads to are not an API). */
-export function signInOperations(): Record<'authorize', Json> {
-  return { authorize: authorizeOperation() };
+/** The authorization endpoint's operation of the OpenAPI document (the pages it leads to are not an API), and the pushed request's. */
+export function signInOperations(): Record<'authorize' | 'pushedAuthorization', Json> {
+  return { authorize: authorizeOperation(), pushedAuthorization: pushedAuthorizationOperation() };
 }

@@ -7,11 +7,11 @@ import { encodeForm } from '../../http/request-body.js';
 const READABLE_AGAIN: PropertyDescriptor = { value: true, configurable: true };
 
 /**
- * Hands the engine the body we consumed. The engine reads `ctx.req` as a stream; the request is
+ * Hands the engine the body we consumed (the token and pushed authorization request endpoints). The engine reads `ctx.req` as a stream; the request is
  * made to yield our bytes in one chunk (own properties on it: cheaper than a new stream, and than
  * an object inheriting from it, which V8 makes pay for turning the request into a prototype).
  */
-function replaceBody(ctx: Context, { params, raw }: ReadForm): void {
+export function replaceBody(ctx: Context, { params, raw }: ReadForm): void {
   const body = raw ?? Buffer.from(encodeForm(params));
   const req = ctx.req;
   req.headers['content-type'] = 'application/x-www-form-urlencoded';

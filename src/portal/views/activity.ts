@@ -77,6 +77,13 @@ function detailWords(view: ViewContext, event: AuditEventWire, known: EventNames
   if (details.grant_ended === true) said.push(d.grantEnded);
   if (details.built_in === true) said.push(d.builtIn);
   if (typeof details.alg === 'string') said.push(d.alg(details.alg));
+  // How a client authenticates (created: a method other than the default; updated: from and to) and its DPoP rule.
+  const words = t.clientAuth;
+  const method = details.token_endpoint_auth_method as unknown;
+  const methodWords = (name: unknown) => (typeof name === 'string' ? words.methods[name] ?? name : '');
+  if (typeof method === 'string' && method !== 'client_secret_basic') said.push(words.method(methodWords(method)));
+  else if (typeof method === 'object' && method !== null && 'from' in method && 'to' in method) said.push(words.methodChanged(methodWords(method.from), methodWords(method.to)));
+  if (typeof details.dpop === 'string') said.push(words.dpopRule(words.dpopRules[details.dpop] ?? details.dpop));
   return said;
 }
 

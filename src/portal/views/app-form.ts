@@ -1,4 +1,5 @@
 import { escapeHtml as e } from '../../pages/html.js';
+import { authFieldId } from '../client-authentication.js';
 import { csrfField, errorSummary, fieldError, textArea, textField, type FieldErrors, type ViewContext } from './parts.js';
 
 /** An app form's values as typed. */
@@ -20,7 +21,7 @@ export function appFieldId(field: string, inputIndex: (list: 'redirect' | 'logou
   const ids: Record<string, string> = {
     name: 'app-name', description: 'app-description', client_type: 'type-confidential', pkce_enabled: 'app-pkce', backchannel_logout_uri: 'app-backchannel',
   };
-  return ids[head ?? ''] ?? '';
+  return ids[head ?? ''] ?? authFieldId(field);
 }
 
 /** A list of URI inputs (redirect or post-logout), each with its error, and its "Add another" button. */
@@ -42,8 +43,11 @@ ${fields}
 </fieldset>`;
 }
 
-/** The form of an app registration: new (no ID) or an edit (with the type change's consequences). */
-export function appFormPage(view: ViewContext, values: AppFormValues, errors: FieldErrors | undefined, existing?: { clientId: string; name: string }): string {
+/**
+ * The form of an app registration: new (no ID) or an edit (with the type change's consequences);
+ * `auth`: its authentication, DPoP and PAR fields (views/client-authentication.ts).
+ */
+export function appFormPage(view: ViewContext, values: AppFormValues, errors: FieldErrors | undefined, existing?: { clientId: string; name: string }, auth = ''): string {
   const { t } = view;
   const action = existing ? `${view.base}/app-registrations/${encodeURIComponent(existing.clientId)}` : `${view.base}/app-registrations`;
   const heading = existing ? t.apps.editHeading(existing.name) : t.apps.create;
@@ -69,7 +73,7 @@ ${radio('public')}
 <p class="hint warning" id="app-pkce-hint">${e(t.apps.pkceHint)}</p>${pkceError.message}
 ${uriList(view, 'logout', values.postLogoutRedirectUris, errors)}
 ${textField('app-backchannel', t.apps.backchannel, 'backchannel_logout_uri', values.backchannelLogoutUri, errors, { hint: t.apps.backchannelHint, max: 2000 })}
-<button class="primary" type="submit" name="save" value="1">${e(existing ? t.apps.save : t.apps.create)}</button>
+${auth}<button class="primary" type="submit" name="save" value="1">${e(existing ? t.apps.save : t.apps.create)}</button>
 <a class="button secondary" href="${view.base}">${e(t.cancel)}</a>
 </form>`;
 }

@@ -1,5 +1,6 @@
 import type { ApiDefinition } from '../../../policies/catalog.js';
 import { escapeHtml as e } from '../../pages/html.js';
+import { authFieldId } from '../client-authentication.js';
 import { csrfField, errorSummary, fieldError, textArea, textField, type FieldErrors, type ViewContext } from './parts.js';
 
 /** A form's values as typed, to render it again. */
@@ -22,11 +23,11 @@ export function clientFieldId(apis: readonly ApiDefinition[], field: string): st
     if (part === 'constraints' && dimensionIndex >= 0) return `constraint-${index}-${dimensionIndex}`;
     return `api-${index}`;
   }
-  return head === 'resources' ? 'apis' : '';
+  return head === 'resources' ? 'apis' : authFieldId(field);
 }
 
-/** The form of a client configuration: new (no ID) or an edit. */
-export function clientFormPage(view: ViewContext, values: ClientFormValues, errors: FieldErrors | undefined, existing?: { clientId: string; name: string }): string {
+/** The form of a client configuration: new (no ID) or an edit; `auth`: its authentication fields (views/client-authentication.ts). */
+export function clientFormPage(view: ViewContext, values: ClientFormValues, errors: FieldErrors | undefined, existing?: { clientId: string; name: string }, auth = ''): string {
   const { t } = view;
   const action = existing ? `${view.base}/client-configurations/${encodeURIComponent(existing.clientId)}` : `${view.base}/client-configurations`;
   const heading = existing ? t.clients.editHeading(existing.name) : t.clients.create;
@@ -57,7 +58,7 @@ ${textArea('client-description', `${t.description} ${t.optional}`, 'description'
 <div id="apis" tabindex="-1" role="group" aria-labelledby="apis-label"${apisError.attributes}><p class="group-label" id="apis-label">${e(t.clients.apis)}</p><p class="hint" id="apis-hint">${e(t.clients.apisHint)}</p>${apisError.message}
 ${apiFieldsets}
 </div>
-<button class="primary" type="submit">${e(existing ? t.clients.save : t.clients.create)}</button>
+${auth}<button class="primary" type="submit">${e(existing ? t.clients.save : t.clients.create)}</button>
 <a class="button secondary" href="${view.base}">${e(t.cancel)}</a>
 </form>`;
 }

@@ -5,7 +5,8 @@ import { csrfField, errorSummary, fieldError, header, noticeHtml, textField, typ
 
 /*
  * THE "SIGN-IN PROVIDERS" PAGES of the portal (src/portal/connections.ts): the organisation's
- * identity providers listed, each with its own redirect URI to copy, the SSO rule, and the form of one.
+ * identity providers listed, each with its own redirect URI to copy, the SSO rule, the security
+ * profile of the organisation's clients, and the form of one.
  * The client secret is write-only: its input is a password field that is never filled in (not even
  * when the form comes back with an error), and the page says only whether one is kept.
  */
@@ -71,13 +72,14 @@ function listedRedirectUri(view: ViewContext, connection: ConnectionWire): strin
   return `<input class="redirect-uri" id="redirect-uri-${e(connection.id)}" value="${e(connection.redirect_uri)}" readonly aria-label="${e(view.t.connections.redirectUriOf(connection.name))}">`;
 }
 
-/** The list of the organisation's providers (each with its own redirect URI), how to set one up, and the SSO rule. */
+/** The list of the organisation's providers (each with its own redirect URI), how to set one up, the SSO rule and the tenant's security profile. */
 export function connectionsPage(
   view: ViewContext,
   user: PageUser,
   notice: Notice | undefined,
   connections: readonly ConnectionWire[],
   sso: { own: 'optional' | 'required' | undefined; effective: 'optional' | 'required' } | undefined,
+  profile?: { own: 'standard' | 'high-security' | undefined; effective: 'standard' | 'high-security' },
 ): string {
   const { t } = view;
   const rows = connections.map((connection) => `<tr>
@@ -108,6 +110,21 @@ ${sso.effective === 'required' && sso.own !== 'required' ? `<p class="warning">$
 </form>
 </section>`
     : '';
+  // The tenant's security profile of its clients: the other of the tenant's settings the portal shows.
+  const profileForm = profile
+    ? `<section aria-labelledby="tenant-profile-heading">
+<h2 id="tenant-profile-heading">${e(t.clientAuth.tenantProfileHeading)}</h2>
+<form method="post" action="${view.base}/connections/profile">
+${csrfField(view)}
+<fieldset><legend>${e(t.clientAuth.tenantProfileLegend)}</legend>
+<p class="hint" id="tenant-profile-hint">${e(t.clientAuth.tenantProfileHint)}</p>
+${(['standard', 'high-security'] as const).map((choice) => `<div class="check"><input type="radio" id="tenant-profile-${choice}" name="profile" value="${choice}"${(profile.own ?? 'standard') === choice ? ' checked' : ''} aria-describedby="tenant-profile-hint"><label for="tenant-profile-${choice}">${e(t.clientAuth.tenantProfiles[choice]!)}</label></div>`).join('\n')}
+</fieldset>
+${profile.effective === 'high-security' && profile.own !== 'high-security' ? `<p class="warning">${e(t.clientAuth.tenantProfileByHost)}</p>` : ''}
+<button class="primary" type="submit">${e(t.clientAuth.tenantProfileSave)}</button>
+</form>
+</section>`
+    : '';
   return `${header(view, user)}
 ${noticeHtml(notice)}
 <h2 id="connections-heading">${e(t.connections.heading)}</h2>
@@ -118,7 +135,8 @@ ${table}
 <h2 id="connections-setup-heading">${e(t.connections.setupHeading)}</h2>
 <p class="hint">${e(t.connections.setupSteps)}</p>
 </section>
-${ssoForm}`;
+${ssoForm}
+${profileForm}`;
 }
 
 /** The form of a connection: new (no ID) or an edit (the secret kept or not). */

@@ -1,6 +1,7 @@
 import { escapeHtml as e } from '../../pages/html.js';
 import type { Notice } from '../sessions.js';
 import type { AppRegistrationWire, ClientConfigurationWire, ConsentWire, PlatformAppWire, AuditEventWire } from '../wire.js';
+import { hasSecret } from '../client-authentication.js';
 import { activityTable, type ActivityNames } from './activity.js';
 import { csrfField, header, noticeHtml, when, type PageUser, type ViewContext } from './parts.js';
 
@@ -22,7 +23,7 @@ function clientsTable(view: ViewContext, clients: ClientConfigurationWire[]): st
 <td><code>${e(client.client_id)}</code></td>
 <td>${scopes}</td>
 <td class="actions"><a href="${view.base}/client-configurations/${id}" aria-label="${e(`${t.edit} ${client.name}`)}">${e(t.edit)}</a>
-<a href="${view.base}/client-configurations/${id}/secret" aria-label="${e(`${t.regenerate}: ${client.name}`)}">${e(t.regenerate)}</a>
+${hasSecret(client) ? `<a href="${view.base}/client-configurations/${id}/secret" aria-label="${e(`${t.regenerate}: ${client.name}`)}">${e(t.regenerate)}</a>` : `<span class="muted">${e(t.clientAuth.noSecret)}</span>`}
 <a href="${view.base}/client-configurations/${id}/delete" aria-label="${e(`${t.delete} ${client.name}`)}">${e(t.delete)}</a></td>
 </tr>`;
   }).join('\n');
@@ -36,9 +37,9 @@ function appsTable(view: ViewContext, apps: AppRegistrationWire[]): string {
   if (!apps.length) return `<p class="muted">${e(t.apps.none)}</p>`;
   const rows = apps.map((app) => {
     const id = encodeURIComponent(app.client_id);
-    const regenerate = app.client_type === 'confidential'
+    const regenerate = hasSecret(app)
       ? `<a href="${view.base}/app-registrations/${id}/secret" aria-label="${e(`${t.regenerate}: ${app.name}`)}">${e(t.regenerate)}</a>`
-      : `<span class="muted">${e(t.apps.noSecret)}</span>`;
+      : `<span class="muted">${e(app.client_type === 'public' ? t.apps.noSecret : t.clientAuth.noSecret)}</span>`;
     return `<tr>
 <th scope="row">${e(app.name)}${app.description ? `<br><span class="muted">${e(app.description)}</span>` : ''}</th>
 <td>${e(app.client_type)}${app.client_type === 'confidential' && !app.pkce_enabled ? '<br><span class="muted">PKCE off</span>' : ''}</td>

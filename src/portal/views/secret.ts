@@ -8,7 +8,7 @@ export function secretPageBody(view: ViewContext, shown: ShownSecret): string {
   const { t } = view;
   const what = t.secret.what[shown.what];
   return `<h1>${e(shown.regenerated ? t.secret.newHeading(shown.name) : t.secret.createdHeading(shown.name))}</h1>
-<p>${e(shown.regenerated ? t.secret.regenerated(what) : t.secret.created(what))}</p>
+<p>${e(shown.fromKeys ? t.clientAuth.fromKeys(what) : shown.regenerated ? t.secret.regenerated(what) : t.secret.created(what))}</p>
 <p>${e(t.clientId)} <code id="client-id">${e(shown.clientId)}</code></p>
 <label for="secret">${e(t.secret.label)}</label>
 <input id="secret" class="secret" value="${e(shown.clientSecret)}" readonly autocomplete="off" spellcheck="false" aria-describedby="secret-once">

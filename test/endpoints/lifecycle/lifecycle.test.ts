@@ -75,9 +75,9 @@ describe.each(STORE_KINDS)('token lifecycle (%s store)', (kind) => {
         expect(metadata).toMatchObject({
           userinfo_endpoint: `${server.oauthUrl}/userinfo`,
           introspection_endpoint: `${server.oauthUrl}/introspect`,
-          introspection_endpoint_auth_methods_supported: ['client_secret_basic'],
+          introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'],
           revocation_endpoint: `${server.oauthUrl}/revoke`,
-          revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'none'],
+          revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt', 'none'],
           end_session_endpoint: `${server.oauthUrl}/session/end`,
           backchannel_logout_supported: true,
         });

@@ -119,8 +119,14 @@ describe.each(STORE_KINDS)('management API (%s store)', (kind) => {
 
   it('app registrations: create, change type (secret on → confidential) and PKCE, new secret, delete', async () => {
     const created = (await (await api('app-registrations', { method: 'POST', body: { name: 'SPA', redirect_uris: [PORTAL], client_type: 'public' } })).json()) as Record<string, unknown>;
-    expect(created).toMatchObject({ client_type: 'public', pkce_enabled: true, first_party: false });
+    expect(created).toMatchObject({ client_type: 'public', pkce_enabled: true, first_party: false, require_pushed_authorization_requests: false });
     expect(created).not.toHaveProperty('client_secret');
+    // A tenant's admin may require pushed authorization requests of her app (RFC 9126 §6's name).
+    const pushOnly = (await (await api(`app-registrations/${created.client_id as string}`, { method: 'PATCH', body: { require_pushed_authorization_requests: true } })).json()) as Record<string, unknown>;
+    expect(pushOnly).toMatchObject({ require_pushed_authorization_requests: true });
+    const notBoolean = await api(`app-registrations/${created.client_id as string}`, { method: 'PATCH', body: { require_pushed_authorization_requests: 'yes' } });
+    expect(notBoolean.status).toBe(400);
+    expect(((await notBoolean.json()) as { field: string }).field).toBe('require_pushed_authorization_requests');
     const confidential = (await (await api(`app-registrations/${created.client_id as string}`, { method: 'PATCH', body: { client_type: 'confidential', pkce_enabled: false } })).json()) as Record<string, unknown>;
     expect(confidential).toMatchObject({ client_type: 'confidential', pkce_enabled: false });
     expect(typeof confidential.client_secret).toBe('string');

@@ -118,7 +118,9 @@ describe.each(STORE_KINDS)('client_credentials over HTTP (%s store)', (kind) => 
         token_endpoint: `${server.baseUrl}${pathPrefix}/oauth2/token`,
         jwks_uri: `${server.baseUrl}${pathPrefix}/oauth2/jwks`,
         authorization_endpoint: `${server.baseUrl}${pathPrefix}/oauth2/authorize`,
-        token_endpoint_auth_methods_supported: ['client_secret_basic', 'none'],
+        token_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt', 'none'],
+        // The algorithms of private_key_jwt assertions: asymmetric only (no secret-based HS*).
+        token_endpoint_auth_signing_alg_values_supported: ['RS256', 'PS256', 'ES256', 'EdDSA', 'Ed25519'],
       });
     });
 
