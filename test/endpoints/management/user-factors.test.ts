@@ -77,7 +77,8 @@ describe.each(STORE_KINDS)("a user's factors in the management API (%s store)", 
     expect(otherBody.error_description.replace('bob', 'X')).toBe(nobodyBody.error_description.replace('nobody', 'X'));
     const probes = await events('acme', 'management.denied');
     expect(probes[0]).toMatchObject({ actor: { type: 'user', id: 'ada' }, target: { type: 'management_api', id: 'userFactors' }, details: { status: 404, error: 'not_found' } });
-    expect(JSON.stringify(await events('globex', 'management.denied'))).not.toContain('ada');
+    // Compared by field: event IDs and digests are random hex or base64url and may spell 'ada'.
+    expect((await events('globex', 'management.denied')).filter((event) => JSON.stringify(event.actor).includes('"ada"'))).toEqual([]);
   });
 
   it('a reset asked for: her factors stay until her next sign-in, the answer and the list say so, audited with the admin as actor', async () => {
