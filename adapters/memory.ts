@@ -81,6 +81,8 @@ interface StoredEntry {
   payload: EnginePayload;
   consumed?: number;
   confirmed?: boolean;
+  /** Presented again after its consumption (markReplayed). */
+  replayed?: boolean;
 }
 
 class MemoryEngineAdapter implements EngineAdapter {
@@ -141,9 +143,16 @@ class MemoryEngineAdapter implements EngineAdapter {
     this.rewrite(id, rest);
   }
 
-  async confirm(id: string): Promise<void> {
+  async confirm(id: string): Promise<boolean> {
     const entry = this.read(id);
-    if (entry) this.rewrite(id, { ...entry, confirmed: true });
+    if (!entry) return false;
+    this.rewrite(id, { ...entry, confirmed: true });
+    return entry.replayed === true;
+  }
+
+  async markReplayed(id: string): Promise<void> {
+    const entry = this.read(id);
+    if (entry) this.rewrite(id, { ...entry, replayed: true });
   }
 
   async consumption(id: string): Promise<Consumption | undefined> {

@@ -36,8 +36,17 @@ export interface EngineAdapter {
   consume(id: string): Promise<void>;
   /** Clears the consumed mark: undoes a consume whose request then failed before answering. */
   unconsume(id: string): Promise<void>;
-  /** Records that the request that consumed the entry completed (its tokens went out). */
-  confirm(id: string): Promise<void>;
+  /**
+   * Records that the request that consumed the entry completed (its tokens went out), and answers
+   * in the same step whether the entry was marked replayed (markReplayed) before: false when it is
+   * gone.
+   */
+  confirm(id: string): Promise<boolean>;
+  /**
+   * Marks a consumed entry as presented again (a replay) for as long as it lives, for the request
+   * that consumed it to see when it confirms; nothing when it is gone.
+   */
+  markReplayed(id: string): Promise<void>;
   /** The consumption of an entry: undefined when it is gone or was never consumed. */
   consumption(id: string): Promise<Consumption | undefined>;
   destroy(id: string): Promise<void>;

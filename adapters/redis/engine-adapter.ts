@@ -1,9 +1,9 @@
 /*
  * The node-oidc-provider adapter on Redis, one per engine model (Session, Grant,
  * AuthorizationCode, RefreshToken, ...). An entry is a hash at `<prefix><Model>:{<id>}` holding
- * the payload and the consumed and confirmed marks that make codes and refresh tokens single use:
- * consuming sets the mark only if none is there, in one script, so two requests racing with the
- * same code cannot both win. Sessions are also found by uid and device flows by user code, through
+ * the payload and the consumed, confirmed and replayed marks that make codes and refresh tokens
+ * single use: consuming sets the mark only if none is there, in one script, so two requests racing
+ * with the same code cannot both win. Sessions are also found by uid and device flows by user code, through
  * a key that holds the entry's id. Grants need no index of their tokens (see the key layout in
  * index.ts), so revokeByGrantId has nothing to do.
  */
@@ -85,9 +85,13 @@ export class RedisEngineAdapter implements EngineAdapter {
     });
   }
 
-  confirm(id: string): Promise<void> {
+  confirm(id: string): Promise<boolean> {
+    return this.io.run(async (redis) => (await redis.taConfirm(this.key(id), Date.now())) === 1);
+  }
+
+  markReplayed(id: string): Promise<void> {
     return this.io.run(async (redis) => {
-      await redis.taConfirm(this.key(id), Date.now());
+      await redis.taMarkReplayed(this.key(id), Date.now());
     });
   }
 

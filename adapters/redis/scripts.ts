@@ -20,10 +20,21 @@ const CONSUME = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 return redis.call('HSETNX', KEYS[1], 'c', ARGV[1])`;
 
-/* The request that consumed the entry completed; an entry that is gone stays gone. */
+/*
+ * The request that consumed the entry completed; an entry that is gone stays gone. Answers 1 when
+ * the entry was marked replayed before (MARK_REPLAYED), in the same step: read and write cannot be
+ * split by a replay's mark.
+ */
 const CONFIRM = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-return redis.call('HSET', KEYS[1], 'd', ARGV[1])`;
+redis.call('HSET', KEYS[1], 'd', ARGV[1])
+if redis.call('HEXISTS', KEYS[1], 'r') == 1 then return 1 end
+return 0`;
+
+/* A consumed entry presented again: marked for as long as it lives; one that is gone stays gone. */
+const MARK_REPLAYED = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+return redis.call('HSET', KEYS[1], 'r', ARGV[1])`;
 
 /* Compare-and-set: write only if the record is still at the revision the caller read. */
 const REPLACE_RECORD = `
@@ -85,6 +96,7 @@ export const SCRIPTS = {
   taUpsert: { numberOfKeys: 1, lua: UPSERT },
   taConsume: { numberOfKeys: 1, lua: CONSUME },
   taConfirm: { numberOfKeys: 1, lua: CONFIRM },
+  taMarkReplayed: { numberOfKeys: 1, lua: MARK_REPLAYED },
   taDeleteRecord: { numberOfKeys: 1, lua: DELETE_RECORD },
   taCreateRecord: { numberOfKeys: 1, lua: CREATE_RECORD },
   taReplaceRecord: { numberOfKeys: 1, lua: REPLACE_RECORD },
@@ -97,7 +109,9 @@ export const SCRIPTS = {
 export interface Scripts {
   taUpsert(key: string, payload: string, ttl: number): Promise<number>;
   taConsume(key: string, now: number): Promise<number>;
+  /** 1 when the entry was marked replayed before. */
   taConfirm(key: string, now: number): Promise<number>;
+  taMarkReplayed(key: string, now: number): Promise<number>;
   taDeleteRecord(key: string, indexPrefix: string, id: string, channel: string, change: string): Promise<number>;
   taCreateRecord(key: string, group: string, value: string, indexPrefix: string, id: string, channel: string, change: string): Promise<number>;
   taReplaceRecord(key: string, revision: string, value: string, channel: string, change: string): Promise<number>;

@@ -155,7 +155,11 @@ export class ClientDirectory implements EngineAdapter {
 
   async unconsume(): Promise<void> {}
 
-  async confirm(): Promise<void> {}
+  async confirm(): Promise<boolean> {
+    return false;
+  }
+
+  async markReplayed(): Promise<void> {}
 
   async consumption(): Promise<undefined> {
     return undefined;

@@ -39,6 +39,7 @@ function everyOperation(store: Store): Record<string, () => Promise<unknown>> {
     'engine destroy': () => sessions.destroy('s2'),
     'engine unconsume': () => codes.unconsume('grantBcode'),
     'engine confirm': () => codes.confirm('grantBcode'),
+    'engine markReplayed': () => codes.markReplayed('grantBcode'),
     'engine consumption': () => codes.consumption('grantBcode'),
     'records get': () => store.records.get('client', 'c1'),
     'records getVersioned': () => store.records.getVersioned('client', 'c1'),

@@ -127,6 +127,23 @@ describe.each(ADAPTER_STORE_KINDS)('store contract: %s', (kind) => {
       expect(await codes.find('code2')).toBeUndefined();
     });
 
+    it('keeps a replay mark on the entry: the confirmation answers it, in the same step', async () => {
+      const codes = store.engine('AuthorizationCode');
+      await codes.upsert('code3', { grantId: 'grant' }, 60);
+      await codes.consume('code3');
+      expect(await codes.confirm('code3')).toBe(false);
+      await codes.markReplayed('code3');
+      expect(await codes.confirm('code3')).toBe(true);
+      // The mark is the entry's own: another code is not marked, and a gone entry is not brought back.
+      await codes.upsert('code4', { grantId: 'grant' }, 60);
+      await codes.consume('code4');
+      expect(await codes.confirm('code4')).toBe(false);
+      await codes.destroy('code3');
+      await codes.markReplayed('code3');
+      expect(await codes.find('code3')).toBeUndefined();
+      expect(await codes.confirm('code3')).toBe(false);
+    });
+
     it('keeps a consumed mark when an entry is saved again (single use survives a re-save)', async () => {
       const tokens = store.engine('RefreshToken');
       await tokens.upsert('rt-resaved', { grantId: 'grant', v: 1 }, 60);
