@@ -1,23 +1,9 @@
 import { jest } from '@jest/globals';
 import { createMemoryStore } from '../../adapters/memory.js';
-import type { RecordChange, RecordStore, Store } from '../../adapters/types.js';
+import type { Store } from '../../adapters/types.js';
 import { RevokedChains } from '../../src/engine/revoked-chains.js';
 import { ADAPTER_STORE_KINDS, useAdapterStore } from '../support/adapter-stores.js';
-
-/** A record store whose change feed can be cut (it tells nothing) or reported down (watching false). */
-function feedControlled(records: RecordStore) {
-  const listeners: Array<(change: RecordChange) => void> = [];
-  let feeding = true;
-  let watching = true;
-  records.watch((change) => {
-    if (feeding) listeners.forEach((listener) => listener(change));
-  });
-  const store: RecordStore = Object.create(records, {
-    watch: { value: (listener: (change: RecordChange) => void) => listeners.push(listener) },
-    watching: { get: () => watching && records.watching },
-  });
-  return { store, cut: () => { feeding = false; }, down: () => { watching = false; } };
-}
+import { feedControlled } from '../support/feed-controlled.js';
 
 describe('revoked chains (src/engine/revoked-chains.ts)', () => {
   let clock: number;
