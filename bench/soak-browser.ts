@@ -40,6 +40,15 @@ export function atInstance(url: string, via: string): string {
   return `${via}${pathname}${search}`;
 }
 
+/** The body of an answer; one cut by the deadline or the connection is a NoAnswer too. */
+export async function textOf(response: Response): Promise<string> {
+  try {
+    return await response.text();
+  } catch (error) {
+    throw new NoAnswer(error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'network');
+  }
+}
+
 const unescape = (value: string) =>
   value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
@@ -95,7 +104,7 @@ export class SoakBrowser {
         form = undefined;
         continue;
       }
-      return { status: response.status, url: target, html: await response.text() };
+      return { status: response.status, url: target, html: await textOf(response) };
     }
     throw new Error('too many redirects');
   }
@@ -103,7 +112,7 @@ export class SoakBrowser {
   /** Submits the page's first form (POST) with its hidden fields and `fields`, at the instance at `via`. */
   submit(page: Page, fields: Record<string, string>, via: string): Promise<Page> {
     const found = /<form(?: method="(get|post)")?[^>]*action="([^"]+)"/.exec(page.html);
-    if (!found || !found[2] || found[1] === 'get') throw new Error(`no form to post on the page at ${new URL(page.url).pathname}`);
+    if (!found || !found[2] || found[1] === 'get') throw new Error(`no form to post on the page (status ${page.status})`);
     const end = page.html.indexOf('</form>', found.index);
     const formHtml = page.html.slice(found.index, end === -1 ? undefined : end);
     const hidden = [...formHtml.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)];

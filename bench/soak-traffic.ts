@@ -24,7 +24,7 @@ import type { ServerTarget } from './protocol.js';
 import type { ServerProcess } from './server-process.js';
 import { sharedKeysEnvironment } from './shared-keys.js';
 import { startServers } from './sides.js';
-import { NoAnswer, SoakBrowser, atInstance, fetchWithin, type Page } from './soak-browser.js';
+import { NoAnswer, SoakBrowser, atInstance, fetchWithin, textOf, type Page } from './soak-browser.js';
 import { inventory, isKeptKind, usedMemory, type Inventory } from './soak-inventory.js';
 import { SOAK_BASE_URL, SOAK_ENVIRONMENT, SOAK_PASSWORD } from './soak-users.js';
 
@@ -141,16 +141,24 @@ class Traffic {
     return new SoakBrowser(`10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`, REQUEST_TIMEOUT_MS);
   }
 
-  private async timed<T>(operation: Operation, step: () => Promise<T>): Promise<T> {
+  /**
+   * Runs a step and takes its latency, counted only once `check` accepted the answer (it throws a
+   * StepFailed otherwise): the latencies are of successes, the errors are counted apart.
+   */
+  private async timed<T>(operation: Operation, step: () => Promise<T>, check: (result: T) => void): Promise<T> {
     const started = performance.now();
+    let result: T;
     try {
-      const result = await step();
-      this.latencies.get(operation)!.push(performance.now() - started);
-      return result;
+      result = await step();
     } catch (error) {
       if (error instanceof NoAnswer) throw new StepFailed(operation, error.reason, '');
-      throw error;
+      // A page without the form it should have, a redirect loop: the name of the error only.
+      throw new StepFailed(operation, 'exception', error instanceof Error ? error.message.replace(/[^\w ]/g, '').slice(0, 40) : 'unknown');
     }
+    const took = performance.now() - started;
+    check(result);
+    this.latencies.get(operation)!.push(took);
+    return result;
   }
 
   private async flow(user: User): Promise<void> {
@@ -169,26 +177,26 @@ class Traffic {
       code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
     });
     const via = listenUrlOf(signIn);
-    let page = await this.timed('authorize', () => browser.open(`${issuer}/authorize?${query}`, via));
-    expectPage('authorize', page);
+    let page = await this.timed('authorize', () => browser.open(`${issuer}/authorize?${query}`, via), expectPage('authorize'));
     if (isSignInPage(page)) {
       if (random() < WRONG_PASSWORD_FIRST) {
         const before = page;
-        page = await this.timed('sign-in (wrong password)', () => browser.submit(before, { username: user.sub, password: 'not-the-password' }, via));
-        // Refused with the sign-in page again, its error in the user's words (a 4xx page).
-        if (page.location || !isSignInPage(page) || page.status < 400 || page.status >= 500) throw new StepFailed('sign-in (wrong password)', String(page.status), 'no sign-in page again');
+        page = await this.timed('sign-in (wrong password)', () => browser.submit(before, { username: user.sub, password: 'not-the-password' }, via), (again) => {
+          // Refused with the sign-in page again, its error in the user's words (a 4xx page).
+          if (!isSignInPage(again) || again.status < 400 || again.status >= 500) {
+            throw new StepFailed('sign-in (wrong password)', String(again.status), again.location ? 'signed in' : 'no sign-in page again');
+          }
+        });
       }
       const form = page;
-      page = await this.timed('sign-in', () => browser.submit(form, { username: user.sub, password: SOAK_PASSWORD }, via));
-      expectPage('sign-in', page);
+      page = await this.timed('sign-in', () => browser.submit(form, { username: user.sub, password: SOAK_PASSWORD }, via), expectPage('sign-in'));
     } else {
       this.tally.stillSignedIn += 1;
     }
     if (!page.location && page.html.includes('value="allow"')) {
       this.tally.consentShown += 1;
       const consent = page;
-      page = await this.timed('consent', () => browser.submit(consent, { decision: 'allow' }, via));
-      expectPage('consent', page);
+      page = await this.timed('consent', () => browser.submit(consent, { decision: 'allow' }, via), expectPage('consent'));
     }
     const back = page.location ? new URL(page.location) : undefined;
     const code = back?.searchParams.get('code');
@@ -219,32 +227,31 @@ class Traffic {
 
   /** A token request; a 200 must hold an access token, an ID token and a refresh token. */
   private async token(operation: Operation, target: ServerTarget, form: Record<string, string>): Promise<{ refresh_token: string }> {
-    const response = await this.timed(operation, () => this.post(atInstance(target.tokenUrl, listenUrlOf(target)), target, form));
-    const answer = await jsonOf(response);
-    if (response.status !== 200) throw new StepFailed(operation, String(response.status), errorCode(answer));
-    for (const field of ['access_token', 'id_token', 'refresh_token']) {
-      if (typeof answer[field] !== 'string') throw new StepFailed(operation, String(response.status), `no ${field} in the answer`);
-    }
+    const { answer } = await this.timed(operation, () => post(atInstance(target.tokenUrl, listenUrlOf(target)), target, form), ({ status, answer }) => {
+      if (status !== 200) throw new StepFailed(operation, String(status), errorCode(answer));
+      for (const field of ['access_token', 'id_token', 'refresh_token']) {
+        if (typeof answer[field] !== 'string') throw new StepFailed(operation, String(status), `no ${field} in the answer`);
+      }
+    });
     return { refresh_token: answer.refresh_token as string };
   }
 
   private async revoke(target: ServerTarget, refreshToken: string): Promise<void> {
     const revokeUrl = atInstance(target.tokenUrl.replace(/\/token$/, '/revoke'), listenUrlOf(target));
-    const response = await this.timed('revoke', () => this.post(revokeUrl, target, { token: refreshToken, token_type_hint: 'refresh_token' }));
-    const answer = await jsonOf(response);
-    if (response.status !== 200) throw new StepFailed('revoke', String(response.status), errorCode(answer));
+    await this.timed('revoke', () => post(revokeUrl, target, { token: refreshToken, token_type_hint: 'refresh_token' }), ({ status, answer }) => {
+      if (status !== 200) throw new StepFailed('revoke', String(status), errorCode(answer));
+    });
   }
+}
 
-  /** POSTs a form as the app (Basic), with the body read before the latency is taken. */
-  private async post(url: string, target: ServerTarget, form: Record<string, string>): Promise<Response> {
-    const response = await fetchWithin(url, {
-      method: 'POST',
-      headers: { authorization: basic(target.app.clientId, target.app.clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(form),
-    }, REQUEST_TIMEOUT_MS);
-    const text = await response.text();
-    return new Response(text, { status: response.status, headers: response.headers });
-  }
+/** POSTs a form as the app (Basic); the answer is read whole (JSON, or nothing) within the step. */
+async function post(url: string, target: ServerTarget, form: Record<string, string>): Promise<{ status: number; answer: Record<string, unknown> }> {
+  const response = await fetchWithin(url, {
+    method: 'POST',
+    headers: { authorization: basic(target.app.clientId, target.app.clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form),
+  }, REQUEST_TIMEOUT_MS);
+  return { status: response.status, answer: await jsonOf(response) };
 }
 
 function listenUrlOf(target: ServerTarget): string {
@@ -255,13 +262,12 @@ function listenUrlOf(target: ServerTarget): string {
 const isSignInPage = (page: Page) => !page.location && page.html.includes('name="password"');
 
 /** A page step must end on a page of ours (200) or at the app's redirect URI. */
-function expectPage(operation: Operation, page: Page): void {
-  if (page.location) return;
-  if (page.status !== 200) throw new StepFailed(operation, String(page.status), '');
-}
+const expectPage = (operation: Operation) => (page: Page): void => {
+  if (!page.location && page.status !== 200) throw new StepFailed(operation, String(page.status), '');
+};
 
 async function jsonOf(response: Response): Promise<Record<string, unknown>> {
-  const text = await response.text();
+  const text = await textOf(response);
   if (!text) return {};
   try {
     const parsed = JSON.parse(text) as unknown;
@@ -277,13 +283,15 @@ function errorCode(answer: Record<string, unknown>): string {
 }
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MiB`;
+const ms = (value: number | undefined) => (value === undefined ? '-' : value.toFixed(1));
 const clock = (ms: number) => {
   const seconds = Math.round(ms / 1000);
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
 };
 
-function percentile(sorted: number[], fraction: number): number {
-  if (sorted.length === 0) return 0;
+/** The latency at `fraction` of the sorted successes; undefined without any. */
+function percentile(sorted: number[], fraction: number): number | undefined {
+  if (sorted.length === 0) return undefined;
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
 }
 
@@ -313,7 +321,7 @@ function printReport(traffic: Traffic, seconds: number, start: Snapshot, warm: S
     if (sorted.length === 0 && errors === 0) continue;
     console.log(
       `  ${operation.padStart(23)}  ${String(sorted.length).padStart(6)}  ${String(errors).padStart(6)}  `
-        + `${percentile(sorted, 0.5).toFixed(1).padStart(6)}  ${percentile(sorted, 0.99).toFixed(1).padStart(6)}`,
+        + `${ms(percentile(sorted, 0.5)).padStart(6)}  ${ms(percentile(sorted, 0.99)).padStart(6)}`,
     );
   }
   console.log('');
