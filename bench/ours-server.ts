@@ -4,12 +4,14 @@
  * and reports their credentials; the parent hands them to the other processes in the third argument.
  */
 import { demoApis } from '../examples/demo-data.js';
+import { constantTimeEqual } from '../policies/constant-time.js';
 import { createAuthServer, type Account, type AccountStore, type Logger } from '../src/index.js';
 import { listenOnFreePort } from './listen.js';
 import { BENCH_USERS, mintCodes, namedUserCodeRequest } from './mint-codes.js';
 import { parseAlgorithm, type AppClient, type ClientCredentials } from './protocol.js';
 import { serveUntilParentLeaves, type BenchServer } from './server-child.js';
 import { clientPublicJwk, sharedKeys } from './shared-keys.js';
+import { SOAK_ENVIRONMENT, SOAK_PASSWORD } from './soak-users.js';
 
 const silent: Logger = { info() {}, warn() {}, error() {} };
 const TENANT = 'bench';
@@ -18,13 +20,14 @@ const COOKIE_KEY = 'bench-cookie-key-0123456789abcdefghijklmnopqrstuvwxyz';
 
 /** The benchmark's users, as a host platform's directory would answer (a new object per lookup). */
 const users = new Set(BENCH_USERS);
+const account = (sub: string): Account => ({ sub, tenant: TENANT, claims: { name: `Bench User ${sub.slice(11)}`, email: `${sub}@bench.example` } });
 const benchAccounts: AccountStore = {
-  async authenticate() {
-    return undefined;
+  // The soak's sign-ins (bench/soak-traffic.ts): every bench user has the one soak password.
+  async authenticate({ username, password }) {
+    return users.has(username) && constantTimeEqual(password, SOAK_PASSWORD) ? account(username) : undefined;
   },
   async findAccount(sub): Promise<Account | undefined> {
-    if (!users.has(sub)) return undefined;
-    return { sub, tenant: TENANT, claims: { name: `Bench User ${sub.slice(11)}`, email: `${sub}@bench.example` } };
+    return users.has(sub) ? account(sub) : undefined;
   },
 };
 
@@ -46,8 +49,10 @@ async function start(): Promise<BenchServer> {
   const existing = parseClients(process.argv[4]);
 
   const { port, serve } = await listenOnFreePort();
+  // The soak's instances share one public base URL, as behind a load balancer.
+  const soakBaseUrl = process.env[SOAK_ENVIRONMENT];
   const auth = await createAuthServer({
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: soakBaseUrl ?? `http://127.0.0.1:${port}`,
     apis: demoApis,
     store: { type: 'redis', url: redisUrl },
     keys: { jwks: sharedKeys() as never },
@@ -55,6 +60,9 @@ async function start(): Promise<BenchServer> {
     accounts: benchAccounts,
     cookieKeys: [COOKIE_KEY],
     logger: silent,
+    // The soak's browsers each come from an address of their own (X-Forwarded-For), as users do
+    // behind a load balancer, so the per-address limits stay on at their defaults and count each.
+    ...(soakBaseUrl ? { proxy: true } : {}),
   });
   let clients = existing;
   if (!clients) {
@@ -88,7 +96,7 @@ async function start(): Promise<BenchServer> {
   // `openid`) is also the one our userinfo and introspection take.
   const codeRequest = namedUserCodeRequest(clients.app, auth.audience);
   return {
-    target: { tokenUrl: `${auth.issuer}/token`, userinfoUrl: `${auth.issuer}/userinfo`, introspectionUrl: `${auth.issuer}/introspect`, ...clients },
+    target: { listenUrl: `http://127.0.0.1:${port}`, tokenUrl: `${auth.issuer}/token`, userinfoUrl: `${auth.issuer}/userinfo`, introspectionUrl: `${auth.issuer}/introspect`, ...clients },
     mint: (count) => mintCodes(auth.provider, codeRequest, count),
   };
 }

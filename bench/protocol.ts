@@ -21,6 +21,8 @@ export interface AppClient extends ClientCredentials {
 
 /** Where and as whom to ask one server process for tokens. */
 export interface ServerTarget {
+  /** Where the process listens, when that is not the origin of the URLs below (the soak's shared base URL). */
+  listenUrl?: string;
   tokenUrl: string;
   /** Userinfo and introspection: ours's, or the bare engine's own (`/me`, `/token/introspection`). */
   userinfoUrl: string;

@@ -38,12 +38,19 @@
  * reference, in the same rounds. Assertions and proofs are signed in the load generator processes
  * (bench/client-signing.ts), never in a server.
  *
+ * Soak (bench/soak.ts; at the end of all, or alone with BENCH_MODE=soak): what Redis keeps after
+ * BENCH_SOAK_FLOWS flows on one grant, then BENCH_SOAK_SECONDS of sign-ins, code exchanges,
+ * refreshes and revocations of many users on two server processes of ours sharing a fresh
+ * redis-server (bench/soak-traffic.ts): a progress line every minute, then operations with p50 and
+ * p99, Redis memory and its growth per flow, keys by kind, the largest key, keys without TTL.
+ *
  * Run: npm run bench   Knobs (environment):
  * BENCH_MODE=all|client-credentials|named-user|lifecycle|client-auth|soak (lifecycle: userinfo and
- * introspection; soak: bench/soak.ts, what Redis keeps after BENCH_SOAK_FLOWS flows on one grant),
+ * introspection; soak: the soak alone),
  * BENCH_PROCESSES=1,2  BENCH_NAMED_USER_PROCESSES=1  BENCH_CLIENT_AUTH_PROCESSES=1  BENCH_ALGS=ES256[,RS256]  BENCH_CONNECTIONS=32
  * BENCH_WARMUP_SECONDS=2  BENCH_SECONDS=6  BENCH_ROUNDS=3  BENCH_CPU_PROF=dir (CPU profiles of one
- * process per side instead of the measurements, summarised by bench/profile-summary.ts).
+ * process per side instead of the measurements, summarised by bench/profile-summary.ts)
+ * BENCH_SOAK_FLOWS=2000  BENCH_SOAK_SECONDS=600 (the soak's flows on one grant, and its timed part).
  */
 import { startRedis, type RedisProcess } from '../devtools/redis-server.js';
 import { measureLifecycle } from './lifecycle.js';
@@ -52,7 +59,7 @@ import { CodeSupply, measureNamedUser } from './named-user.js';
 import { runProfiles } from './profile-pass.js';
 import { ALGORITHMS, type Algorithm } from './protocol.js';
 import { printClientAuthCosts, printHeader, printResults, printSigningLimits, type Row } from './report.js';
-import { measuresClientAuth, measuresClientCredentials, measuresLifecycle, measuresNamedUser, readSettings, type Settings } from './settings.js';
+import { measuresClientAuth, measuresClientCredentials, measuresLifecycle, measuresNamedUser, measuresSoak, readSettings, type Settings } from './settings.js';
 import { sharedKeysEnvironment } from './shared-keys.js';
 import { lanesOf, servingPids, SIDES, startSide, stopSide, type Side, type SideName } from './sides.js';
 import { runSoak } from './soak.js';
@@ -172,15 +179,14 @@ async function measureSet(set: ServerSet, redis: RedisProcess, env: Record<strin
 async function main(): Promise<void> {
   const settings = readSettings();
   if (settings.mode === 'soak') {
-    await runSoak();
+    if (!(await runSoak(settings))) failSoak();
     return;
   }
   printHeader(settings);
   const redis = await startRedis();
   // Server and load children exit when the IPC channel closes; redis-server would outlive an interrupted run.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => void redis.stop().finally(() => process.exit(130)));
-  }
+  const interrupted = () => void redis.stop().finally(() => process.exit(130));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, interrupted);
   const env = await sharedKeysEnvironment();
   const results = new Results();
   try {
@@ -191,6 +197,8 @@ async function main(): Promise<void> {
     for (const set of serverSets(settings)) await measureSet(set, redis, env, settings, results);
   } finally {
     await redis.stop();
+    // The soak has a redis-server of its own, and its own handlers.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, interrupted);
   }
   const rows = results.rows();
   console.log('');
@@ -202,6 +210,15 @@ async function main(): Promise<void> {
     console.error(`\nbench failed: ${errors} requests under load did not get a 2xx response`);
     process.exitCode = 1;
   }
+  if (measuresSoak(settings)) {
+    console.log('');
+    if (!(await runSoak(settings))) failSoak();
+  }
+}
+
+function failSoak(): void {
+  console.error('\nbench failed: the soak saw errors, or transient state kept in Redis without a TTL');
+  process.exitCode = 1;
 }
 
 main().catch((error: unknown) => {

@@ -21,6 +21,9 @@ export interface Settings {
   rounds: number;
   /** BENCH_CPU_PROF: write CPU profiles there instead of measuring. */
   profileDir: string | undefined;
+  /** The soak (all, soak): named-user flows on one grant, then the timed soak's length. */
+  soakFlows: number;
+  soakSeconds: number;
 }
 
 function positiveInteger(name: string, fallback: number): number {
@@ -67,6 +70,8 @@ export function readSettings(): Settings {
     seconds: positiveInteger('BENCH_SECONDS', 6),
     rounds: positiveInteger('BENCH_ROUNDS', 3),
     profileDir: process.env.BENCH_CPU_PROF || undefined,
+    soakFlows: positiveInteger('BENCH_SOAK_FLOWS', 2000),
+    soakSeconds: positiveInteger('BENCH_SOAK_SECONDS', 600),
   };
 }
 
@@ -75,5 +80,7 @@ export const measuresClientCredentials = measures('client-credentials');
 export const measuresNamedUser = measures('named-user');
 /** Userinfo and introspection. */
 export const measuresLifecycle = measures('lifecycle');
+/** The soak (bench/soak.ts): part of `all`, and alone with `soak`. */
+export const measuresSoak = measures('soak');
 /** client_credentials with private_key_jwt and DPoP, and its Basic reference: asked for by name only. */
 export const measuresClientAuth = (settings: Settings): boolean => settings.mode === 'client-auth';

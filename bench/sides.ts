@@ -36,7 +36,8 @@ export interface SideSetup {
   clientAuth: boolean;
 }
 
-async function startServers(name: SideName, setup: SideSetup): Promise<ServerProcess[]> {
+/** The server processes of a side (ours: the first creates the clients in Redis), without load generators. */
+export async function startServers(name: SideName, setup: SideSetup): Promise<ServerProcess[]> {
   if (name === 'bare') {
     return Promise.all(Array.from({ length: setup.processes }, () => startServerProcess('./bare-server.js', [setup.alg], setup.env)));
   }
