@@ -5,7 +5,7 @@
  * (docs/performance.md), so a change that adds one shows here, not only in `npm run bench`.
  * Counted with MONITOR; a script's inner commands (source "lua") are Redis's work, not ours.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
 import { signInForCode } from '../support/sign-in.js';
 import { testAccounts, alice } from '../support/accounts.js';
