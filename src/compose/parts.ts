@@ -137,6 +137,6 @@ function signingNeeds(options: Pick<ResolvedOptions, 'accessTokenAlgorithm' | 'i
     purposes[alg] = purposes[alg] ? `${purposes[alg]} and ${by}` : by;
   };
   need(options.accessTokenAlgorithm, 'accessTokenAlgorithm');
-  for (const alg of new Set(options.idTokenAlgorithms)) need(alg, alg === 'RS256' ? 'ID tokens (RS256, OpenID Connect\'s default)' : 'idTokenAlgorithms');
+  for (const alg of new Set(options.idTokenAlgorithms)) need(alg, alg === 'RS256' ? 'OpenID Connect\'s default ID tokens' : 'idTokenAlgorithms');
   return { algorithms: Object.keys(purposes) as SigningAlgorithm[], purposes };
 }

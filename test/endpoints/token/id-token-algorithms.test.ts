@@ -141,7 +141,9 @@ describe('ID-token algorithms and configured keys', () => {
     await expect(createAuthServer({ ...base, logger, accessTokenAlgorithm: 'RS256', keys: await testJwks(['RS256']), idTokenAlgorithms: ['RS256', 'ES256'] }))
       .rejects.toThrow('keys.jwks has no private key for ES256 (needed by idTokenAlgorithms)');
     await expect(createAuthServer({ ...base, logger, keys: await testJwks(['ES256']) }))
-      .rejects.toThrow("keys.jwks has no private key for RS256 (needed by ID tokens (RS256, OpenID Connect's default))");
+      .rejects.toThrow("keys.jwks has no private key for RS256 (needed by OpenID Connect's default ID tokens)");
+    await expect(createAuthServer({ ...base, logger, accessTokenAlgorithm: 'RS256', keys: await testJwks(['ES256']) }))
+      .rejects.toThrow("keys.jwks has no private key for RS256 (needed by accessTokenAlgorithm and OpenID Connect's default ID tokens)");
     await expect(createAuthServer({ ...base, logger, keys: await testJwks(['RS256', 'EdDSA']), idTokenAlgorithms: ['RS256', 'ES256'] }))
       .rejects.toThrow('keys.jwks has no private key for ES256 (needed by accessTokenAlgorithm and idTokenAlgorithms)');
   });
