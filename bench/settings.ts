@@ -1,5 +1,5 @@
 /** The bench's knobs, from the environment (see the header of bench/run.ts). */
-import { ALGORITHMS, parseAlgorithm, type Algorithm } from './protocol.js';
+import { ALGORITHMS, ID_TOKEN_ALGORITHMS, parseAlgorithm, parseIdTokenAlgorithm, type Algorithm, type IdTokenAlgorithm } from './protocol.js';
 
 /** `client-auth` (private_key_jwt and DPoP against Basic and Bearer) is not part of `all`: it adds about 3 minutes. */
 export const MODES = ['all', 'client-credentials', 'named-user', 'lifecycle', 'client-auth', 'soak'] as const;
@@ -9,6 +9,8 @@ export interface Settings {
   mode: Mode;
   /** client_credentials access-token algorithms. */
   algorithms: Algorithm[];
+  /** The named-user workloads' ID-token algorithms: each is measured with an app registered with it. */
+  idTokenAlgorithms: IdTokenAlgorithm[];
   /** Server process counts for client_credentials, and for the named-user flows and lifecycle endpoints. */
   processes: number[];
   namedUserProcesses: number[];
@@ -61,6 +63,9 @@ export function readSettings(): Settings {
     mode: mode(),
     algorithms: list<Algorithm>('BENCH_ALGS', ['ES256'], parseAlgorithm).sort(
       (a, b) => ALGORITHMS.indexOf(a) - ALGORITHMS.indexOf(b),
+    ),
+    idTokenAlgorithms: list<IdTokenAlgorithm>('BENCH_ID_TOKEN_ALGS', [...ID_TOKEN_ALGORITHMS], parseIdTokenAlgorithm).sort(
+      (a, b) => ID_TOKEN_ALGORITHMS.indexOf(a) - ID_TOKEN_ALGORITHMS.indexOf(b),
     ),
     processes: list('BENCH_PROCESSES', [1, 2], processCount('BENCH_PROCESSES')).sort((a, b) => a - b),
     namedUserProcesses: list('BENCH_NAMED_USER_PROCESSES', [1], processCount('BENCH_NAMED_USER_PROCESSES')).sort((a, b) => a - b),

@@ -7,7 +7,7 @@ import { checkClientAuth, checkClientCredentials, checkLifecycle, checkNamedUser
 import { ClientSigner } from './client-signing.js';
 import { startLoadDriver, type LoadDriver } from './load-driver.js';
 import type { Lane, ServingPids } from './measure.js';
-import type { Algorithm } from './protocol.js';
+import type { Algorithm, IdTokenAlgorithm } from './protocol.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 import { clientPrivateJwk } from './shared-keys.js';
 
@@ -30,6 +30,8 @@ export interface SideSetup {
   /** Environment of the server children (the shared signing keys). */
   env: Record<string, string>;
   namedUser: boolean;
+  /** The named-user workloads' ID-token algorithms (one app each), checked before any load. */
+  idTokenAlgorithms: readonly IdTokenAlgorithm[];
   /** Userinfo and introspection. */
   lifecycle: boolean;
   /** client_credentials with private_key_jwt and DPoP. */
@@ -59,7 +61,7 @@ export async function startSide(name: SideName, setup: SideSetup): Promise<Side>
   try {
     for (const server of servers) {
       await checkClientCredentials(server.target, setup.alg);
-      if (setup.namedUser) await checkNamedUser(server);
+      if (setup.namedUser) await checkNamedUser(server, setup.idTokenAlgorithms);
       if (setup.lifecycle) await checkLifecycle(server);
       if (setup.clientAuth) await checkClientAuth(server.target, setup.alg, new ClientSigner(clientKey));
       drivers.push(await startLoadDriver(server.target, setup.connections, clientKey));
