@@ -45,11 +45,18 @@ export async function startServers(name: SideName, setup: SideSetup): Promise<Se
   }
   // The first process creates the clients in Redis; the others are told their credentials.
   const first = await startServerProcess('./ours-server.js', [setup.alg, setup.redis.url], setup.env);
-  const { service, app, keyService, dpopService } = first.target;
-  const clients = JSON.stringify({ service, app, keyService, dpopService });
-  const others = await Promise.all(
+  const { service, app, apps, keyService, dpopService } = first.target;
+  const clients = JSON.stringify({ service, app, apps, keyService, dpopService });
+  const started = await Promise.allSettled(
     Array.from({ length: setup.processes - 1 }, () => startServerProcess('./ours-server.js', [setup.alg, setup.redis.url, clients], setup.env)),
   );
+  const others = started.flatMap((each) => (each.status === 'fulfilled' ? [each.value] : []));
+  const failed = started.find((each): each is PromiseRejectedResult => each.status === 'rejected');
+  if (failed) {
+    // No process left behind: a run that cannot start must end.
+    await Promise.all([first, ...others].map((server) => server.stop()));
+    throw failed.reason;
+  }
   return [first, ...others];
 }
 
