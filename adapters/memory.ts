@@ -120,6 +120,15 @@ class MemoryEngineAdapter implements EngineAdapter {
     return entry.consumed === undefined ? entry.payload : { ...entry.payload, consumed: Math.floor(entry.consumed / 1000) };
   }
 
+  readonly readsWithGrant = true;
+
+  async findWithGrant(id: string): Promise<{ entry: EnginePayload | undefined; grant: EnginePayload | undefined }> {
+    const entry = await this.find(id);
+    const grantId = entry?.grantId;
+    const grant = typeof grantId === 'string' ? await new MemoryEngineAdapter('Grant', this.data).find(grantId) : undefined;
+    return { entry, grant };
+  }
+
   async findByUid(uid: string): Promise<EnginePayload | undefined> {
     const id = this.data.get<string>(`uid:${uid}`);
     return id === undefined ? undefined : this.find(id);

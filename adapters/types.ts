@@ -30,6 +30,14 @@ export interface EngineAdapter {
   /** Creates or replaces an entry; a consumed mark it already has is kept (single use survives a re-save). */
   upsert(id: string, payload: EnginePayload, expiresIn?: number): Promise<void>;
   find(id: string): Promise<EnginePayload | undefined>;
+  /**
+   * The entry (a code, a refresh token) and the Grant entry its payload names, read together: one
+   * step where the store can (`readsWithGrant`), else the entry alone (`grant` undefined; the
+   * engine then reads the grant itself). The engine reads the grant right after either.
+   */
+  findWithGrant(id: string): Promise<{ entry: EnginePayload | undefined; grant: EnginePayload | undefined }>;
+  /** Whether findWithGrant reads the grant with the entry (not on Redis Cluster: another slot). */
+  readonly readsWithGrant: boolean;
   findByUid(uid: string): Promise<EnginePayload | undefined>;
   findByUserCode(userCode: string): Promise<EnginePayload | undefined>;
   /** Marks the entry consumed; throws AlreadyConsumed when it was consumed before or is gone (atomic). */

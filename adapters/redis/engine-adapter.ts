@@ -16,12 +16,23 @@ function tagged(id: string): string {
   return `{${id}}`;
 }
 
+/** An entry's payload as the engine reads it, from its stored fields. */
+function parsed(payload: string | null | undefined, consumed: string | null | undefined): EnginePayload | undefined {
+  if (!payload) return undefined;
+  const value = JSON.parse(payload) as EnginePayload;
+  // The engine's `consumed` is in epoch seconds; we keep milliseconds (races and retries are told apart by them).
+  if (consumed) value.consumed = Math.floor(Number(consumed) / 1000);
+  return value;
+}
+
 /** The engine adapter of one model: its entries, single-use marks, lookups by uid and user code. */
 export class RedisEngineAdapter implements EngineAdapter {
   constructor(
     private readonly model: string,
     private readonly io: Io,
     private readonly prefix: string,
+    /** False on Redis Cluster: an entry's grant is in another slot, so no script reads both. */
+    readonly readsWithGrant = true,
   ) {}
 
   private key(id: string): string {
@@ -46,15 +57,22 @@ export class RedisEngineAdapter implements EngineAdapter {
 
   private async read(redis: Client, id: string): Promise<EnginePayload | undefined> {
     const [payload, consumed] = await redis.hmget(this.key(id), 'p', 'c');
-    if (!payload) return undefined;
-    const parsed = JSON.parse(payload) as EnginePayload;
-    // The engine's `consumed` is in epoch seconds; we keep milliseconds (races and retries are told apart by them).
-    if (consumed) parsed.consumed = Math.floor(Number(consumed) / 1000);
-    return parsed;
+    return parsed(payload, consumed);
   }
 
   find(id: string): Promise<EnginePayload | undefined> {
     return this.io.run((redis) => this.read(redis, id));
+  }
+
+  findWithGrant(id: string): Promise<{ entry: EnginePayload | undefined; grant: EnginePayload | undefined }> {
+    if (!this.readsWithGrant) return this.find(id).then((entry) => ({ entry, grant: undefined }));
+    return this.io.run(async (redis) => {
+      const [payload, consumed, grantPayload, grantConsumed] = await redis.taReadWithGrant(this.key(id), `${this.prefix}Grant:`);
+      const entry = parsed(payload, consumed);
+      const grant = parsed(grantPayload, grantConsumed);
+      // The grant the script matched must be the one the payload names (else the engine reads it).
+      return { entry, grant: entry && grant && typeof entry.grantId === 'string' && grant.jti === entry.grantId ? grant : undefined };
+    });
   }
 
   private findVia(kind: string, value: string): Promise<EnginePayload | undefined> {

@@ -15,6 +15,20 @@ local ttl = tonumber(ARGV[2])
 if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) else redis.call('PERSIST', KEYS[1]) end
 return 1`;
 
+/*
+ * An entry and the Grant entry its payload names (ARGV[1]: the Grant keys' prefix), in one step: a
+ * code or refresh token is always followed by a read of its grant. Not on Redis Cluster, where the
+ * grant's key is in another slot (the grant is then read on its own). The id is matched in the JSON
+ * (engine ids are URL-safe: no quote or backslash), and checked against the parsed payload.
+ */
+const READ_WITH_GRANT = `
+local entry = redis.call('HMGET', KEYS[1], 'p', 'c')
+if not entry[1] then return {false, false, false, false} end
+local grantId = string.match(entry[1], '"grantId":"([%w%-_]+)"')
+if not grantId then return {entry[1], entry[2], false, false} end
+local grant = redis.call('HMGET', ARGV[1] .. '{' .. grantId .. '}', 'p', 'c')
+return {entry[1], entry[2], grant[1], grant[2]}`;
+
 /* Single use: HSETNX sets the consumed mark only if none is there, in one step; gone = used up. */
 const CONSUME = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
@@ -95,6 +109,7 @@ return ARGV[1]`;
 export const SCRIPTS = {
   taUpsert: { numberOfKeys: 1, lua: UPSERT },
   taConsume: { numberOfKeys: 1, lua: CONSUME },
+  taReadWithGrant: { numberOfKeys: 1, lua: READ_WITH_GRANT },
   taConfirm: { numberOfKeys: 1, lua: CONFIRM },
   taMarkReplayed: { numberOfKeys: 1, lua: MARK_REPLAYED },
   taDeleteRecord: { numberOfKeys: 1, lua: DELETE_RECORD },
@@ -109,6 +124,8 @@ export const SCRIPTS = {
 export interface Scripts {
   taUpsert(key: string, payload: string, ttl: number): Promise<number>;
   taConsume(key: string, now: number): Promise<number>;
+  /** [payload, consumed, grant payload, grant consumed], null where absent. */
+  taReadWithGrant(key: string, grantKeyPrefix: string): Promise<Array<string | null>>;
   /** 1 when the entry was marked replayed before. */
   taConfirm(key: string, now: number): Promise<number>;
   taMarkReplayed(key: string, now: number): Promise<number>;

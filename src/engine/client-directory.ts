@@ -126,6 +126,13 @@ export class ClientDirectory implements EngineAdapter {
     private readonly tenantProfile?: (tenant: string) => Promise<SecurityProfile>,
   ) {}
 
+  /** Clients name no grant. */
+  readonly readsWithGrant = false;
+
+  async findWithGrant(id: string): Promise<{ entry: EnginePayload | undefined; grant: EnginePayload | undefined }> {
+    return { entry: await this.find(id), grant: undefined };
+  }
+
   async find(id: string): Promise<EnginePayload | undefined> {
     // Client IDs are UUIDs: anything else is unknown without a store round trip.
     if (!UUID.test(id)) return undefined;

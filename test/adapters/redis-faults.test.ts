@@ -33,6 +33,7 @@ function everyOperation(store: Store): Record<string, () => Promise<unknown>> {
   return {
     'engine upsert': () => sessions.upsert('s-new', { uid: 'u-new' }, 60),
     'engine find': () => sessions.find('s1'),
+    'engine findWithGrant': () => codes.findWithGrant('grantBcode'),
     'engine findByUid': () => sessions.findByUid('u1'),
     'engine findByUserCode': () => store.engine('DeviceCode').findByUserCode('ABCD'),
     'engine consume': () => codes.consume('grantBcode'),
