@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   AlreadyConsumed,
+  CONSUMED_ENTRY_MIN_SECONDS,
   comparePositions,
   windowMillis,
   type AuditLog,
@@ -143,6 +144,10 @@ class MemoryEngineAdapter implements EngineAdapter {
     const entry = this.read(id);
     if (!entry || entry.consumed !== undefined) throw new AlreadyConsumed();
     this.rewrite(id, { ...entry, consumed: Date.now() });
+    // As on Redis: its request's confirmation must still find it (CONSUMED_ENTRY_MIN_SECONDS).
+    const key = this.key(id);
+    const floor = Date.now() + CONSUMED_ENTRY_MIN_SECONDS * 1000;
+    if ((this.data.expiresAt(key) ?? Infinity) < floor) this.data.setUntil(key, this.data.get(key), floor);
   }
 
   async unconsume(id: string): Promise<void> {

@@ -62,6 +62,13 @@ export interface EngineAdapter {
   revokeByGrantId(grantId: string): Promise<void>;
 }
 
+/**
+ * The least a consumed entry (a code, a refresh token) lives after its consumption, in seconds:
+ * the request that consumed it confirms it when it answers, and a replay meanwhile marks it
+ * (markReplayed); an entry that expired in between would lose that mark with it.
+ */
+export const CONSUMED_ENTRY_MIN_SECONDS = 30;
+
 /** A record changed; `{ kind: undefined }` means changes may have been missed (forget everything). */
 export type RecordChange = { kind: string; id: string } | { kind: undefined };
 

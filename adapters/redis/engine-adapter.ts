@@ -7,8 +7,8 @@
  * a key that holds the entry's id. Grants need no index of their tokens (see the key layout in
  * index.ts), so revokeByGrantId has nothing to do.
  */
-import { AlreadyConsumed, type Consumption, type EngineAdapter, type EnginePayload } from '../types.js';
-import type { Io } from './connection.js';
+import { AlreadyConsumed, CONSUMED_ENTRY_MIN_SECONDS, type Consumption, type EngineAdapter, type EnginePayload } from '../types.js';
+import { StoreError, type Io } from './connection.js';
 import type { Client } from './scripts.js';
 
 /** The hash tag of an id: the whole id, so that each entry picks its own slot. */
@@ -32,8 +32,12 @@ export class RedisEngineAdapter implements EngineAdapter {
     private readonly io: Io,
     private readonly prefix: string,
     /** False on Redis Cluster: an entry's grant is in another slot, so no script reads both. */
-    readonly readsWithGrant = true,
+    private readsBoth = true,
   ) {}
+
+  get readsWithGrant(): boolean {
+    return this.readsBoth;
+  }
 
   private key(id: string): string {
     return `${this.prefix}${this.model}:${tagged(id)}`;
@@ -65,13 +69,20 @@ export class RedisEngineAdapter implements EngineAdapter {
   }
 
   findWithGrant(id: string): Promise<{ entry: EnginePayload | undefined; grant: EnginePayload | undefined }> {
-    if (!this.readsWithGrant) return this.find(id).then((entry) => ({ entry, grant: undefined }));
+    const alone = () => this.find(id).then((entry) => ({ entry, grant: undefined }));
+    if (!this.readsBoth) return alone();
     return this.io.run(async (redis) => {
       const [payload, consumed, grantPayload, grantConsumed] = await redis.taReadWithGrant(this.key(id), `${this.prefix}Grant:`);
       const entry = parsed(payload, consumed);
       const grant = parsed(grantPayload, grantConsumed);
       // The grant the script matched must be the one the payload names (else the engine reads it).
       return { entry, grant: entry && grant && typeof entry.grantId === 'string' && grant.jti === entry.grantId ? grant : undefined };
+    }).catch((error: unknown) => {
+      // A Redis that refuses a script reading a key it does not declare (a sharded database behind
+      // one address, say): read one key at a time from now on, as on a cluster.
+      if (!(error instanceof StoreError)) throw error;
+      this.readsBoth = false;
+      return alone();
     });
   }
 
@@ -92,7 +103,7 @@ export class RedisEngineAdapter implements EngineAdapter {
 
   consume(id: string): Promise<void> {
     return this.io.run(async (redis) => {
-      const set = await redis.taConsume(this.key(id), Date.now());
+      const set = await redis.taConsume(this.key(id), Date.now(), CONSUMED_ENTRY_MIN_SECONDS * 1000);
       if (set === 0) throw new AlreadyConsumed();
     });
   }

@@ -29,10 +29,19 @@ if not grantId then return {entry[1], entry[2], false, false} end
 local grant = redis.call('HMGET', ARGV[1] .. '{' .. grantId .. '}', 'p', 'c')
 return {entry[1], entry[2], grant[1], grant[2]}`;
 
-/* Single use: HSETNX sets the consumed mark only if none is there, in one step; gone = used up. */
+/*
+ * Single use: HSETNX sets the consumed mark only if none is there, in one step; gone = used up. A
+ * consumed entry then lives at least ARGV[2] ms (CONSUMED_ENTRY_MIN_SECONDS), so that its request's
+ * confirmation still finds it, with any replay mark on it.
+ */
 const CONSUME = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-return redis.call('HSETNX', KEYS[1], 'c', ARGV[1])`;
+local set = redis.call('HSETNX', KEYS[1], 'c', ARGV[1])
+if set == 1 then
+  local left = redis.call('PTTL', KEYS[1])
+  if left >= 0 and left < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+end
+return set`;
 
 /*
  * The request that consumed the entry completed; an entry that is gone stays gone. Answers 1 when
@@ -123,7 +132,7 @@ export const SCRIPTS = {
 /** The commands the scripts add to a client, as ioredis defines them. */
 export interface Scripts {
   taUpsert(key: string, payload: string, ttl: number): Promise<number>;
-  taConsume(key: string, now: number): Promise<number>;
+  taConsume(key: string, now: number, minimumLifeMs: number): Promise<number>;
   /** [payload, consumed, grant payload, grant consumed], null where absent. */
   taReadWithGrant(key: string, grantKeyPrefix: string): Promise<Array<string | null>>;
   /** 1 when the entry was marked replayed before. */

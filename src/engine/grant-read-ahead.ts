@@ -37,7 +37,9 @@ export function readingGrantsAhead(model: string, adapter: EngineAdapter): Engin
         if (engineRequest()?.oidc?.params?.grant_type !== grantType) return adapter.find(id);
         const { entry, grant } = await adapter.findWithGrant(id);
         const request = currentTokenRequest();
-        if (request && entry && grant && typeof entry.grantId === 'string') request.grantRead = { id: entry.grantId, payload: grant };
+        // Not for a consumed one: single use then asks the store more (is it a retry?) before the
+        // engine reads the grant, and the grant must be read after those, as the engine would.
+        if (request && entry && grant && entry.consumed === undefined && typeof entry.grantId === 'string') request.grantRead = { id: entry.grantId, payload: grant };
         return entry;
       },
     },

@@ -73,8 +73,10 @@ function failedToAuthenticate(ctx: Context): boolean {
  * - An address past its limit is refused before its credentials are checked: cheap for us. Which
  *   addresses are past it is known in memory (HeldAddresses, fed by the store's change feed: the
  *   failure that reaches the limit holds its address on every instance), so a request costs no
- *   store round trip for it. A hold still on its way to another instance (milliseconds) costs
- *   nothing in safety: a failure there is counted, and past the limit refused, as before.
+ *   store round trip for it. While a hold is on its way to another instance (milliseconds), that
+ *   instance still checks the credentials of the address's requests: its failures are counted
+ *   and refused as before (the first one past the limit holds the address there too), and a
+ *   correct secret goes through, as it would from any address not yet held.
  * - A client ID past its limit is not: its credentials are still checked and a correct secret goes
  *   through. Client IDs are public (they travel in /authorize URLs), so refusing a correct secret
  *   would let anyone lock any app out; our secrets are 256-bit random, so the guesses that the
@@ -150,10 +152,10 @@ export function failedClientAuthLimit(
     if (clientId) watched.push({ key: `client:${clientId}`, limit: limits.perClient });
     // A failure that cannot be counted is answered 503 (the store is down): never left uncounted.
     const counts = await windows.count(watched);
-    // The failure that reaches the address's limit holds it on every instance (a later one too
-    // when this process does not know of the hold yet: a hold lost on its way costs one write).
+    // The failure that reaches the address's limit holds it on every instance; one past it holds
+    // it again (this process found it not held: its hold was lost or has not arrived).
     const [byAddressCount] = counts;
-    if (byAddressCount!.reached && typeof held.until(address) !== 'number') {
+    if (byAddressCount!.reached) {
       void held.mark(address, now() + byAddressCount!.count.resetsIn * 1000).catch((error: unknown) => logger.warn('could not hold an address past its limit', { address, error: String(error) }));
     }
     const failures = counts.map(({ count }) => count.count);

@@ -144,6 +144,18 @@ describe.each(ADAPTER_STORE_KINDS)('store contract: %s', (kind) => {
       expect(await codes.confirm('code3')).toBe(false);
     });
 
+    it('keeps a consumed entry long enough for its confirmation, with any replay mark (not one that was never consumed)', async () => {
+      const codes = store.engine('AuthorizationCode');
+      await codes.upsert('code-short', { grantId: 'grant' }, 1);
+      await codes.upsert('code-unused', { grantId: 'grant' }, 1);
+      await codes.consume('code-short');
+      await codes.markReplayed('code-short');
+      await sleep(1300);
+      expect(await codes.find('code-unused')).toBeUndefined();
+      expect(await codes.find('code-short')).toMatchObject({ grantId: 'grant', consumed: expect.any(Number) });
+      expect(await codes.confirm('code-short')).toBe(true);
+    });
+
     it('reads a code or refresh token with the grant it names, in one step where it can; the entry alone otherwise', async () => {
       const grants = store.engine('Grant');
       await grants.upsert('grant-a', { jti: 'grant-a', kind: 'Grant', accountId: 'ada' }, 60);
