@@ -3,8 +3,8 @@ import { UserAgent } from '../support/user-agent.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
-import { main } from '../../src/cli/main.js';
 import { alice, testAccounts } from '../support/accounts.js';
+import { cliInProcess } from '../support/cli.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
 import { signInForCode } from '../support/sign-in.js';
@@ -26,14 +26,8 @@ describe('EdDSA ID-token keys rotate by the same rule (Redis, restarts)', () => 
   let server: RunningServer | undefined;
   let app: { clientId: string; clientSecret: string };
 
-  async function talentAuth(...args: string[]): Promise<any> {
-    let stdout = '';
-    let stderr = '';
-    const io = { stdout: (text: string) => void (stdout += text), stderr: (text: string) => void (stderr += text), env: {}, cwd: dir };
-    const code = await main([...args, '--json'], io);
-    if (code !== 0) throw new Error(`talent-auth ${args.join(' ')} exited ${code}: ${stderr}`);
-    return JSON.parse(stdout);
-  }
+  /** The CLI in process, --json. */
+  const talentAuth = cliInProcess(() => dir);
 
   /** The server (re)started with the key file as it is now. */
   async function restart(idTokenAlgorithms: Array<'RS256' | 'EdDSA'> = ['RS256', 'EdDSA']): Promise<RunningServer> {

@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import { createMemoryStore } from '../../adapters/memory.js';
 import type { Store } from '../../adapters/types.js';
+import { RevokedChains } from '../../src/engine/revoked-chains.js';
 import { FedMarks } from '../../src/records/fed-marks.js';
 import { ADAPTER_STORE_KINDS, useAdapterStore } from '../support/adapter-stores.js';
 import { feedControlled } from '../support/feed-controlled.js';
@@ -105,5 +106,15 @@ describe.each(ADAPTER_STORE_KINDS.filter((kind) => kind !== 'memory'))('marks ac
     const deadline = Date.now() + 2000;
     while (there.until('2001:db8::7') !== until && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(there.until('2001:db8::7')).toBe(until);
+  });
+
+  it('a chain revoked on one instance is revoked on the other at once, through the change feed', async () => {
+    const here = new RevokedChains(first.records);
+    const there = new RevokedChains(second.records);
+    expect(await there.isRevoked('chain-x')).toBe(false);
+    await here.revoke('chain-x', Date.now() + 60_000);
+    // The feed tells the other instance before the write is visible to its readers.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await there.isRevoked('chain-x')).toBe(true);
   });
 });
