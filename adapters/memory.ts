@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   AlreadyConsumed,
+  CONSUMED_ENTRY_MIN_SECONDS,
   comparePositions,
   windowMillis,
   type AuditLog,
@@ -81,6 +82,8 @@ interface StoredEntry {
   payload: EnginePayload;
   consumed?: number;
   confirmed?: boolean;
+  /** Presented again after its consumption (markReplayed). */
+  replayed?: boolean;
 }
 
 class MemoryEngineAdapter implements EngineAdapter {
@@ -118,6 +121,15 @@ class MemoryEngineAdapter implements EngineAdapter {
     return entry.consumed === undefined ? entry.payload : { ...entry.payload, consumed: Math.floor(entry.consumed / 1000) };
   }
 
+  readonly readsWithGrant = true;
+
+  async findWithGrant(id: string): Promise<{ entry: EnginePayload | undefined; grant: EnginePayload | undefined }> {
+    const entry = await this.find(id);
+    const grantId = entry?.grantId;
+    const grant = typeof grantId === 'string' ? await new MemoryEngineAdapter('Grant', this.data).find(grantId) : undefined;
+    return { entry, grant };
+  }
+
   async findByUid(uid: string): Promise<EnginePayload | undefined> {
     const id = this.data.get<string>(`uid:${uid}`);
     return id === undefined ? undefined : this.find(id);
@@ -132,6 +144,10 @@ class MemoryEngineAdapter implements EngineAdapter {
     const entry = this.read(id);
     if (!entry || entry.consumed !== undefined) throw new AlreadyConsumed();
     this.rewrite(id, { ...entry, consumed: Date.now() });
+    // As on Redis: its request's confirmation must still find it (CONSUMED_ENTRY_MIN_SECONDS).
+    const key = this.key(id);
+    const floor = Date.now() + CONSUMED_ENTRY_MIN_SECONDS * 1000;
+    if ((this.data.expiresAt(key) ?? Infinity) < floor) this.data.setUntil(key, this.data.get(key), floor);
   }
 
   async unconsume(id: string): Promise<void> {
@@ -141,9 +157,16 @@ class MemoryEngineAdapter implements EngineAdapter {
     this.rewrite(id, rest);
   }
 
-  async confirm(id: string): Promise<void> {
+  async confirm(id: string): Promise<boolean> {
     const entry = this.read(id);
-    if (entry) this.rewrite(id, { ...entry, confirmed: true });
+    if (!entry) return false;
+    this.rewrite(id, { ...entry, confirmed: true });
+    return entry.replayed === true;
+  }
+
+  async markReplayed(id: string): Promise<void> {
+    const entry = this.read(id);
+    if (entry) this.rewrite(id, { ...entry, replayed: true });
   }
 
   async consumption(id: string): Promise<Consumption | undefined> {

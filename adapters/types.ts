@@ -30,20 +30,44 @@ export interface EngineAdapter {
   /** Creates or replaces an entry; a consumed mark it already has is kept (single use survives a re-save). */
   upsert(id: string, payload: EnginePayload, expiresIn?: number): Promise<void>;
   find(id: string): Promise<EnginePayload | undefined>;
+  /**
+   * The entry (a code, a refresh token) and the Grant entry its payload names, read together: one
+   * step where the store can (`readsWithGrant`), else the entry alone (`grant` undefined; the
+   * engine then reads the grant itself). The engine reads the grant right after either.
+   */
+  findWithGrant(id: string): Promise<{ entry: EnginePayload | undefined; grant: EnginePayload | undefined }>;
+  /** Whether findWithGrant reads the grant with the entry (not on Redis Cluster: another slot). */
+  readonly readsWithGrant: boolean;
   findByUid(uid: string): Promise<EnginePayload | undefined>;
   findByUserCode(userCode: string): Promise<EnginePayload | undefined>;
   /** Marks the entry consumed; throws AlreadyConsumed when it was consumed before or is gone (atomic). */
   consume(id: string): Promise<void>;
   /** Clears the consumed mark: undoes a consume whose request then failed before answering. */
   unconsume(id: string): Promise<void>;
-  /** Records that the request that consumed the entry completed (its tokens went out). */
-  confirm(id: string): Promise<void>;
+  /**
+   * Records that the request that consumed the entry completed (its tokens went out), and answers
+   * in the same step whether the entry was marked replayed (markReplayed) before: false when it is
+   * gone.
+   */
+  confirm(id: string): Promise<boolean>;
+  /**
+   * Marks a consumed entry as presented again (a replay) for as long as it lives, for the request
+   * that consumed it to see when it confirms; nothing when it is gone.
+   */
+  markReplayed(id: string): Promise<void>;
   /** The consumption of an entry: undefined when it is gone or was never consumed. */
   consumption(id: string): Promise<Consumption | undefined>;
   destroy(id: string): Promise<void>;
   /** Nothing to walk: a grant's entries end with its Grant entry (see above). */
   revokeByGrantId(grantId: string): Promise<void>;
 }
+
+/**
+ * The least a consumed entry (a code, a refresh token) lives after its consumption, in seconds:
+ * the request that consumed it confirms it when it answers, and a replay meanwhile marks it
+ * (markReplayed); an entry that expired in between would lose that mark with it.
+ */
+export const CONSUMED_ENTRY_MIN_SECONDS = 30;
 
 /** A record changed; `{ kind: undefined }` means changes may have been missed (forget everything). */
 export type RecordChange = { kind: string; id: string } | { kind: undefined };

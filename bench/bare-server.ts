@@ -1,8 +1,8 @@
 /**
  * Child process: node-oidc-provider with nothing of ours, as the reference. Argv: <alg>.
  * Static clients (a client_credentials service, the same with private_key_jwt and with DPoP
- * required, and a confidential named-user app), JWT access
- * tokens for one resource signed with <alg>, RS256 ID tokens, the same keys as ours, and the
+ * required, and a confidential named-user app per ID-token algorithm, registered with it), JWT access
+ * tokens for one resource signed with <alg>, ID tokens signed as each app registered, the same keys as ours, and the
  * engine's own memory adapter. That adapter's store is an LRU of 1,000 entries, which would evict
  * the supply of codes minted before a measured run: here the same LRU holds 1,000,000.
  *
@@ -15,12 +15,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { JWK } from 'jose';
-import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { type ClientMetadata, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
 import LRU from 'oidc-provider/lib/helpers/lru.js';
 import { listenOnFreePort } from './listen.js';
 import { BENCH_USERS, mintCodes, namedUserCodeRequest } from './mint-codes.js';
-import { parseAlgorithm, type Algorithm, type ServerTarget } from './protocol.js';
+import { ID_TOKEN_ALGORITHMS, parseAlgorithm, type Algorithm, type AppClient, type IdTokenAlgorithm, type ServerTarget } from './protocol.js';
 import { serveUntilParentLeaves, type BenchServer } from './server-child.js';
 import { clientPublicJwk, sharedKeys } from './shared-keys.js';
 
@@ -28,11 +28,16 @@ const SERVICE = { clientId: 'bench-client', clientSecret: 'bench-secret-that-is-
 /** The client-authentication workloads' clients, as ours's (bench/ours-server.ts). */
 const KEY_SERVICE = { clientId: 'bench-key-client' };
 const DPOP_SERVICE = { clientId: 'bench-dpop-client', clientSecret: 'bench-dpop-secret-that-is-long-enough-for-the-engine' };
-const APP = {
-  clientId: 'bench-app',
-  clientSecret: 'bench-app-secret-that-is-long-enough-for-the-engine',
-  redirectUri: 'https://app.bench.example/callback',
-};
+/** The named-user apps, one per ID-token algorithm (RS256's is `bench-app`, as before there were others). */
+const APPS = Object.fromEntries(ID_TOKEN_ALGORITHMS.map((idTokenAlg) => {
+  const suffix = idTokenAlg === 'RS256' ? '' : `-${idTokenAlg.toLowerCase()}`;
+  return [idTokenAlg, {
+    clientId: `bench-app${suffix}`,
+    clientSecret: `bench-app${suffix}-secret-that-is-long-enough-for-the-engine`,
+    redirectUri: 'https://app.bench.example/callback',
+  }];
+})) as Record<IdTokenAlgorithm, AppClient>;
+const APP = APPS.RS256;
 /** As ours: the named-user and code lifetimes of its engine configuration. */
 const TTL = { ClientCredentials: 3600, AccessToken: 300, AuthorizationCode: 300, RefreshToken: 3600, IdToken: 3600 };
 
@@ -78,14 +83,14 @@ function configuration(alg: Algorithm, audience: string): Configuration {
         scope: 'scim.read',
         dpop_bound_access_tokens: true,
       },
-      {
-        client_id: APP.clientId,
-        client_secret: APP.clientSecret,
+      ...ID_TOKEN_ALGORITHMS.map((idTokenAlg): ClientMetadata => ({
+        client_id: APPS[idTokenAlg].clientId,
+        client_secret: APPS[idTokenAlg].clientSecret,
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
-        redirect_uris: [APP.redirectUri],
-        id_token_signed_response_alg: 'RS256',
-      },
+        redirect_uris: [APPS[idTokenAlg].redirectUri],
+        id_token_signed_response_alg: idTokenAlg,
+      })),
     ],
     async findAccount(_ctx, sub) {
       if (!users.has(sub)) return undefined;
@@ -134,11 +139,14 @@ async function start(): Promise<BenchServer> {
     introspectionUrl: `${issuer}/token/introspection`,
     service: SERVICE,
     app: APP,
+    apps: APPS,
     keyService: KEY_SERVICE,
     dpopService: DPOP_SERVICE,
   };
-  const codeRequests = { exchange: namedUserCodeRequest(APP, audience), lifecycle: namedUserCodeRequest(APP) };
-  return { target, mint: (count, purpose) => mintCodes(provider, codeRequests[purpose], count) };
+  // Userinfo's and introspection's codes are the RS256 app's, whatever the ID-token algorithm asked.
+  const codeRequest = (purpose: 'exchange' | 'lifecycle', idTokenAlg: IdTokenAlgorithm) =>
+    purpose === 'lifecycle' ? namedUserCodeRequest(APP) : namedUserCodeRequest(APPS[idTokenAlg], audience);
+  return { target, mint: (count, purpose, idTokenAlg) => mintCodes(provider, codeRequest(purpose, idTokenAlg), count) };
 }
 
 await serveUntilParentLeaves(start);

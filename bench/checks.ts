@@ -4,7 +4,7 @@
  */
 import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
 import type { ClientSigner } from './client-signing.js';
-import type { Algorithm, ServerTarget } from './protocol.js';
+import type { Algorithm, IdTokenAlgorithm, ServerTarget } from './protocol.js';
 import type { ServerProcess } from './server-process.js';
 import {
   answers,
@@ -53,7 +53,7 @@ export async function tokenRequest(target: ServerTarget, credentials: ServerTarg
   return JSON.parse(text) as TokenResponse;
 }
 
-function expectAlg(what: string, token: unknown, alg: Algorithm, url: string): void {
+function expectAlg(what: string, token: unknown, alg: Algorithm | IdTokenAlgorithm, url: string): void {
   const signedWith = jwtHeaderAlg(token);
   if (signedWith !== alg) throw new Error(`${what} from ${url} is signed with ${String(signedWith)}, not ${alg}`);
 }
@@ -63,19 +63,26 @@ export async function checkClientCredentials(target: ServerTarget, alg: Algorith
   expectAlg('client_credentials access token', body.access_token, alg, target.tokenUrl);
 }
 
-/** Code exchange: ES256 access token, RS256 ID token, a refresh token; refresh: a new one (rotation). */
-export async function checkNamedUser(server: ServerProcess): Promise<void> {
+/**
+ * For the app of each ID-token algorithm: code exchange, an ES256 access token, an ID token signed
+ * with the app's algorithm, a refresh token; refresh: a new one (rotation), and an ID token signed alike.
+ */
+export async function checkNamedUser(server: ServerProcess, idTokenAlgorithms: readonly IdTokenAlgorithm[]): Promise<void> {
   const { target } = server;
-  const [code] = await server.mint(1);
-  if (!code) throw new Error('the server minted no code');
-  const exchanged = await tokenRequest(target, target.app, codeExchangeBody(target, code));
-  expectAlg('code exchange access token', exchanged.access_token, 'ES256', target.tokenUrl);
-  expectAlg('ID token', exchanged.id_token, 'RS256', target.tokenUrl);
-  if (typeof exchanged.refresh_token !== 'string') throw new Error(`no refresh token from the code exchange at ${target.tokenUrl}`);
-  const refreshed = await tokenRequest(target, target.app, refreshBody(exchanged.refresh_token));
-  expectAlg('refreshed access token', refreshed.access_token, 'ES256', target.tokenUrl);
-  if (typeof refreshed.refresh_token !== 'string' || refreshed.refresh_token === exchanged.refresh_token) {
-    throw new Error(`the refresh token was not rotated at ${target.tokenUrl}`);
+  for (const idTokenAlg of idTokenAlgorithms) {
+    const app = target.apps[idTokenAlg];
+    const [code] = await server.mint(1, 'exchange', idTokenAlg);
+    if (!code) throw new Error('the server minted no code');
+    const exchanged = await tokenRequest(target, app, codeExchangeBody(target, code, app));
+    expectAlg('code exchange access token', exchanged.access_token, 'ES256', target.tokenUrl);
+    expectAlg(`ID token of the ${idTokenAlg} app`, exchanged.id_token, idTokenAlg, target.tokenUrl);
+    if (typeof exchanged.refresh_token !== 'string') throw new Error(`no refresh token from the code exchange at ${target.tokenUrl}`);
+    const refreshed = await tokenRequest(target, app, refreshBody(exchanged.refresh_token));
+    expectAlg('refreshed access token', refreshed.access_token, 'ES256', target.tokenUrl);
+    expectAlg(`refreshed ID token of the ${idTokenAlg} app`, refreshed.id_token, idTokenAlg, target.tokenUrl);
+    if (typeof refreshed.refresh_token !== 'string' || refreshed.refresh_token === exchanged.refresh_token) {
+      throw new Error(`the refresh token was not rotated at ${target.tokenUrl}`);
+    }
   }
 }
 

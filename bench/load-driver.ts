@@ -3,14 +3,14 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
 import type { JWK } from 'jose';
-import type { MintedCode, ServerTarget } from './protocol.js';
+import type { IdTokenAlgorithm, MintedCode, ServerTarget } from './protocol.js';
 import type { Workload } from './workloads.js';
 
 export type LoadRequest =
   | { type: 'init'; target: ServerTarget; connections: number; clientKey: JWK }
   | { type: 'set-codes'; codes: MintedCode[] }
   | { type: 'set-access-tokens'; tokens: string[] }
-  | { type: 'run'; workload: Workload; seconds: number };
+  | { type: 'run'; workload: Workload; seconds: number; idTokenAlg: IdTokenAlgorithm };
 
 /**
  * `raw` is autocannon's un-aggregated result (histograms encoded), merged by the parent;
@@ -23,11 +23,12 @@ export type LoadReply =
 
 export interface LoadDriver {
   pid: number;
-  /** Replaces the pool of codes (left-overs of an earlier run may be near their expiry). */
+  /** Replaces the pool of codes (left-overs of an earlier run may be near their expiry): the next code exchange's. */
   setCodes(codes: MintedCode[]): Promise<void>;
   /** Replaces the pool of live access tokens (userinfo, introspection), taken in turn. */
   setAccessTokens(tokens: string[]): Promise<void>;
-  run(workload: Workload, seconds: number): Promise<Extract<LoadReply, { type: 'ran' }>>;
+  /** `idTokenAlg`: whose app's codes and refresh tokens the named-user workloads send (default RS256). */
+  run(workload: Workload, seconds: number, idTokenAlg?: IdTokenAlgorithm): Promise<Extract<LoadReply, { type: 'ran' }>>;
   stop(): void;
 }
 
@@ -75,8 +76,8 @@ export async function startLoadDriver(target: ServerTarget, connections: number,
     async setAccessTokens(tokens) {
       await ask({ type: 'set-access-tokens', tokens });
     },
-    async run(workload, seconds) {
-      const reply = await ask({ type: 'run', workload, seconds }, (seconds + RUN_GRACE_SECONDS) * 1000);
+    async run(workload, seconds, idTokenAlg = 'RS256') {
+      const reply = await ask({ type: 'run', workload, seconds, idTokenAlg }, (seconds + RUN_GRACE_SECONDS) * 1000);
       if (reply.type !== 'ran') throw new Error(`load generator answered ${reply.type} to run`);
       return reply;
     },

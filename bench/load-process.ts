@@ -8,12 +8,18 @@
 import autocannon from 'autocannon';
 import { ClientSigner } from './client-signing.js';
 import type { LoadReply, LoadRequest } from './load-driver.js';
-import type { ServerTarget } from './protocol.js';
+import { ID_TOKEN_ALGORITHMS, type IdTokenAlgorithm, type ServerTarget } from './protocol.js';
 import { loadOptions, Pool, RoundRobin, type Pools } from './workloads.js';
 
 let target: ServerTarget | undefined;
 let connections = 1;
-const pools: Pools = { codes: new Pool(), refreshTokens: new Pool(), accessTokens: new RoundRobin(), unexpected: 0 };
+const pools: Pools = {
+  codes: new Pool(),
+  // Per app: a refresh token is its app's alone.
+  refreshTokens: Object.fromEntries(ID_TOKEN_ALGORITHMS.map((alg) => [alg, new Pool<string>()])) as Record<IdTokenAlgorithm, Pool<string>>,
+  accessTokens: new RoundRobin(),
+  unexpected: 0,
+};
 
 async function answer(request: LoadRequest): Promise<LoadReply> {
   switch (request.type) {
@@ -32,8 +38,9 @@ async function answer(request: LoadRequest): Promise<LoadReply> {
     case 'run': {
       if (!target) throw new Error('run before init');
       pools.unexpected = 0;
-      const raw = await autocannon(loadOptions(request.workload, target, pools, { connections, seconds: request.seconds }));
-      return { type: 'ran', raw, unexpected: pools.unexpected, codesLeft: pools.codes.size, refreshTokensLeft: pools.refreshTokens.size };
+      const raw = await autocannon(loadOptions(request.workload, target, pools, { connections, seconds: request.seconds, idTokenAlg: request.idTokenAlg }));
+      const refreshTokensLeft = pools.refreshTokens[request.idTokenAlg].size;
+      return { type: 'ran', raw, unexpected: pools.unexpected, codesLeft: pools.codes.size, refreshTokensLeft };
     }
   }
 }

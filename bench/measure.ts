@@ -7,6 +7,7 @@
 import autocannon from 'autocannon';
 import { totalCpuSeconds } from './cpu-time.js';
 import type { LoadDriver } from './load-driver.js';
+import type { IdTokenAlgorithm } from './protocol.js';
 import type { Workload } from './workloads.js';
 
 export interface RunSettings {
@@ -47,8 +48,8 @@ function errorDetail(result: autocannon.Result): Record<string, number> {
   return detail;
 }
 
-/** The results of the workloads measured one after the other on the same servers. */
-export type Measured = Array<{ workload: Workload; result: LoadResult }>;
+/** The results of the workloads measured one after the other on the same servers (named-user ones: with their ID-token algorithm). */
+export type Measured = Array<{ workload: Workload; result: LoadResult; idTokenAlg?: IdTokenAlgorithm }>;
 
 export interface Lane {
   driver: LoadDriver;
@@ -80,15 +81,16 @@ export async function measureLanes(
   settings: RunSettings,
   serving: ServingPids,
   hooks?: MeasuredRunHooks,
+  idTokenAlg?: IdTokenAlgorithm,
 ): Promise<LoadResult & { tokens: number }> {
-  await Promise.all(lanes.map(({ driver }) => driver.run(workload, settings.warmupSeconds)));
+  await Promise.all(lanes.map(({ driver }) => driver.run(workload, settings.warmupSeconds, idTokenAlg)));
   await hooks?.before();
   const meter = cpuMeter({
     servers: serving.servers,
     redis: serving.redis === undefined ? [] : [serving.redis],
     load: lanes.map(({ driver }) => driver.pid),
   });
-  const runs = await Promise.all(lanes.map(({ driver }) => driver.run(workload, settings.seconds)));
+  const runs = await Promise.all(lanes.map(({ driver }) => driver.run(workload, settings.seconds, idTokenAlg)));
   const cpu = meter();
   await hooks?.after();
   const raws = runs.map((run) => run.raw);

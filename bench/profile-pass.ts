@@ -30,7 +30,8 @@ export async function runProfiles(settings: Settings, dir: string, redis: RedisP
   ];
   console.log(`CPU profiles (sampling every ${SAMPLING_INTERVAL_MICROS} µs, measured run only), one process per side, in ${resolve(dir)}\n`);
   for (const name of SIDES) {
-    const side = await startSide(name, { alg: 'ES256', processes: 1, connections: settings.connections, redis, env, namedUser, lifecycle, clientAuth });
+    // Named-user workloads with the RS256 app (OpenID Connect's default).
+    const side = await startSide(name, { alg: 'ES256', processes: 1, connections: settings.connections, redis, env, namedUser, idTokenAlgorithms: ['RS256'], lifecycle, clientAuth });
     try {
       const server = side.servers[0]!;
       for (const workload of workloads) {

@@ -9,6 +9,19 @@ export function parseAlgorithm(value: string | undefined): Algorithm {
   return found;
 }
 
+/**
+ * The ID-token algorithms of the named-user workloads (BENCH_ID_TOKEN_ALGS): each side has one app
+ * per algorithm, registered with it (`id_token_signed_response_alg`), and signs with the shared keys.
+ */
+export const ID_TOKEN_ALGORITHMS = ['RS256', 'ES256', 'EdDSA'] as const;
+export type IdTokenAlgorithm = (typeof ID_TOKEN_ALGORITHMS)[number];
+
+export function parseIdTokenAlgorithm(value: string | undefined): IdTokenAlgorithm {
+  const found = ID_TOKEN_ALGORITHMS.find((alg) => alg === value);
+  if (!found) throw new Error(`expected an ID-token algorithm (${ID_TOKEN_ALGORITHMS.join(', ')}), got ${String(value)}`);
+  return found;
+}
+
 export interface ClientCredentials {
   clientId: string;
   clientSecret: string;
@@ -21,13 +34,18 @@ export interface AppClient extends ClientCredentials {
 
 /** Where and as whom to ask one server process for tokens. */
 export interface ServerTarget {
+  /** Where the process listens, when that is not the origin of the URLs below (the soak's shared base URL). */
+  listenUrl?: string;
   tokenUrl: string;
   /** Userinfo and introspection: ours's, or the bare engine's own (`/me`, `/token/introspection`). */
   userinfoUrl: string;
   introspectionUrl: string;
   /** The client_credentials client (a service). */
   service: ClientCredentials;
+  /** The named-user app with RS256 ID tokens (`apps.RS256`): userinfo's and introspection's codes. */
   app: AppClient;
+  /** One named-user app per ID-token algorithm, registered with it: the code exchange and refresh workloads. */
+  apps: Record<IdTokenAlgorithm, AppClient>;
   /** A service like `service` that authenticates with private_key_jwt (the bench client key), DPoP optional. */
   keyService: { clientId: string };
   /** A service like `service` (Basic) whose tokens must be DPoP-bound (DPoP required). */
@@ -50,7 +68,7 @@ export type MintPurpose = (typeof MINT_PURPOSES)[number];
 
 /** Parent → server child. */
 export type ServerRequest =
-  | { type: 'mint'; count: number; purpose: MintPurpose }
+  | { type: 'mint'; count: number; purpose: MintPurpose; idTokenAlg: IdTokenAlgorithm }
   | { type: 'profile-start'; intervalMicros: number }
   | { type: 'profile-stop'; file: string };
 
@@ -69,6 +87,8 @@ function isServerTarget(value: unknown): value is ServerTarget {
     strings(value, ['tokenUrl', 'userinfoUrl', 'introspectionUrl'])
     && strings((value as Record<string, unknown>).service, ['clientId', 'clientSecret'])
     && strings((value as Record<string, unknown>).app, ['clientId', 'clientSecret', 'redirectUri'])
+    && isObject((value as Record<string, unknown>).apps)
+    && ID_TOKEN_ALGORITHMS.every((alg) => strings(((value as Record<string, unknown>).apps as Record<string, unknown>)[alg], ['clientId', 'clientSecret', 'redirectUri']))
     && strings((value as Record<string, unknown>).keyService, ['clientId'])
     && strings((value as Record<string, unknown>).dpopService, ['clientId', 'clientSecret'])
   );
@@ -94,7 +114,8 @@ export function isServerRequest(value: unknown): value is ServerRequest {
   if (!isObject(value)) return false;
   switch (value.type) {
     case 'mint':
-      return Number.isInteger(value.count) && (value.count as number) > 0 && MINT_PURPOSES.some((purpose) => purpose === value.purpose);
+      return Number.isInteger(value.count) && (value.count as number) > 0 && MINT_PURPOSES.some((purpose) => purpose === value.purpose)
+        && ID_TOKEN_ALGORITHMS.some((alg) => alg === value.idTokenAlg);
     case 'profile-start':
       return typeof value.intervalMicros === 'number';
     case 'profile-stop':

@@ -2,7 +2,7 @@
 import { cpus, platform, release, totalmem } from 'node:os';
 import { redisVersion } from '../devtools/redis-server.js';
 import { ACCESS_TOKEN_POOL } from './lifecycle.js';
-import { ALGORITHMS, type Algorithm } from './protocol.js';
+import { ALGORITHMS, type Algorithm, type IdTokenAlgorithm } from './protocol.js';
 import { measuresClientAuth, measuresClientCredentials, measuresLifecycle, measuresNamedUser, type Settings } from './settings.js';
 import type { SideName } from './sides.js';
 import { signaturesPerSecond } from './signing.js';
@@ -14,6 +14,8 @@ import { isClientAuthWorkload, type Workload } from './workloads.js';
 export interface Row {
   workload: Workload;
   alg: Algorithm;
+  /** The code exchange and refresh rows: the ID-token algorithm of their app. */
+  idTokenAlg?: IdTokenAlgorithm;
   processes: number;
   side: SideName;
   /** Every round, in order: round r of every row ran within minutes of each other. */
@@ -55,7 +57,8 @@ export function printHeader(settings: Settings): void {
   }
   if (measuresNamedUser(settings)) {
     console.log(
-      `named user: code exchange (PKCE S256) and refresh-token rotation, access token ES256 + ID token RS256; ` +
+      `named user: code exchange (PKCE S256) and refresh-token rotation, access token ES256 + ID token ` +
+        `${settings.idTokenAlgorithms.join(', ')} (ID alg: one app per algorithm, registered with it); ` +
         `processes ${settings.namedUserProcesses.join(', ')}; codes minted through the engine's models before each run`,
     );
   }
@@ -81,7 +84,8 @@ export function printHeader(settings: Settings): void {
 function find(rows: readonly Row[], like: Row, changes: Partial<Row>): Row | undefined {
   const wanted = { ...like, ...changes };
   return rows.find(
-    (row) => row.workload === wanted.workload && row.alg === wanted.alg && row.processes === wanted.processes && row.side === wanted.side,
+    (row) => row.workload === wanted.workload && row.alg === wanted.alg && row.idTokenAlg === wanted.idTokenAlg
+      && row.processes === wanted.processes && row.side === wanted.side,
   );
 }
 
@@ -99,7 +103,8 @@ function pairedRatio(top: Row, bottom: Row | undefined, value: (result: LoadResu
   return ratios.length < 2 ? middle : `${middle} (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)})`;
 }
 
-function cells(rows: readonly Row[], row: Row): string[] {
+/** `withIdAlg`: the ID alg column, when a row has one (named-user workloads measured). */
+function cells(rows: readonly Row[], row: Row, withIdAlg: boolean): string[] {
   const { summary } = row;
   const bare = row.side === 'ours' ? find(rows, row, { side: 'bare' }) : undefined;
   const single = row.processes > 1 ? find(rows, row, { processes: 1 }) : undefined;
@@ -107,6 +112,7 @@ function cells(rows: readonly Row[], row: Row): string[] {
   return [
     LABELS[row.workload],
     row.alg,
+    ...(withIdAlg ? [row.idTokenAlg ?? ''] : []),
     String(row.processes),
     row.side,
     summary.tokensPerSecond.toFixed(0),
@@ -124,16 +130,20 @@ function cells(rows: readonly Row[], row: Row): string[] {
 }
 
 export function printResults(rows: readonly Row[], settings: Settings): void {
+  const withIdAlg = rows.some((row) => row.idTokenAlg);
   console.log(
     formatTable(
-      ['workload', 'alg', 'procs', 'side', 'tokens/s', 'range', 'p50 ms', 'p99 ms', 'errors', 'ours/bare', 'p99 o/b', 'scaling', 'CPU µs/token', 'of it Redis', 'load CPU µs'],
-      rows.map((row) => cells(rows, row)),
+      ['workload', 'alg', ...(withIdAlg ? ['ID alg'] : []), 'procs', 'side', 'tokens/s', 'range', 'p50 ms', 'p99 ms', 'errors', 'ours/bare', 'p99 o/b', 'scaling', 'CPU µs/token', 'of it Redis', 'load CPU µs'],
+      rows.map((row) => cells(rows, row, withIdAlg)),
     ),
   );
   console.log(
     'ours/bare, p99 o/b (p99 ours / p99 bare) and scaling (tokens/s(N) / (N × tokens/s(1))) are taken round by round: ' +
       'median (range over rounds)',
   );
+  if (withIdAlg) {
+    console.log('alg: the access token\'s; ID alg: the ID token\'s (code exchange and refresh: the app registered with it, on both sides)');
+  }
   if (rows.some((row) => ANSWERS.includes(row.workload))) {
     console.log(`${ANSWERS.join(', ')}: tokens/s and CPU µs/token count answers (requests/s, CPU µs per request)`);
   }
@@ -141,8 +151,8 @@ export function printResults(rows: readonly Row[], settings: Settings): void {
     'CPU µs/token: server processes, all threads (ours: and its redis-server, also shown apart); ' +
       'load CPU µs: the autocannon processes, per token',
   );
-  for (const { workload, alg, processes, side, summary } of rows) {
-    const label = `${LABELS[workload]} ${alg} ×${processes} ${side}`;
+  for (const { workload, alg, idTokenAlg, processes, side, summary } of rows) {
+    const label = `${LABELS[workload]} ${alg}${idTokenAlg ? ` ID ${idTokenAlg}` : ''} ×${processes} ${side}`;
     const detail = Object.entries(summary.errorDetail).map(([what, count]) => `${what}: ${count}`);
     if (detail.length) console.log(`  ${label} errors: ${detail.join(', ')}`);
     if (summary.shortestSeconds < settings.seconds * 0.95) {
@@ -185,11 +195,15 @@ export function printClientAuthCosts(rows: readonly Row[]): void {
   );
 }
 
-export function printSigningLimits(): void {
+const KEY_TYPES: Record<Algorithm | IdTokenAlgorithm, string> = { ES256: 'EC P-256', RS256: 'RSA 2048', EdDSA: 'OKP Ed25519' };
+
+/** The access-token algorithms, and the ID-token algorithms measured (EdDSA when it is one). */
+export function printSigningLimits(idTokenAlgorithms: readonly IdTokenAlgorithm[] = []): void {
   console.log('\nsingle-core signing limit (node:crypto, synchronous, ~2 s each)');
-  const rows = ALGORITHMS.map((alg) => {
+  const algorithms = [...new Set<Algorithm | IdTokenAlgorithm>([...ALGORITHMS, ...idTokenAlgorithms])];
+  const rows = algorithms.map((alg) => {
     const { perSecond, inputBytes } = signaturesPerSecond(alg);
-    return [alg, alg === 'ES256' ? 'EC P-256' : 'RSA 2048', String(inputBytes), perSecond.toFixed(0)];
+    return [alg, KEY_TYPES[alg], String(inputBytes), perSecond.toFixed(0), (1e6 / perSecond).toFixed(0)];
   });
-  console.log(formatTable(['alg', 'key', 'input bytes', 'signatures/s'], rows));
+  console.log(formatTable(['alg', 'key', 'input bytes', 'signatures/s', 'µs each'], rows));
 }

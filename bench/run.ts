@@ -11,10 +11,12 @@
  *
  * Workloads. client_credentials (POST, Basic, scope=scim.read) for each BENCH_ALGS access-token
  * algorithm at each BENCH_PROCESSES count; named user: authorization_code exchange with PKCE S256
- * (ES256 access token, RS256 ID token, refresh token) and refresh_token rotation, at each
- * BENCH_NAMED_USER_PROCESSES count. Codes are minted before each run through the engine's Grant and
- * AuthorizationCode models, on both sides alike (bench/mint-codes.ts); the refresh tokens the code
- * exchange returned feed the refresh run.
+ * (ES256 access token, ID token, refresh token) and refresh_token rotation (a new ID token too), at
+ * each BENCH_NAMED_USER_PROCESSES count, once for each BENCH_ID_TOKEN_ALGS ID-token algorithm: each
+ * side has one app per algorithm, registered with it (ours: an app registration with
+ * idTokenSigningAlg; bare: a static client with id_token_signed_response_alg). Codes of that app are
+ * minted before each run through the engine's Grant and AuthorizationCode models, on both sides
+ * alike (bench/mint-codes.ts); the refresh tokens the code exchange returned feed the refresh run.
  *
  * Lifecycle (bench/lifecycle.ts), at each BENCH_NAMED_USER_PROCESSES count: userinfo (GET, Bearer)
  * and introspection (POST token=..., Basic as the confidential app) on a pool of 2,000 live access
@@ -38,21 +40,29 @@
  * reference, in the same rounds. Assertions and proofs are signed in the load generator processes
  * (bench/client-signing.ts), never in a server.
  *
+ * Soak (bench/soak.ts; at the end of all, or alone with BENCH_MODE=soak): what Redis keeps after
+ * BENCH_SOAK_FLOWS flows on one grant, then BENCH_SOAK_SECONDS of sign-ins, code exchanges,
+ * refreshes and revocations of many users on two server processes of ours sharing a fresh
+ * redis-server (bench/soak-traffic.ts): a progress line every minute, then operations with p50 and
+ * p99, Redis memory and its growth per flow, keys by kind, the largest key, keys without TTL.
+ *
  * Run: npm run bench   Knobs (environment):
  * BENCH_MODE=all|client-credentials|named-user|lifecycle|client-auth|soak (lifecycle: userinfo and
- * introspection; soak: bench/soak.ts, what Redis keeps after BENCH_SOAK_FLOWS flows on one grant),
- * BENCH_PROCESSES=1,2  BENCH_NAMED_USER_PROCESSES=1  BENCH_CLIENT_AUTH_PROCESSES=1  BENCH_ALGS=ES256[,RS256]  BENCH_CONNECTIONS=32
+ * introspection; soak: the soak alone),
+ * BENCH_PROCESSES=1,2  BENCH_NAMED_USER_PROCESSES=1  BENCH_CLIENT_AUTH_PROCESSES=1  BENCH_ALGS=ES256[,RS256]
+ * BENCH_ID_TOKEN_ALGS=RS256,ES256,EdDSA (the named-user workloads' ID-token algorithms)  BENCH_CONNECTIONS=32
  * BENCH_WARMUP_SECONDS=2  BENCH_SECONDS=6  BENCH_ROUNDS=3  BENCH_CPU_PROF=dir (CPU profiles of one
- * process per side instead of the measurements, summarised by bench/profile-summary.ts).
+ * process per side instead of the measurements, summarised by bench/profile-summary.ts)
+ * BENCH_SOAK_FLOWS=2000  BENCH_SOAK_SECONDS=600 (the soak's flows on one grant, and its timed part).
  */
 import { startRedis, type RedisProcess } from '../devtools/redis-server.js';
 import { measureLifecycle } from './lifecycle.js';
 import { measureLanes, type LoadResult, type Measured } from './measure.js';
 import { CodeSupply, measureNamedUser } from './named-user.js';
 import { runProfiles } from './profile-pass.js';
-import { ALGORITHMS, type Algorithm } from './protocol.js';
+import { ALGORITHMS, ID_TOKEN_ALGORITHMS, type Algorithm } from './protocol.js';
 import { printClientAuthCosts, printHeader, printResults, printSigningLimits, type Row } from './report.js';
-import { measuresClientAuth, measuresClientCredentials, measuresLifecycle, measuresNamedUser, readSettings, type Settings } from './settings.js';
+import { measuresClientAuth, measuresClientCredentials, measuresLifecycle, measuresNamedUser, measuresSoak, readSettings, type Settings } from './settings.js';
 import { sharedKeysEnvironment } from './shared-keys.js';
 import { lanesOf, servingPids, SIDES, startSide, stopSide, type Side, type SideName } from './sides.js';
 import { runSoak } from './soak.js';
@@ -91,19 +101,25 @@ class Results {
   private readonly byKey = new Map<string, { row: RowKey; results: LoadResult[] }>();
 
   add(row: RowKey, result: LoadResult): void {
-    const key = `${row.workload}/${row.alg}/${row.processes}/${row.side}`;
+    const key = `${row.workload}/${row.alg}/${row.idTokenAlg ?? ''}/${row.processes}/${row.side}`;
     const entry = this.byKey.get(key) ?? { row, results: [] };
     entry.results.push(result);
     this.byKey.set(key, entry);
     console.log(
-      `  ${row.alg} ${row.workload} ×${row.processes} ${row.side}: ${result.tokensPerSecond.toFixed(0)} tokens/s, ` +
+      `  ${row.alg} ${row.workload}${row.idTokenAlg ? ` (ID ${row.idTokenAlg})` : ''} ×${row.processes} ${row.side}: ${result.tokensPerSecond.toFixed(0)} tokens/s, ` +
         `p99 ${result.p99.toFixed(0)} ms${result.errors ? `, ${result.errors} errors` : ''}`,
     );
   }
 
-  /** By workload, algorithm, process count, then ours before bare. */
+  /** By workload, algorithm, ID-token algorithm, process count, then ours before bare. */
   rows(): Row[] {
-    const rank = (row: RowKey) => [WORKLOADS.indexOf(row.workload), ALGORITHMS.indexOf(row.alg), row.processes, SIDES.indexOf(row.side)];
+    const rank = (row: RowKey) => [
+      WORKLOADS.indexOf(row.workload),
+      ALGORITHMS.indexOf(row.alg),
+      row.idTokenAlg ? ID_TOKEN_ALGORITHMS.indexOf(row.idTokenAlg) : -1,
+      row.processes,
+      SIDES.indexOf(row.side),
+    ];
     return [...this.byKey.values()]
       .map(({ row, results }) => ({ ...row, rounds: results, summary: summarise(results) }))
       .sort((a, b) => {
@@ -123,13 +139,15 @@ async function measureSet(set: ServerSet, redis: RedisProcess, env: Record<strin
     redis,
     env,
     namedUser: set.namedUser.length > 0,
+    idTokenAlgorithms: settings.idTokenAlgorithms,
     lifecycle: set.lifecycle.length > 0,
     clientAuth: set.clientAuth.length > 0,
   };
   const sides = new Map<SideName, Side>();
   try {
     for (const name of SIDES) sides.set(name, await startSide(name, setup));
-    const supplies = new Map(SIDES.map((name) => [name, new CodeSupply()]));
+    // A code supply per side and ID-token algorithm: their rates differ.
+    const supplies = new Map(SIDES.flatMap((name) => settings.idTokenAlgorithms.map((idTokenAlg) => [`${name}/${idTokenAlg}`, new CodeSupply(idTokenAlg)] as const)));
     // In each round, in this order: each group at each of its process counts, one side after the other.
     const groups: Array<{ counts: number[]; measure: (side: Side, count: number) => Promise<Measured> }> = [
       {
@@ -138,7 +156,11 @@ async function measureSet(set: ServerSet, redis: RedisProcess, env: Record<strin
           { workload: 'client-credentials', result: await measureLanes(lanesOf(side, count), 'client-credentials', settings, servingPids(side, count)) },
         ],
       },
-      { counts: set.namedUser, measure: (side, count) => measureNamedUser(side, count, settings, supplies.get(side.name)!) },
+      // One group per ID-token algorithm: both sides measure an algorithm back to back.
+      ...settings.idTokenAlgorithms.map((idTokenAlg) => ({
+        counts: set.namedUser,
+        measure: (side: Side, count: number) => measureNamedUser(side, count, settings, supplies.get(`${side.name}/${idTokenAlg}`)!, idTokenAlg),
+      })),
       { counts: set.lifecycle, measure: (side, count) => measureLifecycle(side, count, settings) },
       {
         counts: set.clientAuth,
@@ -157,8 +179,8 @@ async function measureSet(set: ServerSet, redis: RedisProcess, env: Record<strin
       for (const { counts, measure } of groups) {
         for (const count of counts) {
           for (const name of order) {
-            for (const { workload, result } of await measure(sides.get(name)!, count)) {
-              results.add({ workload, alg: set.alg, processes: count, side: name }, result);
+            for (const { workload, result, idTokenAlg } of await measure(sides.get(name)!, count)) {
+              results.add({ workload, alg: set.alg, ...(idTokenAlg ? { idTokenAlg } : {}), processes: count, side: name }, result);
             }
           }
         }
@@ -172,15 +194,14 @@ async function measureSet(set: ServerSet, redis: RedisProcess, env: Record<strin
 async function main(): Promise<void> {
   const settings = readSettings();
   if (settings.mode === 'soak') {
-    await runSoak();
+    if (!(await runSoak(settings))) failSoak();
     return;
   }
   printHeader(settings);
   const redis = await startRedis();
   // Server and load children exit when the IPC channel closes; redis-server would outlive an interrupted run.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => void redis.stop().finally(() => process.exit(130)));
-  }
+  const interrupted = () => void redis.stop().finally(() => process.exit(130));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, interrupted);
   const env = await sharedKeysEnvironment();
   const results = new Results();
   try {
@@ -191,17 +212,28 @@ async function main(): Promise<void> {
     for (const set of serverSets(settings)) await measureSet(set, redis, env, settings, results);
   } finally {
     await redis.stop();
+    // The soak has a redis-server of its own, and its own handlers.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, interrupted);
   }
   const rows = results.rows();
   console.log('');
   printResults(rows, settings);
   printClientAuthCosts(rows);
-  printSigningLimits();
+  printSigningLimits(measuresNamedUser(settings) ? settings.idTokenAlgorithms : []);
   const errors = rows.reduce((sum, row) => sum + row.summary.errors, 0);
   if (errors > 0) {
     console.error(`\nbench failed: ${errors} requests under load did not get a 2xx response`);
     process.exitCode = 1;
   }
+  if (measuresSoak(settings)) {
+    console.log('');
+    if (!(await runSoak(settings))) failSoak();
+  }
+}
+
+function failSoak(): void {
+  console.error('\nbench failed: the soak saw errors, or transient state kept in Redis without a TTL');
+  process.exitCode = 1;
 }
 
 main().catch((error: unknown) => {

@@ -5,12 +5,12 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { isServerRequest, type MintedCode, type MintPurpose, type ServerReply, type ServerRequest, type ServerTarget } from './protocol.js';
+import { isServerRequest, type IdTokenAlgorithm, type MintedCode, type MintPurpose, type ServerReply, type ServerRequest, type ServerTarget } from './protocol.js';
 
 export interface BenchServer {
   target: ServerTarget;
-  /** `count` authorization codes of the app, each for a grant of its own. */
-  mint(count: number, purpose: MintPurpose): Promise<MintedCode[]>;
+  /** `count` authorization codes of the app of `idTokenAlg`, each for a grant of its own. */
+  mint(count: number, purpose: MintPurpose, idTokenAlg: IdTokenAlgorithm): Promise<MintedCode[]>;
 }
 
 /** V8's sampling profiler on this thread, started and stopped around a measured run only. */
@@ -37,7 +37,7 @@ class Profiler {
 async function answer(server: BenchServer, profiler: Profiler, request: ServerRequest): Promise<ServerReply> {
   switch (request.type) {
     case 'mint':
-      return { type: 'minted', codes: await server.mint(request.count, request.purpose) };
+      return { type: 'minted', codes: await server.mint(request.count, request.purpose, request.idTokenAlg) };
     case 'profile-start':
       await profiler.start(request.intervalMicros);
       return { type: 'profiled', file: '' };

@@ -1,7 +1,7 @@
 /** Parent side of a bench server process: fork, wait until it listens, ask it for codes and profiles. */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { isServerReply, type MintedCode, type MintPurpose, type ServerReply, type ServerRequest, type ServerTarget } from './protocol.js';
+import { isServerReply, type IdTokenAlgorithm, type MintedCode, type MintPurpose, type ServerReply, type ServerRequest, type ServerTarget } from './protocol.js';
 
 const START_TIMEOUT_MS = 30_000;
 const REQUEST_TIMEOUT_MS = 120_000;
@@ -11,8 +11,8 @@ const KEPT_OUTPUT_CHARS = 16_000;
 export interface ServerProcess {
   target: ServerTarget;
   pid: number;
-  /** Authorization codes of the app, minted in the server (outside any measured run). */
-  mint(count: number, purpose?: MintPurpose): Promise<MintedCode[]>;
+  /** Authorization codes of the app of `idTokenAlg` (default RS256), minted in the server (outside any measured run). */
+  mint(count: number, purpose?: MintPurpose, idTokenAlg?: IdTokenAlgorithm): Promise<MintedCode[]>;
   /** Starts V8's sampling profiler in the server. */
   startProfile(intervalMicros: number): Promise<void>;
   /** Stops it and writes the .cpuprofile to `file`. */
@@ -86,8 +86,8 @@ export async function startServerProcess(script: string, args: string[], env: Re
     return {
       target: ready.target,
       pid: child.pid!,
-      async mint(count, purpose = 'exchange') {
-        const reply = await ask({ type: 'mint', count, purpose }, 'minted');
+      async mint(count, purpose = 'exchange', idTokenAlg = 'RS256') {
+        const reply = await ask({ type: 'mint', count, purpose, idTokenAlg }, 'minted');
         return reply.type === 'minted' ? reply.codes : [];
       },
       async startProfile(intervalMicros) {

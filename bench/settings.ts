@@ -1,5 +1,5 @@
 /** The bench's knobs, from the environment (see the header of bench/run.ts). */
-import { ALGORITHMS, parseAlgorithm, type Algorithm } from './protocol.js';
+import { ALGORITHMS, ID_TOKEN_ALGORITHMS, parseAlgorithm, parseIdTokenAlgorithm, type Algorithm, type IdTokenAlgorithm } from './protocol.js';
 
 /** `client-auth` (private_key_jwt and DPoP against Basic and Bearer) is not part of `all`: it adds about 3 minutes. */
 export const MODES = ['all', 'client-credentials', 'named-user', 'lifecycle', 'client-auth', 'soak'] as const;
@@ -9,6 +9,8 @@ export interface Settings {
   mode: Mode;
   /** client_credentials access-token algorithms. */
   algorithms: Algorithm[];
+  /** The named-user workloads' ID-token algorithms: each is measured with an app registered with it. */
+  idTokenAlgorithms: IdTokenAlgorithm[];
   /** Server process counts for client_credentials, and for the named-user flows and lifecycle endpoints. */
   processes: number[];
   namedUserProcesses: number[];
@@ -21,6 +23,9 @@ export interface Settings {
   rounds: number;
   /** BENCH_CPU_PROF: write CPU profiles there instead of measuring. */
   profileDir: string | undefined;
+  /** The soak (all, soak): named-user flows on one grant, then the timed soak's length. */
+  soakFlows: number;
+  soakSeconds: number;
 }
 
 function positiveInteger(name: string, fallback: number): number {
@@ -59,6 +64,9 @@ export function readSettings(): Settings {
     algorithms: list<Algorithm>('BENCH_ALGS', ['ES256'], parseAlgorithm).sort(
       (a, b) => ALGORITHMS.indexOf(a) - ALGORITHMS.indexOf(b),
     ),
+    idTokenAlgorithms: list<IdTokenAlgorithm>('BENCH_ID_TOKEN_ALGS', [...ID_TOKEN_ALGORITHMS], parseIdTokenAlgorithm).sort(
+      (a, b) => ID_TOKEN_ALGORITHMS.indexOf(a) - ID_TOKEN_ALGORITHMS.indexOf(b),
+    ),
     processes: list('BENCH_PROCESSES', [1, 2], processCount('BENCH_PROCESSES')).sort((a, b) => a - b),
     namedUserProcesses: list('BENCH_NAMED_USER_PROCESSES', [1], processCount('BENCH_NAMED_USER_PROCESSES')).sort((a, b) => a - b),
     clientAuthProcesses: list('BENCH_CLIENT_AUTH_PROCESSES', [1], processCount('BENCH_CLIENT_AUTH_PROCESSES')).sort((a, b) => a - b),
@@ -67,6 +75,8 @@ export function readSettings(): Settings {
     seconds: positiveInteger('BENCH_SECONDS', 6),
     rounds: positiveInteger('BENCH_ROUNDS', 3),
     profileDir: process.env.BENCH_CPU_PROF || undefined,
+    soakFlows: positiveInteger('BENCH_SOAK_FLOWS', 2000),
+    soakSeconds: positiveInteger('BENCH_SOAK_SECONDS', 600),
   };
 }
 
@@ -75,5 +85,7 @@ export const measuresClientCredentials = measures('client-credentials');
 export const measuresNamedUser = measures('named-user');
 /** Userinfo and introspection. */
 export const measuresLifecycle = measures('lifecycle');
+/** The soak (bench/soak.ts): part of `all`, and alone with `soak`. */
+export const measuresSoak = measures('soak');
 /** client_credentials with private_key_jwt and DPoP, and its Basic reference: asked for by name only. */
 export const measuresClientAuth = (settings: Settings): boolean => settings.mode === 'client-auth';

@@ -7,7 +7,7 @@ import { checkClientAuth, checkClientCredentials, checkLifecycle, checkNamedUser
 import { ClientSigner } from './client-signing.js';
 import { startLoadDriver, type LoadDriver } from './load-driver.js';
 import type { Lane, ServingPids } from './measure.js';
-import type { Algorithm } from './protocol.js';
+import type { Algorithm, IdTokenAlgorithm } from './protocol.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 import { clientPrivateJwk } from './shared-keys.js';
 
@@ -30,23 +30,33 @@ export interface SideSetup {
   /** Environment of the server children (the shared signing keys). */
   env: Record<string, string>;
   namedUser: boolean;
+  /** The named-user workloads' ID-token algorithms (one app each), checked before any load. */
+  idTokenAlgorithms: readonly IdTokenAlgorithm[];
   /** Userinfo and introspection. */
   lifecycle: boolean;
   /** client_credentials with private_key_jwt and DPoP. */
   clientAuth: boolean;
 }
 
-async function startServers(name: SideName, setup: SideSetup): Promise<ServerProcess[]> {
+/** The server processes of a side (ours: the first creates the clients in Redis), without load generators. */
+export async function startServers(name: SideName, setup: SideSetup): Promise<ServerProcess[]> {
   if (name === 'bare') {
     return Promise.all(Array.from({ length: setup.processes }, () => startServerProcess('./bare-server.js', [setup.alg], setup.env)));
   }
   // The first process creates the clients in Redis; the others are told their credentials.
   const first = await startServerProcess('./ours-server.js', [setup.alg, setup.redis.url], setup.env);
-  const { service, app, keyService, dpopService } = first.target;
-  const clients = JSON.stringify({ service, app, keyService, dpopService });
-  const others = await Promise.all(
+  const { service, app, apps, keyService, dpopService } = first.target;
+  const clients = JSON.stringify({ service, app, apps, keyService, dpopService });
+  const started = await Promise.allSettled(
     Array.from({ length: setup.processes - 1 }, () => startServerProcess('./ours-server.js', [setup.alg, setup.redis.url, clients], setup.env)),
   );
+  const others = started.flatMap((each) => (each.status === 'fulfilled' ? [each.value] : []));
+  const failed = started.find((each): each is PromiseRejectedResult => each.status === 'rejected');
+  if (failed) {
+    // No process left behind: a run that cannot start must end.
+    await Promise.all([first, ...others].map((server) => server.stop()));
+    throw failed.reason;
+  }
   return [first, ...others];
 }
 
@@ -58,7 +68,7 @@ export async function startSide(name: SideName, setup: SideSetup): Promise<Side>
   try {
     for (const server of servers) {
       await checkClientCredentials(server.target, setup.alg);
-      if (setup.namedUser) await checkNamedUser(server);
+      if (setup.namedUser) await checkNamedUser(server, setup.idTokenAlgorithms);
       if (setup.lifecycle) await checkLifecycle(server);
       if (setup.clientAuth) await checkClientAuth(server.target, setup.alg, new ClientSigner(clientKey));
       drivers.push(await startLoadDriver(server.target, setup.connections, clientKey));

@@ -1,7 +1,11 @@
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import type { Algorithm } from './protocol.js';
+import type { Algorithm as AccessTokenAlgorithm, IdTokenAlgorithm } from './protocol.js';
+
+/** The access-token and the ID-token algorithms of the bench. */
+type Algorithm = AccessTokenAlgorithm | IdTokenAlgorithm;
 
 function privateKey(alg: Algorithm): KeyObject {
+  if (alg === 'EdDSA') return generateKeyPairSync('ed25519').privateKey;
   return alg === 'ES256'
     ? generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey
     : generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
@@ -25,6 +29,7 @@ function signingInput(alg: Algorithm): Buffer {
 }
 
 function signOnce(alg: Algorithm, key: KeyObject, data: Buffer): Buffer {
+  if (alg === 'EdDSA') return sign(null, data, key);
   return alg === 'ES256' ? sign('sha256', data, { key, dsaEncoding: 'ieee-p1363' }) : sign('sha256', data, key);
 }
 

@@ -1,10 +1,16 @@
 /**
- * BENCH_MODE=soak: what Redis holds after many named-user flows on one grant. A grant is reused
- * per (tenant, user, app): an app used every day never gets a new one, so nothing kept per grant
- * may grow with the tokens it has had. Runs BENCH_SOAK_FLOWS flows (default 2000): each exchanges a
+ * The soak (BENCH_MODE=soak, and the end of BENCH_MODE=all), in two parts.
+ *
+ * One grant: what Redis holds after many named-user flows on one grant. A grant is reused per
+ * (tenant, user, app): an app used every day never gets a new one, so nothing kept per grant may
+ * grow with the tokens it has had. Runs BENCH_SOAK_FLOWS flows (default 2000): each exchanges a
  * code of the one grant and refreshes the refresh token it got, through a real server on a real
  * redis-server; then prints Redis memory, the number of keys and the largest key, and what one
  * grant, one live refresh token and one pending sign-in cost.
+ *
+ * Timed (bench/soak-traffic.ts): BENCH_SOAK_SECONDS (default 600) of sign-ins, code exchanges,
+ * refreshes and revocations of many users on two server processes sharing a redis-server, with
+ * Redis memory, the keys by kind, the largest key and the latency tail at the end.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,16 +20,11 @@ import type Provider from 'oidc-provider';
 import { startRedis } from '../devtools/redis-server.js';
 import { createAuthServer } from '../src/index.js';
 import { NAMED_USER_RESOURCE_SCOPE, NAMED_USER_SCOPE } from './mint-codes.js';
+import type { Settings } from './settings.js';
+import { runTimedSoak } from './soak-traffic.js';
 
 const PREFIX = 'soak:';
 const REDIRECT = 'https://soak.example/cb';
-
-function flowsFromEnvironment(): number {
-  const raw = process.env.BENCH_SOAK_FLOWS;
-  const value = raw ? Number(raw) : 2000;
-  if (!Number.isInteger(value) || value < 1) throw new Error(`BENCH_SOAK_FLOWS must be a positive integer, got "${raw}"`);
-  return value;
-}
 
 interface Footprint {
   usedMemory: number;
@@ -70,8 +71,15 @@ async function post(url: string, body: Record<string, string>, authorization: st
   return answer;
 }
 
-export async function runSoak(): Promise<void> {
-  const flows = flowsFromEnvironment();
+/** Both parts of the soak; false when the timed soak saw an error or transient state without TTL. */
+export async function runSoak(settings: Pick<Settings, 'soakFlows' | 'soakSeconds'>): Promise<boolean> {
+  await runOneGrantSoak(settings.soakFlows);
+  console.log('');
+  const { ok } = await runTimedSoak(settings.soakSeconds);
+  return ok;
+}
+
+async function runOneGrantSoak(flows: number): Promise<void> {
   const redisProcess = await startRedis();
   const http = createServer();
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));

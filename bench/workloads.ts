@@ -8,7 +8,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type autocannon from 'autocannon';
 import { CLIENT_ASSERTION_TYPE, type ClientSigner } from './client-signing.js';
-import type { ClientCredentials, MintedCode, ServerTarget } from './protocol.js';
+import type { AppClient, ClientCredentials, IdTokenAlgorithm, MintedCode, ServerTarget } from './protocol.js';
 
 /**
  * client_credentials with other client authentication (BENCH_MODE=client-auth): private_key_jwt
@@ -72,8 +72,10 @@ export class RoundRobin<T> {
 }
 
 export interface Pools {
+  /** The codes of the app the next code exchange runs for (set before it). */
   codes: Pool<MintedCode>;
-  refreshTokens: Pool<string>;
+  /** Per ID-token algorithm: the refresh tokens of that algorithm's app. */
+  refreshTokens: Record<IdTokenAlgorithm, Pool<string>>;
   accessTokens: RoundRobin<string>;
   /** 2xx answers of the current run that did not say what they should (see `answers`). */
   unexpected: number;
@@ -111,11 +113,12 @@ export function clientAuthRequest(
   return { headers: dpop ? { ...headers, dpop: signer.proof('POST', target.tokenUrl, nonce) } : headers, body };
 }
 
-export function codeExchangeBody(target: ServerTarget, code: MintedCode): string {
+/** A code exchange of `app`'s code (default: the RS256 app's). */
+export function codeExchangeBody(target: ServerTarget, code: MintedCode, app: AppClient = target.app): string {
   return new URLSearchParams({
     grant_type: 'authorization_code',
     code: code.code,
-    redirect_uri: target.app.redirectUri,
+    redirect_uri: app.redirectUri,
     code_verifier: code.verifier,
   }).toString();
 }
@@ -164,11 +167,11 @@ function check(pools: Pools, expected: (body: string) => boolean) {
 const SPENT = 'pool-ran-dry';
 
 /** Keeps the refresh token of a successful code exchange or rotation for a later refresh request. */
-function harvest(pools: Pools) {
+function harvest(refreshTokens: Pool<string>) {
   return (status: number, body: string) => {
     if (status !== 200) return;
     const token = (JSON.parse(body) as { refresh_token?: unknown }).refresh_token;
-    if (typeof token === 'string') pools.refreshTokens.push(token);
+    if (typeof token === 'string') refreshTokens.push(token);
   };
 }
 
@@ -186,12 +189,15 @@ function poolBudget(size: number, connections: number): number {
   return Math.max(connections, size - connections);
 }
 
+/** `settings.idTokenAlg`: the app (one per ID-token algorithm) of the code exchange and refresh workloads. */
 export function loadOptions(
   workload: Workload,
   target: ServerTarget,
   pools: Pools,
-  settings: { connections: number; seconds: number },
+  settings: { connections: number; seconds: number; idTokenAlg: IdTokenAlgorithm },
 ): autocannon.Options {
+  const app = target.apps[settings.idTokenAlg];
+  const refreshTokens = pools.refreshTokens[settings.idTokenAlg];
   const common = {
     connections: settings.connections,
     duration: settings.seconds,
@@ -223,12 +229,12 @@ export function loadOptions(
       return {
         ...each(target.tokenUrl, {
           method: 'POST',
-          headers: basicHeaders(target.app),
+          headers: basicHeaders(app),
           setupRequest: (request) => {
             const code = pools.codes.take() ?? { code: SPENT, verifier: SPENT };
-            return { ...request, body: codeExchangeBody(target, code) };
+            return { ...request, body: codeExchangeBody(target, code, app) };
           },
-          onResponse: harvest(pools),
+          onResponse: harvest(refreshTokens),
         }),
         // The run ends early, rather than sending spent codes, if the supply runs out.
         maxOverallRequests: poolBudget(pools.codes.size, settings.connections),
@@ -236,9 +242,9 @@ export function loadOptions(
     case 'refresh':
       return each(target.tokenUrl, {
         method: 'POST',
-        headers: basicHeaders(target.app),
-        setupRequest: (request) => ({ ...request, body: refreshBody(pools.refreshTokens.take() ?? SPENT) }),
-        onResponse: harvest(pools),
+        headers: basicHeaders(app),
+        setupRequest: (request) => ({ ...request, body: refreshBody(refreshTokens.take() ?? SPENT) }),
+        onResponse: harvest(refreshTokens),
       });
     case 'userinfo':
       return each(target.userinfoUrl, {

@@ -164,7 +164,7 @@ export const optionsSchema = z
       .object({ jwks: checkedAs<PrivateJwks>(z.object({ keys: z.array(z.record(z.string(), z.unknown())).min(1) })) })
       .optional()
       .meta({
-        description: '`{ jwks }`, private JWKs; must hold a key for `accessTokenAlgorithm` and an RSA key for RS256 ID tokens; '
+        description: '`{ jwks }`, private JWKs; must hold a key for `accessTokenAlgorithm` and one for each of `idTokenAlgorithms` (an RSA key for RS256 at least); '
           + 'the first key of each algorithm signs, later ones are only published (see [keys](keys.md)). Absent: keys are '
           + 'generated per process with a loud warning (tokens stop verifying at restart)',
         absent: 'generated',
@@ -174,6 +174,21 @@ export const optionsSchema = z
       absent: '`{baseUrl}/api`',
     }),
     accessTokenAlgorithm: z.enum(algorithms).default('ES256').meta({ description: 'the algorithm that signs access tokens' }),
+    idTokenAlgorithms: z
+      .array(z.enum(algorithms))
+      .min(1)
+      .max(algorithms.length)
+      // OpenID Connect's default: an app that names no algorithm gets RS256 ID tokens.
+      .refine((listed) => listed.includes('RS256'), 'must include RS256 (the ID-token algorithm of every app that names none)')
+      .default(['RS256'])
+      .meta({
+        description: 'the algorithms an app may register for its ID tokens (`idTokenSigningAlg`, on the wire '
+          + '`id_token_signed_response_alg`): the server holds a signing key for each (generated with the other keys, or '
+          + 'required in `keys.jwks`: a missing one fails the start naming it), and discovery lists them in '
+          + '`id_token_signing_alg_values_supported`, together with any other algorithm the server has a key for (the '
+          + "access-token algorithm's, say). The list must hold OpenID Connect's default (the default here), the algorithm "
+          + 'of every app that names none. See [ID-token algorithms](keys.md#id-token-algorithms)',
+      }),
     namedUserAccessTokenTtl: seconds(NAMED_USER_ACCESS_TOKEN).meta({
       description: 'lifetime of named-user access tokens, in seconds (we default to the shorter because a JWT already out lives '
         + 'until `exp` even after its consent is revoked, for APIs that verify locally; [introspection](endpoints.md#introspection) '

@@ -184,7 +184,8 @@ function withoutActor<T extends object>(input: (T & OperatorName) | undefined): 
  *
  * @throws TypeError naming the option when an option is invalid
  *   (`createAuthServer: invalid options: pathPrefix: ...`).
- * @throws Error when a key set has no private key for a needed algorithm, or a key is not private.
+ * @throws Error when a key set has no private key for a needed algorithm (`accessTokenAlgorithm`, each of
+ *   `idTokenAlgorithms`; the message names it), or a key is not private.
  * @throws StoreStartError when Redis cannot be reached, refuses the credentials or the database;
  *   its message names the host and port (never the password).
  *

@@ -43,6 +43,8 @@ const urlAndCluster: AuthServerOptions = { ...base, store: { type: 'redis', url:
 const wordsWithoutEnglish: AuthServerOptions = { ...base, apis: [{ id: 'a', name: 'A', scopes: { x: { de: 'Lesen' } } }] };
 // @ts-expect-error: an algorithm we do not sign with
 const hmac: AuthServerOptions = { ...base, accessTokenAlgorithm: 'HS256' };
+// @ts-expect-error: an ID-token algorithm we do not sign with
+const hmacIdTokens: AuthServerOptions = { ...base, idTokenAlgorithms: ['RS256', 'HS256'] };
 // @ts-expect-error: a private JWK, not a string
 const notAJwk: AuthServerOptions = { ...base, keys: { jwks: { keys: ['x'] } } };
 // @ts-expect-error: the pages have no such text
@@ -80,6 +82,7 @@ describe('AuthServerOptions (derived from the option schema)', () => {
     ['a Redis store at a URL and a cluster at once', urlAndCluster, /exactly one of url, cluster or sentinel/],
     ['scope words without English', wordsWithoutEnglish, /needs English words/],
     ['an algorithm we do not sign with', hmac, /accessTokenAlgorithm/],
+    ['an ID-token algorithm we do not sign with', hmacIdTokens, /idTokenAlgorithms\.1/],
     ['a key that is not a JWK', notAJwk, /keys\.jwks\.keys\.0/],
     ['a page text that is not ours', unknownPageText, /i18n\.messages\.nl\.signInTitel: is not a text of the pages/],
     ['a portal text that is not ours', unknownPortalText, /portal\.messages\.nl\.produkt: is not a text of the portal/],

@@ -13,6 +13,7 @@ describe('createAuthServer options', () => {
       audience: 'https://auth.example.com/api',
       issuer: 'https://auth.example.com/oauth2',
       accessTokenAlgorithm: 'ES256',
+      idTokenAlgorithms: ['RS256'],
       namedUserAccessTokenTtl: 300,
       limits: { tokenRequestBytes: 16384, apiRequestBytes: 65536, formRequestBytes: 4096 },
       rateLimits: {
@@ -23,6 +24,11 @@ describe('createAuthServer options', () => {
       backchannelLogout: { privateHosts: [] },
     });
     expect(resolveOptions({ ...valid, pathPrefix: '/auth2' }).issuer).toBe('https://auth.example.com/auth2/oauth2');
+  });
+
+  it('takes the ID-token algorithms the engine signs with, RS256 among them', () => {
+    expect(resolveOptions({ ...valid, idTokenAlgorithms: ['RS256', 'ES256', 'EdDSA', 'PS256'] }).idTokenAlgorithms)
+      .toEqual(['RS256', 'ES256', 'EdDSA', 'PS256']);
   });
 
   it.each<[string, Record<string, unknown>, RegExp]>([
@@ -51,6 +57,10 @@ describe('createAuthServer options', () => {
     ['a cluster node with a database that is a word', { store: { type: 'redis', cluster: { nodes: ['redis://b:7000', 'redis://c:7000/abc'] } } }, /store\.cluster\.nodes\.1: the database/],
     ['a command timeout under 50 ms', { store: { type: 'redis', url: 'redis://a', commandTimeoutMs: 1 } }, /store\.commandTimeoutMs/],
     ['an unknown algorithm', { accessTokenAlgorithm: 'HS256' }, /accessTokenAlgorithm/],
+    ['ID-token algorithms without RS256', { idTokenAlgorithms: ['ES256', 'EdDSA'] }, /idTokenAlgorithms: must include RS256 \(the ID-token algorithm of every app that names none\)/],
+    ['an ID-token algorithm we do not sign with', { idTokenAlgorithms: ['RS256', 'HS256'] }, /idTokenAlgorithms\.1/],
+    ['no ID-token algorithm', { idTokenAlgorithms: [] }, /idTokenAlgorithms/],
+    ['ID-token algorithms that are a string', { idTokenAlgorithms: 'RS256' }, /idTokenAlgorithms/],
     ['a named-user lifetime under 5 minutes', { namedUserAccessTokenTtl: 299 }, /namedUserAccessTokenTtl/],
     ['a named-user lifetime over 60 minutes', { namedUserAccessTokenTtl: 3601 }, /namedUserAccessTokenTtl/],
     ['a named-user lifetime that is not whole seconds', { namedUserAccessTokenTtl: 1.5 }, /namedUserAccessTokenTtl/],

@@ -1,19 +1,28 @@
 /*
  * The node-oidc-provider adapter on Redis, one per engine model (Session, Grant,
  * AuthorizationCode, RefreshToken, ...). An entry is a hash at `<prefix><Model>:{<id>}` holding
- * the payload and the consumed and confirmed marks that make codes and refresh tokens single use:
- * consuming sets the mark only if none is there, in one script, so two requests racing with the
- * same code cannot both win. Sessions are also found by uid and device flows by user code, through
+ * the payload and the consumed, confirmed and replayed marks that make codes and refresh tokens
+ * single use: consuming sets the mark only if none is there, in one script, so two requests racing
+ * with the same code cannot both win. Sessions are also found by uid and device flows by user code, through
  * a key that holds the entry's id. Grants need no index of their tokens (see the key layout in
  * index.ts), so revokeByGrantId has nothing to do.
  */
-import { AlreadyConsumed, type Consumption, type EngineAdapter, type EnginePayload } from '../types.js';
-import type { Io } from './connection.js';
+import { AlreadyConsumed, CONSUMED_ENTRY_MIN_SECONDS, type Consumption, type EngineAdapter, type EnginePayload } from '../types.js';
+import { StoreError, type Io } from './connection.js';
 import type { Client } from './scripts.js';
 
 /** The hash tag of an id: the whole id, so that each entry picks its own slot. */
 function tagged(id: string): string {
   return `{${id}}`;
+}
+
+/** An entry's payload as the engine reads it, from its stored fields. */
+function parsed(payload: string | null | undefined, consumed: string | null | undefined): EnginePayload | undefined {
+  if (!payload) return undefined;
+  const value = JSON.parse(payload) as EnginePayload;
+  // The engine's `consumed` is in epoch seconds; we keep milliseconds (races and retries are told apart by them).
+  if (consumed) value.consumed = Math.floor(Number(consumed) / 1000);
+  return value;
 }
 
 /** The engine adapter of one model: its entries, single-use marks, lookups by uid and user code. */
@@ -22,7 +31,13 @@ export class RedisEngineAdapter implements EngineAdapter {
     private readonly model: string,
     private readonly io: Io,
     private readonly prefix: string,
+    /** False on Redis Cluster: an entry's grant is in another slot, so no script reads both. */
+    private readsBoth = true,
   ) {}
+
+  get readsWithGrant(): boolean {
+    return this.readsBoth;
+  }
 
   private key(id: string): string {
     return `${this.prefix}${this.model}:${tagged(id)}`;
@@ -46,15 +61,29 @@ export class RedisEngineAdapter implements EngineAdapter {
 
   private async read(redis: Client, id: string): Promise<EnginePayload | undefined> {
     const [payload, consumed] = await redis.hmget(this.key(id), 'p', 'c');
-    if (!payload) return undefined;
-    const parsed = JSON.parse(payload) as EnginePayload;
-    // The engine's `consumed` is in epoch seconds; we keep milliseconds (races and retries are told apart by them).
-    if (consumed) parsed.consumed = Math.floor(Number(consumed) / 1000);
-    return parsed;
+    return parsed(payload, consumed);
   }
 
   find(id: string): Promise<EnginePayload | undefined> {
     return this.io.run((redis) => this.read(redis, id));
+  }
+
+  findWithGrant(id: string): Promise<{ entry: EnginePayload | undefined; grant: EnginePayload | undefined }> {
+    const alone = () => this.find(id).then((entry) => ({ entry, grant: undefined }));
+    if (!this.readsBoth) return alone();
+    return this.io.run(async (redis) => {
+      const [payload, consumed, grantPayload, grantConsumed] = await redis.taReadWithGrant(this.key(id), `${this.prefix}Grant:`);
+      const entry = parsed(payload, consumed);
+      const grant = parsed(grantPayload, grantConsumed);
+      // The grant the script matched must be the one the payload names (else the engine reads it).
+      return { entry, grant: entry && grant && typeof entry.grantId === 'string' && grant.jti === entry.grantId ? grant : undefined };
+    }).catch((error: unknown) => {
+      // A Redis that refuses a script reading a key it does not declare (a sharded database behind
+      // one address, say): read one key at a time from now on, as on a cluster.
+      if (!(error instanceof StoreError)) throw error;
+      this.readsBoth = false;
+      return alone();
+    });
   }
 
   private findVia(kind: string, value: string): Promise<EnginePayload | undefined> {
@@ -74,7 +103,7 @@ export class RedisEngineAdapter implements EngineAdapter {
 
   consume(id: string): Promise<void> {
     return this.io.run(async (redis) => {
-      const set = await redis.taConsume(this.key(id), Date.now());
+      const set = await redis.taConsume(this.key(id), Date.now(), CONSUMED_ENTRY_MIN_SECONDS * 1000);
       if (set === 0) throw new AlreadyConsumed();
     });
   }
@@ -85,9 +114,13 @@ export class RedisEngineAdapter implements EngineAdapter {
     });
   }
 
-  confirm(id: string): Promise<void> {
+  confirm(id: string): Promise<boolean> {
+    return this.io.run(async (redis) => (await redis.taConfirm(this.key(id), Date.now())) === 1);
+  }
+
+  markReplayed(id: string): Promise<void> {
     return this.io.run(async (redis) => {
-      await redis.taConfirm(this.key(id), Date.now());
+      await redis.taMarkReplayed(this.key(id), Date.now());
     });
   }
 

@@ -178,7 +178,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
     type: 'redis',
     engine(model) {
       let adapter = adapters.get(model);
-      if (!adapter) adapters.set(model, (adapter = new RedisEngineAdapter(model, io, prefix)));
+      if (!adapter) adapters.set(model, (adapter = new RedisEngineAdapter(model, io, prefix, !options.cluster)));
       return adapter;
     },
     records,

@@ -15,15 +15,49 @@ local ttl = tonumber(ARGV[2])
 if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) else redis.call('PERSIST', KEYS[1]) end
 return 1`;
 
-/* Single use: HSETNX sets the consumed mark only if none is there, in one step; gone = used up. */
+/*
+ * An entry and the Grant entry its payload names (ARGV[1]: the Grant keys' prefix), in one step: a
+ * code or refresh token is always followed by a read of its grant. Not on Redis Cluster, where the
+ * grant's key is in another slot (the grant is then read on its own). The id is matched in the JSON
+ * (engine ids are URL-safe: no quote or backslash), and checked against the parsed payload.
+ */
+const READ_WITH_GRANT = `
+local entry = redis.call('HMGET', KEYS[1], 'p', 'c')
+if not entry[1] then return {false, false, false, false} end
+local grantId = string.match(entry[1], '"grantId":"([%w%-_]+)"')
+if not grantId then return {entry[1], entry[2], false, false} end
+local grant = redis.call('HMGET', ARGV[1] .. '{' .. grantId .. '}', 'p', 'c')
+return {entry[1], entry[2], grant[1], grant[2]}`;
+
+/*
+ * Single use: HSETNX sets the consumed mark only if none is there, in one step; gone = used up. A
+ * consumed entry then lives at least ARGV[2] ms (CONSUMED_ENTRY_MIN_SECONDS), so that its request's
+ * confirmation still finds it, with any replay mark on it.
+ */
 const CONSUME = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-return redis.call('HSETNX', KEYS[1], 'c', ARGV[1])`;
+local set = redis.call('HSETNX', KEYS[1], 'c', ARGV[1])
+if set == 1 then
+  local left = redis.call('PTTL', KEYS[1])
+  if left >= 0 and left < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+end
+return set`;
 
-/* The request that consumed the entry completed; an entry that is gone stays gone. */
+/*
+ * The request that consumed the entry completed; an entry that is gone stays gone. Answers 1 when
+ * the entry was marked replayed before (MARK_REPLAYED), in the same step: read and write cannot be
+ * split by a replay's mark.
+ */
 const CONFIRM = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-return redis.call('HSET', KEYS[1], 'd', ARGV[1])`;
+redis.call('HSET', KEYS[1], 'd', ARGV[1])
+if redis.call('HEXISTS', KEYS[1], 'r') == 1 then return 1 end
+return 0`;
+
+/* A consumed entry presented again: marked for as long as it lives; one that is gone stays gone. */
+const MARK_REPLAYED = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+return redis.call('HSET', KEYS[1], 'r', ARGV[1])`;
 
 /* Compare-and-set: write only if the record is still at the revision the caller read. */
 const REPLACE_RECORD = `
@@ -84,7 +118,9 @@ return ARGV[1]`;
 export const SCRIPTS = {
   taUpsert: { numberOfKeys: 1, lua: UPSERT },
   taConsume: { numberOfKeys: 1, lua: CONSUME },
+  taReadWithGrant: { numberOfKeys: 1, lua: READ_WITH_GRANT },
   taConfirm: { numberOfKeys: 1, lua: CONFIRM },
+  taMarkReplayed: { numberOfKeys: 1, lua: MARK_REPLAYED },
   taDeleteRecord: { numberOfKeys: 1, lua: DELETE_RECORD },
   taCreateRecord: { numberOfKeys: 1, lua: CREATE_RECORD },
   taReplaceRecord: { numberOfKeys: 1, lua: REPLACE_RECORD },
@@ -96,8 +132,12 @@ export const SCRIPTS = {
 /** The commands the scripts add to a client, as ioredis defines them. */
 export interface Scripts {
   taUpsert(key: string, payload: string, ttl: number): Promise<number>;
-  taConsume(key: string, now: number): Promise<number>;
+  taConsume(key: string, now: number, minimumLifeMs: number): Promise<number>;
+  /** [payload, consumed, grant payload, grant consumed], null where absent. */
+  taReadWithGrant(key: string, grantKeyPrefix: string): Promise<Array<string | null>>;
+  /** 1 when the entry was marked replayed before. */
   taConfirm(key: string, now: number): Promise<number>;
+  taMarkReplayed(key: string, now: number): Promise<number>;
   taDeleteRecord(key: string, indexPrefix: string, id: string, channel: string, change: string): Promise<number>;
   taCreateRecord(key: string, group: string, value: string, indexPrefix: string, id: string, channel: string, change: string): Promise<number>;
   taReplaceRecord(key: string, revision: string, value: string, channel: string, change: string): Promise<number>;

@@ -398,8 +398,9 @@ Each key gets kid (its RFC 7638 thumbprint), alg and use: "sig". The file is cre
 0600. Needs no Redis.
 
   --alg <alg>     ES256, RS256, PS256 or EdDSA; repeat for several. Default: ES256 and RS256
-                  (the server needs a key for its access-token algorithm, ES256 by default, and
-                  an RSA key for RS256 ID tokens)
+                  (the server needs a key for its access-token algorithm, ES256 by default, an
+                  RSA key for RS256 ID tokens, and one for each other algorithm of its
+                  idTokenAlgorithms option, e.g. --alg EdDSA)
   --out <file>    where to write
   --force         replace an existing file (otherwise it is never touched)
 

@@ -4,7 +4,7 @@ import { ApiCatalog } from '../../policies/catalog.js';
 import { AuditTrail } from '../audit/trail.js';
 import type { ServerParts } from '../endpoints/endpoint.js';
 import { engineAppCheck } from '../engine/client-directory.js';
-import { resolveSigningKeys, type SigningAlgorithm } from '../engine/keys.js';
+import { resolveSigningKeys, signedAlgorithms, type KeyPurposes, type SigningAlgorithm } from '../engine/keys.js';
 import { clientAddress } from '../http/client-address.js';
 import { Localizer } from '../i18n/localizer.js';
 import { SignInHolds } from '../limits/sign-in.js';
@@ -51,9 +51,10 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
   const logger = options.logger ?? createLogger();
   const metrics = options.observability.metrics ? new Metrics() : undefined;
   const catalog = new ApiCatalog(options.apis);
-  // ID tokens are RS256 (OIDC's default) whatever the access-token algorithm is.
-  const algorithms: SigningAlgorithm[] = [options.accessTokenAlgorithm, 'RS256'];
-  const jwks = await resolveSigningKeys(options.keys?.jwks, algorithms, logger);
+  // A key for the access tokens, and one for each algorithm apps may register for their ID
+  // tokens (RS256, OIDC's default, always among them): generated alike, or required of keys.jwks.
+  const { algorithms, purposes } = signingNeeds(options);
+  const jwks = await resolveSigningKeys(options.keys?.jwks, algorithms, logger, purposes);
   const store = await openStore(options, logger, metrics);
   const ownRecords = new OwnRecords(store, logger, () => metrics?.storeEmptied.inc());
   const audit = new AuditTrail(store, options.audit, logger, options.onAuditEvent);
@@ -93,7 +94,7 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
   });
   connections.onChange((id) => upstreams.forget(id));
   const tenantProfile = (tenant: string): Promise<SecurityProfile> => secondFactorRules.profile(tenant);
-  const apps: AppRegistrations = new AppRegistrations(store.records, engineAppCheck(engine.provider), (clientId, by, reason) => consents.endAllOf(clientId, by, reason), audit, tenantProfile);
+  const apps: AppRegistrations = new AppRegistrations(store.records, engineAppCheck(engine.provider, signedAlgorithms(jwks, algorithms)), (clientId, by, reason) => consents.endAllOf(clientId, by, reason), audit, tenantProfile);
   const clients: ClientConfigurations = new ClientConfigurations(store.records, catalog, audit, tenantProfile);
   const parts: ServerParts = {
     settings: options,
@@ -127,4 +128,15 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
     engine,
   };
   return { options, parts, engine, ownRecords, forwardedAddress };
+}
+
+/** The algorithms the server signs with, each with the options that need it (for the start-up error). */
+function signingNeeds(options: Pick<ResolvedOptions, 'accessTokenAlgorithm' | 'idTokenAlgorithms'>): { algorithms: SigningAlgorithm[]; purposes: KeyPurposes } {
+  const purposes: KeyPurposes = {};
+  const need = (alg: SigningAlgorithm, by: string): void => {
+    purposes[alg] = purposes[alg] ? `${purposes[alg]} and ${by}` : by;
+  };
+  need(options.accessTokenAlgorithm, 'accessTokenAlgorithm');
+  for (const alg of new Set(options.idTokenAlgorithms)) need(alg, alg === 'RS256' ? 'OpenID Connect\'s default ID tokens' : 'idTokenAlgorithms');
+  return { algorithms: Object.keys(purposes) as SigningAlgorithm[], purposes };
 }

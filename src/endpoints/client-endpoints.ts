@@ -2,6 +2,7 @@ import { clientAuthRateLimited } from '../audit/events.js';
 import { publicAppCors, type PublicAppCorsOptions } from '../http/cors.js';
 import type { RouteHandler } from '../http/router.js';
 import { failedClientAuthLimit } from '../limits/client-auth.js';
+import { FedMarks } from '../records/fed-marks.js';
 import { tenantOfClient } from './lifecycle/calling-client.js';
 import type { ServerParts } from './endpoint.js';
 
@@ -25,6 +26,9 @@ export interface ClientEndpoints {
   cors(handler: RouteHandler, options?: PublicAppCorsOptions): RouteHandler;
 }
 
+/** The record kind of an address held past its failed-authentication limit (id: the address). */
+const HELD_ADDRESS = 'held-address';
+
 /** One limit (one log of refusals) for all of a server's client endpoints. */
 const SHARED = new WeakMap<ServerParts, ClientEndpoints>();
 
@@ -40,7 +44,7 @@ function build(parts: ServerParts): ClientEndpoints {
     ? failedClientAuthLimit(store.counters, limits, addressOf, logger, ({ clientId, address, firstInWindow }) => {
       metrics?.rateLimited.inc({ limit: 'client_auth' });
       if (firstInWindow) void recordRefusal(clientId, address);
-    }, async (clientId) => (await engine.findClient(clientId)) !== undefined)
+    }, async (clientId) => (await engine.findClient(clientId)) !== undefined, new FedMarks(store.records, HELD_ADDRESS, 'address', 'serve'))
     : undefined;
   const origins = () => apps.publicWebOrigins();
   return {

@@ -126,6 +126,13 @@ export class ClientDirectory implements EngineAdapter {
     private readonly tenantProfile?: (tenant: string) => Promise<SecurityProfile>,
   ) {}
 
+  /** Clients name no grant. */
+  readonly readsWithGrant = false;
+
+  async findWithGrant(id: string): Promise<{ entry: EnginePayload | undefined; grant: EnginePayload | undefined }> {
+    return { entry: await this.find(id), grant: undefined };
+  }
+
   async find(id: string): Promise<EnginePayload | undefined> {
     // Client IDs are UUIDs: anything else is unknown without a store round trip.
     if (!UUID.test(id)) return undefined;
@@ -155,7 +162,11 @@ export class ClientDirectory implements EngineAdapter {
 
   async unconsume(): Promise<void> {}
 
-  async confirm(): Promise<void> {}
+  async confirm(): Promise<boolean> {
+    return false;
+  }
+
+  async markReplayed(): Promise<void> {}
 
   async consumption(): Promise<undefined> {
     return undefined;
@@ -170,8 +181,12 @@ export class ClientDirectory implements EngineAdapter {
 /**
  * The engine's own rules for an app's metadata (its URIs, its ID-token algorithm), checked when the
  * app is registered or changed: an engine refusal becomes our ValidationError at the field.
+ * `idTokenAlgorithms`: the algorithms the server has a key for, named when an app asks for another.
  */
-export function engineAppCheck(provider: { Client: { validate(metadata: never): Promise<unknown> } }): (app: StoredAppRegistration) => Promise<void> {
+export function engineAppCheck(
+  provider: { Client: { validate(metadata: never): Promise<unknown> } },
+  idTokenAlgorithms: readonly string[],
+): (app: StoredAppRegistration) => Promise<void> {
   return async (app) => {
     try {
       await provider.Client.validate(appRegistrationMetadata(app) as never);
@@ -186,6 +201,11 @@ export function engineAppCheck(provider: { Client: { validate(metadata: never): 
         ['jwks', 'jwks'],
       ];
       const field = fields.find(([engine]) => description.startsWith(engine))?.[1] ?? 'appRegistration';
+      if (field === 'idTokenSigningAlg') {
+        // The engine says only what it takes; the host's idTokenAlgorithms option is what widens it.
+        throw new ValidationError(field, `the server has no key for ${app.idTokenSigningAlg}: it signs ID tokens with `
+          + `${idTokenAlgorithms.join(', ')} (the host lists more in its idTokenAlgorithms option)`);
+      }
       throw new ValidationError(field, description);
     }
   };

@@ -28,6 +28,7 @@ import { EXTRA_CLIENT_METADATA } from './client-directory.js';
 import type { EngineGrants } from './grants.js';
 import { consentGrantLoader } from './consent-grants.js';
 import { errorPageRenderer } from './error-page.js';
+import { readingGrantsAhead } from './grant-read-ahead.js';
 import { engineErrors } from './errors.js';
 import { signInPolicy } from './sign-in-policy.js';
 import type { SecondFactorRules } from '../records/tenant-settings.js';
@@ -90,7 +91,7 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
   const { audience, namedUserAccessTokenTtl, managementAccessTokenTtl, accounts, tenantPolicy: policyOf } = options;
 
   return {
-    adapter: (model: string) => (model === 'Client' ? clients : store.engine(model)),
+    adapter: (model: string) => (model === 'Client' ? clients : readingGrantsAhead(model, store.engine(model))),
     jwks: { keys: engineKeys(jwks, algorithms) } as Configuration['jwks'],
     clients: [],
     scopes: ['openid', 'offline_access', 'profile', 'email', MANAGEMENT_SCOPE, ...catalog.scopes],

@@ -94,6 +94,15 @@ export function signingKid(jwks: PrivateJwks, alg: SigningAlgorithm, needed: rea
   return index < 0 ? undefined : jwks.keys[index]!.kid;
 }
 
+/**
+ * The algorithms a key set signs with (those of its keys under the rotation rule), in our order:
+ * what discovery lists for ID tokens, since the engine offers every algorithm it has a key for.
+ */
+export function signedAlgorithms(jwks: PrivateJwks, needed: readonly SigningAlgorithm[]): SigningAlgorithm[] {
+  const algorithms = new Set(jwks.keys.map((jwk, index) => keyAlgorithm(jwk, index, needed)));
+  return (['RS256', 'PS256', 'ES256', 'EdDSA'] as const).filter((alg) => algorithms.has(alg));
+}
+
 /** Private signing keys, one new key per algorithm. */
 export async function generateJwks(algorithms: readonly SigningAlgorithm[]): Promise<PrivateJwks> {
   return { keys: await Promise.all(algorithms.map(generateSigningKey)) };
@@ -107,6 +116,12 @@ export async function generateSigningKey(alg: SigningAlgorithm): Promise<JWK> {
 }
 
 /**
+ * What each needed algorithm signs (`accessTokenAlgorithm`, `idTokenAlgorithms`), for the start-up
+ * error that names an algorithm `keys.jwks` has no key for.
+ */
+export type KeyPurposes = Partial<Record<SigningAlgorithm, string>>;
+
+/**
  * The private signing keys: those configured (each must be private, every RSA key must name its
  * alg when both RS256 and PS256 are used, and one must fit each needed algorithm; the first key
  * of each algorithm signs, see KeyState), or, when none are configured, keys generated for this
@@ -116,6 +131,7 @@ export async function resolveSigningKeys(
   configured: PrivateJwks | undefined,
   needed: readonly SigningAlgorithm[],
   logger: Logger,
+  purposes: KeyPurposes = {},
 ): Promise<PrivateJwks> {
   if (configured) {
     configured.keys.forEach((jwk, index) => {
@@ -125,7 +141,9 @@ export async function resolveSigningKeys(
     // Throws for an RSA key without alg when both RS256 and PS256 are needed.
     const algorithms = configured.keys.map((jwk, index) => keyAlgorithm(jwk, index, needed));
     for (const alg of new Set(needed)) {
-      if (!algorithms.includes(alg)) throw new Error(`keys.jwks has no private key for ${alg}`);
+      if (!algorithms.includes(alg)) {
+        throw new Error(`keys.jwks has no private key for ${alg}${purposes[alg] ? ` (needed by ${purposes[alg]})` : ''}`);
+      }
     }
     const resolved = {
       keys: await Promise.all(

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { AlreadyConsumed, type Store } from '../../adapters/types.js';
 import { InvalidGrant, InvalidTarget } from '../../policies/errors.js';
-import { AUTHORIZATION_CODE_SECONDS, grantNeedsExtending, MAX_ACCESS_TOKEN_SECONDS } from '../../policies/lifetimes.js';
+import { grantNeedsExtending, MAX_ACCESS_TOKEN_SECONDS } from '../../policies/lifetimes.js';
 import { endGrant } from '../records/end-grant.js';
 import type { RevokedChains } from './revoked-chains.js';
 import { engineRequest } from './request.js';
@@ -278,7 +278,9 @@ export class SingleUse {
    */
   async #codeUsed(code: Consumable): Promise<never> {
     if (await this.#codeReplay(code.jti)) {
-      await this.#store.counters.increment([replayMark(code.jti)], AUTHORIZATION_CODE_SECONDS);
+      // On the code's own entry, which lives as long as the code: the exchange that consumed it
+      // reads the mark in the same step as its confirmation (one command, not two).
+      await this.#store.engine('AuthorizationCode').markReplayed(code.jti);
       await this.#endCodeChain(code.jti);
     }
     throw new InvalidGrant('authorization code already used');
@@ -289,16 +291,13 @@ export class SingleUse {
    * again is a replay. A confirmation that cannot be written leaves the code consumed but
    * unconfirmed: a replay of it would then be refused without ending what it issued (nothing is
    * lost: the tokens went out). A code replayed while this exchange was under way has its chain
-   * ended now (see #codeUsed).
+   * ended now (see #codeUsed): the confirmation answers whether the code was marked replayed.
    */
   async confirmCodes(state: Record<PropertyKey, unknown>): Promise<void> {
     const codes = existingTokenRequest(state)?.codes.splice(0) ?? [];
     await Promise.all(codes.map(async (jti) => {
-      const [, marks] = await Promise.all([
-        this.#store.engine('AuthorizationCode').confirm(jti).catch(() => undefined),
-        this.#store.counters.peek([replayMark(jti)]).catch(() => [{ count: 0 }]),
-      ]);
-      if (marks[0]!.count > 0) await this.#endCodeChain(jti).catch(() => undefined);
+      const replayed = await this.#store.engine('AuthorizationCode').confirm(jti).catch(() => false);
+      if (replayed) await this.#endCodeChain(jti).catch(() => undefined);
     }));
   }
 
@@ -339,11 +338,6 @@ export class SingleUse {
       request.chain = this.chainOfCode(code.jti);
     }
   }
-}
-
-/** The counter that marks code `jti` as replayed. */
-function replayMark(jti: string): string {
-  return `code-replayed:${jti}`;
 }
 
 function grantTypeNow(): unknown {

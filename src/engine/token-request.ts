@@ -1,3 +1,4 @@
+import type { EnginePayload } from '../../adapters/types.js';
 import { engineRequest } from './request.js';
 
 /** A consume undone (best effort) when its request fails before answering. */
@@ -23,6 +24,8 @@ export interface TokenRequestState {
   chain?: string;
   /** The `scope` of the named-user access token this request issued (the answer's `scope`). */
   scope?: string;
+  /** The grant read with this request's code or refresh token, until the engine asks for it (src/engine/grant-read-ahead.ts). */
+  grantRead?: { id: string; payload: EnginePayload } | undefined;
 }
 
 const STATE = Symbol('talent-auth token request');

@@ -173,7 +173,10 @@ const appFields = {
   pkce_enabled: APP_REGISTRATION_FIELDS.pkceEnabled.meta({
     description: 'Always true for public apps. A confidential app may turn PKCE off only when every redirect URI is https. Default true.',
   }),
-  id_token_signed_response_alg: APP_REGISTRATION_FIELDS.idTokenSigningAlg.meta({ description: 'Default RS256.' }),
+  id_token_signed_response_alg: APP_REGISTRATION_FIELDS.idTokenSigningAlg.meta({
+    description: 'Default RS256. One the server has a key for: its discovery document lists them in '
+      + '`id_token_signing_alg_values_supported` (the host widens the list with its `idTokenAlgorithms` option); another is refused.',
+  }),
   post_logout_redirect_uris: APP_REGISTRATION_FIELDS.postLogoutRedirectUris.optional().meta({
     description: 'Where a sign-out the app starts may send the browser back (RP-Initiated Logout): the redirect-URI rules, '
       + 'matched exactly. Default none.',

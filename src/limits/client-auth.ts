@@ -7,6 +7,17 @@ import { decodeJwt } from 'jose';
 import { claimedClientId, clientIdShapedLikeOurs } from '../../policies/client-authentication.js';
 import { basicCredentialsOf, formParamsOf } from '../http/oauth-request.js';
 
+/**
+ * The addresses held past their failed-authentication limit, known to every instance (a FedMarks
+ * of kind `held-address`: src/records/fed-marks.ts), so that asking costs no store round trip.
+ */
+export interface HeldAddresses {
+  /** Until when (epoch ms) `address` is held: at once from memory, a promise while it must ask the store. */
+  until(address: string): number | undefined | Promise<number | undefined>;
+  /** Holds `address` until `until` on every instance. */
+  mark(address: string, until: number): Promise<void>;
+}
+
 export type { WindowLimit };
 
 export interface FailedClientAuthLimits {
@@ -59,7 +70,13 @@ function failedToAuthenticate(ctx: Context): boolean {
  *
  * - Every failure is counted, atomically, and a failure past either limit is answered 429 with
  *   Retry-After instead of 401 (so parallel guesses cannot slip past a read-then-count check).
- * - An address past its limit is refused before its credentials are checked: cheap for us.
+ * - An address past its limit is refused before its credentials are checked: cheap for us. Which
+ *   addresses are past it is known in memory (HeldAddresses, fed by the store's change feed: the
+ *   failure that reaches the limit holds its address on every instance), so a request costs no
+ *   store round trip for it. While a hold is on its way to another instance (milliseconds), that
+ *   instance still checks the credentials of the address's requests: its failures are counted
+ *   and refused as before (the first one past the limit holds the address there too), and a
+ *   correct secret goes through, as it would from any address not yet held.
  * - A client ID past its limit is not: its credentials are still checked and a correct secret goes
  *   through. Client IDs are public (they travel in /authorize URLs), so refusing a correct secret
  *   would let anyone lock any app out; our secrets are 256-bit random, so the guesses that the
@@ -69,7 +86,7 @@ function failedToAuthenticate(ctx: Context): boolean {
  *   only when `knownClient` says such a client exists: anyone can write any ID in a body, and
  *   only existing clients may get a counter, so that failures cannot create keys without bound.
  *   A correct assertion, as a correct secret, goes through past the client's limit.
- * A successful authentication costs one counter read.
+ * A successful authentication costs nothing in the store.
  */
 export function failedClientAuthLimit(
   counters: Counters,
@@ -83,7 +100,9 @@ export function failedClientAuthLimit(
    */
   onRefused: (refused: { clientId: string | undefined; address: string; firstInWindow: boolean }) => void = () => {},
   /** Whether a client of this ID exists (asked only of an ID a failed request's body names). */
-  knownClient: (clientId: string) => Promise<boolean> = async () => false,
+  knownClient: (clientId: string) => Promise<boolean>,
+  held: HeldAddresses,
+  now: () => number = Date.now,
 ) {
   // At most one line per key and window: the limit bounds the failures, this the refusals' lines.
   const windows = new WindowLimits(counters, logger, 'client authentication refused: too many failures');
@@ -108,10 +127,14 @@ export function failedClientAuthLimit(
     const address = addressOf(ctx);
     const byAddress: Watched = { key: `addr:${address}`, limit: limits.perAddress };
 
-    const [seen] = await windows.peek([byAddress]);
-    if (seen!.reached) {
+    const asked = held.until(address);
+    const heldUntil = asked instanceof Promise ? await asked : asked;
+    if (heldUntil !== undefined) {
       const clientId = claimedClientIdOf(ctx);
-      refuse(ctx, clientId, [seen!], { client_id: clientId, address, failures: seen!.count.count });
+      // Held means the count has reached its limit (at least max failures, counted in the store).
+      const resetsIn = Math.max(1, Math.ceil((heldUntil - now()) / 1000));
+      const seen = { ...byAddress, count: { count: limits.perAddress.max, resetsIn }, reached: true, over: false };
+      refuse(ctx, clientId, [seen], { client_id: clientId, address, failures: seen.count.count });
     }
 
     let thrown: InvalidClient | undefined;
@@ -129,6 +152,12 @@ export function failedClientAuthLimit(
     if (clientId) watched.push({ key: `client:${clientId}`, limit: limits.perClient });
     // A failure that cannot be counted is answered 503 (the store is down): never left uncounted.
     const counts = await windows.count(watched);
+    // The failure that reaches the address's limit holds it on every instance; one past it holds
+    // it again (this process found it not held: its hold was lost or has not arrived).
+    const [byAddressCount] = counts;
+    if (byAddressCount!.reached) {
+      void held.mark(address, now() + byAddressCount!.count.resetsIn * 1000).catch((error: unknown) => logger.warn('could not hold an address past its limit', { address, error: String(error) }));
+    }
     const failures = counts.map(({ count }) => count.count);
     const over = counts.filter((counted) => counted.over);
     if (over.length) refuse(ctx, clientId, over, { client_id: clientId, address, failures });

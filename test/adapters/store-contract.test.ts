@@ -127,6 +127,59 @@ describe.each(ADAPTER_STORE_KINDS)('store contract: %s', (kind) => {
       expect(await codes.find('code2')).toBeUndefined();
     });
 
+    it('keeps a replay mark on the entry: the confirmation answers it, in the same step', async () => {
+      const codes = store.engine('AuthorizationCode');
+      await codes.upsert('code3', { grantId: 'grant' }, 60);
+      await codes.consume('code3');
+      expect(await codes.confirm('code3')).toBe(false);
+      await codes.markReplayed('code3');
+      expect(await codes.confirm('code3')).toBe(true);
+      // The mark is the entry's own: another code is not marked, and a gone entry is not brought back.
+      await codes.upsert('code4', { grantId: 'grant' }, 60);
+      await codes.consume('code4');
+      expect(await codes.confirm('code4')).toBe(false);
+      await codes.destroy('code3');
+      await codes.markReplayed('code3');
+      expect(await codes.find('code3')).toBeUndefined();
+      expect(await codes.confirm('code3')).toBe(false);
+    });
+
+    it('keeps a consumed entry long enough for its confirmation, with any replay mark (not one that was never consumed)', async () => {
+      const codes = store.engine('AuthorizationCode');
+      await codes.upsert('code-short', { grantId: 'grant' }, 1);
+      await codes.upsert('code-unused', { grantId: 'grant' }, 1);
+      await codes.consume('code-short');
+      await codes.markReplayed('code-short');
+      await sleep(1300);
+      expect(await codes.find('code-unused')).toBeUndefined();
+      expect(await codes.find('code-short')).toMatchObject({ grantId: 'grant', consumed: expect.any(Number) });
+      expect(await codes.confirm('code-short')).toBe(true);
+    });
+
+    it('reads a code or refresh token with the grant it names, in one step where it can; the entry alone otherwise', async () => {
+      const grants = store.engine('Grant');
+      await grants.upsert('grant-a', { jti: 'grant-a', kind: 'Grant', accountId: 'ada' }, 60);
+      for (const model of ['AuthorizationCode', 'RefreshToken']) {
+        const entries = store.engine(model);
+        await entries.upsert(`${model}-1`, { jti: `${model}-1`, grantId: 'grant-a', v: 1 }, 60);
+        await entries.consume(`${model}-1`);
+        const read = await entries.findWithGrant(`${model}-1`);
+        // The entry exactly as find() reads it, consumed mark included.
+        expect(read.entry).toEqual(await entries.find(`${model}-1`));
+        expect(read.entry).toMatchObject({ v: 1, consumed: expect.any(Number) });
+        if (entries.readsWithGrant) expect(read.grant).toEqual(await grants.find('grant-a'));
+        else expect(read.grant).toBeUndefined();
+        // A grant that is gone, an entry that names none, an entry that is gone.
+        await entries.upsert(`${model}-2`, { jti: `${model}-2`, grantId: 'grant-gone' }, 60);
+        expect(await entries.findWithGrant(`${model}-2`)).toEqual({ entry: { jti: `${model}-2`, grantId: 'grant-gone' }, grant: undefined });
+        await entries.upsert(`${model}-3`, { jti: `${model}-3` }, 60);
+        expect(await entries.findWithGrant(`${model}-3`)).toEqual({ entry: { jti: `${model}-3` }, grant: undefined });
+        expect(await entries.findWithGrant(`${model}-gone`)).toEqual({ entry: undefined, grant: undefined });
+      }
+      // Redis Cluster keeps a grant in another slot than its entries: no one step reads both there.
+      expect(store.engine('AuthorizationCode').readsWithGrant).toBe(kind !== 'redis-cluster');
+    });
+
     it('keeps a consumed mark when an entry is saved again (single use survives a re-save)', async () => {
       const tokens = store.engine('RefreshToken');
       await tokens.upsert('rt-resaved', { grantId: 'grant', v: 1 }, 60);

@@ -6,7 +6,9 @@
  *  - a refresh token: the retry succeeds, with the successor the failed request would have issued;
  *  - a code: the retry is refused with invalid_grant, and the user's grant lives on.
  */
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { SCRIPTS } from '../../adapters/redis/scripts.js';
 import { alice, testAccounts } from '../support/accounts.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { startServer, type RunningServer } from '../support/server.js';
@@ -43,10 +45,11 @@ describe('adversarial: a consume whose reply is lost (Redis behind a TCP proxy)'
     await redis?.stop();
   });
 
-  /** The consuming script's call on `key`: EVALSHA with the key, as ioredis writes it. */
+  /** The consuming script's call on `key`: EVALSHA of that script (others read it) with the key, as ioredis writes it. */
+  const CONSUME_SHA = createHash('sha1').update(SCRIPTS.taConsume.lua).digest('hex');
   const consumeOf = (key: string) => (chunk: Buffer) => {
     const text = chunk.toString('latin1').toLowerCase();
-    return text.includes('evalsha') && chunk.includes(key);
+    return text.includes('evalsha') && text.includes(CONSUME_SHA) && chunk.includes(key);
   };
 
   /** Waits until the server's store is back (its readiness answers 200). */

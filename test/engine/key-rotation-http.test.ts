@@ -5,9 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
-import { main } from '../../src/cli/main.js';
 import { createTokenVerifier, TokenError, type TokenVerifier } from '../../src/resource-server/verifier.js';
 import { alice, testAccounts } from '../support/accounts.js';
+import { cliInProcess } from '../support/cli.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
 import { signInForCode } from '../support/sign-in.js';
@@ -99,15 +99,8 @@ describe('key rotation: publish, switch, retire with rolling restarts; every liv
   let lateResourceServer: TokenVerifier;
   const kids = { oldEs: '', oldRs: '', newEs: '', newRs: '' };
 
-  /** The CLI in process (bin/talent-auth.ts minus the process), --json. */
-  async function talentAuth(...args: string[]): Promise<any> {
-    let stdout = '';
-    let stderr = '';
-    const io = { stdout: (text: string) => void (stdout += text), stderr: (text: string) => void (stderr += text), env: {}, cwd: dir };
-    const code = await main([...args, '--json'], io);
-    if (code !== 0) throw new Error(`talent-auth ${args.join(' ')} exited ${code}: ${stderr}`);
-    return JSON.parse(stdout);
-  }
+  /** The CLI in process, --json. */
+  const talentAuth = cliInProcess(() => dir);
 
   async function startInstance(name: string): Promise<Instance> {
     const listed = await talentAuth('keys', 'list', '--file', jwksFile);

@@ -1,23 +1,7 @@
 import { jest } from '@jest/globals';
 import { createMemoryStore } from '../../adapters/memory.js';
-import type { RecordChange, RecordStore, Store } from '../../adapters/types.js';
 import { RevokedChains } from '../../src/engine/revoked-chains.js';
-import { ADAPTER_STORE_KINDS, useAdapterStore } from '../support/adapter-stores.js';
-
-/** A record store whose change feed can be cut (it tells nothing) or reported down (watching false). */
-function feedControlled(records: RecordStore) {
-  const listeners: Array<(change: RecordChange) => void> = [];
-  let feeding = true;
-  let watching = true;
-  records.watch((change) => {
-    if (feeding) listeners.forEach((listener) => listener(change));
-  });
-  const store: RecordStore = Object.create(records, {
-    watch: { value: (listener: (change: RecordChange) => void) => listeners.push(listener) },
-    watching: { get: () => watching && records.watching },
-  });
-  return { store, cut: () => { feeding = false; }, down: () => { watching = false; } };
-}
+import { feedControlled } from '../support/feed-controlled.js';
 
 describe('revoked chains (src/engine/revoked-chains.ts)', () => {
   let clock: number;
@@ -76,27 +60,4 @@ describe('revoked chains (src/engine/revoked-chains.ts)', () => {
     await store.close();
   });
 });
-
-describe.each(ADAPTER_STORE_KINDS.filter((kind) => kind !== 'memory'))('revoked chains across instances (%s)', (kind) => {
-  const handle = useAdapterStore(kind);
-  let first: Store;
-  let second: Store;
-  beforeEach(async () => {
-    first = await handle.create();
-    second = await handle.another();
-  });
-  afterEach(async () => {
-    await first.close();
-    await second.close();
-  });
-
-  it('a chain revoked on one instance is revoked on the other at once, through the change feed', async () => {
-    const here = new RevokedChains(first.records);
-    const there = new RevokedChains(second.records);
-    expect(await there.isRevoked('chain-x')).toBe(false);
-    await here.revoke('chain-x', Date.now() + 60_000);
-    // The feed tells the other instance before the write is visible to its readers.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await there.isRevoked('chain-x')).toBe(true);
-  });
-});
+// Across instances, through the change feed: test/records/fed-marks.test.ts.

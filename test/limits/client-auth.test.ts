@@ -227,5 +227,34 @@ describe.each(STORE_KINDS)('failed client authentication rate limit (%s store)',
         await Promise.all([first.stop(), second.stop()]);
       }
     });
+
+    it("an address held on one instance is refused on the other before its credentials are checked, with the hold's Retry-After", async () => {
+      const option = store.option();
+      const limits = { failedClientAuth: { perClient: { max: 100, windowSeconds: 30 }, perAddress: { max: 3, windowSeconds: 30 } } };
+      const first = await startServer({ store: option, rateLimits: limits, proxy: true });
+      const second = await startServer({ store: option, rateLimits: limits, proxy: true });
+      try {
+        const client = await newClient(first);
+        const from = { 'x-forwarded-for': '203.0.113.77' };
+        const owner = { ...from, authorization: basic(client.clientId, client.clientSecret) };
+        expect((await postToken(second.oauthUrl, CC, owner)).status).toBe(200);
+        for (let attempt = 0; attempt < 3; attempt += 1) {
+          expect((await postToken(first.oauthUrl, CC, { ...from, authorization: basic(client.clientId, 'wrong') })).status).toBe(401);
+        }
+        // The hold travels by the change feed: known on the other instance within milliseconds.
+        let refused = await postToken(second.oauthUrl, CC, owner);
+        for (let tries = 0; refused.status === 200 && tries < 20; tries += 1) {
+          await sleep(25);
+          refused = await postToken(second.oauthUrl, CC, owner);
+        }
+        expect(refused.status).toBe(429);
+        const retryAfter = Number(refused.headers.get('retry-after'));
+        expect(retryAfter).toBeGreaterThan(20);
+        expect(retryAfter).toBeLessThanOrEqual(30);
+        expect((await postToken(second.oauthUrl, CC, { 'x-forwarded-for': '198.51.100.77', authorization: owner.authorization })).status).toBe(200);
+      } finally {
+        await Promise.all([first.stop(), second.stop()]);
+      }
+    });
   }
 });

@@ -87,6 +87,7 @@ describe('lifetimes (policies/lifetimes.ts)', () => {
     SKEW_SECONDS: "the clock skew allowed between an ID token's auth_time and ours (the portal's re-authentication)",
     TOTP_PERIOD_SECONDS: 'an authenticator app\'s time step (RFC 6238), what apps compute codes with',
     DPOP_PROOF_WINDOW_SECONDS: "how far a DPoP proof's iat may be from our clock (RFC 9449 §11.1: its acceptance window)",
+    FED_MARKS_REFRESH_MS: 'how often the marks every instance keeps in memory (revoked chains, held addresses) are read again whole',
     CLOCK_TOLERANCE_SECONDS: "the clock skew allowed for a client assertion's exp and iat (introspection and revocation)",
   };
 

@@ -36,3 +36,19 @@ export function runCli(args: string[], cwd: string, env: Record<string, string |
     });
   });
 }
+
+/**
+ * The CLI in process (bin/talent-auth.ts minus the process) with `--json`, in the directory
+ * `cwd()` names when called: its parsed answer, or an error with its standard error.
+ */
+export function cliInProcess(cwd: () => string): (...args: string[]) => Promise<any> {
+  return async (...args) => {
+    const { main } = await import('../../src/cli/main.js');
+    let stdout = '';
+    let stderr = '';
+    const io = { stdout: (text: string) => void (stdout += text), stderr: (text: string) => void (stderr += text), env: {}, cwd: cwd() };
+    const code = await main([...args, '--json'], io);
+    if (code !== 0) throw new Error(`talent-auth ${args.join(' ')} exited ${code}: ${stderr}`);
+    return JSON.parse(stdout);
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * What a token costs the store, counted: the commands our process sends Redis per token request,
+ * by grant, with the client known (cached). Each command is about 20 µs of our CPU and a round
+ * trip, the biggest share of what a named-user token costs beyond the engine's own work
+ * (docs/performance.md), so a change that adds one shows here, not only in `npm run bench`.
+ * Counted with MONITOR; a script's inner commands (source "lua") are Redis's work, not ours.
+ */
+import type { Redis } from 'ioredis';
+import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
+import { signInForCode } from '../support/sign-in.js';
+import { testAccounts, alice } from '../support/accounts.js';
+import { startRedis, type RedisServer } from '../support/redis.js';
+
+const REDIRECT = 'https://app.example/cb';
+
+describe('Redis commands per token request (warm: the client cached)', () => {
+  let redis: RedisServer;
+  let server: RunningServer;
+  let monitor: Redis;
+  let seen: string[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+    server = await startServer({
+      store: { type: 'redis', url: redis.url },
+      accounts: testAccounts([alice]),
+      cookieKeys: ['a-cookie-key-of-at-least-32-characters!'],
+    });
+    // monitor() opens a connection of its own; the client it came from is closed by redis.stop().
+    monitor = await redis.client().monitor();
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      // The change feed's heartbeat goes on its own schedule: not a token's.
+      if (source !== 'lua' && !(args[0]?.toLowerCase() === 'publish' && args[1]?.includes('heartbeat'))) seen.push(args[0]!.toLowerCase());
+    });
+  });
+  afterAll(async () => {
+    monitor.disconnect();
+    await server.stop();
+    await redis.stop();
+  });
+
+  /** The commands sent while `call` runs (and the replies' settling: 100 ms). */
+  async function commandsOf(call: () => Promise<unknown>): Promise<string[]> {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    seen = [];
+    await call();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return seen;
+  }
+
+  it('client_credentials: none (the client, its app and tenant settings are cached; the address limit is known from memory)', async () => {
+    const client = await server.auth.clientConfigurations.create({ tenant: 'acme', name: 'n', category: 'c', resources: { scim: { scopes: ['scim.read'] } } });
+    const token = () => postToken(server.oauthUrl, 'grant_type=client_credentials', { authorization: basic(client.clientId, client.clientSecret) }).then((answer) => expect(answer.status).toBe(200));
+    await token();
+    expect(await commandsOf(token)).toEqual([]);
+  });
+
+  it('code exchange: read the code with its grant, consume the code, save the refresh token, confirm the code; refresh: read, consume, save', async () => {
+    const app = await server.auth.appRegistrations.create({ name: 'App', redirectUris: [REDIRECT], clientType: 'confidential' });
+    const exchange = async () => {
+      const { code, verifier } = await signInForCode(server, { clientId: app.clientId, redirectUri: REDIRECT }, alice, 'openid offline_access scim.read');
+      let answer: Awaited<ReturnType<typeof postToken>> | undefined;
+      const commands = await commandsOf(async () => {
+        answer = await postToken(server.oauthUrl, new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT }).toString(), { authorization: basic(app.clientId, app.clientSecret!) });
+      });
+      expect(answer!.status).toBe(200);
+      return { commands, refreshToken: answer!.body.refresh_token as string };
+    };
+    await exchange();
+    const { commands, refreshToken } = await exchange();
+    expect(commands).toEqual(['evalsha', 'evalsha', 'evalsha', 'evalsha']);
+    expect(typeof refreshToken).toBe('string');
+
+    let next = '';
+    const refresh = await commandsOf(async () => {
+      const answer = await postToken(server.oauthUrl, new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }).toString(), { authorization: basic(app.clientId, app.clientSecret!) });
+      expect(answer.status).toBe(200);
+      next = answer.body.refresh_token as string;
+    });
+    // Refresh: read the token with its grant, consume it, save its successor.
+    expect(refresh).toEqual(['evalsha', 'evalsha', 'evalsha']);
+    expect(next).not.toBe(refreshToken);
+  });
+});
