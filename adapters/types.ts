@@ -18,6 +18,15 @@ export interface Consumption {
   confirmed: boolean;
 }
 
+/** An entry written in the same step as another entry's consumption (EngineAdapter.consumeCompleting). */
+export interface NextEntry {
+  /** The engine model of the entry (RefreshToken). */
+  model: string;
+  id: string;
+  payload: EnginePayload;
+  expiresIn?: number | undefined;
+}
+
 /**
  * node-oidc-provider's adapter interface, as the engine calls it, plus what single use needs.
  *
@@ -42,6 +51,15 @@ export interface EngineAdapter {
   findByUserCode(userCode: string): Promise<EnginePayload | undefined>;
   /** Marks the entry consumed; throws AlreadyConsumed when it was consumed before or is gone (atomic). */
   consume(id: string): Promise<void>;
+  /**
+   * Consumes the entry (a code) and records its request as completed (as confirm does), writing
+   * `next` (an entry of another model: the first refresh token of the code's exchange) in the same
+   * step where the store can, so that no other request ever sees the code consumed without it;
+   * throws AlreadyConsumed as consume does, and then writes nothing. Where one step cannot hold
+   * both (Redis Cluster: another slot), consume, write and confirm go one after the other, and the
+   * answer is then whether the code was marked replayed (markReplayed) in between, as confirm's.
+   */
+  consumeCompleting(id: string, next?: NextEntry): Promise<boolean>;
   /** Clears the consumed mark: undoes a consume whose request then failed before answering. */
   unconsume(id: string): Promise<void>;
   /**

@@ -44,6 +44,26 @@ end
 return set`;
 
 /*
+ * A code's exchange in one step: the code consumed (as CONSUME) and confirmed (as CONFIRM), and,
+ * when KEYS[2] is given, the exchange's first refresh token written there (as UPSERT: ARGV[3] its
+ * payload, ARGV[4] its time to live). Nothing is written when the code was consumed before or is
+ * gone (0): no other request ever sees the code consumed but not yet confirmed, nor its refresh
+ * token without the code's consumption. Not on Redis Cluster (the token is in another slot).
+ */
+const CONSUME_COMPLETING = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('HSETNX', KEYS[1], 'c', ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'd', ARGV[1])
+local left = redis.call('PTTL', KEYS[1])
+if left >= 0 and left < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if KEYS[2] then
+  redis.call('HSET', KEYS[2], 'p', ARGV[3])
+  local ttl = tonumber(ARGV[4])
+  if ttl > 0 then redis.call('EXPIRE', KEYS[2], ttl) else redis.call('PERSIST', KEYS[2]) end
+end
+return 1`;
+
+/*
  * The request that consumed the entry completed; an entry that is gone stays gone. Answers 1 when
  * the entry was marked replayed before (MARK_REPLAYED), in the same step: read and write cannot be
  * split by a replay's mark.
@@ -120,6 +140,7 @@ export const SCRIPTS = {
   taConsume: { numberOfKeys: 1, lua: CONSUME },
   taReadWithGrant: { numberOfKeys: 1, lua: READ_WITH_GRANT },
   taConfirm: { numberOfKeys: 1, lua: CONFIRM },
+  taConsumeCompleting: { lua: CONSUME_COMPLETING },
   taMarkReplayed: { numberOfKeys: 1, lua: MARK_REPLAYED },
   taDeleteRecord: { numberOfKeys: 1, lua: DELETE_RECORD },
   taCreateRecord: { numberOfKeys: 1, lua: CREATE_RECORD },
@@ -135,6 +156,8 @@ export interface Scripts {
   taConsume(key: string, now: number, minimumLifeMs: number): Promise<number>;
   /** [payload, consumed, grant payload, grant consumed], null where absent. */
   taReadWithGrant(key: string, grantKeyPrefix: string): Promise<Array<string | null>>;
+  /** taConsumeCompleting(1, code, now, minimumLifeMs) or (2, code, token, now, minimumLifeMs, payload, ttl): 0 when consumed before or gone. */
+  taConsumeCompleting(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
   /** 1 when the entry was marked replayed before. */
   taConfirm(key: string, now: number): Promise<number>;
   taMarkReplayed(key: string, now: number): Promise<number>;

@@ -12,8 +12,15 @@ export type Undo = () => Promise<void>;
 export interface TokenRequestState {
   /** Consumes of this request, undone when it fails before answering (src/engine/single-use.ts). */
   undo: Undo[];
-  /** Codes whose exchange completes with this request: confirmed once it answered. */
+  /** Codes whose exchange this request makes (the last one names the chain of its refresh tokens). */
   codes: string[];
+  /**
+   * The code this request exchanges, until it is consumed: with the exchange's first refresh token
+   * (`completesWith`), when the request answers without one, or when it fails (src/engine/single-use.ts).
+   */
+  pendingCode?: PendingCode | undefined;
+  /** The id of the refresh token whose save consumes `pendingCode` in the same step. */
+  completesWith?: string | undefined;
   /** The refresh token this request rotates: its successor's id is derived from it. */
   rotating?: string;
   /** Whether this request rotates a refresh token (its grant is extended once it answered). */
@@ -26,6 +33,11 @@ export interface TokenRequestState {
   scope?: string;
   /** The grant read with this request's code or refresh token, until the engine asks for it (src/engine/grant-read-ahead.ts). */
   grantRead?: { id: string; payload: EnginePayload } | undefined;
+}
+
+/** A code as its deferred consumption needs it (single-use.ts's Consumable). */
+export interface PendingCode {
+  jti: string;
 }
 
 const STATE = Symbol('talent-auth token request');

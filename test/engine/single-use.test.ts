@@ -188,41 +188,114 @@ describe('single use (src/engine/single-use.ts)', () => {
   });
 
   describe('codes', () => {
-    it('a consumed code that never answered (no confirmation, over a second ago) is refused, and nothing ends', async () => {
-      const code = await stored('AuthorizationCode', 'code-1');
-      await asRequest('authorization_code', () => consumeCode(code));
+    /** A code's exchange as the engine makes it: the code used, then (with one) its first refresh token saved. */
+    async function exchange(code: Consumable, { refreshToken = true } = {}): Promise<{ state: Record<PropertyKey, unknown>; first: string | undefined }> {
+      let first: string | undefined;
+      const { state } = await asRequest('authorization_code', async () => {
+        await consumeCode(code);
+        if (!refreshToken) return;
+        first = singleUse.refreshTokenId(() => 'random');
+        await singleUse.saveRefreshToken(first, { jti: first, grantId: 'grant-1' }, 3600, () => store.engine('RefreshToken').upsert(first!, { jti: first! }, 3600));
+      });
+      // The engine answered with tokens: a code without a refresh token is consumed now.
+      await singleUse.confirmCodes(state);
+      return { state, first };
+    }
+    const withClock = async <T>(aheadMs: number, fn: () => Promise<T>): Promise<T> => {
       const realNow = Date.now.bind(Date);
-      const spy = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 1500);
+      const spy = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + aheadMs);
       try {
-        await expect(asRequest('authorization_code', () => consumeCode(code))).rejects.toBeInstanceOf(InvalidGrant);
+        return await fn();
       } finally {
         spy.mockRestore();
       }
-      expect(await grantExists()).toBe(true);
-      expect(await revokedChains.isRevoked(singleUse.chainOfCode('code-1'))).toBe(false);
-    });
+    };
 
-    it('a confirmed code presented again is a replay: its chain ends (refresh tokens destroyed, chain revoked), not the grant', async () => {
+    it('an exchange consumes its code, confirms it and saves its first refresh token in one step; nothing before', async () => {
       const code = await stored('AuthorizationCode', 'code-1');
       const { state } = await asRequest('authorization_code', () => consumeCode(code));
-      const first = await stored('RefreshToken', singleUse.firstOfCode('code-1'));
-      await stored('RefreshToken', singleUse.successorOf(first.jti));
-      await singleUse.confirmCodes(state);
-      await expect(asRequest('authorization_code', () => consumeCode(code))).rejects.toBeInstanceOf(InvalidGrant);
-      expect(await store.engine('RefreshToken').find(first.jti)).toBeUndefined();
-      expect(await store.engine('RefreshToken').find(singleUse.successorOf(first.jti))).toBeUndefined();
+      // The engine has checked the code and goes on building tokens: nothing is written yet.
+      expect(await store.engine('AuthorizationCode').consumption('code-1')).toBeUndefined();
+      expect(existingTokenRequest(state)?.pendingCode).toEqual({ jti: 'code-1' });
+      const { first } = await exchange(await stored('AuthorizationCode', 'code-2'));
+      expect(first).toBe(singleUse.firstOfCode('code-2'));
+      expect(await store.engine('AuthorizationCode').consumption('code-2')).toEqual({ consumedAt: expect.any(Number), confirmed: true });
+      expect(await store.engine('RefreshToken').find(first!)).toEqual({ jti: first, grantId: 'grant-1' });
+    });
+
+    it('an exchange without a refresh token consumes and confirms its code as it answers', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      await exchange(code, { refreshToken: false });
+      expect(await store.engine('AuthorizationCode').consumption('code-1')).toEqual({ consumedAt: expect.any(Number), confirmed: true });
+      // Presented again: a replay, refused as the answer would go, its chain revoked.
+      await expect(exchange(code, { refreshToken: false })).rejects.toBeInstanceOf(InvalidGrant);
       expect(await revokedChains.isRevoked(singleUse.chainOfCode('code-1'))).toBe(true);
       expect(await grantExists()).toBe(true);
     });
 
-    it('a replay while the exchange is under way: the exchange ends its chain once it has saved its refresh token', async () => {
+    it('an exchange refused after the engine checked the code uses the code up, unconfirmed; over a second later it is refused, and nothing ends', async () => {
       const code = await stored('AuthorizationCode', 'code-1');
       const { state } = await asRequest('authorization_code', () => consumeCode(code));
-      // The second request, within the race window: a replay, marked; no refresh token saved yet.
-      await expect(asRequest('authorization_code', () => consumeCode(code))).rejects.toBeInstanceOf(InvalidGrant);
-      const first = await stored('RefreshToken', singleUse.firstOfCode('code-1'));
-      await singleUse.confirmCodes(state);
-      expect(await store.engine('RefreshToken').find(first.jti)).toBeUndefined();
+      await singleUse.refusedExchange(state);
+      expect(await store.engine('AuthorizationCode').consumption('code-1')).toEqual({ consumedAt: expect.any(Number), confirmed: false });
+      expect(existingTokenRequest(state)?.pendingCode).toBeUndefined();
+      await expect(withClock(1500, () => exchange(code))).rejects.toBeInstanceOf(InvalidGrant);
+      expect(await grantExists()).toBe(true);
+      expect(await revokedChains.isRevoked(singleUse.chainOfCode('code-1'))).toBe(false);
+      // A refusal with nothing pending (the code was never reached) consumes nothing.
+      const other = await stored('AuthorizationCode', 'code-2');
+      await singleUse.refusedExchange({});
+      expect(await store.engine('AuthorizationCode').consumption(other.jti)).toBeUndefined();
+    });
+
+    it('a confirmed code presented again is a replay: its chain ends (refresh tokens destroyed, chain revoked), not the grant', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      const { first } = await exchange(code);
+      await stored('RefreshToken', singleUse.successorOf(first!));
+      await expect(withClock(1500, () => exchange(code))).rejects.toBeInstanceOf(InvalidGrant);
+      expect(await store.engine('RefreshToken').find(first!)).toBeUndefined();
+      expect(await store.engine('RefreshToken').find(singleUse.successorOf(first!))).toBeUndefined();
+      expect(await revokedChains.isRevoked(singleUse.chainOfCode('code-1'))).toBe(true);
+      expect(await grantExists()).toBe(true);
+    });
+
+    it('two exchanges of one code at once: one saves its refresh token, the other is a replay that ends it', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      // Both past the engine's checks before either saves.
+      const started: Array<() => Promise<void>> = [];
+      for (let i = 0; i < 2; i += 1) {
+        const { state } = await asRequest('authorization_code', () => consumeCode(code));
+        started.push(async () => {
+          FakeEngine.ctx = { oidc: { params: { grant_type: 'authorization_code' } }, state };
+          try {
+            const first = singleUse.refreshTokenId(() => 'random');
+            await singleUse.saveRefreshToken(first, { jti: first }, 3600, () => store.engine('RefreshToken').upsert(first, { jti: first }, 3600));
+          } finally {
+            FakeEngine.ctx = undefined;
+          }
+        });
+      }
+      await started[0]!();
+      expect(await store.engine('RefreshToken').find(singleUse.firstOfCode('code-1'))).toBeDefined();
+      await expect(started[1]!()).rejects.toBeInstanceOf(InvalidGrant);
+      expect(await store.engine('RefreshToken').find(singleUse.firstOfCode('code-1'))).toBeUndefined();
+      expect(await revokedChains.isRevoked(singleUse.chainOfCode('code-1'))).toBe(true);
+      expect(await grantExists()).toBe(true);
+    });
+
+    it('another refresh token of the request is saved as it is; outside a request a code is consumed at once', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      const { state } = await asRequest('authorization_code', async () => {
+        await consumeCode(code);
+        await singleUse.saveRefreshToken('not-the-first', { jti: 'not-the-first' }, 3600, () => store.engine('RefreshToken').upsert('not-the-first', { jti: 'not-the-first' }, 3600));
+      });
+      expect(await store.engine('RefreshToken').find('not-the-first')).toEqual({ jti: 'not-the-first' });
+      expect(existingTokenRequest(state)?.pendingCode).toEqual({ jti: 'code-1' });
+      expect(await store.engine('AuthorizationCode').consumption('code-1')).toBeUndefined();
+      const other = await stored('AuthorizationCode', 'code-2');
+      await consumeCode(other);
+      expect(await store.engine('AuthorizationCode').consumption('code-2')).toEqual({ consumedAt: expect.any(Number), confirmed: false });
+      await expect(consumeCode(other)).rejects.toBeInstanceOf(InvalidGrant);
     });
 
     it('the engine is shown a consumed code as unused, so that its own checks run before ours', async () => {

@@ -43,5 +43,7 @@ export function tokenEndpointGuard(limit: number, grants: GrantTable) {
     await next();
     translateTokenAnswer(ctx as Parameters<typeof translateTokenAnswer>[0], grantType);
     if (ctx.status === 200) await grants.get(grantType)?.afterIssue?.(ctx);
+    // A 503 is the store's failure: the client is told to retry, nothing is used up.
+    else if (ctx.status !== 503) await grants.get(grantType)?.afterRefusal?.(ctx);
   };
 }
