@@ -151,7 +151,8 @@ class MemoryEngineAdapter implements EngineAdapter {
 
   async consumeCompleting(id: string, next?: NextEntry): Promise<boolean> {
     // One step, as on Redis: nothing else runs between these lines (no replay can mark it).
-    this.markConsumed(id, true);
+    // Codes are confirmed when their exchange completes (single use tells a replay by it).
+    this.markConsumed(id, this.model === 'AuthorizationCode');
     if (next) new MemoryEngineAdapter(next.model, this.data).write(next.id, next.payload, next.expiresIn);
     return false;
   }

@@ -52,12 +52,13 @@ export interface EngineAdapter {
   /** Marks the entry consumed; throws AlreadyConsumed when it was consumed before or is gone (atomic). */
   consume(id: string): Promise<void>;
   /**
-   * Consumes the entry (a code) and records its request as completed (as confirm does), writing
-   * `next` (an entry of another model: the first refresh token of the code's exchange) in the same
-   * step where the store can, so that no other request ever sees the code consumed without it;
-   * throws AlreadyConsumed as consume does, and then writes nothing. Where one step cannot hold
-   * both (Redis Cluster: another slot), consume, write and confirm go one after the other, and the
-   * answer is then whether the code was marked replayed (markReplayed) in between, as confirm's.
+   * Consumes the entry and writes `next` (the refresh token its request issues: the first of a
+   * code's exchange, a rotated token's successor) in the same step where the store can, so that no
+   * other request ever sees the entry consumed without it; a code is also confirmed (its request
+   * completed, as confirm()). Throws AlreadyConsumed as consume does, and then writes nothing.
+   * Where one step cannot hold both (Redis Cluster: another slot), consume, write and confirm go
+   * one after the other, and the answer is then whether a code was marked replayed
+   * (markReplayed) in between, as confirm's; else false.
    */
   consumeCompleting(id: string, next?: NextEntry): Promise<boolean>;
   /** Clears the consumed mark: undoes a consume whose request then failed before answering. */

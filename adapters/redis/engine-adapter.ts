@@ -123,11 +123,12 @@ export class RedisEngineAdapter implements EngineAdapter {
     return this.io.run(async (redis) => {
       const now = Date.now();
       const floor = CONSUMED_ENTRY_MIN_SECONDS * 1000;
+      const confirming = this.confirms ? '1' : '0';
       const set = next
-        ? await redis.taConsumeCompleting(2, this.key(id), this.key(next.id, next.model), now, floor, storedPayload(next.payload), ttlOf(next.expiresIn))
-        : await redis.taConsumeCompleting(1, this.key(id), now, floor);
+        ? await redis.taConsumeCompleting(2, this.key(id), this.key(next.id, next.model), now, floor, confirming, storedPayload(next.payload), ttlOf(next.expiresIn))
+        : await redis.taConsumeCompleting(1, this.key(id), now, floor, confirming);
       if (set === 0) throw new AlreadyConsumed();
-      // Consumed and confirmed in one step: no replay could mark it in between.
+      // Consumed (and a code confirmed) in one step: no replay could mark it in between.
       return false;
     }).catch((error: unknown) => {
       // A Redis that refuses a script writing two keys (a sharded database behind one address):
@@ -142,7 +143,12 @@ export class RedisEngineAdapter implements EngineAdapter {
   private async consumeThenComplete(id: string, next: NextEntry): Promise<boolean> {
     await this.consume(id);
     await this.io.run((redis) => redis.taUpsert(this.key(next.id, next.model), storedPayload(next.payload), ttlOf(next.expiresIn)));
-    return this.confirm(id);
+    return this.confirms ? this.confirm(id) : false;
+  }
+
+  /** Codes are confirmed when their exchange completes (single use tells a replay by it). */
+  private get confirms(): boolean {
+    return this.model === 'AuthorizationCode';
   }
 
   unconsume(id: string): Promise<void> {

@@ -44,21 +44,22 @@ end
 return set`;
 
 /*
- * A code's exchange in one step: the code consumed (as CONSUME) and confirmed (as CONFIRM), and,
- * when KEYS[2] is given, the exchange's first refresh token written there (as UPSERT: ARGV[3] its
- * payload, ARGV[4] its time to live). Nothing is written when the code was consumed before or is
- * gone (0): no other request ever sees the code consumed but not yet confirmed, nor its refresh
- * token without the code's consumption. Not on Redis Cluster (the token is in another slot).
+ * A code's exchange, or a refresh token's rotation, in one step: the entry consumed (as CONSUME),
+ * a code confirmed (ARGV[3] = '1', as CONFIRM), and, when KEYS[2] is given, the refresh token the
+ * request issues written there (as UPSERT: ARGV[4] its payload, ARGV[5] its time to live).
+ * Nothing is written when the entry was consumed before or is gone (0): no other request ever sees
+ * the entry consumed without its refresh token, nor a code consumed but not yet confirmed. Not on
+ * Redis Cluster (the token is in another slot).
  */
 const CONSUME_COMPLETING = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if redis.call('HSETNX', KEYS[1], 'c', ARGV[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'd', ARGV[1])
+if ARGV[3] == '1' then redis.call('HSET', KEYS[1], 'd', ARGV[1]) end
 local left = redis.call('PTTL', KEYS[1])
 if left >= 0 and left < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 if KEYS[2] then
-  redis.call('HSET', KEYS[2], 'p', ARGV[3])
-  local ttl = tonumber(ARGV[4])
+  redis.call('HSET', KEYS[2], 'p', ARGV[4])
+  local ttl = tonumber(ARGV[5])
   if ttl > 0 then redis.call('EXPIRE', KEYS[2], ttl) else redis.call('PERSIST', KEYS[2]) end
 end
 return 1`;
@@ -156,7 +157,7 @@ export interface Scripts {
   taConsume(key: string, now: number, minimumLifeMs: number): Promise<number>;
   /** [payload, consumed, grant payload, grant consumed], null where absent. */
   taReadWithGrant(key: string, grantKeyPrefix: string): Promise<Array<string | null>>;
-  /** taConsumeCompleting(1, code, now, minimumLifeMs) or (2, code, token, now, minimumLifeMs, payload, ttl): 0 when consumed before or gone. */
+  /** taConsumeCompleting(1, entry, now, minimumLifeMs, confirm) or (2, entry, token, now, minimumLifeMs, confirm, payload, ttl): 0 when consumed before or gone. */
   taConsumeCompleting(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
   /** 1 when the entry was marked replayed before. */
   taConfirm(key: string, now: number): Promise<number>;

@@ -243,22 +243,51 @@ export class SingleUse {
   async consumeRefreshToken(token: Consumable, consume: () => Promise<void>): Promise<void> {
     refuseForeignResource(token);
     const request = currentTokenRequest();
+    if (request) {
+      // The engine saves the successor right after this (nothing between can fail): the token is
+      // consumed in that same store step (saveRefreshToken).
+      request.pendingRotation = token;
+    } else {
+      try {
+        await consume();
+      } catch (error) {
+        if (!(error instanceof AlreadyConsumed)) throw error;
+        await this.#rotationLost(token);
+      }
+      return;
+    }
+    request.rotating = token.jti;
+    request.refreshed = true;
+    request.chain = this.chainOf(token.jti);
+  }
+
+  /** A consume of refresh token `token` lost to another request: a retry goes on, else a reuse ends the grant. */
+  async #rotationLost(token: Consumable): Promise<void> {
+    if (await this.#rotationRetry(token)) return;
+    this.#options.onReuse?.(token);
+    if (token.grantId) await endGrant(this.#store, token.grantId);
+    throw new InvalidGrant('refresh token already used');
+  }
+
+  /**
+   * The pending rotation of `request`: its token consumed with `next` (the successor) written in
+   * the same step. Lost to another request: a retry writes the successor as it is (the same id,
+   * derived), a reuse ends the grant. A step whose outcome is unknown is not undone (see
+   * #completeCode); the retry the 503 asks for finds the successor stored, or the token unused.
+   */
+  async #completeRotation(request: TokenRequestState, next: NextEntry, write: () => Promise<void>): Promise<void> {
+    const token = request.pendingRotation!;
+    request.pendingRotation = undefined;
+    request.completesWith = undefined;
+    const tokens = this.#store.engine('RefreshToken');
     try {
-      await consume();
-      request?.undo.push(() => this.#store.engine('RefreshToken').unconsume(token.jti));
+      await tokens.consumeCompleting(token.jti, next);
     } catch (error) {
       if (!(error instanceof AlreadyConsumed)) throw error;
-      if (!(await this.#rotationRetry(token))) {
-        this.#options.onReuse?.(token);
-        if (token.grantId) await endGrant(this.#store, token.grantId);
-        throw new InvalidGrant('refresh token already used');
-      }
+      await this.#rotationLost(token);
+      return write();
     }
-    if (request) {
-      request.rotating = token.jti;
-      request.refreshed = true;
-      request.chain = this.chainOf(token.jti);
-    }
+    request.undo.push(() => tokens.unconsume(token.jti));
   }
 
   /**
@@ -270,7 +299,10 @@ export class SingleUse {
     const parent = request?.rotating;
     if (parent !== undefined) {
       request!.rotating = undefined;
-      return this.successorOf(parent);
+      const successor = this.successorOf(parent);
+      // Its save consumes the parent in the same step (saveRefreshToken).
+      if (request!.pendingRotation?.jti === parent) request!.completesWith = successor;
+      return successor;
     }
     const code = request?.codes.at(-1);
     if (code === undefined) return generate();
@@ -282,12 +314,16 @@ export class SingleUse {
 
   /**
    * A refresh token's save: the first one of a code's exchange is written in the same store step
-   * as the code's consumption and confirmation (see above); any other is written as it is.
+   * as the code's consumption and confirmation, a successor in the same step as its parent's
+   * consumption (see above); any other is written as it is.
    */
   async saveRefreshToken(id: string, payload: EnginePayload, expiresIn: number | undefined, write: () => Promise<void>): Promise<void> {
     const request = currentTokenRequest();
-    if (request?.pendingCode === undefined || request.completesWith !== id) return write();
-    await this.#completeCode(request, { model: 'RefreshToken', id, payload, expiresIn });
+    if (request === undefined || request.completesWith !== id) return write();
+    const next = { model: 'RefreshToken', id, payload, expiresIn };
+    if (request.pendingCode !== undefined) await this.#completeCode(request, next);
+    else if (request.pendingRotation !== undefined) await this.#completeRotation(request, next, write);
+    else return write();
   }
 
   /**

@@ -19,7 +19,9 @@ export interface TokenRequestState {
    * (`completesWith`), when the request answers without one, or when it fails (src/engine/single-use.ts).
    */
   pendingCode?: PendingCode | undefined;
-  /** The id of the refresh token whose save consumes `pendingCode` in the same step. */
+  /** The refresh token this request rotates, until it is consumed with its successor's save (src/engine/single-use.ts). */
+  pendingRotation?: PendingRotation | undefined;
+  /** The id of the refresh token whose save consumes `pendingCode` or `pendingRotation` in the same step. */
   completesWith?: string | undefined;
   /** The refresh token this request rotates: its successor's id is derived from it. */
   rotating?: string;
@@ -38,6 +40,15 @@ export interface TokenRequestState {
 /** A code as its deferred consumption needs it (single-use.ts's Consumable). */
 export interface PendingCode {
   jti: string;
+}
+
+/** A refresh token as its deferred consumption needs it: a reuse is told who, and ends its grant. */
+export interface PendingRotation extends PendingCode {
+  clientId?: string;
+  accountId?: string;
+  grantId?: string;
+  resourceIndicators: Set<unknown>;
+  consume(): Promise<void>;
 }
 
 const STATE = Symbol('talent-auth token request');

@@ -212,6 +212,17 @@ describe.each(ADAPTER_STORE_KINDS)('store contract: %s', (kind) => {
       expect(written.filter(Boolean)).toHaveLength(1);
     });
 
+    it('consumes a refresh token and writes its successor in one step, unconfirmed (confirmation is for codes); a second time: AlreadyConsumed, nothing written', async () => {
+      const tokens = store.engine('RefreshToken');
+      await tokens.upsert('rt-parent', { grantId: 'grant' }, 60);
+      expect(await tokens.consumeCompleting('rt-parent', { model: 'RefreshToken', id: 'rt-child', payload: { grantId: 'grant', rotations: 1 }, expiresIn: 60 })).toBe(false);
+      expect(await tokens.consumption('rt-parent')).toEqual({ consumedAt: expect.any(Number), confirmed: false });
+      expect(await tokens.find('rt-child')).toEqual({ grantId: 'grant', rotations: 1 });
+      expect(await tokens.consumption('rt-child')).toBeUndefined();
+      await expect(tokens.consumeCompleting('rt-parent', { model: 'RefreshToken', id: 'rt-child-2', payload: { grantId: 'grant' }, expiresIn: 60 })).rejects.toBeInstanceOf(AlreadyConsumed);
+      expect(await tokens.find('rt-child-2')).toBeUndefined();
+    });
+
     it('keeps a code consumed in one step long enough for a replay to find it, and its token for its own lifetime', async () => {
       const codes = store.engine('AuthorizationCode');
       await codes.upsert('code-brief', { grantId: 'grant' }, 1);

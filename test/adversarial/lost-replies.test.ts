@@ -3,7 +3,8 @@
  * it (a TCP proxy in front of a real redis-server carries the command and swallows its reply):
  * the server answers 503, the value is consumed in Redis, and no undo could be registered. The
  * retry that 503 asks for must not hurt the user:
- *  - a refresh token: the retry succeeds, with the successor the failed request would have issued;
+ *  - a refresh token (consumed with its successor saved, in one step): the retry succeeds, with
+ *    that successor;
  *  - a code (consumed and confirmed with its refresh token saved, in one step): the retry is
  *    refused with invalid_grant, what the lost step saved ends, and the user's grant lives on.
  */
@@ -54,8 +55,8 @@ describe('adversarial: a consume whose reply is lost (Redis behind a TCP proxy)'
     const sha = createHash('sha1').update(lua).digest('hex');
     return (key: string) => (chunk: Buffer) => (chunk.includes(sha) || chunk.includes(lua)) && chunk.includes(key);
   };
-  const consumeOf = callOf(SCRIPTS.taConsume.lua);
-  const exchangeOf = callOf(SCRIPTS.taConsumeCompleting.lua);
+  /** The step that consumes a code or refresh token together with the refresh token its request issues. */
+  const consumeOf = callOf(SCRIPTS.taConsumeCompleting.lua);
 
   /** Waits until the server's store is back (its readiness answers 200). */
   async function storeBack(): Promise<void> {
@@ -81,8 +82,9 @@ describe('adversarial: a consume whose reply is lost (Redis behind a TCP proxy)'
     expect(failed.status).toBe(503);
     expect(failed.body.error).toBe('temporarily_unavailable');
     expect(failed.headers.get('retry-after')).toBe('1');
-    // Redis did carry the consume out: without care, the retry would look like a reuse.
+    // Redis did carry the step out: without care, the retry would look like a reuse.
     expect(await direct.hget(key, 'c')).not.toBeNull();
+    expect(await direct.keys(`${PREFIX}RefreshToken:{${refreshToken.slice(0, 16)}.*`)).toHaveLength(2);
 
     await storeBack();
     const retried = await refresh(server, web, refreshToken);
@@ -103,7 +105,7 @@ describe('adversarial: a consume whose reply is lost (Redis behind a TCP proxy)'
     const { code, verifier } = await signInForCode(server, web, alice, 'openid scim.read', agent);
     expect(await grantOfCode(server, code)).toBe(grantId);
     const key = `${PREFIX}AuthorizationCode:{${code}}`;
-    const dropped = proxy.dropReplyTo(exchangeOf(key));
+    const dropped = proxy.dropReplyTo(consumeOf(key));
     const failed = await exchangeCode(server, web, code, verifier);
     await dropped;
     expect(failed.status).toBe(503);

@@ -108,10 +108,34 @@ describe('single use (src/engine/single-use.ts)', () => {
       expect(await store.engine('RefreshToken').consumption('rt-1')).toBeUndefined();
     });
 
-    it('a race lost while the successor is not stored yet is a retry, not counted (nothing went out)', async () => {
+    /** A rotation as the engine makes it: the token used, then its successor saved (one request). */
+    async function rotate(token: Consumable, rules = singleUse): Promise<{ state: Record<PropertyKey, unknown>; successor: string }> {
+      let successor = '';
+      const { state } = await asRequest('refresh_token', async () => {
+        await rules.consumeRefreshToken(token, token.consume);
+        successor = rules.refreshTokenId(() => 'random');
+        await rules.saveRefreshToken(successor, { jti: successor, grantId: token.grantId }, 3600, () => store.engine('RefreshToken').upsert(successor, { jti: successor, grantId: token.grantId }, 3600));
+      });
+      return { state, successor };
+    }
+
+    it('a rotation consumes the token and saves its successor in one step; nothing before', async () => {
       const token = await stored('RefreshToken', 'rt-1');
-      await asRequest('refresh_token', () => consumeRefresh(token));
-      for (let attempt = 0; attempt < 3; attempt += 1) await asRequest('refresh_token', () => consumeRefresh(token));
+      const { state } = await asRequest('refresh_token', () => consumeRefresh(token));
+      expect(await store.engine('RefreshToken').consumption('rt-1')).toBeUndefined();
+      expect(existingTokenRequest(state)?.pendingRotation).toBe(token);
+      const { successor } = await rotate(token);
+      expect(successor).toBe(singleUse.successorOf('rt-1'));
+      expect(await store.engine('RefreshToken').consumption('rt-1')).toEqual({ consumedAt: expect.any(Number), confirmed: false });
+      expect(await store.engine('RefreshToken').find(successor)).toEqual({ jti: successor, grantId: 'grant-1' });
+      expect(retried).toEqual([]);
+    });
+
+    it('a race lost while the successor is not stored (a rotation stopped between its steps) is a retry, not counted (nothing went out)', async () => {
+      const token = await stored('RefreshToken', 'rt-1');
+      await token.consume();
+      const { successor } = await rotate(token);
+      expect(await store.engine('RefreshToken').find(successor)).toEqual({ jti: successor, grantId: 'grant-1' });
       expect(retried).toEqual([]);
       expect(reused).toEqual([]);
       expect(await grantExists()).toBe(true);
@@ -119,25 +143,27 @@ describe('single use (src/engine/single-use.ts)', () => {
 
     it('once the successor is stored: one retry within the window (told), the second a reuse that ends the grant', async () => {
       const token = await stored('RefreshToken', 'rt-1');
-      await asRequest('refresh_token', () => consumeRefresh(token));
-      await stored('RefreshToken', singleUse.successorOf('rt-1'));
-      await asRequest('refresh_token', () => consumeRefresh(token));
+      await rotate(token);
+      await rotate(token);
       expect(retried.map((use) => use.accountId)).toEqual(['alice']);
-      await expect(asRequest('refresh_token', () => consumeRefresh(token))).rejects.toBeInstanceOf(InvalidGrant);
+      await expect(rotate(token)).rejects.toBeInstanceOf(InvalidGrant);
       expect(reused).toHaveLength(1);
       expect(await grantExists()).toBe(false);
     });
 
     it('the engine\'s find of a consumed token within the window shows it unused, once per request', async () => {
       const token = await stored('RefreshToken', 'rt-1');
-      await asRequest('refresh_token', () => consumeRefresh(token));
-      await stored('RefreshToken', singleUse.successorOf('rt-1'));
+      await rotate(token);
       const found = { ...token, consumed: Date.now() };
       await asRequest('refresh_token', async () => {
         await singleUse.refreshTokenFound(found);
         expect(found.consumed).toBeUndefined();
-        // The engine then consumes it: the same request's retry, not a second one.
+        // The engine then consumes it and saves the successor: the same request's retry, not a second one.
         await consumeRefresh(token);
+        const successor = singleUse.refreshTokenId(() => 'random');
+        await singleUse.saveRefreshToken(successor, { jti: successor }, 3600, () => store.engine('RefreshToken').upsert(successor, { jti: successor, again: true }, 3600));
+        // Written as the retry's own answer (the same id).
+        expect(await store.engine('RefreshToken').find(successor)).toEqual({ jti: successor, again: true });
       });
       expect(retried).toHaveLength(1);
       expect(reused).toEqual([]);
@@ -145,12 +171,11 @@ describe('single use (src/engine/single-use.ts)', () => {
 
     it('after the window, or once the successor was used: a reuse', async () => {
       const token = await stored('RefreshToken', 'rt-1');
-      await asRequest('refresh_token', () => consumeRefresh(token));
-      await stored('RefreshToken', singleUse.successorOf('rt-1'));
+      await rotate(token);
       const realNow = Date.now.bind(Date);
       const spy = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 6000);
       try {
-        await expect(asRequest('refresh_token', () => consumeRefresh(token))).rejects.toBeInstanceOf(InvalidGrant);
+        await expect(rotate(token)).rejects.toBeInstanceOf(InvalidGrant);
       } finally {
         spy.mockRestore();
       }
@@ -158,27 +183,27 @@ describe('single use (src/engine/single-use.ts)', () => {
 
       const other = await stored('RefreshToken', 'rt-2', 'grant-1');
       await store.engine('Grant').upsert('grant-1', { jti: 'grant-1' }, 3600);
-      await asRequest('refresh_token', () => consumeRefresh(other));
-      const successor = await stored('RefreshToken', singleUse.successorOf('rt-2'));
-      await successor.consume();
-      await expect(asRequest('refresh_token', () => consumeRefresh(other))).rejects.toBeInstanceOf(InvalidGrant);
+      const { successor } = await rotate(other);
+      await store.engine('RefreshToken').consume(successor);
+      await expect(rotate(other)).rejects.toBeInstanceOf(InvalidGrant);
       expect(reused).toHaveLength(2);
     });
 
     it('with the window at 0, only a rotation that never answered may be retried', async () => {
       const strict = new SingleUse(store, { reuseWindowSeconds: 0, successorKey: randomBytes(32), onReuse: (token) => reused.push(token) });
       const token = await stored('RefreshToken', 'rt-1');
-      await asRequest('refresh_token', () => strict.consumeRefreshToken(token, token.consume));
-      await asRequest('refresh_token', () => strict.consumeRefreshToken(token, token.consume));
-      await stored('RefreshToken', strict.successorOf('rt-1'));
-      await expect(asRequest('refresh_token', () => strict.consumeRefreshToken(token, token.consume))).rejects.toBeInstanceOf(InvalidGrant);
+      // Consumed, its successor never saved (a rotation stopped between its steps): a retry.
+      await token.consume();
+      await rotate(token, strict);
+      // Its successor stored now: a reuse, the window being 0.
+      await expect(rotate(token, strict)).rejects.toBeInstanceOf(InvalidGrant);
       expect(reused).toHaveLength(1);
     });
 
     it('a refreshed grant is extended once its lifetime ran down; a request that failed undoes its consume', async () => {
       const token = await stored('RefreshToken', 'rt-1');
       const grant = { exp: Math.floor(Date.now() / 1000) + 60, save: jest.fn(async () => undefined) };
-      const { state } = await asRequest('refresh_token', () => consumeRefresh(token));
+      const { state } = await rotate(token);
       await singleUse.extendRefreshedGrant({ state, oidc: { entities: { Grant: grant } } }, 90_000);
       expect(grant.save).toHaveBeenCalledTimes(1);
       expect(grant.exp).toBeUndefined();
