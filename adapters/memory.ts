@@ -169,7 +169,8 @@ class MemoryEngineAdapter implements EngineAdapter {
 
   async unconsume(id: string): Promise<void> {
     const entry = this.read(id);
-    if (entry?.consumed === undefined) return;
+    // As on Redis: an entry marked replayed stays used up (the replay ended what it issued).
+    if (entry?.consumed === undefined || entry.replayed === true) return;
     const { consumed: _consumed, confirmed: _confirmed, ...rest } = entry;
     this.rewrite(id, rest);
   }

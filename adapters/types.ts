@@ -61,7 +61,10 @@ export interface EngineAdapter {
    * (markReplayed) in between, as confirm's; else false.
    */
   consumeCompleting(id: string, next?: NextEntry): Promise<boolean>;
-  /** Clears the consumed mark: undoes a consume whose request then failed before answering. */
+  /**
+   * Clears the consumed mark: undoes a consume whose request then failed before answering; not for
+   * an entry marked replayed meanwhile (markReplayed), which stays used up.
+   */
   unconsume(id: string): Promise<void>;
   /**
    * Records that the request that consumed the entry completed (its tokens went out), and answers

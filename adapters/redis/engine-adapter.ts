@@ -25,6 +25,9 @@ function parsed(payload: string | null | undefined, consumed: string | null | un
   return value;
 }
 
+/** What Redis answers a script whose keys are not all in one slot (CROSSSLOT; ERR from a proxy). */
+const REFUSED_ACROSS_SLOTS = new Set(['CROSSSLOT', 'ERR']);
+
 /** An entry's payload as stored: the consumed mark is a field of its own. */
 function storedPayload(payload: EnginePayload): string {
   const { consumed: _consumed, ...stored } = payload;
@@ -131,19 +134,29 @@ export class RedisEngineAdapter implements EngineAdapter {
       // Consumed (and a code confirmed) in one step: no replay could mark it in between.
       return false;
     }).catch((error: unknown) => {
-      // A Redis that refuses a script writing two keys (a sharded database behind one address):
-      // one key at a time from now on, as on a cluster. The script wrote nothing: it was refused.
-      if (!(error instanceof StoreError) || !next) throw error;
+      // A Redis that refuses a script on two keys of different slots (a sharded database behind
+      // one address): one key at a time from now on, as on a cluster. Refused before it ran, the
+      // script wrote nothing; any other error goes to the caller.
+      if (!(error instanceof StoreError) || !REFUSED_ACROSS_SLOTS.has(error.code) || !next) throw error;
       this.readsBoth = false;
       return this.consumeThenComplete(id, next);
     });
   }
 
-  /** consumeCompleting in three steps (Redis Cluster): the token is in another slot than the code. */
+  /**
+   * consumeCompleting in three steps (Redis Cluster): the token is in another slot than the entry.
+   * Once the consume answered, it is known to be this request's: a failure of the next steps undoes
+   * it (best effort), so that the retry our 503 asks for is not taken for a replay.
+   */
   private async consumeThenComplete(id: string, next: NextEntry): Promise<boolean> {
     await this.consume(id);
-    await this.io.run((redis) => redis.taUpsert(this.key(next.id, next.model), storedPayload(next.payload), ttlOf(next.expiresIn)));
-    return this.confirms ? this.confirm(id) : false;
+    try {
+      await this.io.run((redis) => redis.taUpsert(this.key(next.id, next.model), storedPayload(next.payload), ttlOf(next.expiresIn)));
+      return this.confirms ? await this.confirm(id) : false;
+    } catch (error) {
+      await this.unconsume(id).catch(() => undefined);
+      throw error;
+    }
   }
 
   /** Codes are confirmed when their exchange completes (single use tells a replay by it). */
@@ -153,7 +166,7 @@ export class RedisEngineAdapter implements EngineAdapter {
 
   unconsume(id: string): Promise<void> {
     return this.io.run(async (redis) => {
-      await redis.hdel(this.key(id), 'c', 'd');
+      await redis.taUnconsume(this.key(id));
     });
   }
 

@@ -75,6 +75,14 @@ redis.call('HSET', KEYS[1], 'd', ARGV[1])
 if redis.call('HEXISTS', KEYS[1], 'r') == 1 then return 1 end
 return 0`;
 
+/*
+ * Undoes a consumption (its request failed before answering), unless the entry was marked replayed
+ * meanwhile: a replay has ended what it issued, and the entry must stay used up.
+ */
+const UNCONSUME = `
+if redis.call('HEXISTS', KEYS[1], 'r') == 1 then return 0 end
+return redis.call('HDEL', KEYS[1], 'c', 'd')`;
+
 /* A consumed entry presented again: marked for as long as it lives; one that is gone stays gone. */
 const MARK_REPLAYED = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
@@ -139,6 +147,7 @@ return ARGV[1]`;
 export const SCRIPTS = {
   taUpsert: { numberOfKeys: 1, lua: UPSERT },
   taConsume: { numberOfKeys: 1, lua: CONSUME },
+  taUnconsume: { numberOfKeys: 1, lua: UNCONSUME },
   taReadWithGrant: { numberOfKeys: 1, lua: READ_WITH_GRANT },
   taConfirm: { numberOfKeys: 1, lua: CONFIRM },
   taConsumeCompleting: { lua: CONSUME_COMPLETING },
@@ -155,6 +164,7 @@ export const SCRIPTS = {
 export interface Scripts {
   taUpsert(key: string, payload: string, ttl: number): Promise<number>;
   taConsume(key: string, now: number, minimumLifeMs: number): Promise<number>;
+  taUnconsume(key: string): Promise<number>;
   /** [payload, consumed, grant payload, grant consumed], null where absent. */
   taReadWithGrant(key: string, grantKeyPrefix: string): Promise<Array<string | null>>;
   /** taConsumeCompleting(1, entry, now, minimumLifeMs, confirm) or (2, entry, token, now, minimumLifeMs, confirm, payload, ttl): 0 when consumed before or gone. */

@@ -366,9 +366,20 @@ export class SingleUse {
   }
 
   /**
-   * A code exchange built its answer (tokens): a code still pending (no refresh token came with it)
-   * is consumed and confirmed now, in one step, before the answer goes; lost to another request,
-   * the answer becomes invalid_grant (a replay, see #codeUsed).
+   * The engine decided that this request issues no refresh token (the engine's
+   * `issueRefreshToken`, asked before the ID token is signed): a code it exchanges is consumed and
+   * confirmed now, in one step; lost to another request, the engine answers invalid_grant (a
+   * replay, see #codeUsed).
+   */
+  async noRefreshToken(): Promise<void> {
+    const request = currentTokenRequest();
+    if (request?.pendingCode !== undefined) await this.#completeCode(request);
+  }
+
+  /**
+   * A code exchange answered with tokens: a code still pending (the engine never asked about a
+   * refresh token; not on our engine's paths today) is consumed and confirmed before the answer
+   * goes; lost to another request, the answer becomes invalid_grant.
    */
   async confirmCodes(state: Record<PropertyKey, unknown>): Promise<void> {
     const request = existingTokenRequest(state);
@@ -377,8 +388,9 @@ export class SingleUse {
 
   /**
    * A code exchange refused after the engine's checks of the code (a wrong DPoP key, a user gone):
-   * the code is used up all the same, as the engine would have consumed it before building tokens.
-   * Not for a 503 (the store failed: the client is told to retry).
+   * the code is used up all the same, as the engine would have consumed it before building tokens;
+   * and a code consumed before is judged as any code presented again (#codeUsed: a replay ends
+   * what it issued). Best effort: not for a 503 (the store failed: the client is told to retry).
    */
   async refusedExchange(state: Record<PropertyKey, unknown>): Promise<void> {
     const request = existingTokenRequest(state);
@@ -386,7 +398,12 @@ export class SingleUse {
     if (code === undefined) return;
     request!.pendingCode = undefined;
     request!.completesWith = undefined;
-    await this.#store.engine('AuthorizationCode').consume(code.jti).catch(() => undefined);
+    try {
+      await this.#store.engine('AuthorizationCode').consume(code.jti);
+    } catch (error) {
+      // The request is refused already: what #codeUsed throws is not its answer.
+      if (error instanceof AlreadyConsumed) await this.#codeUsed(code).catch(() => undefined);
+    }
   }
 
   /**

@@ -223,6 +223,19 @@ describe.each(ADAPTER_STORE_KINDS)('store contract: %s', (kind) => {
       expect(await tokens.find('rt-child-2')).toBeUndefined();
     });
 
+    it('undoes a consumption, but not of an entry marked replayed meanwhile (it stays used up)', async () => {
+      const codes = store.engine('AuthorizationCode');
+      await codes.upsert('code-undo', { grantId: 'grant' }, 60);
+      await codes.consumeCompleting('code-undo');
+      await codes.unconsume('code-undo');
+      expect(await codes.consumption('code-undo')).toBeUndefined();
+      await codes.consumeCompleting('code-undo');
+      await codes.markReplayed('code-undo');
+      await codes.unconsume('code-undo');
+      expect(await codes.consumption('code-undo')).toEqual({ consumedAt: expect.any(Number), confirmed: true });
+      await expect(codes.consumeCompleting('code-undo')).rejects.toBeInstanceOf(AlreadyConsumed);
+    });
+
     it('keeps a code consumed in one step long enough for a replay to find it, and its token for its own lifetime', async () => {
       const codes = store.engine('AuthorizationCode');
       await codes.upsert('code-brief', { grantId: 'grant' }, 1);

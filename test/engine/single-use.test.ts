@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { jest } from '@jest/globals';
 import { createMemoryStore } from '../../adapters/memory.js';
-import type { Store } from '../../adapters/types.js';
+import type { NextEntry, Store } from '../../adapters/types.js';
 import { InvalidGrant, InvalidTarget } from '../../policies/errors.js';
 import { knowEngine, type EngineRequest } from '../../src/engine/request.js';
 import { RevokedChains } from '../../src/engine/revoked-chains.js';
@@ -306,6 +306,47 @@ describe('single use (src/engine/single-use.ts)', () => {
       expect(await store.engine('RefreshToken').find(singleUse.firstOfCode('code-1'))).toBeUndefined();
       expect(await revokedChains.isRevoked(singleUse.chainOfCode('code-1'))).toBe(true);
       expect(await grantExists()).toBe(true);
+    });
+
+    it('a code presented again and refused after the engine checked it (a wrong DPoP key) is still judged a replay: its chain ends', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      const { first } = await exchange(code);
+      const { state } = await asRequest('authorization_code', () => consumeCode(code));
+      await withClock(1500, () => singleUse.refusedExchange(state));
+      expect(await store.engine('RefreshToken').find(first!)).toBeUndefined();
+      expect(await revokedChains.isRevoked(singleUse.chainOfCode('code-1'))).toBe(true);
+      expect(await grantExists()).toBe(true);
+    });
+
+    it('the engine deciding on no refresh token consumes and confirms the pending code at once; a lost race is invalid_grant there', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      await asRequest('authorization_code', async () => {
+        await consumeCode(code);
+        await singleUse.noRefreshToken();
+        expect(await store.engine('AuthorizationCode').consumption('code-1')).toEqual({ consumedAt: expect.any(Number), confirmed: true });
+      });
+      await expect(asRequest('authorization_code', async () => {
+        await consumeCode(code);
+        await singleUse.noRefreshToken();
+      })).rejects.toBeInstanceOf(InvalidGrant);
+      // Asked outside a code exchange: nothing to do.
+      await asRequest('refresh_token', () => singleUse.noRefreshToken());
+    });
+
+    it('where consume, save and confirm go one after the other (Redis Cluster), a replay marked in between ends the chain at the confirmation', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      const codes = store.engine('AuthorizationCode');
+      // As the cluster's three steps answer when a replay marked the code between them.
+      const stepwise: Store = { ...store, engine: (model: string) => (model === 'AuthorizationCode' ? Object.assign(Object.create(codes) as typeof codes, { consumeCompleting: async (id: string, next?: NextEntry) => { await codes.consumeCompleting(id, next); return true; } }) : store.engine(model)) };
+      const rules = new SingleUse(stepwise, { reuseWindowSeconds: 5, successorKey: randomBytes(32), revokedChains });
+      const { state } = await asRequest('authorization_code', async () => {
+        await rules.consumeCode(code, code.consume);
+        const first = rules.refreshTokenId(() => 'random');
+        await rules.saveRefreshToken(first, { jti: first }, 3600, () => store.engine('RefreshToken').upsert(first, { jti: first }, 3600));
+      });
+      expect(existingTokenRequest(state)?.pendingCode).toBeUndefined();
+      expect(await store.engine('RefreshToken').find(rules.firstOfCode('code-1'))).toBeUndefined();
+      expect(await revokedChains.isRevoked(rules.chainOfCode('code-1'))).toBe(true);
     });
 
     it('another refresh token of the request is saved as it is; outside a request a code is consumed at once', async () => {
