@@ -13,6 +13,7 @@ import {
   type Counters,
   type EngineAdapter,
   type EnginePayload,
+  type NextEntry,
   type RecordChange,
   type RecordStore,
   type Store,
@@ -107,6 +108,10 @@ class MemoryEngineAdapter implements EngineAdapter {
   }
 
   async upsert(id: string, payload: EnginePayload, expiresIn?: number): Promise<void> {
+    this.write(id, payload, expiresIn);
+  }
+
+  private write(id: string, payload: EnginePayload, expiresIn?: number): void {
     const { consumed: _consumed, ...rest } = payload;
     const existing = this.read(id);
     // A re-saved entry keeps its consumed mark, as on Redis.
@@ -141,9 +146,21 @@ class MemoryEngineAdapter implements EngineAdapter {
   }
 
   async consume(id: string): Promise<void> {
+    this.markConsumed(id, false);
+  }
+
+  async consumeCompleting(id: string, next?: NextEntry): Promise<boolean> {
+    // One step, as on Redis: nothing else runs between these lines (no replay can mark it).
+    // Codes are confirmed when their exchange completes (single use tells a replay by it).
+    this.markConsumed(id, this.model === 'AuthorizationCode');
+    if (next) new MemoryEngineAdapter(next.model, this.data).write(next.id, next.payload, next.expiresIn);
+    return false;
+  }
+
+  private markConsumed(id: string, confirmed: boolean): void {
     const entry = this.read(id);
     if (!entry || entry.consumed !== undefined) throw new AlreadyConsumed();
-    this.rewrite(id, { ...entry, consumed: Date.now() });
+    this.rewrite(id, confirmed ? { ...entry, consumed: Date.now(), confirmed: true } : { ...entry, consumed: Date.now() });
     // As on Redis: its request's confirmation must still find it (CONSUMED_ENTRY_MIN_SECONDS).
     const key = this.key(id);
     const floor = Date.now() + CONSUMED_ENTRY_MIN_SECONDS * 1000;
@@ -152,7 +169,8 @@ class MemoryEngineAdapter implements EngineAdapter {
 
   async unconsume(id: string): Promise<void> {
     const entry = this.read(id);
-    if (entry?.consumed === undefined) return;
+    // As on Redis: an entry marked replayed stays used up (the replay ended what it issued).
+    if (entry?.consumed === undefined || entry.replayed === true) return;
     const { consumed: _consumed, confirmed: _confirmed, ...rest } = entry;
     this.rewrite(id, rest);
   }

@@ -18,6 +18,15 @@ export interface Consumption {
   confirmed: boolean;
 }
 
+/** An entry written in the same step as another entry's consumption (EngineAdapter.consumeCompleting). */
+export interface NextEntry {
+  /** The engine model of the entry (RefreshToken). */
+  model: string;
+  id: string;
+  payload: EnginePayload;
+  expiresIn?: number | undefined;
+}
+
 /**
  * node-oidc-provider's adapter interface, as the engine calls it, plus what single use needs.
  *
@@ -42,7 +51,20 @@ export interface EngineAdapter {
   findByUserCode(userCode: string): Promise<EnginePayload | undefined>;
   /** Marks the entry consumed; throws AlreadyConsumed when it was consumed before or is gone (atomic). */
   consume(id: string): Promise<void>;
-  /** Clears the consumed mark: undoes a consume whose request then failed before answering. */
+  /**
+   * Consumes the entry and writes `next` (the refresh token its request issues: the first of a
+   * code's exchange, a rotated token's successor) in the same step where the store can, so that no
+   * other request ever sees the entry consumed without it; a code is also confirmed (its request
+   * completed, as confirm()). Throws AlreadyConsumed as consume does, and then writes nothing.
+   * Where one step cannot hold both (Redis Cluster: another slot), consume, write and confirm go
+   * one after the other, and the answer is then whether a code was marked replayed
+   * (markReplayed) in between, as confirm's; else false.
+   */
+  consumeCompleting(id: string, next?: NextEntry): Promise<boolean>;
+  /**
+   * Clears the consumed mark: undoes a consume whose request then failed before answering; not for
+   * an entry marked replayed meanwhile (markReplayed), which stays used up.
+   */
   unconsume(id: string): Promise<void>;
   /**
    * Records that the request that consumed the entry completed (its tokens went out), and answers

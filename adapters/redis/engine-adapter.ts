@@ -7,7 +7,7 @@
  * a key that holds the entry's id. Grants need no index of their tokens (see the key layout in
  * index.ts), so revokeByGrantId has nothing to do.
  */
-import { AlreadyConsumed, CONSUMED_ENTRY_MIN_SECONDS, type Consumption, type EngineAdapter, type EnginePayload } from '../types.js';
+import { AlreadyConsumed, CONSUMED_ENTRY_MIN_SECONDS, type Consumption, type EngineAdapter, type EnginePayload, type NextEntry } from '../types.js';
 import { StoreError, type Io } from './connection.js';
 import type { Client } from './scripts.js';
 
@@ -25,6 +25,20 @@ function parsed(payload: string | null | undefined, consumed: string | null | un
   return value;
 }
 
+/** What Redis answers a script whose keys are not all in one slot (CROSSSLOT; ERR from a proxy). */
+const REFUSED_ACROSS_SLOTS = new Set(['CROSSSLOT', 'ERR']);
+
+/** An entry's payload as stored: the consumed mark is a field of its own. */
+function storedPayload(payload: EnginePayload): string {
+  const { consumed: _consumed, ...stored } = payload;
+  return JSON.stringify(stored);
+}
+
+/** A time to live in whole seconds; 0 for none. */
+function ttlOf(expiresIn: number | undefined): number {
+  return expiresIn && expiresIn > 0 ? Math.ceil(expiresIn) : 0;
+}
+
 /** The engine adapter of one model: its entries, single-use marks, lookups by uid and user code. */
 export class RedisEngineAdapter implements EngineAdapter {
   constructor(
@@ -39,15 +53,14 @@ export class RedisEngineAdapter implements EngineAdapter {
     return this.readsBoth;
   }
 
-  private key(id: string): string {
-    return `${this.prefix}${this.model}:${tagged(id)}`;
+  private key(id: string, model = this.model): string {
+    return `${this.prefix}${model}:${tagged(id)}`;
   }
 
   upsert(id: string, payload: EnginePayload, expiresIn?: number): Promise<void> {
     return this.io.run(async (redis) => {
-      const ttl = expiresIn && expiresIn > 0 ? Math.ceil(expiresIn) : 0;
-      const { consumed: _consumed, ...stored } = payload;
-      const writes: Promise<unknown>[] = [redis.taUpsert(this.key(id), JSON.stringify(stored), ttl)];
+      const ttl = ttlOf(expiresIn);
+      const writes: Promise<unknown>[] = [redis.taUpsert(this.key(id), storedPayload(payload), ttl)];
       if (this.model === 'Session' && payload.uid) writes.push(this.index(redis, 'uid', payload.uid, id, ttl));
       if (payload.userCode) writes.push(this.index(redis, 'userCode', payload.userCode, id, ttl));
       await Promise.all(writes);
@@ -108,9 +121,52 @@ export class RedisEngineAdapter implements EngineAdapter {
     });
   }
 
+  consumeCompleting(id: string, next?: NextEntry): Promise<boolean> {
+    if (!this.readsBoth && next) return this.consumeThenComplete(id, next);
+    return this.io.run(async (redis) => {
+      const now = Date.now();
+      const floor = CONSUMED_ENTRY_MIN_SECONDS * 1000;
+      const confirming = this.confirms ? '1' : '0';
+      const set = next
+        ? await redis.taConsumeCompleting(2, this.key(id), this.key(next.id, next.model), now, floor, confirming, storedPayload(next.payload), ttlOf(next.expiresIn))
+        : await redis.taConsumeCompleting(1, this.key(id), now, floor, confirming);
+      if (set === 0) throw new AlreadyConsumed();
+      // Consumed (and a code confirmed) in one step: no replay could mark it in between.
+      return false;
+    }).catch((error: unknown) => {
+      // A Redis that refuses a script on two keys of different slots (a sharded database behind
+      // one address): one key at a time from now on, as on a cluster. Refused before it ran, the
+      // script wrote nothing; any other error goes to the caller.
+      if (!(error instanceof StoreError) || !REFUSED_ACROSS_SLOTS.has(error.code) || !next) throw error;
+      this.readsBoth = false;
+      return this.consumeThenComplete(id, next);
+    });
+  }
+
+  /**
+   * consumeCompleting in three steps (Redis Cluster): the token is in another slot than the entry.
+   * Once the consume answered, it is known to be this request's: a failure of the next steps undoes
+   * it (best effort), so that the retry our 503 asks for is not taken for a replay.
+   */
+  private async consumeThenComplete(id: string, next: NextEntry): Promise<boolean> {
+    await this.consume(id);
+    try {
+      await this.io.run((redis) => redis.taUpsert(this.key(next.id, next.model), storedPayload(next.payload), ttlOf(next.expiresIn)));
+      return this.confirms ? await this.confirm(id) : false;
+    } catch (error) {
+      await this.unconsume(id).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Codes are confirmed when their exchange completes (single use tells a replay by it). */
+  private get confirms(): boolean {
+    return this.model === 'AuthorizationCode';
+  }
+
   unconsume(id: string): Promise<void> {
     return this.io.run(async (redis) => {
-      await redis.hdel(this.key(id), 'c', 'd');
+      await redis.taUnconsume(this.key(id));
     });
   }
 

@@ -44,6 +44,27 @@ end
 return set`;
 
 /*
+ * A code's exchange, or a refresh token's rotation, in one step: the entry consumed (as CONSUME),
+ * a code confirmed (ARGV[3] = '1', as CONFIRM), and, when KEYS[2] is given, the refresh token the
+ * request issues written there (as UPSERT: ARGV[4] its payload, ARGV[5] its time to live).
+ * Nothing is written when the entry was consumed before or is gone (0): no other request ever sees
+ * the entry consumed without its refresh token, nor a code consumed but not yet confirmed. Not on
+ * Redis Cluster (the token is in another slot).
+ */
+const CONSUME_COMPLETING = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('HSETNX', KEYS[1], 'c', ARGV[1]) == 0 then return 0 end
+if ARGV[3] == '1' then redis.call('HSET', KEYS[1], 'd', ARGV[1]) end
+local left = redis.call('PTTL', KEYS[1])
+if left >= 0 and left < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if KEYS[2] then
+  redis.call('HSET', KEYS[2], 'p', ARGV[4])
+  local ttl = tonumber(ARGV[5])
+  if ttl > 0 then redis.call('EXPIRE', KEYS[2], ttl) else redis.call('PERSIST', KEYS[2]) end
+end
+return 1`;
+
+/*
  * The request that consumed the entry completed; an entry that is gone stays gone. Answers 1 when
  * the entry was marked replayed before (MARK_REPLAYED), in the same step: read and write cannot be
  * split by a replay's mark.
@@ -53,6 +74,14 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'd', ARGV[1])
 if redis.call('HEXISTS', KEYS[1], 'r') == 1 then return 1 end
 return 0`;
+
+/*
+ * Undoes a consumption (its request failed before answering), unless the entry was marked replayed
+ * meanwhile: a replay has ended what it issued, and the entry must stay used up.
+ */
+const UNCONSUME = `
+if redis.call('HEXISTS', KEYS[1], 'r') == 1 then return 0 end
+return redis.call('HDEL', KEYS[1], 'c', 'd')`;
 
 /* A consumed entry presented again: marked for as long as it lives; one that is gone stays gone. */
 const MARK_REPLAYED = `
@@ -118,8 +147,10 @@ return ARGV[1]`;
 export const SCRIPTS = {
   taUpsert: { numberOfKeys: 1, lua: UPSERT },
   taConsume: { numberOfKeys: 1, lua: CONSUME },
+  taUnconsume: { numberOfKeys: 1, lua: UNCONSUME },
   taReadWithGrant: { numberOfKeys: 1, lua: READ_WITH_GRANT },
   taConfirm: { numberOfKeys: 1, lua: CONFIRM },
+  taConsumeCompleting: { lua: CONSUME_COMPLETING },
   taMarkReplayed: { numberOfKeys: 1, lua: MARK_REPLAYED },
   taDeleteRecord: { numberOfKeys: 1, lua: DELETE_RECORD },
   taCreateRecord: { numberOfKeys: 1, lua: CREATE_RECORD },
@@ -133,8 +164,11 @@ export const SCRIPTS = {
 export interface Scripts {
   taUpsert(key: string, payload: string, ttl: number): Promise<number>;
   taConsume(key: string, now: number, minimumLifeMs: number): Promise<number>;
+  taUnconsume(key: string): Promise<number>;
   /** [payload, consumed, grant payload, grant consumed], null where absent. */
   taReadWithGrant(key: string, grantKeyPrefix: string): Promise<Array<string | null>>;
+  /** taConsumeCompleting(1, entry, now, minimumLifeMs, confirm) or (2, entry, token, now, minimumLifeMs, confirm, payload, ttl): 0 when consumed before or gone. */
+  taConsumeCompleting(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
   /** 1 when the entry was marked replayed before. */
   taConfirm(key: string, now: number): Promise<number>;
   taMarkReplayed(key: string, now: number): Promise<number>;

@@ -94,7 +94,7 @@ export function startEngine(start: EngineStart): StartedEngine {
   const clients = new ClientDirectory(store.records, (tenant) => start.secondFactorRules.profile(tenant));
   const provider = new Provider(
     options.issuer,
-    engineConfiguration({ options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents, look, grants, secondFactorRules: start.secondFactorRules, signedOutUsers: start.signedOutUsers,
+    engineConfiguration({ options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents, look, grants, singleUse, secondFactorRules: start.secondFactorRules, signedOutUsers: start.signedOutUsers,
       // Derived from the cookie keys as the other secrets every instance shares (32 bytes: the engine's requirement).
       dpopNonceSecret: createHmac('sha256', cookieKeys[0]!).update('talent-auth DPoP nonces').digest() }),
   );

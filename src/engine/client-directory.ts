@@ -160,6 +160,10 @@ export class ClientDirectory implements EngineAdapter {
 
   async consume(): Promise<void> {}
 
+  async consumeCompleting(): Promise<boolean> {
+    return false;
+  }
+
   async unconsume(): Promise<void> {}
 
   async confirm(): Promise<boolean> {

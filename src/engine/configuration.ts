@@ -29,6 +29,7 @@ import type { EngineGrants } from './grants.js';
 import { consentGrantLoader } from './consent-grants.js';
 import { errorPageRenderer } from './error-page.js';
 import { readingGrantsAhead } from './grant-read-ahead.js';
+import type { SingleUse } from './single-use.js';
 import { engineErrors } from './errors.js';
 import { signInPolicy } from './sign-in-policy.js';
 import type { SecondFactorRules } from '../records/tenant-settings.js';
@@ -72,6 +73,8 @@ export interface EngineSetup {
   look?: SignOutLook;
   /** The grants: what each hook asks of the request's grant (src/grants). */
   grants: EngineGrants;
+  /** Single use of codes and refresh tokens: a code exchanged without a refresh token is consumed through it. */
+  singleUse: Pick<SingleUse, 'noRefreshToken'>;
   /** Each tenant's second-factor rule: a session without one signs in again for the management right. */
   secondFactorRules?: SecondFactorRules | undefined;
   /** Users signed out everywhere: their older sessions sign them in no more. */
@@ -86,7 +89,7 @@ export interface EngineSetup {
 
 /** The node-oidc-provider configuration: every engine decision of ours is in this one place. */
 export function engineConfiguration(setup: EngineSetup): Configuration {
-  const { options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents, grants } = setup;
+  const { options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents, grants, singleUse } = setup;
   const look = setup.look ?? { localizer: new Localizer(), brands: undefined };
   const { audience, namedUserAccessTokenTtl, managementAccessTokenTtl, accounts, tenantPolicy: policyOf } = options;
 
@@ -155,7 +158,13 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
       required: (_ctx, client) => pkceRequired(client as unknown as Parameters<typeof pkceRequired>[0]),
     },
     // Refresh tokens: confidential apps only, rotated on every use (src/grants/refresh-token.ts).
-    issueRefreshToken: async (_ctx, client) => grants.issuesRefreshTokens(client),
+    // Without one, a code this request exchanges is consumed now, inside the engine's issuance
+    // (with one, in the step that saves it: src/engine/single-use.ts).
+    issueRefreshToken: engineErrors(async (_ctx: KoaContextWithOIDC, client: Client) => {
+      const issues = grants.issuesRefreshTokens(client);
+      if (!issues) await singleUse.noRefreshToken();
+      return issues;
+    }),
     expiresWithSession: async () => false,
     rotateRefreshToken: true,
     // A secret only in the Basic header, or an assertion signed by the client's own key

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { decodeProtectedHeader, type JWK } from 'jose';
 import type Provider from 'oidc-provider';
+import type { EngineAdapter } from '../../adapters/types.js';
 import { JWKS_URI_KEYS_SECONDS, JWKS_URI_RETRY_SECONDS } from '../../policies/client-keys.js';
 import { redirectUriMatches } from '../../policies/redirect-uris.js';
 import { secretMatches } from '../records/secrets.js';
@@ -8,7 +9,7 @@ import { deliveringFor } from './backchannel-delivery.js';
 import type { ClientLookups, EngineClient } from './client-cache.js';
 import { engineAppOwner, engineKeysOwner } from './client-directory.js';
 import { engineErrors, toEngineError } from './errors.js';
-import type { Consumable, SingleUse } from './single-use.js';
+import { savingThroughSingleUse, type Consumable, type SingleUse } from './single-use.js';
 import { engineRequest, knowEngine } from './request.js';
 
 /**
@@ -257,6 +258,12 @@ export function patchEngine(provider: Provider, { clients, singleUse }: EnginePa
     bindToProofKey(this);
     return singleUse.refreshTokenId(() => generateRefreshTokenId.call(this));
   };
+  // The first refresh token of a code's exchange is saved in the same store step as the code's
+  // consumption (single-use.ts): its save goes through single use. The engine reaches a model's
+  // adapter only through these two getters (the configuration's adapter, made once per model).
+  const saving = savingThroughSingleUse('RefreshToken', (provider.RefreshToken as unknown as { adapter: EngineAdapter }).adapter, singleUse);
+  Object.defineProperty(provider.RefreshToken, 'adapter', { get: () => saving, configurable: true });
+  Object.defineProperty(provider.RefreshToken.prototype, 'adapter', { get: () => saving, configurable: true });
 
   patchConsumable(
     provider.AuthorizationCode as unknown as ConsumableModel,

@@ -1,11 +1,12 @@
 import { createHmac } from 'node:crypto';
-import { AlreadyConsumed, type Store } from '../../adapters/types.js';
+import { AlreadyConsumed, type EngineAdapter, type EnginePayload, type NextEntry, type Store } from '../../adapters/types.js';
 import { InvalidGrant, InvalidTarget } from '../../policies/errors.js';
 import { grantNeedsExtending, MAX_ACCESS_TOKEN_SECONDS } from '../../policies/lifetimes.js';
 import { endGrant } from '../records/end-grant.js';
 import type { RevokedChains } from './revoked-chains.js';
+import { engineErrors } from './errors.js';
 import { engineRequest } from './request.js';
-import { currentTokenRequest, existingTokenRequest } from './token-request.js';
+import { currentTokenRequest, existingTokenRequest, type PendingCode, type TokenRequestState } from './token-request.js';
 
 /**
  * SINGLE USE, AND RETRIES THAT ARE SAFE.
@@ -29,8 +30,13 @@ import { currentTokenRequest, existingTokenRequest } from './token-request.js';
  *    being served.
  *  Two requests racing on P: the one that consumes it, and one retry, get S; a third is a reuse.
  *
- * Codes: a code exchange that completed is confirmed on the code (`confirm`, after its tokens were
- * issued). A consumed code presented again is
+ * Codes: a code's exchange consumes the code, confirms it (the exchange completed) and saves its
+ * first refresh token in one store step (`consumeCompleting`), once the engine has checked the
+ * request and built the tokens; without a refresh token, in one step when the request answers; a
+ * request refused after the engine's checks consumes it all the same (the code is used up, as the
+ * engine would have it). No request therefore sees a code consumed by an exchange still under way
+ * (except on Redis Cluster, where the token is in another slot and the three go one after the
+ * other). A consumed code presented again is
  *  - a replay when its exchange was confirmed, or when it was consumed under RACE_SECONDS ago (two
  *    requests at once): what that code issued ends (RFC 6749 §4.1.2: the tokens issued from it
  *    should be revoked), not the grant: a grant is the user's consent to the app, shared by her
@@ -237,22 +243,51 @@ export class SingleUse {
   async consumeRefreshToken(token: Consumable, consume: () => Promise<void>): Promise<void> {
     refuseForeignResource(token);
     const request = currentTokenRequest();
+    if (request) {
+      // The engine saves the successor right after this (nothing between can fail): the token is
+      // consumed in that same store step (saveRefreshToken).
+      request.pendingRotation = token;
+    } else {
+      try {
+        await consume();
+      } catch (error) {
+        if (!(error instanceof AlreadyConsumed)) throw error;
+        await this.#rotationLost(token);
+      }
+      return;
+    }
+    request.rotating = token.jti;
+    request.refreshed = true;
+    request.chain = this.chainOf(token.jti);
+  }
+
+  /** A consume of refresh token `token` lost to another request: a retry goes on, else a reuse ends the grant. */
+  async #rotationLost(token: Consumable): Promise<void> {
+    if (await this.#rotationRetry(token)) return;
+    this.#options.onReuse?.(token);
+    if (token.grantId) await endGrant(this.#store, token.grantId);
+    throw new InvalidGrant('refresh token already used');
+  }
+
+  /**
+   * The pending rotation of `request`: its token consumed with `next` (the successor) written in
+   * the same step. Lost to another request: a retry writes the successor as it is (the same id,
+   * derived), a reuse ends the grant. A step whose outcome is unknown is not undone (see
+   * #completeCode); the retry the 503 asks for finds the successor stored, or the token unused.
+   */
+  async #completeRotation(request: TokenRequestState, next: NextEntry, write: () => Promise<void>): Promise<void> {
+    const token = request.pendingRotation!;
+    request.pendingRotation = undefined;
+    request.completesWith = undefined;
+    const tokens = this.#store.engine('RefreshToken');
     try {
-      await consume();
-      request?.undo.push(() => this.#store.engine('RefreshToken').unconsume(token.jti));
+      await tokens.consumeCompleting(token.jti, next);
     } catch (error) {
       if (!(error instanceof AlreadyConsumed)) throw error;
-      if (!(await this.#rotationRetry(token))) {
-        this.#options.onReuse?.(token);
-        if (token.grantId) await endGrant(this.#store, token.grantId);
-        throw new InvalidGrant('refresh token already used');
-      }
+      await this.#rotationLost(token);
+      return write();
     }
-    if (request) {
-      request.rotating = token.jti;
-      request.refreshed = true;
-      request.chain = this.chainOf(token.jti);
-    }
+    request.undo.push(() => tokens.unconsume(token.jti));
   }
 
   /**
@@ -264,10 +299,54 @@ export class SingleUse {
     const parent = request?.rotating;
     if (parent !== undefined) {
       request!.rotating = undefined;
-      return this.successorOf(parent);
+      const successor = this.successorOf(parent);
+      // Its save consumes the parent in the same step (saveRefreshToken).
+      if (request!.pendingRotation?.jti === parent) request!.completesWith = successor;
+      return successor;
     }
     const code = request?.codes.at(-1);
-    return code === undefined ? generate() : this.firstOfCode(code);
+    if (code === undefined) return generate();
+    const first = this.firstOfCode(code);
+    // Its save consumes the code in the same step (saveRefreshToken).
+    if (request!.pendingCode?.jti === code) request!.completesWith = first;
+    return first;
+  }
+
+  /**
+   * A refresh token's save: the first one of a code's exchange is written in the same store step
+   * as the code's consumption and confirmation, a successor in the same step as its parent's
+   * consumption (see above); any other is written as it is.
+   */
+  async saveRefreshToken(id: string, payload: EnginePayload, expiresIn: number | undefined, write: () => Promise<void>): Promise<void> {
+    const request = currentTokenRequest();
+    if (request === undefined || request.completesWith !== id) return write();
+    const next = { model: 'RefreshToken', id, payload, expiresIn };
+    if (request.pendingCode !== undefined) await this.#completeCode(request, next);
+    else if (request.pendingRotation !== undefined) await this.#completeRotation(request, next, write);
+    else return write();
+  }
+
+  /**
+   * The pending code of `request` consumed and confirmed, with `next` written in the same step. Lost
+   * to another request: a replay (see #codeUsed). A step whose outcome is unknown (the store did
+   * not answer) is not undone: another request may have consumed the code meanwhile, and the
+   * retry our 503 asks for is then told by what the store holds.
+   */
+  async #completeCode(request: TokenRequestState, next?: NextEntry): Promise<void> {
+    const code = request.pendingCode!;
+    request.pendingCode = undefined;
+    request.completesWith = undefined;
+    const codes = this.#store.engine('AuthorizationCode');
+    let replayed: boolean;
+    try {
+      replayed = await codes.consumeCompleting(code.jti, next);
+    } catch (error) {
+      if (!(error instanceof AlreadyConsumed)) throw error;
+      return this.#codeUsed(code);
+    }
+    request.undo.push(() => codes.unconsume(code.jti));
+    // Only where the three went one after the other (Redis Cluster): a replay in between marked it.
+    if (replayed) await this.#endCodeChain(code.jti).catch(() => undefined);
   }
 
   /**
@@ -276,7 +355,7 @@ export class SingleUse {
    * way (two requests at once) sees the mark once its refresh token is saved (`complete`) and ends
    * its chain then, so that whichever order the two go in, the chain ends.
    */
-  async #codeUsed(code: Consumable): Promise<never> {
+  async #codeUsed(code: PendingCode): Promise<never> {
     if (await this.#codeReplay(code.jti)) {
       // On the code's own entry, which lives as long as the code: the exchange that consumed it
       // reads the mark in the same step as its confirmation (one command, not two).
@@ -287,18 +366,44 @@ export class SingleUse {
   }
 
   /**
-   * After a code exchange answered with tokens: the code is confirmed, so that the code presented
-   * again is a replay. A confirmation that cannot be written leaves the code consumed but
-   * unconfirmed: a replay of it would then be refused without ending what it issued (nothing is
-   * lost: the tokens went out). A code replayed while this exchange was under way has its chain
-   * ended now (see #codeUsed): the confirmation answers whether the code was marked replayed.
+   * The engine decided that this request issues no refresh token (the engine's
+   * `issueRefreshToken`, asked before the ID token is signed): a code it exchanges is consumed and
+   * confirmed now, in one step; lost to another request, the engine answers invalid_grant (a
+   * replay, see #codeUsed).
+   */
+  async noRefreshToken(): Promise<void> {
+    const request = currentTokenRequest();
+    if (request?.pendingCode !== undefined) await this.#completeCode(request);
+  }
+
+  /**
+   * A code exchange answered with tokens: a code still pending (the engine never asked about a
+   * refresh token; not on our engine's paths today) is consumed and confirmed before the answer
+   * goes; lost to another request, the answer becomes invalid_grant.
    */
   async confirmCodes(state: Record<PropertyKey, unknown>): Promise<void> {
-    const codes = existingTokenRequest(state)?.codes.splice(0) ?? [];
-    await Promise.all(codes.map(async (jti) => {
-      const replayed = await this.#store.engine('AuthorizationCode').confirm(jti).catch(() => false);
-      if (replayed) await this.#endCodeChain(jti).catch(() => undefined);
-    }));
+    const request = existingTokenRequest(state);
+    if (request?.pendingCode !== undefined) await this.#completeCode(request);
+  }
+
+  /**
+   * A code exchange refused after the engine's checks of the code (a wrong DPoP key, a user gone):
+   * the code is used up all the same, as the engine would have consumed it before building tokens;
+   * and a code consumed before is judged as any code presented again (#codeUsed: a replay ends
+   * what it issued). Best effort: not for a 503 (the store failed: the client is told to retry).
+   */
+  async refusedExchange(state: Record<PropertyKey, unknown>): Promise<void> {
+    const request = existingTokenRequest(state);
+    const code = request?.pendingCode;
+    if (code === undefined) return;
+    request!.pendingCode = undefined;
+    request!.completesWith = undefined;
+    try {
+      await this.#store.engine('AuthorizationCode').consume(code.jti);
+    } catch (error) {
+      // The request is refused already: what #codeUsed throws is not its answer.
+      if (error instanceof AlreadyConsumed) await this.#codeUsed(code).catch(() => undefined);
+    }
   }
 
   /**
@@ -322,24 +427,44 @@ export class SingleUse {
     if (code?.consumed && grantTypeNow() === 'authorization_code') code.consumed = undefined;
   }
 
-  /** A code's use: consumed once; a race lost is a replay (see #codeUsed). */
+  /**
+   * A code's use: consumed once; a race lost is a replay (see #codeUsed). At the token endpoint
+   * the consumption waits for the exchange's first refresh token or its answer (see above).
+   */
   async consumeCode(code: Consumable, consume: () => Promise<void>): Promise<void> {
     refuseForeignResource(code);
     const request = currentTokenRequest();
+    if (request) {
+      request.pendingCode = { jti: code.jti };
+      request.codes.push(code.jti);
+      request.chain = this.chainOfCode(code.jti);
+      return;
+    }
+    // Outside a request (no state to carry it in): consumed now.
     try {
       await consume();
     } catch (error) {
       if (!(error instanceof AlreadyConsumed)) throw error;
       await this.#codeUsed(code);
     }
-    if (request) {
-      request.undo.push(() => this.#store.engine('AuthorizationCode').unconsume(code.jti));
-      request.codes.push(code.jti);
-      request.chain = this.chainOfCode(code.jti);
-    }
   }
 }
 
 function grantTypeNow(): unknown {
   return engineRequest()?.oidc?.params?.grant_type;
+}
+
+/**
+ * The engine's adapter of `model`, its refresh tokens saved through single use (saveRefreshToken:
+ * the first of a code's exchange in the same step as the code's consumption); others as they are.
+ */
+export function savingThroughSingleUse(model: string, adapter: EngineAdapter, singleUse: SingleUse): EngineAdapter {
+  if (model !== 'RefreshToken') return adapter;
+  return Object.create(adapter, {
+    upsert: {
+      // Inside the engine's issuance: a replay found here is the engine's invalid_grant.
+      value: engineErrors((id: string, payload: EnginePayload, expiresIn?: number): Promise<void> =>
+        singleUse.saveRefreshToken(id, payload, expiresIn, () => adapter.upsert(id, payload, expiresIn))),
+    },
+  }) as EngineAdapter;
 }

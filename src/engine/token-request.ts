@@ -12,8 +12,17 @@ export type Undo = () => Promise<void>;
 export interface TokenRequestState {
   /** Consumes of this request, undone when it fails before answering (src/engine/single-use.ts). */
   undo: Undo[];
-  /** Codes whose exchange completes with this request: confirmed once it answered. */
+  /** Codes whose exchange this request makes (the last one names the chain of its refresh tokens). */
   codes: string[];
+  /**
+   * The code this request exchanges, until it is consumed: with the exchange's first refresh token
+   * (`completesWith`), when the request answers without one, or when it fails (src/engine/single-use.ts).
+   */
+  pendingCode?: PendingCode | undefined;
+  /** The refresh token this request rotates, until it is consumed with its successor's save (src/engine/single-use.ts). */
+  pendingRotation?: PendingRotation | undefined;
+  /** The id of the refresh token whose save consumes `pendingCode` or `pendingRotation` in the same step. */
+  completesWith?: string | undefined;
   /** The refresh token this request rotates: its successor's id is derived from it. */
   rotating?: string;
   /** Whether this request rotates a refresh token (its grant is extended once it answered). */
@@ -26,6 +35,20 @@ export interface TokenRequestState {
   scope?: string;
   /** The grant read with this request's code or refresh token, until the engine asks for it (src/engine/grant-read-ahead.ts). */
   grantRead?: { id: string; payload: EnginePayload } | undefined;
+}
+
+/** A code as its deferred consumption needs it (single-use.ts's Consumable). */
+export interface PendingCode {
+  jti: string;
+}
+
+/** A refresh token as its deferred consumption needs it: a reuse is told who, and ends its grant. */
+export interface PendingRotation extends PendingCode {
+  clientId?: string;
+  accountId?: string;
+  grantId?: string;
+  resourceIndicators: Set<unknown>;
+  consume(): Promise<void>;
 }
 
 const STATE = Symbol('talent-auth token request');

@@ -12,8 +12,10 @@ import { alignAnswerScope, namedUserHooks } from './named-user.js';
  *   `refresh_token` makes a wrong parameter set.
  * - Client authentication: HTTP Basic for a confidential app; `client_id` alone for a public app.
  * - A code is used once, within its lifetime (policies/lifetimes.ts): a second use ends what the code
- *   issued (src/engine/single-use.ts tells a replay from a retry); once the exchange answered,
- *   the code is confirmed (so that it is a replay from then on).
+ *   issued (src/engine/single-use.ts tells a replay from a retry). The code is consumed and
+ *   confirmed (a replay from then on) in one store step with the exchange's first refresh token,
+ *   or as the answer goes when there is none; an exchange refused after the engine's checks uses
+ *   the code up all the same.
  * - Scopes, lifetime and claims: those of a named-user token (src/grants/named-user.ts).
  * - A refresh token comes with it for a confidential app only (src/grants/refresh-token.ts).
  */
@@ -26,7 +28,7 @@ export const authorizationCode: TokenRequestRule = {
   foreign: ['refresh_token'],
 };
 
-/** The grant, whole (see above): a named user's, the code confirmed after its answer. */
+/** The grant, whole (see above): a named user's, the code consumed with its answer or its refusal. */
 export function authorizationCodeGrant(setup: GrantSetup): Grant {
   return {
     ...authorizationCode,
@@ -34,6 +36,9 @@ export function authorizationCodeGrant(setup: GrantSetup): Grant {
     async afterIssue(ctx) {
       await setup.singleUse.confirmCodes(ctx.state);
       alignAnswerScope(ctx);
+    },
+    async afterRefusal(ctx) {
+      await setup.singleUse.refusedExchange(ctx.state);
     },
   };
 }

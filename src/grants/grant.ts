@@ -38,6 +38,8 @@ export interface TokenRequestRule {
 export interface Grant extends TokenRequestRule, EngineGrantHooks {
   /** After the token endpoint answered with tokens (a code confirmed, a grant extended, the answer's scope). */
   afterIssue?(ctx: Context): Promise<void>;
+  /** After the token endpoint answered with an error, not a 503 (a code used up all the same). */
+  afterRefusal?(ctx: Context): Promise<void>;
 }
 
 /** What the grants are built with (src/server.ts composes it). */

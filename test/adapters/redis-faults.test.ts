@@ -37,6 +37,7 @@ function everyOperation(store: Store): Record<string, () => Promise<unknown>> {
     'engine findByUid': () => sessions.findByUid('u1'),
     'engine findByUserCode': () => store.engine('DeviceCode').findByUserCode('ABCD'),
     'engine consume': () => codes.consume('grantBcode'),
+    'engine consumeCompleting': () => codes.consumeCompleting('grantBcode', { model: 'RefreshToken', id: 'rt-new', payload: { grantId: 'grantB' }, expiresIn: 60 }),
     'engine destroy': () => sessions.destroy('s2'),
     'engine unconsume': () => codes.unconsume('grantBcode'),
     'engine confirm': () => codes.confirm('grantBcode'),

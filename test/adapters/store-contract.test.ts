@@ -180,6 +180,71 @@ describe.each(ADAPTER_STORE_KINDS)('store contract: %s', (kind) => {
       expect(store.engine('AuthorizationCode').readsWithGrant).toBe(kind !== 'redis-cluster');
     });
 
+    it('consumes a code, confirms it and writes the next entry in one step; consumed before or gone: AlreadyConsumed, nothing written', async () => {
+      const codes = store.engine('AuthorizationCode');
+      const tokens = store.engine('RefreshToken');
+      await codes.upsert('code-c', { grantId: 'grant' }, 60);
+      const next = { model: 'RefreshToken', id: 'rt-of-code-c', payload: { grantId: 'grant', v: 1, consumed: 5 }, expiresIn: 60 };
+      expect(await codes.consumeCompleting('code-c', next)).toBe(false);
+      expect(await codes.consumption('code-c')).toEqual({ consumedAt: expect.any(Number), confirmed: true });
+      // Written as upsert writes it: the payload's consumed mark is not the stored entry's.
+      expect(await tokens.find('rt-of-code-c')).toEqual({ grantId: 'grant', v: 1 });
+      // A second exchange of the code: refused, and its token never written.
+      await expect(codes.consumeCompleting('code-c', { ...next, id: 'rt-of-code-c-again' })).rejects.toBeInstanceOf(AlreadyConsumed);
+      expect(await tokens.find('rt-of-code-c-again')).toBeUndefined();
+      await expect(codes.consume('code-c')).rejects.toBeInstanceOf(AlreadyConsumed);
+      // Consumed by consume() before (a refused exchange): refused too; a code that is gone as well.
+      await codes.upsert('code-d', { grantId: 'grant' }, 60);
+      await codes.consume('code-d');
+      await expect(codes.consumeCompleting('code-d', { ...next, id: 'rt-of-code-d' })).rejects.toBeInstanceOf(AlreadyConsumed);
+      expect(await tokens.find('rt-of-code-d')).toBeUndefined();
+      await expect(codes.consumeCompleting('code-gone', { ...next, id: 'rt-of-code-gone' })).rejects.toBeInstanceOf(AlreadyConsumed);
+      expect(await tokens.find('rt-of-code-gone')).toBeUndefined();
+      // Without a next entry (no refresh token): consumed and confirmed alone.
+      await codes.upsert('code-e', { grantId: 'grant' }, 60);
+      expect(await codes.consumeCompleting('code-e')).toBe(false);
+      expect(await codes.consumption('code-e')).toEqual({ consumedAt: expect.any(Number), confirmed: true });
+      // Of parallel exchanges of one code, exactly one wins, and only its token is written.
+      await codes.upsert('code-f', { grantId: 'grant' }, 60);
+      const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => codes.consumeCompleting('code-f', { ...next, id: `rt-of-code-f-${i}` })));
+      expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+      const written = await Promise.all(Array.from({ length: 10 }, (_, i) => tokens.find(`rt-of-code-f-${i}`)));
+      expect(written.filter(Boolean)).toHaveLength(1);
+    });
+
+    it('consumes a refresh token and writes its successor in one step, unconfirmed (confirmation is for codes); a second time: AlreadyConsumed, nothing written', async () => {
+      const tokens = store.engine('RefreshToken');
+      await tokens.upsert('rt-parent', { grantId: 'grant' }, 60);
+      expect(await tokens.consumeCompleting('rt-parent', { model: 'RefreshToken', id: 'rt-child', payload: { grantId: 'grant', rotations: 1 }, expiresIn: 60 })).toBe(false);
+      expect(await tokens.consumption('rt-parent')).toEqual({ consumedAt: expect.any(Number), confirmed: false });
+      expect(await tokens.find('rt-child')).toEqual({ grantId: 'grant', rotations: 1 });
+      expect(await tokens.consumption('rt-child')).toBeUndefined();
+      await expect(tokens.consumeCompleting('rt-parent', { model: 'RefreshToken', id: 'rt-child-2', payload: { grantId: 'grant' }, expiresIn: 60 })).rejects.toBeInstanceOf(AlreadyConsumed);
+      expect(await tokens.find('rt-child-2')).toBeUndefined();
+    });
+
+    it('undoes a consumption, but not of an entry marked replayed meanwhile (it stays used up)', async () => {
+      const codes = store.engine('AuthorizationCode');
+      await codes.upsert('code-undo', { grantId: 'grant' }, 60);
+      await codes.consumeCompleting('code-undo');
+      await codes.unconsume('code-undo');
+      expect(await codes.consumption('code-undo')).toBeUndefined();
+      await codes.consumeCompleting('code-undo');
+      await codes.markReplayed('code-undo');
+      await codes.unconsume('code-undo');
+      expect(await codes.consumption('code-undo')).toEqual({ consumedAt: expect.any(Number), confirmed: true });
+      await expect(codes.consumeCompleting('code-undo')).rejects.toBeInstanceOf(AlreadyConsumed);
+    });
+
+    it('keeps a code consumed in one step long enough for a replay to find it, and its token for its own lifetime', async () => {
+      const codes = store.engine('AuthorizationCode');
+      await codes.upsert('code-brief', { grantId: 'grant' }, 1);
+      await codes.consumeCompleting('code-brief', { model: 'RefreshToken', id: 'rt-of-brief', payload: { grantId: 'grant' }, expiresIn: 1 });
+      await sleep(1300);
+      expect(await codes.consumption('code-brief')).toEqual({ consumedAt: expect.any(Number), confirmed: true });
+      expect(await store.engine('RefreshToken').find('rt-of-brief')).toBeUndefined();
+    });
+
     it('keeps a consumed mark when an entry is saved again (single use survives a re-save)', async () => {
       const tokens = store.engine('RefreshToken');
       await tokens.upsert('rt-resaved', { grantId: 'grant', v: 1 }, 60);

@@ -5,6 +5,8 @@
  * rule says it ends the grant (a replay), and then everything of that grant is gone.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { alice, testAccounts } from '../support/accounts.js';
@@ -94,6 +96,21 @@ describe.each(STORE_KINDS)('adversarial authorization codes (%s store)', (kind) 
       expectTokens(await exchangeCode(server, spa, code, verifier));
       expectOAuthError(server, await exchangeCode(server, spa, code, verifier), 400, 'invalid_grant');
       expect(await grantExists(server, grantId)).toBe(true);
+    });
+
+    it("a host that serves the engine's own callback (auth.provider, without our token endpoint in front): a public app's code is still used once", async () => {
+      const { code, verifier } = await signInForCode(server, spa, alice);
+      const engineOnly = createServer(server.auth.provider.callback());
+      await new Promise<void>((resolve) => engineOnly.listen(0, '127.0.0.1', resolve));
+      try {
+        const url = `http://127.0.0.1:${(engineOnly.address() as AddressInfo).port}`;
+        const body = { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: spa.redirectUri, client_id: spa.clientId };
+        expect((await postToken(url, body)).status).toBe(200);
+        const again = await postToken(url, body);
+        expect({ status: again.status, error: again.body.error }).toEqual({ status: 400, error: 'invalid_grant' });
+      } finally {
+        await new Promise((resolve) => engineOnly.close(resolve));
+      }
     });
 
     it('every further replay is invalid_grant too', async () => {
@@ -290,6 +307,19 @@ describe.each(STORE_KINDS)('adversarial authorization codes (%s store)', (kind) 
       for (const loser of results.filter((result) => result.status !== 200)) expectOAuthError(server, loser, 400, 'invalid_grant');
       const winner = results.find((result) => result.status === 200)!;
       expectOAuthError(server, await refresh(server, web, winner.body.refresh_token as string), 400, 'invalid_grant');
+      expect(await grantExists(server, grantId)).toBe(true);
+    });
+
+    it('a public app (no refresh token): exactly one 200, five invalid_grant without tokens, and the 200\'s access token ends', async () => {
+      const { code, verifier } = await signInForCode(server, spa, alice);
+      const grantId = await grantOfCode(server, code);
+      const results = await Promise.all(Array.from({ length: 6 }, () => exchangeCode(server, spa, code, verifier)));
+      expect(statusLines(results)).toEqual(['200', ...Array(5).fill('400 invalid_grant')]);
+      for (const loser of results.filter((result) => result.status !== 200)) expectOAuthError(server, loser, 400, 'invalid_grant');
+      const winner = results.find((result) => result.status === 200)!;
+      expect(winner.body.refresh_token).toBeUndefined();
+      const userinfo = await fetch(`${server.oauthUrl}/userinfo`, { headers: { authorization: `Bearer ${winner.body.access_token as string}` } });
+      expect(userinfo.status).toBe(401);
       expect(await grantExists(server, grantId)).toBe(true);
     });
   });

@@ -307,16 +307,15 @@ describe('the engine behaviours our patches rely on (src/engine/patches.ts)', ()
     expect(engineRequest()).toBeUndefined();
   });
 
-  it('5. a code is found with AuthorizationCode.find and spent with its consume(): a replay ends the grant', async () => {
+  it('5. a code is found with AuthorizationCode.find and spent when its first refresh token is saved: a replay ends the grant', async () => {
     const engine = await start(true);
     const { first, exchange, code } = await exchangeMinted(engine);
     expect(first.status).toBe(200);
     expect(typeof first.body.refresh_token).toBe('string');
-    // The patch called the model's own consume: the store recorded it. Confirmed as our token
-    // endpoint confirms it after the answer (src/engine/single-use.ts, completeTokenRequest), the
-    // code presented again is a replay, refused with the engine's invalid_grant, and its grant ends.
-    expect(await engine.store.engine('AuthorizationCode').consumption(code)).toEqual(expect.objectContaining({ confirmed: false }));
-    await engine.store.engine('AuthorizationCode').confirm(code);
+    // The engine's consume() was taken over (src/engine/single-use.ts): the code was consumed and
+    // confirmed in the step that saved its refresh token, through the engine's RefreshToken adapter.
+    // Presented again, it is a replay, refused with the engine's invalid_grant, and its grant ends.
+    expect(await engine.store.engine('AuthorizationCode').consumption(code)).toEqual({ consumedAt: expect.any(Number), confirmed: true });
     const replay = await token(engine, 'app', exchange);
     expect(replay).toEqual({ status: 400, body: { error: 'invalid_grant', error_description: 'grant request is invalid' } });
     const refresh = await token(engine, 'app', { grant_type: 'refresh_token', refresh_token: first.body.refresh_token as string });

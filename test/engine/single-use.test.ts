@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { jest } from '@jest/globals';
 import { createMemoryStore } from '../../adapters/memory.js';
-import type { Store } from '../../adapters/types.js';
+import type { NextEntry, Store } from '../../adapters/types.js';
 import { InvalidGrant, InvalidTarget } from '../../policies/errors.js';
 import { knowEngine, type EngineRequest } from '../../src/engine/request.js';
 import { RevokedChains } from '../../src/engine/revoked-chains.js';
@@ -108,10 +108,34 @@ describe('single use (src/engine/single-use.ts)', () => {
       expect(await store.engine('RefreshToken').consumption('rt-1')).toBeUndefined();
     });
 
-    it('a race lost while the successor is not stored yet is a retry, not counted (nothing went out)', async () => {
+    /** A rotation as the engine makes it: the token used, then its successor saved (one request). */
+    async function rotate(token: Consumable, rules = singleUse): Promise<{ state: Record<PropertyKey, unknown>; successor: string }> {
+      let successor = '';
+      const { state } = await asRequest('refresh_token', async () => {
+        await rules.consumeRefreshToken(token, token.consume);
+        successor = rules.refreshTokenId(() => 'random');
+        await rules.saveRefreshToken(successor, { jti: successor, grantId: token.grantId }, 3600, () => store.engine('RefreshToken').upsert(successor, { jti: successor, grantId: token.grantId }, 3600));
+      });
+      return { state, successor };
+    }
+
+    it('a rotation consumes the token and saves its successor in one step; nothing before', async () => {
       const token = await stored('RefreshToken', 'rt-1');
-      await asRequest('refresh_token', () => consumeRefresh(token));
-      for (let attempt = 0; attempt < 3; attempt += 1) await asRequest('refresh_token', () => consumeRefresh(token));
+      const { state } = await asRequest('refresh_token', () => consumeRefresh(token));
+      expect(await store.engine('RefreshToken').consumption('rt-1')).toBeUndefined();
+      expect(existingTokenRequest(state)?.pendingRotation).toBe(token);
+      const { successor } = await rotate(token);
+      expect(successor).toBe(singleUse.successorOf('rt-1'));
+      expect(await store.engine('RefreshToken').consumption('rt-1')).toEqual({ consumedAt: expect.any(Number), confirmed: false });
+      expect(await store.engine('RefreshToken').find(successor)).toEqual({ jti: successor, grantId: 'grant-1' });
+      expect(retried).toEqual([]);
+    });
+
+    it('a race lost while the successor is not stored (a rotation stopped between its steps) is a retry, not counted (nothing went out)', async () => {
+      const token = await stored('RefreshToken', 'rt-1');
+      await token.consume();
+      const { successor } = await rotate(token);
+      expect(await store.engine('RefreshToken').find(successor)).toEqual({ jti: successor, grantId: 'grant-1' });
       expect(retried).toEqual([]);
       expect(reused).toEqual([]);
       expect(await grantExists()).toBe(true);
@@ -119,25 +143,27 @@ describe('single use (src/engine/single-use.ts)', () => {
 
     it('once the successor is stored: one retry within the window (told), the second a reuse that ends the grant', async () => {
       const token = await stored('RefreshToken', 'rt-1');
-      await asRequest('refresh_token', () => consumeRefresh(token));
-      await stored('RefreshToken', singleUse.successorOf('rt-1'));
-      await asRequest('refresh_token', () => consumeRefresh(token));
+      await rotate(token);
+      await rotate(token);
       expect(retried.map((use) => use.accountId)).toEqual(['alice']);
-      await expect(asRequest('refresh_token', () => consumeRefresh(token))).rejects.toBeInstanceOf(InvalidGrant);
+      await expect(rotate(token)).rejects.toBeInstanceOf(InvalidGrant);
       expect(reused).toHaveLength(1);
       expect(await grantExists()).toBe(false);
     });
 
     it('the engine\'s find of a consumed token within the window shows it unused, once per request', async () => {
       const token = await stored('RefreshToken', 'rt-1');
-      await asRequest('refresh_token', () => consumeRefresh(token));
-      await stored('RefreshToken', singleUse.successorOf('rt-1'));
+      await rotate(token);
       const found = { ...token, consumed: Date.now() };
       await asRequest('refresh_token', async () => {
         await singleUse.refreshTokenFound(found);
         expect(found.consumed).toBeUndefined();
-        // The engine then consumes it: the same request's retry, not a second one.
+        // The engine then consumes it and saves the successor: the same request's retry, not a second one.
         await consumeRefresh(token);
+        const successor = singleUse.refreshTokenId(() => 'random');
+        await singleUse.saveRefreshToken(successor, { jti: successor }, 3600, () => store.engine('RefreshToken').upsert(successor, { jti: successor, again: true }, 3600));
+        // Written as the retry's own answer (the same id).
+        expect(await store.engine('RefreshToken').find(successor)).toEqual({ jti: successor, again: true });
       });
       expect(retried).toHaveLength(1);
       expect(reused).toEqual([]);
@@ -145,12 +171,11 @@ describe('single use (src/engine/single-use.ts)', () => {
 
     it('after the window, or once the successor was used: a reuse', async () => {
       const token = await stored('RefreshToken', 'rt-1');
-      await asRequest('refresh_token', () => consumeRefresh(token));
-      await stored('RefreshToken', singleUse.successorOf('rt-1'));
+      await rotate(token);
       const realNow = Date.now.bind(Date);
       const spy = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 6000);
       try {
-        await expect(asRequest('refresh_token', () => consumeRefresh(token))).rejects.toBeInstanceOf(InvalidGrant);
+        await expect(rotate(token)).rejects.toBeInstanceOf(InvalidGrant);
       } finally {
         spy.mockRestore();
       }
@@ -158,27 +183,27 @@ describe('single use (src/engine/single-use.ts)', () => {
 
       const other = await stored('RefreshToken', 'rt-2', 'grant-1');
       await store.engine('Grant').upsert('grant-1', { jti: 'grant-1' }, 3600);
-      await asRequest('refresh_token', () => consumeRefresh(other));
-      const successor = await stored('RefreshToken', singleUse.successorOf('rt-2'));
-      await successor.consume();
-      await expect(asRequest('refresh_token', () => consumeRefresh(other))).rejects.toBeInstanceOf(InvalidGrant);
+      const { successor } = await rotate(other);
+      await store.engine('RefreshToken').consume(successor);
+      await expect(rotate(other)).rejects.toBeInstanceOf(InvalidGrant);
       expect(reused).toHaveLength(2);
     });
 
     it('with the window at 0, only a rotation that never answered may be retried', async () => {
       const strict = new SingleUse(store, { reuseWindowSeconds: 0, successorKey: randomBytes(32), onReuse: (token) => reused.push(token) });
       const token = await stored('RefreshToken', 'rt-1');
-      await asRequest('refresh_token', () => strict.consumeRefreshToken(token, token.consume));
-      await asRequest('refresh_token', () => strict.consumeRefreshToken(token, token.consume));
-      await stored('RefreshToken', strict.successorOf('rt-1'));
-      await expect(asRequest('refresh_token', () => strict.consumeRefreshToken(token, token.consume))).rejects.toBeInstanceOf(InvalidGrant);
+      // Consumed, its successor never saved (a rotation stopped between its steps): a retry.
+      await token.consume();
+      await rotate(token, strict);
+      // Its successor stored now: a reuse, the window being 0.
+      await expect(rotate(token, strict)).rejects.toBeInstanceOf(InvalidGrant);
       expect(reused).toHaveLength(1);
     });
 
     it('a refreshed grant is extended once its lifetime ran down; a request that failed undoes its consume', async () => {
       const token = await stored('RefreshToken', 'rt-1');
       const grant = { exp: Math.floor(Date.now() / 1000) + 60, save: jest.fn(async () => undefined) };
-      const { state } = await asRequest('refresh_token', () => consumeRefresh(token));
+      const { state } = await rotate(token);
       await singleUse.extendRefreshedGrant({ state, oidc: { entities: { Grant: grant } } }, 90_000);
       expect(grant.save).toHaveBeenCalledTimes(1);
       expect(grant.exp).toBeUndefined();
@@ -188,41 +213,155 @@ describe('single use (src/engine/single-use.ts)', () => {
   });
 
   describe('codes', () => {
-    it('a consumed code that never answered (no confirmation, over a second ago) is refused, and nothing ends', async () => {
-      const code = await stored('AuthorizationCode', 'code-1');
-      await asRequest('authorization_code', () => consumeCode(code));
+    /** A code's exchange as the engine makes it: the code used, then (with one) its first refresh token saved. */
+    async function exchange(code: Consumable, { refreshToken = true } = {}): Promise<{ state: Record<PropertyKey, unknown>; first: string | undefined }> {
+      let first: string | undefined;
+      const { state } = await asRequest('authorization_code', async () => {
+        await consumeCode(code);
+        if (!refreshToken) return;
+        first = singleUse.refreshTokenId(() => 'random');
+        await singleUse.saveRefreshToken(first, { jti: first, grantId: 'grant-1' }, 3600, () => store.engine('RefreshToken').upsert(first!, { jti: first! }, 3600));
+      });
+      // The engine answered with tokens: a code without a refresh token is consumed now.
+      await singleUse.confirmCodes(state);
+      return { state, first };
+    }
+    const withClock = async <T>(aheadMs: number, fn: () => Promise<T>): Promise<T> => {
       const realNow = Date.now.bind(Date);
-      const spy = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 1500);
+      const spy = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + aheadMs);
       try {
-        await expect(asRequest('authorization_code', () => consumeCode(code))).rejects.toBeInstanceOf(InvalidGrant);
+        return await fn();
       } finally {
         spy.mockRestore();
       }
-      expect(await grantExists()).toBe(true);
-      expect(await revokedChains.isRevoked(singleUse.chainOfCode('code-1'))).toBe(false);
-    });
+    };
 
-    it('a confirmed code presented again is a replay: its chain ends (refresh tokens destroyed, chain revoked), not the grant', async () => {
+    it('an exchange consumes its code, confirms it and saves its first refresh token in one step; nothing before', async () => {
       const code = await stored('AuthorizationCode', 'code-1');
       const { state } = await asRequest('authorization_code', () => consumeCode(code));
-      const first = await stored('RefreshToken', singleUse.firstOfCode('code-1'));
-      await stored('RefreshToken', singleUse.successorOf(first.jti));
-      await singleUse.confirmCodes(state);
-      await expect(asRequest('authorization_code', () => consumeCode(code))).rejects.toBeInstanceOf(InvalidGrant);
-      expect(await store.engine('RefreshToken').find(first.jti)).toBeUndefined();
-      expect(await store.engine('RefreshToken').find(singleUse.successorOf(first.jti))).toBeUndefined();
+      // The engine has checked the code and goes on building tokens: nothing is written yet.
+      expect(await store.engine('AuthorizationCode').consumption('code-1')).toBeUndefined();
+      expect(existingTokenRequest(state)?.pendingCode).toEqual({ jti: 'code-1' });
+      const { first } = await exchange(await stored('AuthorizationCode', 'code-2'));
+      expect(first).toBe(singleUse.firstOfCode('code-2'));
+      expect(await store.engine('AuthorizationCode').consumption('code-2')).toEqual({ consumedAt: expect.any(Number), confirmed: true });
+      expect(await store.engine('RefreshToken').find(first!)).toEqual({ jti: first, grantId: 'grant-1' });
+    });
+
+    it('an exchange without a refresh token consumes and confirms its code as it answers', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      await exchange(code, { refreshToken: false });
+      expect(await store.engine('AuthorizationCode').consumption('code-1')).toEqual({ consumedAt: expect.any(Number), confirmed: true });
+      // Presented again: a replay, refused as the answer would go, its chain revoked.
+      await expect(exchange(code, { refreshToken: false })).rejects.toBeInstanceOf(InvalidGrant);
       expect(await revokedChains.isRevoked(singleUse.chainOfCode('code-1'))).toBe(true);
       expect(await grantExists()).toBe(true);
     });
 
-    it('a replay while the exchange is under way: the exchange ends its chain once it has saved its refresh token', async () => {
+    it('an exchange refused after the engine checked the code uses the code up, unconfirmed; over a second later it is refused, and nothing ends', async () => {
       const code = await stored('AuthorizationCode', 'code-1');
       const { state } = await asRequest('authorization_code', () => consumeCode(code));
-      // The second request, within the race window: a replay, marked; no refresh token saved yet.
-      await expect(asRequest('authorization_code', () => consumeCode(code))).rejects.toBeInstanceOf(InvalidGrant);
-      const first = await stored('RefreshToken', singleUse.firstOfCode('code-1'));
-      await singleUse.confirmCodes(state);
-      expect(await store.engine('RefreshToken').find(first.jti)).toBeUndefined();
+      await singleUse.refusedExchange(state);
+      expect(await store.engine('AuthorizationCode').consumption('code-1')).toEqual({ consumedAt: expect.any(Number), confirmed: false });
+      expect(existingTokenRequest(state)?.pendingCode).toBeUndefined();
+      await expect(withClock(1500, () => exchange(code))).rejects.toBeInstanceOf(InvalidGrant);
+      expect(await grantExists()).toBe(true);
+      expect(await revokedChains.isRevoked(singleUse.chainOfCode('code-1'))).toBe(false);
+      // A refusal with nothing pending (the code was never reached) consumes nothing.
+      const other = await stored('AuthorizationCode', 'code-2');
+      await singleUse.refusedExchange({});
+      expect(await store.engine('AuthorizationCode').consumption(other.jti)).toBeUndefined();
+    });
+
+    it('a confirmed code presented again is a replay: its chain ends (refresh tokens destroyed, chain revoked), not the grant', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      const { first } = await exchange(code);
+      await stored('RefreshToken', singleUse.successorOf(first!));
+      await expect(withClock(1500, () => exchange(code))).rejects.toBeInstanceOf(InvalidGrant);
+      expect(await store.engine('RefreshToken').find(first!)).toBeUndefined();
+      expect(await store.engine('RefreshToken').find(singleUse.successorOf(first!))).toBeUndefined();
+      expect(await revokedChains.isRevoked(singleUse.chainOfCode('code-1'))).toBe(true);
+      expect(await grantExists()).toBe(true);
+    });
+
+    it('two exchanges of one code at once: one saves its refresh token, the other is a replay that ends it', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      // Both past the engine's checks before either saves.
+      const started: Array<() => Promise<void>> = [];
+      for (let i = 0; i < 2; i += 1) {
+        const { state } = await asRequest('authorization_code', () => consumeCode(code));
+        started.push(async () => {
+          FakeEngine.ctx = { oidc: { params: { grant_type: 'authorization_code' } }, state };
+          try {
+            const first = singleUse.refreshTokenId(() => 'random');
+            await singleUse.saveRefreshToken(first, { jti: first }, 3600, () => store.engine('RefreshToken').upsert(first, { jti: first }, 3600));
+          } finally {
+            FakeEngine.ctx = undefined;
+          }
+        });
+      }
+      await started[0]!();
+      expect(await store.engine('RefreshToken').find(singleUse.firstOfCode('code-1'))).toBeDefined();
+      await expect(started[1]!()).rejects.toBeInstanceOf(InvalidGrant);
+      expect(await store.engine('RefreshToken').find(singleUse.firstOfCode('code-1'))).toBeUndefined();
+      expect(await revokedChains.isRevoked(singleUse.chainOfCode('code-1'))).toBe(true);
+      expect(await grantExists()).toBe(true);
+    });
+
+    it('a code presented again and refused after the engine checked it (a wrong DPoP key) is still judged a replay: its chain ends', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      const { first } = await exchange(code);
+      const { state } = await asRequest('authorization_code', () => consumeCode(code));
+      await withClock(1500, () => singleUse.refusedExchange(state));
+      expect(await store.engine('RefreshToken').find(first!)).toBeUndefined();
+      expect(await revokedChains.isRevoked(singleUse.chainOfCode('code-1'))).toBe(true);
+      expect(await grantExists()).toBe(true);
+    });
+
+    it('the engine deciding on no refresh token consumes and confirms the pending code at once; a lost race is invalid_grant there', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      await asRequest('authorization_code', async () => {
+        await consumeCode(code);
+        await singleUse.noRefreshToken();
+        expect(await store.engine('AuthorizationCode').consumption('code-1')).toEqual({ consumedAt: expect.any(Number), confirmed: true });
+      });
+      await expect(asRequest('authorization_code', async () => {
+        await consumeCode(code);
+        await singleUse.noRefreshToken();
+      })).rejects.toBeInstanceOf(InvalidGrant);
+      // Asked outside a code exchange: nothing to do.
+      await asRequest('refresh_token', () => singleUse.noRefreshToken());
+    });
+
+    it('where consume, save and confirm go one after the other (Redis Cluster), a replay marked in between ends the chain at the confirmation', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      const codes = store.engine('AuthorizationCode');
+      // As the cluster's three steps answer when a replay marked the code between them.
+      const stepwise: Store = { ...store, engine: (model: string) => (model === 'AuthorizationCode' ? Object.assign(Object.create(codes) as typeof codes, { consumeCompleting: async (id: string, next?: NextEntry) => { await codes.consumeCompleting(id, next); return true; } }) : store.engine(model)) };
+      const rules = new SingleUse(stepwise, { reuseWindowSeconds: 5, successorKey: randomBytes(32), revokedChains });
+      const { state } = await asRequest('authorization_code', async () => {
+        await rules.consumeCode(code, code.consume);
+        const first = rules.refreshTokenId(() => 'random');
+        await rules.saveRefreshToken(first, { jti: first }, 3600, () => store.engine('RefreshToken').upsert(first, { jti: first }, 3600));
+      });
+      expect(existingTokenRequest(state)?.pendingCode).toBeUndefined();
+      expect(await store.engine('RefreshToken').find(rules.firstOfCode('code-1'))).toBeUndefined();
+      expect(await revokedChains.isRevoked(rules.chainOfCode('code-1'))).toBe(true);
+    });
+
+    it('another refresh token of the request is saved as it is; outside a request a code is consumed at once', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      const { state } = await asRequest('authorization_code', async () => {
+        await consumeCode(code);
+        await singleUse.saveRefreshToken('not-the-first', { jti: 'not-the-first' }, 3600, () => store.engine('RefreshToken').upsert('not-the-first', { jti: 'not-the-first' }, 3600));
+      });
+      expect(await store.engine('RefreshToken').find('not-the-first')).toEqual({ jti: 'not-the-first' });
+      expect(existingTokenRequest(state)?.pendingCode).toEqual({ jti: 'code-1' });
+      expect(await store.engine('AuthorizationCode').consumption('code-1')).toBeUndefined();
+      const other = await stored('AuthorizationCode', 'code-2');
+      await consumeCode(other);
+      expect(await store.engine('AuthorizationCode').consumption('code-2')).toEqual({ consumedAt: expect.any(Number), confirmed: false });
+      await expect(consumeCode(other)).rejects.toBeInstanceOf(InvalidGrant);
     });
 
     it('the engine is shown a consumed code as unused, so that its own checks run before ours', async () => {

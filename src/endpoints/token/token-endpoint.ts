@@ -25,7 +25,8 @@ export function replaceBody(ctx: Context, { params, raw }: ReadForm): void {
  * In front of the engine's token endpoint: reads the body once (size limit, strict parsing, no
  * repeated parameters, multipart accepted), checks the request against its grant's rules
  * (src/grants), then hands the engine a urlencoded body; once the engine answered with tokens,
- * what the grant does after issuing (a code confirmed, a grant extended, the answer's scope).
+ * what the grant does after issuing (a grant extended, the answer's scope), and once it refused
+ * one, what the grant does then (a code used up all the same).
  */
 export function tokenEndpointGuard(limit: number, grants: GrantTable) {
   return async function guardTokenEndpoint(ctx: Context, next: Next): Promise<void> {
@@ -43,5 +44,7 @@ export function tokenEndpointGuard(limit: number, grants: GrantTable) {
     await next();
     translateTokenAnswer(ctx as Parameters<typeof translateTokenAnswer>[0], grantType);
     if (ctx.status === 200) await grants.get(grantType)?.afterIssue?.(ctx);
+    // A 503 is the store's failure: the client is told to retry, nothing is used up.
+    else if (ctx.status !== 503) await grants.get(grantType)?.afterRefusal?.(ctx);
   };
 }
