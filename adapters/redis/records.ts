@@ -57,6 +57,16 @@ export class RedisRecords implements RecordStore {
     for (const listener of this.listeners) listener(change);
   }
 
+  /**
+   * A write of this instance: its watchers are told at once, not only when the change comes back
+   * through the channel (on another connection, so possibly after this instance's next request:
+   * a client deleted here must not be served from its cache here a moment later). Told twice,
+   * a watcher forgets twice, which is harmless.
+   */
+  private wrote(kind: string, id: string): void {
+    this.tell({ kind, id });
+  }
+
   /** Tells watchers to forget everything: the store was emptied, so what they keep is gone. */
   forgetAll(): void {
     this.tell({ kind: undefined });
@@ -197,6 +207,7 @@ export class RedisRecords implements RecordStore {
         this.channel,
         `${kind}\n${id}`,
       );
+      if (written === 1) this.wrote(kind, id);
       return written === 1;
     });
   }
@@ -212,6 +223,7 @@ export class RedisRecords implements RecordStore {
         this.channel,
         `${kind}\n${id}`,
       );
+      if (created === 1) this.wrote(kind, id);
       return created === 1;
     });
   }
@@ -228,6 +240,7 @@ export class RedisRecords implements RecordStore {
         .exec();
       const failed = results?.find(([error]) => error);
       if (!results || failed) throw failed?.[0] ?? new Error('the record write was aborted');
+      this.wrote(kind, id);
     });
   }
 
@@ -240,6 +253,7 @@ export class RedisRecords implements RecordStore {
         this.channel,
         `${kind}\n${id}`,
       );
+      if (deleted === 1) this.wrote(kind, id);
       return deleted === 1;
     });
   }
