@@ -290,7 +290,9 @@ describe('Redis store faults', () => {
       report('silent subscriber replaced -> watching true', await timeUntil(() => watched.records.watching, 3000));
       expect(watched.available).toBe(true);
       await store.records.put('client', 'after', 'acme', {}); // another store, same Redis, other prefix
-      await watched.records.put('client', 'after', 'acme', {});
+      // Another instance's write, as its store publishes it: heard through the new subscription
+      // alone (a write of `watched` itself is also told at once, without the feed).
+      await redis.client().publish('hb:rec-changes', 'client\nafter');
       await sleep(50);
       expect(seen).toEqual([{ kind: undefined }, { kind: undefined }, { kind: 'client', id: 'after' }]);
     } finally {
