@@ -89,6 +89,9 @@ describe('the enrolment pages in Chromium (keyboard only, axe-core, en/de/fr, br
     await page.keyboard.press('Tab');
     await page.keyboard.type(`${sub}-password`);
     await page.keyboard.press('Enter');
+    // The sign-in page has a heading too: wait until it is gone, so that the next check reads the
+    // page the password led to, not the one it was typed on.
+    await page.locator('#username').waitFor({ state: 'detached' });
   }
 
   /** The page's language and heading, the tenant's look, no accessibility violation; a screenshot when named. */

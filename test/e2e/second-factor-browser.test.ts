@@ -95,6 +95,9 @@ describe('the second-factor page in Chromium (keyboard only, axe-core, en/de/fr)
     await page.keyboard.press('Tab');
     await page.keyboard.type(`${sub}-password`);
     await page.keyboard.press('Enter');
+    // The sign-in page has a heading too: wait until it is gone, so that the next check reads the
+    // page the password led to, not the one it was typed on.
+    await page.locator('#username').waitFor({ state: 'detached' });
   }
 
   /** The page's language and heading, no accessibility violation; a screenshot (desktop and phone) when named. */
@@ -159,6 +162,7 @@ describe('the second-factor page in Chromium (keyboard only, axe-core, en/de/fr)
     await page.getByLabel("Nom d'utilisateur").fill('max');
     await page.getByLabel('Mot de passe', { exact: true }).fill('max-password');
     await page.getByRole('button', { name: 'Se connecter' }).click();
+    await page.locator('#username').waitFor({ state: 'detached' });
     await check(page, 'fr', 'Validation en deux étapes');
     await page.getByLabel('Code de validation').fill('12ab');
     await page.getByRole('button', { name: 'Valider' }).click();
