@@ -9,6 +9,7 @@ export type { Consent, ConsentKey } from './records/consents.js';
 export type { FactorListEntry, FactorOwner, FactorSummary, TotpEnrolment } from './factors/index.js';
 export { StoreStartError } from '../adapters/redis/index.js';
 export type { AuthServerOptions, ApiDefinitionInput } from './options.js';
+export type { ExternalSigner } from './engine/signing-keys.js';
 export type { Messages } from './i18n/messages/en.js';
 export type { I18nOptions } from './i18n/localizer.js';
 export { negotiateLocale, type LocaleRequest } from './i18n/locale.js';

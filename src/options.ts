@@ -16,6 +16,8 @@ import { portalOptionSchema } from './portal/options.js';
 import { brandingOptionSchema } from './pages/branding.js';
 import type { Logger } from './logger.js';
 import type { PrivateJwks, SigningAlgorithm } from './engine/keys.js';
+import type { ExternalSigner } from './engine/signing-keys.js';
+import { DEFAULT_ROTATION_WAITS } from './engine/stored-keys.js';
 import type { TenantPolicyFunction } from '../policies/tenant-policy.js';
 import { auditOptionSchema, onAuditEventOptionSchema } from './audit/options.js';
 import { factorKeysOptionSchema } from './factors/options.js';
@@ -83,6 +85,22 @@ const windowLimit = z
   .strict();
 
 const algorithms = ['ES256', 'RS256', 'PS256', 'EdDSA'] as const satisfies readonly SigningAlgorithm[];
+
+/** A key whose private part stays outside the server (src/engine/signing-keys.ts, ExternalSigner). */
+const externalSignerSchema = checkedAs<ExternalSigner>(z.object({
+  kid: z.string().min(1).max(200),
+  alg: z.enum(algorithms),
+  publicKey: z.record(z.string(), z.unknown())
+    .refine((jwk) => !['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'].some((member) => member in jwk), 'must be a public key: the private part stays with the signer'),
+  sign: functionOf<ExternalSigner['sign']>('a function (data: Uint8Array) => Promise<Uint8Array>'),
+}));
+
+/** The key set kept in the store (src/engine/stored-keys.ts). */
+const storedKeysSchema = z.object({
+  keks: z.array(z.string().min(32, 'key-encryption keys need at least 32 characters')).min(1),
+  publishWaitSeconds: z.number().int().min(0).max(86_400).default(DEFAULT_ROTATION_WAITS.publishWaitSeconds),
+  retireWaitSeconds: z.number().int().min(0).max(31 * 86_400).default(DEFAULT_ROTATION_WAITS.retireWaitSeconds),
+});
 
 /** A tenant's display name (`tenantDisplayName` option). */
 export type { TenantDisplayName } from './accounts.js';
@@ -161,12 +179,21 @@ export const optionsSchema = z
           + 'without it nobody can sign in',
       }),
     keys: z
-      .object({ jwks: checkedAs<PrivateJwks>(z.object({ keys: z.array(z.record(z.string(), z.unknown())).min(1) })) })
+      .object({
+        jwks: checkedAs<PrivateJwks>(z.object({ keys: z.array(z.record(z.string(), z.unknown())).min(1) })).optional(),
+        signers: z.array(externalSignerSchema).min(1).optional(),
+        store: storedKeysSchema.optional(),
+      })
+      .refine((keys) => !(keys.jwks && keys.store), 'give keys.jwks or keys.store, not both')
+      .refine((keys) => !(keys.signers && keys.store), 'external signers (keys.signers) change with the configuration: give them beside keys.jwks, not keys.store')
+      .refine((keys) => new Set((keys.signers ?? []).map((signer) => signer.kid)).size === (keys.signers ?? []).length, 'keys.signers: each kid once')
       .optional()
       .meta({
-        description: '`{ jwks }`, private JWKs; must hold a key for `accessTokenAlgorithm` and one for each of `idTokenAlgorithms` (an RSA key for RS256 at least); '
-          + 'the first key of each algorithm signs, later ones are only published (see [keys](keys.md)). Absent: keys are '
-          + 'generated per process with a loud warning (tokens stop verifying at restart)',
+        description: '`{ jwks }`, private JWKs in a file\'s order, or `{ store: { keks } }`, the key set kept in the store, sealed under '
+          + 'the key-encryption keys and rotated live with the CLI, and/or `{ signers }`, keys whose private part stays in a KMS or '
+          + 'HSM (an async `sign`); the keys must hold one for `accessTokenAlgorithm` and one for each of `idTokenAlgorithms` '
+          + '(an RSA key for RS256 at least); the first key of each algorithm signs, later ones are only published (see '
+          + '[keys](keys.md)). Absent: keys are generated per process with a loud warning (tokens stop verifying at restart)',
         absent: 'generated',
       }),
     audience: z.string().url().optional().meta({

@@ -208,7 +208,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   const server = await assembleServer(options);
   const portal = options.portal.enabled ? await startPortal(server) : undefined;
   const { app, ours } = createServerApp(server, portal);
-  const { parts, engine, ownRecords } = server;
+  const { parts, engine, ownRecords, signing } = server;
   const userSignOut = new UserSignOut({ audit: parts.audit, consents: parts.consents, signedOutUsers: parts.signedOutUsers, signedInThrough: parts.signedInThrough });
   return {
     app,
@@ -245,6 +245,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     metrics: parts.metrics?.registry,
     close: () => {
       ownRecords.close();
+      signing.close();
       return parts.store.close();
     },
   };

@@ -73,7 +73,7 @@ describe('AuthServerOptions (derived from the option schema)', () => {
       rateLimits: { failedClientAuth: false, failedSignIn: { perUsername: { max: 5, windowSeconds: 600 } } },
     };
     const resolved = resolveOptions(options);
-    expect(resolved.keys?.jwks.keys[0]).toEqual(key);
+    expect(resolved.keys?.jwks?.keys[0]).toEqual(key);
     expect(resolved.i18n?.messages?.nl).toEqual(dutch);
     expect(resolved.store).toEqual(options.store);
   });

@@ -43,6 +43,7 @@ const OPTIONS = {
   force: { type: 'boolean' },
   file: { type: 'string' },
   kid: { type: 'string' },
+  store: { type: 'boolean' },
   // audit
   platform: { type: 'boolean' },
   since: { type: 'string' },

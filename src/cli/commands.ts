@@ -29,6 +29,7 @@ import { signingKeyChanged } from '../audit/events.js';
 import { operatorContext } from '../audit/operator.js';
 import { Factors } from '../factors/index.js';
 import { userFactorsWire } from '../http/wire.js';
+import { addStored, listStored, promoteStored, retireStored, type StoredKeysContext } from './stored-keys.js';
 import { AUTHENTICATION_FLAGS, authenticationInput, authenticationLines, PAR_FLAGS } from './client-authentication.js';
 
 export interface CommandContext {
@@ -369,6 +370,18 @@ const PUBLISH_WAIT = 'the longest JWKS cache time of your verifiers\n(10 minutes
 /** After `keys promote`, before `keys retire` (details: keys promote --help). */
 const SWITCH_WAIT = 'the longest token lifetime plus clock skew\n(65 minutes with the defaults; see talent-auth keys promote --help)';
 
+/** The stored-keys commands' view of the CLI (src/cli/stored-keys.ts). */
+function storedKeysContext(context: CommandContext): StoredKeysContext {
+  return { io: context.io, json: context.json, store: () => context.store(), audit: () => auditTrail(context), out: (body, human) => out(context, body, human) };
+}
+
+/** `--store` (the key set kept in the store) or `--file` (a JWKS file): exactly one. */
+function keysInStore(context: CommandContext, command: string): boolean {
+  const { store, file } = context.args.values;
+  if (store === true && file !== undefined) throw new UsageError(`${command}: give --file (a JWKS file) or --store (the key set kept in the store), not both`, '--store');
+  return store === true;
+}
+
 async function keyFile(context: CommandContext, command: string): Promise<KeyFile> {
   return readJwksFile(resolve(context.io.cwd, required(context.args.values.file, 'file', command)));
 }
@@ -391,9 +404,10 @@ async function keyEvent(context: CommandContext, type: 'signing_key.added' | 'si
 }
 
 const keysList: Command = {
-  options: ['file'],
+  options: ['file', 'store'],
   operands: [],
   async run(context) {
+    if (keysInStore(context, 'keys list')) return listStored(storedKeysContext(context));
     const file = await keyFile(context, 'keys list');
     const keys = summaries(file);
     out(
@@ -405,11 +419,12 @@ const keysList: Command = {
 };
 
 const keysAdd: Command = {
-  options: ['file', 'alg'],
+  options: ['file', 'alg', 'store'],
   operands: [],
   async run(context) {
     const command = 'keys add';
     if (!context.args.values.alg?.length) required(undefined, 'alg', command);
+    if (keysInStore(context, command)) return addStored(storedKeysContext(context), context.args.values.alg);
     const algorithms = parseAlgorithms(context.args.values.alg);
     const file = await keyFile(context, command);
     const added = await Promise.all(algorithms.map(generateSigningKey));
@@ -442,11 +457,13 @@ async function readAs(path: string, jwks: KeyFile['jwks']): Promise<KeyFile> {
 }
 
 const keysPromote: Command = {
-  options: ['file', 'kid'],
+  options: ['file', 'kid', 'store', 'force'],
   operands: [],
   async run(context) {
     const command = 'keys promote';
     const kid = required(context.args.values.kid, 'kid', command);
+    if (keysInStore(context, command)) return promoteStored(storedKeysContext(context), kid, context.args.values.force === true);
+    if (context.args.values.force === true) throw new UsageError(`${command}: --force is for --store (a file has no waits to skip)`, '--force');
     const file = await keyFile(context, command);
     const status = file.states.find((state) => state.kid === kid);
     if (!status) throw new NotFound(`key ${kid} in ${file.path}`);
@@ -480,11 +497,13 @@ const keysPromote: Command = {
 };
 
 const keysRetire: Command = {
-  options: ['file', 'kid'],
+  options: ['file', 'kid', 'store', 'force'],
   operands: [],
   async run(context) {
     const command = 'keys retire';
     const kid = required(context.args.values.kid, 'kid', command);
+    if (keysInStore(context, command)) return retireStored(storedKeysContext(context), kid, context.args.values.force === true);
+    if (context.args.values.force === true) throw new UsageError(`${command}: --force is for --store (a file has no waits to skip)`, '--force');
     const file = await keyFile(context, command);
     const status = file.states.find((state) => state.kid === kid);
     if (!status) throw new NotFound(`key ${kid} in ${file.path}`);

@@ -30,6 +30,13 @@ Key rotation, without a token ever failing to verify:
   3. keys retire --kid <old>       the old key is removed. Restart every instance.
 Rotate the RS256 (ID token) key the same way, or both at once (--alg ES256 --alg RS256).`;
 
+const STORED_KEYS_OPTION = `  --store         the key set kept in the store (servers started with keys: { store }), not a
+                  file: every running server follows each step within seconds, no restart.
+                  A step before its wait is refused, saying when it is safe; --force skips the
+                  wait (a compromised key), never leaving an algorithm without a signing key.
+                  keys add --store seals the new key under KEY_ENCRYPTION_KEYS (the servers'
+                  keys.store.keks, comma-separated). Uses the store options (--redis ...).`;
+
 const KEY_EXIT_CODES = 'Exit codes: 0 success, 1 usage error, unknown kid, refused step, or the file cannot be read or written.';
 
 export const TOP_HELP = `talent-auth: operator CLI for a talent-auth deployment.
@@ -408,19 +415,20 @@ ${OUTPUT_OPTIONS}
 
 Exit codes: 0 success, 1 usage error or the file cannot be written.
 `,
-  'keys list': `Usage: talent-auth keys list --file <file>
+  'keys list': `Usage: talent-auth keys list (--file <file> | --store)
 
 Lists the keys of a JWKS file: kid, alg, key type and state. signing: the first key of its
 algorithm, it signs that algorithm's tokens; published: at /oauth2/jwks for verification only.
-Never shows private key members.
+Never shows private key members. With --store, also when each key's next step is safe.
 
 ${FILE_OPTION}
+${STORED_KEYS_OPTION}
 
 ${OUTPUT_OPTIONS}
 
 ${KEY_EXIT_CODES}
 `,
-  'keys add': `Usage: talent-auth keys add --file <file> --alg <alg> [--alg ...]
+  'keys add': `Usage: talent-auth keys add (--file <file> | --store) --alg <alg> [--alg ...]
 
 Key rotation step 1 (publish the next key): appends a new private key per --alg (kid: its RFC 7638
 thumbprint). Appended after the signing key of its algorithm, it is published but signs nothing
@@ -437,12 +445,13 @@ key set (createTokenVerifier({ jwks: { keys } })) need the new public key before
   --alg <alg>     ES256, RS256, PS256 or EdDSA; repeat for several (e.g. ES256 for access
                   tokens and RS256 for ID tokens)
 ${FILE_OPTION}
+${STORED_KEYS_OPTION}
 
 ${OUTPUT_OPTIONS}
 
 ${KEY_EXIT_CODES}
 `,
-  'keys promote': `Usage: talent-auth keys promote --file <file> --kid <kid>
+  'keys promote': `Usage: talent-auth keys promote (--file <file> | --store [--force]) --kid <kid>
 
 Key rotation step 2 (switch signing): moves the key before the other keys of its algorithm, so it
 signs that algorithm's tokens; the previous signing key stays published, so the tokens it signed
@@ -458,12 +467,13 @@ plus clock skew (the kit's clockToleranceSeconds, 5 s by default, and any drift 
 
   --kid <kid>     the key to sign with (see keys list)
 ${FILE_OPTION}
+${STORED_KEYS_OPTION}
 
 ${OUTPUT_OPTIONS}
 
 ${KEY_EXIT_CODES}
 `,
-  'keys retire': `Usage: talent-auth keys retire --file <file> --kid <kid>
+  'keys retire': `Usage: talent-auth keys retire (--file <file> | --store [--force]) --kid <kid>
 
 Key rotation step 3 (retire the old key): removes a key that no longer signs. Refuses the signing
 key of an algorithm (promote another key first) and so never leaves an algorithm without one.
@@ -474,6 +484,7 @@ Then deploy the file to every instance and restart them all.
 
   --kid <kid>     the key to remove (see keys list)
 ${FILE_OPTION}
+${STORED_KEYS_OPTION}
 
 ${OUTPUT_OPTIONS}
 

@@ -11,9 +11,10 @@ import { DeliveryError } from '../engine/backchannel-delivery.js';
 import { ClientLookups } from '../engine/client-cache.js';
 import { ClientDirectory } from '../engine/client-directory.js';
 import { engineConfiguration } from '../engine/configuration.js';
-import { accessTokenFormat, publicJwks, type PrivateJwks, type SigningAlgorithm } from '../engine/keys.js';
+import type { LiveKeys } from '../engine/live-keys.js';
+import { createLocalJWKSet } from 'jose';
 import { liveOnly, LiveTokens } from '../engine/live-tokens.js';
-import { patchEngine } from '../engine/patches.js';
+import { followKeys, patchEngine } from '../engine/patches.js';
 import { engineRequest } from '../engine/request.js';
 import { atomicReplayDetection } from '../engine/replay-detection.js';
 import { RevokedChains } from '../engine/revoked-chains.js';
@@ -26,7 +27,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { ResolvedOptions } from '../options.js';
 import type { Consents } from '../records/consents.js';
 import type { SecondFactorRules } from '../records/tenant-settings.js';
-import { createTokenVerifier } from '../resource-server/verifier.js';
+import { verifierWithKeys } from '../resource-server/verifier.js';
 
 /** What the engine is started with. */
 export interface EngineStart {
@@ -38,9 +39,8 @@ export interface EngineStart {
   audit: AuditTrail;
   consents: Consents;
   cookieKeys: string[];
-  jwks: PrivateJwks;
-  /** Every algorithm we sign with (access tokens, ID tokens). */
-  algorithms: SigningAlgorithm[];
+  /** Our signing keys as they are now (src/engine/live-keys.ts). */
+  keys: LiveKeys;
   look: SignOutLook;
   addressOf(ctx: Koa.Context): string;
   /** Each tenant's second-factor rule: the management right only after a second factor where it asks for one. */
@@ -60,7 +60,7 @@ export interface StartedEngine extends EngineParts {
  * counted and logged (never with request data).
  */
 export function startEngine(start: EngineStart): StartedEngine {
-  const { options, logger, metrics, store, catalog, audit, consents, cookieKeys, jwks, algorithms, look } = start;
+  const { options, logger, metrics, store, catalog, audit, consents, cookieKeys, keys, look } = start;
   const interactionPath = `${options.pathPrefix}/oauth2/interaction`;
   /** A rotated refresh token presented again, recorded in the trail of its user's tenant. */
   const presentedAgain = (type: 'refresh_token.reuse_detected' | 'refresh_token.retried') => (token: RefreshTokenUse): void => {
@@ -82,7 +82,7 @@ export function startEngine(start: EngineStart): StartedEngine {
   const grants = new GrantTable({
     catalog,
     audience: options.audience,
-    accessTokenFormat: accessTokenFormat(jwks, options.accessTokenAlgorithm, algorithms),
+    accessTokenFormat: keys.accessTokenFormat(options.accessTokenAlgorithm),
     tenantPolicy: options.tenantPolicy,
     accounts: options.accounts,
     namedUserAccessTokenTtl: options.namedUserAccessTokenTtl,
@@ -94,7 +94,7 @@ export function startEngine(start: EngineStart): StartedEngine {
   const clients = new ClientDirectory(store.records, (tenant) => start.secondFactorRules.profile(tenant));
   const provider = new Provider(
     options.issuer,
-    engineConfiguration({ options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents, look, grants, singleUse, secondFactorRules: start.secondFactorRules, signedOutUsers: start.signedOutUsers,
+    engineConfiguration({ options, catalog, store, clients, keys, interactionPath, cookieKeys, consents, look, grants, singleUse, secondFactorRules: start.secondFactorRules, signedOutUsers: start.signedOutUsers,
       // Derived from the cookie keys as the other secrets every instance shares (32 bytes: the engine's requirement).
       dpopNonceSecret: createHmac('sha256', cookieKeys[0]!).update('talent-auth DPoP nonces').digest() }),
   );
@@ -104,7 +104,13 @@ export function startEngine(start: EngineStart): StartedEngine {
   atomicReplayDetection(provider, store);
   observeEngine(provider, logger, metrics);
 
-  const ownTokens = createTokenVerifier({ issuer: options.issuer, audience: options.audience, jwks: publicJwks(jwks), realm: options.issuer });
+  followKeys(provider, keys);
+  // Our own APIs verify with the key set as it is now (rebuilt only when it changes).
+  let ownKeySet = createLocalJWKSet(keys.publicJwks);
+  keys.onChange(() => {
+    ownKeySet = createLocalJWKSet(keys.publicJwks);
+  });
+  const ownTokens = verifierWithKeys({ issuer: options.issuer, audience: options.audience, realm: options.issuer }, (header, token) => ownKeySet(header, token));
   const findClient = (clientId: string) => provider.Client.find(clientId);
   const liveTokens = new LiveTokens(ownTokens, store, findClient, revokedChains);
   return {

@@ -4,7 +4,8 @@ import { ApiCatalog } from '../../policies/catalog.js';
 import { AuditTrail } from '../audit/trail.js';
 import type { ServerParts } from '../endpoints/endpoint.js';
 import { engineAppCheck } from '../engine/client-directory.js';
-import { resolveSigningKeys, signedAlgorithms, type KeyPurposes, type SigningAlgorithm } from '../engine/keys.js';
+import type { KeyPurposes, SigningAlgorithm } from '../engine/keys.js';
+import { startSigningKeys, type SigningKeys } from './signing-keys.js';
 import { clientAddress } from '../http/client-address.js';
 import { Localizer } from '../i18n/localizer.js';
 import { SignInHolds } from '../limits/sign-in.js';
@@ -28,8 +29,7 @@ import { Connections } from '../federation/connections.js';
 import { Upstreams } from '../federation/upstreams.js';
 import { SignedInThroughStore } from '../federation/signed-in-through.js';
 import { Sealer } from '../records/sealed.js';
-import { keyStates } from '../engine/keys.js';
-import { importJWK, type JWK } from 'jose';
+import { importJWK } from 'jose';
 import type { PrivateKey } from 'openid-client';
 
 /** The parts of a server (what its endpoints are built from), and what the rest of the composition needs. */
@@ -41,6 +41,8 @@ export interface AssembledServer {
   ownRecords: OwnRecords;
   /** The portal's signature on the browser's address it tells our APIs. */
   forwardedAddress: ForwardedAddress;
+  /** The signing keys (followed in the store while the server runs, when kept there). */
+  signing: SigningKeys;
 }
 
 /**
@@ -54,9 +56,13 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
   // A key for the access tokens, and one for each algorithm apps may register for their ID
   // tokens (RS256, OIDC's default, always among them): generated alike, or required of keys.jwks.
   const { algorithms, purposes } = signingNeeds(options);
-  const jwks = await resolveSigningKeys(options.keys?.jwks, algorithms, logger, purposes);
   const store = await openStore(options, logger, metrics);
   const ownRecords = new OwnRecords(store, logger, () => metrics?.storeEmptied.inc());
+  const signing = await startSigningKeys(options, store, ownRecords, algorithms, purposes, logger).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
+  const keys = signing.keys;
   const audit = new AuditTrail(store, options.audit, logger, options.onAuditEvent);
   const consents = new Consents(store, catalog, audit);
   const cookieKeys = cookieKeysOf(options, logger);
@@ -74,7 +80,7 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
   const secondFactorRules = new SecondFactorRules(options.tenantPolicy, tenantSettings);
   // Users the host signed out everywhere: their sessions begun before sign them in no more.
   const signedOutUsers = new SignedOutUsers(store, options.sessionTtl);
-  const engine = startEngine({ options, logger, metrics, store, catalog, audit, consents, cookieKeys, jwks, algorithms, look, addressOf, secondFactorRules, signedOutUsers });
+  const engine = startEngine({ options, logger, metrics, store, catalog, audit, consents, cookieKeys, keys, look, addressOf, secondFactorRules, signedOutUsers });
   // The tenants' identity providers (enterprise sign-in, src/federation/): their client secrets
   // sealed under the factor keys (what could sign a user in), our relying party at each.
   const factorKeys = factorKeysOf(options, cookieKeys, logger);
@@ -86,15 +92,16 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
     metadataCacheSeconds: options.federation.metadataCacheSeconds,
     callbackBase,
     // private_key_jwt at a provider: our RS256 signing key (its public half is at our jwks_uri).
+    // The key that signs RS256 now (it changes with a rotation of keys kept in the store).
     signingKey: async () => {
-      const states = await keyStates(jwks.keys as JWK[], algorithms);
-      const signing = states.find((key) => key.state === 'signing' && key.alg === 'RS256')!;
-      return { key: (await importJWK(jwks.keys[signing.index] as JWK, 'RS256')) as PrivateKey['key'], kid: signing.kid };
+      const jwk = keys.signingJwk('RS256');
+      if (!jwk) throw new Error('private_key_jwt at an identity provider needs an RS256 key of the server\'s own: RS256 is signed by an external signer');
+      return { key: (await importJWK(jwk, 'RS256')) as PrivateKey['key'], kid: jwk.kid! };
     },
   });
   connections.onChange((id) => upstreams.forget(id));
   const tenantProfile = (tenant: string): Promise<SecurityProfile> => secondFactorRules.profile(tenant);
-  const apps: AppRegistrations = new AppRegistrations(store.records, engineAppCheck(engine.provider, signedAlgorithms(jwks, algorithms)), (clientId, by, reason) => consents.endAllOf(clientId, by, reason), audit, tenantProfile);
+  const apps: AppRegistrations = new AppRegistrations(store.records, engineAppCheck(engine.provider, keys.algorithms), (clientId, by, reason) => consents.endAllOf(clientId, by, reason), audit, tenantProfile);
   const clients: ClientConfigurations = new ClientConfigurations(store.records, catalog, audit, tenantProfile);
   const parts: ServerParts = {
     settings: options,
@@ -127,7 +134,7 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
     signedOutUsers,
     engine,
   };
-  return { options, parts, engine, ownRecords, forwardedAddress };
+  return { options, parts, engine, ownRecords, forwardedAddress, signing };
 }
 
 /** The algorithms the server signs with, each with the options that need it (for the start-up error). */

@@ -33,8 +33,7 @@ import type { SingleUse } from './single-use.js';
 import { engineErrors } from './errors.js';
 import { signInPolicy } from './sign-in-policy.js';
 import type { SecondFactorRules } from '../records/tenant-settings.js';
-import type { PrivateJwks, SigningAlgorithm } from './keys.js';
-import { engineKeys } from './signing-keys.js';
+import type { LiveKeys } from './live-keys.js';
 import { signOutSources, type SignOutLook } from './sign-out.js';
 import { Localizer } from '../i18n/localizer.js';
 import { DPOP_ALGORITHMS } from '../resource-server/dpop.js';
@@ -62,9 +61,8 @@ export interface EngineSetup {
   catalog: ApiCatalog;
   store: Store;
   clients: ClientDirectory;
-  jwks: PrivateJwks;
-  /** Every algorithm we sign with (access tokens, ID tokens). */
-  algorithms: readonly SigningAlgorithm[];
+  /** Our signing keys (their order is the rotation rule); the engine follows their changes (patches.ts, followKeys). */
+  keys: LiveKeys;
   /** Path of the sign-in pages; the engine sends browsers to `{interactionPath}/{uid}`. */
   interactionPath: string;
   cookieKeys: string[];
@@ -89,13 +87,13 @@ export interface EngineSetup {
 
 /** The node-oidc-provider configuration: every engine decision of ours is in this one place. */
 export function engineConfiguration(setup: EngineSetup): Configuration {
-  const { options, catalog, store, clients, jwks, algorithms, interactionPath, cookieKeys, consents, grants, singleUse } = setup;
+  const { options, catalog, store, clients, keys, interactionPath, cookieKeys, consents, grants, singleUse } = setup;
   const look = setup.look ?? { localizer: new Localizer(), brands: undefined };
   const { audience, namedUserAccessTokenTtl, managementAccessTokenTtl, accounts, tenantPolicy: policyOf } = options;
 
   return {
     adapter: (model: string) => (model === 'Client' ? clients : readingGrantsAhead(model, store.engine(model))),
-    jwks: { keys: engineKeys(jwks, algorithms) } as Configuration['jwks'],
+    jwks: { keys: [...keys.engineKeys] } as Configuration['jwks'],
     clients: [],
     scopes: ['openid', 'offline_access', 'profile', 'email', MANAGEMENT_SCOPE, ...catalog.scopes],
     responseTypes: ['code'],

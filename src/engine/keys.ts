@@ -188,13 +188,6 @@ function checkKeyPair(jwk: JWK, index: number): void {
   if (!matches) throw new Error(`${what}: its private part does not match its public part (tokens it signed could not be verified)`);
 }
 
-/**
- * The format of our access tokens at the resource: RFC 9068 JWTs signed by the access-token key,
- * chosen by kid (the first key of its algorithm: the rotation rule, above).
- */
-export function accessTokenFormat(jwks: PrivateJwks, alg: SigningAlgorithm, needed: readonly SigningAlgorithm[]) {
-  return { accessTokenFormat: 'jwt' as const, jwt: { sign: { alg, kid: signingKid(jwks, alg, needed) } } };
-}
 
 /** The public halves of a key set, for verifying our own tokens. */
 export function publicJwks(jwks: PrivateJwks): { keys: JWK[] } {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import engineInstance from 'oidc-provider/lib/helpers/weak_cache.js';
 import { decodeProtectedHeader, type JWK } from 'jose';
 import type Provider from 'oidc-provider';
 import type { EngineAdapter } from '../../adapters/types.js';
@@ -11,6 +12,7 @@ import { engineAppOwner, engineKeysOwner } from './client-directory.js';
 import { engineErrors, toEngineError } from './errors.js';
 import { savingThroughSingleUse, type Consumable, type SingleUse } from './single-use.js';
 import { engineRequest, knowEngine } from './request.js';
+import type { LiveKeys } from './live-keys.js';
 
 /**
  * EVERY CHANGE WE MAKE TO THE ENGINE'S INTERNALS, in this one module. node-oidc-provider has hooks
@@ -49,6 +51,9 @@ import { engineRequest, knowEngine } from './request.js';
  *    (keysFetchedInScope below).
  * 11. `RefreshToken.prototype.generateTokenId` also binds a refresh token issued with a DPoP proof
  *    to that proof's key for confidential apps too (the engine binds public apps' only).
+ * 12. The engine's key set and the public key set its `/jwks` serves (its instance state, read
+ *    once at construction): replaced when our signing keys change while the server runs (keys
+ *    kept in the store, src/engine/live-keys.ts), see followKeys below.
  * Errors of ours thrown inside them reach the engine as its own (src/engine/errors.ts).
  */
 
@@ -206,6 +211,28 @@ function keysFetchedInScope(client: EngineClient): void {
     return this.stale() ? [] : selectForVerify.call(this, options);
   };
   proto[SCOPED] = true;
+}
+
+/** The members of a key the engine publishes at /jwks (its own list, in its order). */
+const PUBLISHED_MEMBERS = ['kty', 'use', 'key_ops', 'kid', 'alg', 'crv', 'e', 'n', 'x', 'x5c', 'y', 'pub'] as const;
+
+/**
+ * The engine signs and verifies with the keys of `live`, from now on and at every change: its key
+ * set is emptied and filled again with the new keys in their order, and the key set its `/jwks`
+ * answers is rebuilt as the engine builds it at construction. Both in one synchronous step, so no
+ * request sees half a change. The engine picks the signing key of an algorithm among these keys
+ * in their order (all of ours name alg and use alike), which keeps the rotation rule.
+ */
+export function followKeys(provider: Provider, live: LiveKeys): void {
+  const replace = (): void => {
+    const state = engineInstance(provider);
+    state.keystore.clear();
+    for (const key of live.engineKeys) state.keystore.add(key);
+    state.jwks = {
+      keys: [...state.keystore].map((key) => Object.fromEntries(PUBLISHED_MEMBERS.map((member) => [member, key[member]]).filter(([, value]) => value !== undefined))),
+    };
+  };
+  live.onChange(replace);
 }
 
 /** Installs every patch on one engine instance (its models are its own: other instances are untouched). */

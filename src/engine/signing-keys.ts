@@ -10,7 +10,38 @@ import {
 } from 'node:crypto';
 import type { JWK } from 'jose';
 import { ExternalSigningKey } from 'oidc-provider';
+import { StoreUnavailable } from '../../adapters/types.js';
 import { keyAlgorithm, type PrivateJwks, type SigningAlgorithm } from './keys.js';
+
+/** How long an external signer may take for one signature. */
+export const EXTERNAL_SIGN_TIMEOUT_MS = 5000;
+
+/**
+ * A signing key whose private part stays outside the server (`keys.signers`): a KMS, an HSM, a
+ * signing service. The server publishes `publicKey` at `/jwks` and asks `sign` for every signature
+ * the key makes.
+ */
+export interface ExternalSigner {
+  /** The key's id (the `kid` of the tokens it signs, and of its entry at `/jwks`). */
+  kid: string;
+  /** The algorithm it signs with. */
+  alg: SigningAlgorithm;
+  /** The public key, as a JWK (no private members). */
+  publicKey: JWK;
+  /**
+   * A signature of `data` (the JWS signing input) with the private key: for ES256 the 64-byte
+   * r||s form, for RS256 and PS256 the RSA signature, for EdDSA the Ed25519 signature.
+   */
+  sign(data: Uint8Array): Promise<Uint8Array>;
+}
+
+/** An external signer failed or did not answer in time: the request is answered 503, as in a store outage. */
+export class SignerUnavailable extends StoreUnavailable {
+  constructor(reason: string) {
+    super(`external signer: ${reason}`);
+    this.name = 'SignerUnavailable';
+  }
+}
 
 type SignInput = KeyObject | SignKeyObjectInput | SignPrivateKeyInput;
 
@@ -60,6 +91,54 @@ class NodeSigningKey extends ExternalSigningKey {
     return new Promise((resolve, reject) => {
       signWith(this.#digest, data, this.#input, (error, signature) => (error ? reject(error) : resolve(signature)));
     });
+  }
+}
+
+/**
+ * A signing key the host holds outside the process (a KMS, an HSM, another process): the host
+ * gives its public key and an async function that signs (`keys.signers`). The engine asks it for
+ * a signature over the JWS signing input and puts the answer in the token as it is: an ES256
+ * signature must be the 64-byte r||s form (IEEE P1363), not DER. A signer that fails or does not
+ * answer within EXTERNAL_SIGN_TIMEOUT_MS fails the request with 503 temporarily_unavailable, as a
+ * store outage does: the client tries again, and a code it sent can be sent again.
+ */
+export class HostSigningKey extends ExternalSigningKey {
+  readonly #publicKey: KeyObject;
+  readonly #signer: ExternalSigner;
+
+  constructor(signer: ExternalSigner) {
+    super();
+    this.#signer = signer;
+    this.#publicKey = createPublicKey({ key: signer.publicKey as JsonWebKey, format: 'jwk' });
+  }
+
+  override get kid(): string {
+    return this.#signer.kid;
+  }
+
+  override get alg(): string {
+    return this.#signer.alg;
+  }
+
+  override keyObject(): KeyObject {
+    return this.#publicKey;
+  }
+
+  override async sign(data: Uint8Array): Promise<Uint8Array> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new SignerUnavailable('timeout')), EXTERNAL_SIGN_TIMEOUT_MS);
+    });
+    try {
+      const signature = await Promise.race([this.#signer.sign(data), late]);
+      if (!(signature instanceof Uint8Array) || signature.length === 0) throw new SignerUnavailable('no signature');
+      return signature;
+    } catch (error) {
+      // The host's error could quote anything; the reason only.
+      throw error instanceof SignerUnavailable ? error : new SignerUnavailable('failed');
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
 

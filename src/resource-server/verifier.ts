@@ -6,6 +6,7 @@ import {
   jwtVerify,
   type JSONWebKeySet,
   type JWTPayload,
+  type JWTVerifyGetKey,
 } from 'jose';
 import type { Constraints } from '../../policies/constraints.js';
 import { ACR_MFA } from '../../policies/authentication-context.js';
@@ -191,7 +192,6 @@ const TOKEN_IN_HEADER = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i;
 
 /** The token verifier of the resource-server kit: RFC 9068 JWTs of this authorization server. */
 export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
-  const realm = options.realm ?? options.audience;
   const keys = options.jwks instanceof URL
     ? createRemoteJWKSet(options.jwks, {
       cooldownDuration: (options.jwksCooldownSeconds ?? 30) * 1000,
@@ -199,6 +199,16 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       timeoutDuration: 5000,
     })
     : createLocalJWKSet(options.jwks);
+  return verifierWithKeys(options, keys);
+}
+
+/**
+ * A verifier whose keys come from `keys` at each verification: the server's own APIs verify with
+ * the server's key set as it is now (it changes while the server runs when kept in the store).
+ * Not part of the kit's entry point.
+ */
+export function verifierWithKeys(options: Omit<TokenVerifierOptions, 'jwks'>, keys: JWTVerifyGetKey): TokenVerifier {
+  const realm = options.realm ?? options.audience;
   const refuse = (description: string) => new InvalidToken(description, realm);
   const isLive = options.introspection ? introspector(options.introspection, options.issuer, realm) : undefined;
   const maxProofs = (typeof options.dpop === 'object' ? options.dpop.maxProofs : undefined) ?? 100_000;
