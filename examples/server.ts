@@ -1,7 +1,8 @@
 /**
  * The example server: `npm start`. Memory store unless REDIS_URL is set.
  * Environment: HOST (127.0.0.1: it seeds demo users whose passwords are published), PORT (3000),
- * BASE_URL (http://localhost:PORT), PATH_PREFIX (''), JWKS_FILE,
+ * BASE_URL (http://localhost:PORT), PATH_PREFIX (''), JWKS_FILE, or KEY_ENCRYPTION_KEYS (comma-separated, at least 32
+ * characters each: the signing keys are kept in the store, sealed under them, and rotated live with the CLI),
  * REDIS_URL (or REDIS_CLUSTER_NODES=redis://h1:7000,redis://h2:7000, or REDIS_SENTINELS=h1:26379,h2:26379
  * with REDIS_SENTINEL_NAME), COOKIE_KEYS (comma-separated, at least 32 characters each), TRUST_PROXY (1: behind a
  * proxy that sets X-Forwarded-*), METRICS (1: serve /metrics), LOG_LEVEL (info).
@@ -33,8 +34,12 @@ let port = 3000;
 let baseUrl = '';
 const pathPrefix = process.env.PATH_PREFIX ?? '';
 
-function loadKeys(): { jwks: PrivateJwks } | undefined {
+function loadKeys(): AuthServerOptions['keys'] {
   const file = process.env.JWKS_FILE;
+  const keks = process.env.KEY_ENCRYPTION_KEYS?.split(',').filter(Boolean);
+  if (file && keks?.length) throw new StartError('set JWKS_FILE (keys in a file) or KEY_ENCRYPTION_KEYS (keys kept in the store), not both');
+  // The key set kept in the store, sealed under these keys (the CLI's keys --store rotates it live).
+  if (keks?.length) return { store: { keks } };
   if (!file) return undefined;
   let text: string;
   try {

@@ -72,6 +72,12 @@ export function addKey<K extends RotatingKey>(keys: readonly K[], key: K, now: n
   return { keys: [...keys, { ...key, addedAt: now, ...(first ? { promotedAt: now } : {}) }] };
 }
 
+/** The key named by `kid` and its place, or the refusal that names no such key. */
+function located<K extends RotatingKey>(keys: readonly K[], kid: string): { index: number; key: K } | RotationRefusal {
+  const index = keys.findIndex((key) => key.kid === kid);
+  return index < 0 ? { refused: `no key with kid ${kid} in the key set` } : { index, key: keys[index]! };
+}
+
 /** Moves a published key before the other keys of its algorithm, once it has been published long enough. */
 export function promoteKey<K extends RotatingKey>(
   keys: readonly K[],
@@ -80,9 +86,9 @@ export function promoteKey<K extends RotatingKey>(
   now: number,
   force = false,
 ): RotationOutcome<K> {
-  const index = keys.findIndex((key) => key.kid === kid);
-  if (index < 0) return { refused: `no key with kid ${kid} in the key set` };
-  const key = keys[index]!;
+  const found = located(keys, kid);
+  if ('refused' in found) return found;
+  const { index, key } = found;
   const states = rotationStates(keys);
   if (states[index] === 'signing') return { refused: `key ${kid} already signs ${key.alg}` };
   // Verifiers that fetched the key set before the key was added do not know it until their cache
@@ -106,9 +112,9 @@ export function retireKey<K extends RotatingKey>(
   now: number,
   force = false,
 ): RotationOutcome<K> {
-  const index = keys.findIndex((key) => key.kid === kid);
-  if (index < 0) return { refused: `no key with kid ${kid} in the key set` };
-  const key = keys[index]!;
+  const found = located(keys, kid);
+  if ('refused' in found) return found;
+  const { index, key } = found;
   // Never, not even forced: the server would be left without a key for the algorithm.
   if (rotationStates(keys)[index] === 'signing') {
     return { refused: `key ${kid} signs ${key.alg}: promote another ${key.alg} key first` };

@@ -191,7 +191,7 @@ export const optionsSchema = z
       .meta({
         description: '`{ jwks }`, private JWKs in a file\'s order, or `{ store: { keks } }`, the key set kept in the store, sealed under '
           + 'the key-encryption keys and rotated live with the CLI, and/or `{ signers }`, keys whose private part stays in a KMS or '
-          + 'HSM (an async `sign`); the keys must hold one for `accessTokenAlgorithm` and one for each of `idTokenAlgorithms` '
+          + 'HSM (its `publicKey` and an async `sign`); the keys must hold one for `accessTokenAlgorithm` and one for each of `idTokenAlgorithms` '
           + '(an RSA key for RS256 at least); the first key of each algorithm signs, later ones are only published (see '
           + '[keys](keys.md)). Absent: keys are generated per process with a loud warning (tokens stop verifying at restart)',
         absent: 'generated',

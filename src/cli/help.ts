@@ -116,6 +116,10 @@ Run talent-auth apps <command> --help for details.
 
 ${ROTATION}
 
+With --store in place of --file, the same steps change the key set kept in the store (servers
+started with keys: { store }): every running server follows each step within seconds, no restart,
+and a step before its wait is refused with the time it becomes safe (keys add --help).
+
 Run talent-auth keys <command> --help for details.
 
 With --redis (or REDIS_URL), add, promote and retire are recorded in the audit trail

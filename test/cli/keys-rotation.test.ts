@@ -279,7 +279,8 @@ describe('talent-auth keys: rotation steps on a JWKS file (built CLI, subprocess
       expect(top.stdout).toContain(command);
       const help = await cli([...command.split(' '), '--help']);
       expect(help.code).toBe(0);
-      expect(help.stdout).toContain(`Usage: talent-auth ${command} --file <file>`);
+      expect(help.stdout).toContain(`Usage: talent-auth ${command} (--file <file> | --store`);
+      expect(help.stdout).toContain('every running server follows each step within seconds, no restart');
       helps[command] = help.stdout;
     }
     expect(helps['keys add']).toContain('jwksCacheMaxAgeSeconds (600 s by default');

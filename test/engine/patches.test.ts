@@ -14,7 +14,8 @@ import { createMemoryStore } from '../../adapters/memory.js';
 import type { Store } from '../../adapters/types.js';
 import { deliveryFetch } from '../../src/engine/backchannel-delivery.js';
 import { ClientLookups } from '../../src/engine/client-cache.js';
-import { patchEngine } from '../../src/engine/patches.js';
+import { followKeys, patchEngine } from '../../src/engine/patches.js';
+import { LiveKeys } from '../../src/engine/live-keys.js';
 import { engineRequest } from '../../src/engine/request.js';
 import { SingleUse } from '../../src/engine/single-use.js';
 import { digestSecret } from '../../src/records/secrets.js';
@@ -249,6 +250,28 @@ describe('the engine behaviours our patches rely on (src/engine/patches.ts)', ()
   };
   afterEach(async () => {
     await Promise.all(engines.splice(0).map((engine) => engine.close()));
+  });
+
+  it('12. the engine signs with its instance key set and serves /jwks from its instance state: replaced by followKeys at every change', async () => {
+    const kidOf = async (engine: Engine) => {
+      const answer = await token(engine, 'service', { grant_type: 'client_credentials' });
+      return JSON.parse(Buffer.from((answer.body.access_token as string).split('.')[0]!, 'base64url').toString()).kid as string;
+    };
+    const jwksKids = async (engine: Engine) => ((await (await fetch(`${engine.url}/jwks`)).json()) as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid);
+    const next = (await testJwks(['ES256', 'RS256'])).jwks;
+    // Bare: a key set changed after construction is not seen by the engine.
+    const bare = await start(false);
+    const before = await kidOf(bare);
+    const unfollowed = new LiveKeys([], (await testJwks(['ES256', 'RS256'])).jwks, ['ES256', 'RS256']);
+    unfollowed.replace(next);
+    expect(await kidOf(bare)).toBe(before);
+    // Followed: the next token is signed with the new ES256 key, and /jwks lists the new keys only.
+    const patched = await start(true);
+    const live = new LiveKeys([], (await testJwks(['ES256', 'RS256'])).jwks, ['ES256', 'RS256']);
+    followKeys(patched.provider, live);
+    live.replace(next);
+    expect(await kidOf(patched)).toBe(next.keys[0]!.kid);
+    expect(await jwksKids(patched)).toEqual(next.keys.map((key) => key.kid));
   });
 
   it('1. client_secret_basic is checked by Client.prototype.compareClientSecret: a stored digest authenticates its secret', async () => {

@@ -77,6 +77,7 @@ describe('lifetimes (policies/lifetimes.ts)', () => {
   const TIMINGS: Record<string, string> = {
     RACE_SECONDS: 'single-use: the margin within which two uses count as one race',
     DELIVERY_TIMEOUT_MS: 'back-channel delivery: how long one POST may take',
+    EXTERNAL_SIGN_TIMEOUT_MS: 'an external signer (KMS, HSM): how long one signature may take',
     STORE_RETRY_AFTER_SECONDS: 'the Retry-After of a 503 while the store is away',
     RETRY_MS: "a retry of the portal's own records at start-up",
     DAY_MS: 'a unit',
