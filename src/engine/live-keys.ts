@@ -22,6 +22,7 @@ export class LiveKeys {
   #jwks: PrivateJwks;
   #engineKeys: EngineKey[];
   #public: { keys: JWK[] };
+  #signingKids = new Map<SigningAlgorithm, string | undefined>();
   readonly #listeners: Array<(keys: LiveKeys) => void> = [];
 
   constructor(signers: readonly ExternalSigner[], jwks: PrivateJwks, needed: readonly SigningAlgorithm[]) {
@@ -47,11 +48,9 @@ export class LiveKeys {
     return signedAlgorithms({ keys: [...this.#signers.map((signer) => ({ ...signer.publicKey, alg: signer.alg })), ...this.#jwks.keys] }, this.#needed);
   }
 
-  /** The kid of the key that signs `alg` now. */
+  /** The kid of the key that signs `alg` now (read at every access token: known, not searched). */
   signingKid(alg: SigningAlgorithm): string | undefined {
-    const host = this.#signers.find((signer) => signer.alg === alg);
-    if (host) return host.kid;
-    return this.signingJwk(alg)?.kid;
+    return this.#signingKids.get(alg);
   }
 
   /** The private JWK that signs `alg` now, when it is one of ours (undefined for an external signer's algorithm). */
@@ -90,6 +89,10 @@ export class LiveKeys {
   }
 
   #build(): EngineKey[] {
+    this.#signingKids = new Map((['ES256', 'RS256', 'PS256', 'EdDSA'] as const).map((alg) => [
+      alg,
+      this.#signers.find((signer) => signer.alg === alg)?.kid ?? this.signingJwk(alg)?.kid,
+    ]));
     return [...this.#signers.map((signer) => new HostSigningKey(signer)), ...engineKeys(this.#jwks, this.#needed)];
   }
 
