@@ -205,5 +205,13 @@ describe.each(STORE_KINDS)('backup and restore (auth.backup) on %s', (kind) => {
     confused.records.appRegistrations[0]!.clientId = payroll.clientId;
     await expect(rejection(source.auth.backup.import(confused, { overwrite: true }))).resolves.toMatchObject({ field: 'records.appRegistrations.0.clientId' });
     expect((await source.auth.clientConfigurations.get(payroll.clientId))?.tenant).toBe('acme');
+    // Nor over the portal's own app (its ID given to a record of the document).
+    const exported = new Set(document.records.appRegistrations.map((app) => app.clientId));
+    const portalApp = (await source.auth.appRegistrations.list()).find((app) => !exported.has(app.clientId))!;
+    const takeover = structuredClone(document);
+    takeover.records.appRegistrations[0]!.clientId = portalApp.clientId;
+    const refused = await rejection(source.auth.backup.import(takeover, { overwrite: true }));
+    expect({ field: refused.field, message: refused.message }).toEqual({ field: 'records.appRegistrations.0.clientId', message: expect.stringContaining('the server\'s own app') });
+    expect(await source.auth.appRegistrations.get(portalApp.clientId)).toEqual(portalApp);
   });
 });
