@@ -8,10 +8,9 @@ import { SECURITY_PROFILE } from '../../policies/high-security.js';
 import { validateRedirectUris } from '../../policies/redirect-uris.js';
 import { validateBackchannelLogoutUri } from '../../policies/backchannel-logout.js';
 import { SECOND_FACTOR_RULES, SSO_RULES } from '../../policies/tenant-policy.js';
-import { changed, consentChanged } from '../audit/events.js';
+import { changed, consentChanged, type NewAuditEvent } from '../audit/events.js';
 import { OPERATOR, type AuditContext, type AuditTrail } from '../audit/trail.js';
 import { APP_OF_TENANT, APP_REGISTRATION, APP_REGISTRATION_GROUP, type StoredAppRegistration } from './app-registrations.js';
-import { changedFields } from './change.js';
 import { CLIENT_CONFIGURATION, DPOP_RULE, RESOURCES_SCHEMA, validateResources, type StoredClientConfiguration } from './client-configurations.js';
 import { CONSENT, CONSENT_OF_APP, type ConsentRecord } from './consents.js';
 import { endGrant } from './end-grant.js';
@@ -52,6 +51,18 @@ const tenantId = z.string().trim().min(1, 'must not be empty').max(100);
 const secretDigest = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be a SHA-256 digest (43 base64url characters)')
   .meta({ description: 'The SHA-256 digest (base64url) of the client secret: never the secret itself.' });
 
+/** What client configurations and apps both store: how they authenticate, DPoP, the profile, their dates. */
+const SHARED_FIELDS = {
+  tokenEndpointAuthMethod: z.enum(TOKEN_ENDPOINT_AUTH_METHODS).optional(),
+  jwks: CLIENT_JWKS_SCHEMA.optional(),
+  jwksUri: JWKS_URI_SCHEMA.optional(),
+  dpop: DPOP_RULE.optional(),
+  profile: SECURITY_PROFILE.optional(),
+  secretDigest: secretDigest.optional(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+};
+
 const clientConfiguration = z.strictObject({
   clientId: recordId,
   tenant: tenantId,
@@ -59,15 +70,8 @@ const clientConfiguration = z.strictObject({
   category: displayName(),
   description: displayDescription().optional(),
   resources: RESOURCES_SCHEMA,
-  tokenEndpointAuthMethod: z.enum(TOKEN_ENDPOINT_AUTH_METHODS).optional(),
-  jwks: CLIENT_JWKS_SCHEMA.optional(),
-  jwksUri: JWKS_URI_SCHEMA.optional(),
   jwksUriAuthor: z.enum(['operator', 'tenant']).optional(),
-  dpop: DPOP_RULE.optional(),
-  profile: SECURITY_PROFILE.optional(),
-  secretDigest: secretDigest.optional(),
-  createdAt: timestamp,
-  updatedAt: timestamp,
+  ...SHARED_FIELDS,
 }).meta({ description: 'A client configuration as stored (`auth.clientConfigurations`).' });
 
 const appRegistration = z.strictObject({
@@ -85,14 +89,7 @@ const appRegistration = z.strictObject({
   postLogoutRedirectUris: z.array(z.string()).max(20).optional(),
   requirePushedAuthorizationRequests: z.boolean().optional(),
   backchannelLogoutUri: z.string().max(2000).optional(),
-  tokenEndpointAuthMethod: z.enum(TOKEN_ENDPOINT_AUTH_METHODS).optional(),
-  jwks: CLIENT_JWKS_SCHEMA.optional(),
-  jwksUri: JWKS_URI_SCHEMA.optional(),
-  dpop: DPOP_RULE.optional(),
-  profile: SECURITY_PROFILE.optional(),
-  secretDigest: secretDigest.optional(),
-  createdAt: timestamp,
-  updatedAt: timestamp,
+  ...SHARED_FIELDS,
 }).meta({ description: 'An app registration as stored (`auth.appRegistrations`); never the portal\'s own.' });
 
 const tenantSettings = z.strictObject({
@@ -314,117 +311,125 @@ export class Backups {
   /** What each record needs, read from the store: nothing written yet. */
   private async plan(document: BackupDocument, overwrite: boolean, by: AuditContext, counts: BackupImportCounts): Promise<PlannedWrite[]> {
     const records = this.store.records;
-    const writes: PlannedWrite[] = [];
-    const differs = (where: string, what: string, fields: string[]) => {
-      if (!overwrite) {
-        throw new ValidationError(where, `${what} exists with other content (${fields.join(', ')}): nothing was written; import with overwrite to replace it`);
-      }
-    };
-    for (const [index, client] of document.records.clientConfigurations.entries()) {
+    const planned: Array<PlannedWrite | undefined> = [];
+    const moved = (where: string, what: string, owner: string | undefined) =>
+      new ValidationError(`${where}.tenant`, `${what} belongs to ${owner === undefined ? 'the operator' : `tenant ${owner}`} in the store: a record never moves to another tenant`);
+    // The records as stored: checkRecords has held each key to the algorithms a stored key may have.
+    const clients = document.records.clientConfigurations as unknown as StoredClientConfiguration[];
+    const apps = document.records.appRegistrations as unknown as StoredAppRegistration[];
+    for (const [index, client] of clients.entries()) {
       const where = `records.clientConfigurations.${index}`;
       const what = `client configuration ${client.clientId}`;
       await notOtherKind(this.store, APP_REGISTRATION, client.clientId, where);
-      const current = await records.getVersioned<StoredClientConfiguration>(CLIENT_CONFIGURATION, client.clientId);
-      if (current && isDeepStrictEqual(current.value, client)) {
-        counts.clientConfigurations.unchanged += 1;
-        continue;
-      }
-      if (current && current.value.tenant !== client.tenant) throw new ValidationError(`${where}.tenant`, `${what} belongs to tenant ${current.value.tenant} in the store: a record never moves to another tenant`);
-      const fields = current ? changedFields(fieldsOf(current.value, client), current.value, client) : [];
-      if (current) differs(where, what, fields);
-      const event = current
-        ? changed('client_configuration.updated', by, { type: 'client_configuration', id: client.clientId }, client.tenant, { imported: true, fields })
-        : changed('client_configuration.created', by, { type: 'client_configuration', id: client.clientId }, client.tenant, { imported: true, name: client.name });
-      writes.push({
-        kind: 'clientConfigurations',
-        action: current ? 'updated' : 'created',
-        write: async () => {
-          await this.audit.record(event);
-          await written(current
-            ? records.replace(CLIENT_CONFIGURATION, client.clientId, client, current.revision)
-            : records.create(CLIENT_CONFIGURATION, client.clientId, client.tenant, client), what);
+      const target = { type: 'client_configuration', id: client.clientId } as const;
+      planned.push(await this.planOne({
+        kind: 'clientConfigurations', storeKind: CLIENT_CONFIGURATION, id: client.clientId, group: client.tenant, value: client, where, what, overwrite, counts,
+        check: (current: StoredClientConfiguration) => {
+          if (current.tenant !== client.tenant) throw moved(where, what, current.tenant);
         },
-      });
+        event: (current, fields) => current
+          ? changed('client_configuration.updated', by, target, client.tenant, { imported: true, fields })
+          : changed('client_configuration.created', by, target, client.tenant, { imported: true, name: client.name }),
+      }));
     }
-    for (const [index, app] of document.records.appRegistrations.entries()) {
+    for (const [index, app] of apps.entries()) {
       const where = `records.appRegistrations.${index}`;
       const what = `app registration ${app.clientId}`;
       await notOtherKind(this.store, CLIENT_CONFIGURATION, app.clientId, where);
-      const current = await records.getVersioned<StoredAppRegistration>(APP_REGISTRATION, app.clientId);
-      if (current?.value.builtIn) throw new ValidationError(`${where}.clientId`, `${what} is the server's own app in the store: it is never imported`);
-      if (current && isDeepStrictEqual(current.value, app)) {
-        counts.appRegistrations.unchanged += 1;
-        continue;
-      }
-      if (current && current.value.tenant !== app.tenant) throw new ValidationError(`${where}.tenant`, `${what} belongs to ${current.value.tenant === undefined ? 'the operator' : `tenant ${current.value.tenant}`} in the store: a record never moves to another tenant`);
-      const fields = current ? changedFields(fieldsOf(current.value, app), current.value, app) : [];
-      if (current) differs(where, what, fields);
-      const event = current
-        ? changed('app_registration.updated', by, { type: 'app_registration', id: app.clientId }, app.tenant, { imported: true, fields })
-        : changed('app_registration.created', by, { type: 'app_registration', id: app.clientId }, app.tenant, { imported: true, name: app.name, client_type: app.clientType });
-      writes.push({
-        kind: 'appRegistrations',
-        action: current ? 'updated' : 'created',
-        write: async () => {
-          await this.audit.record(event);
-          await written(current
-            ? records.replace(APP_REGISTRATION, app.clientId, app, current.revision)
-            : records.create(APP_REGISTRATION, app.clientId, APP_REGISTRATION_GROUP, app), what);
+      const target = { type: 'app_registration', id: app.clientId } as const;
+      planned.push(await this.planOne({
+        kind: 'appRegistrations', storeKind: APP_REGISTRATION, id: app.clientId, group: APP_REGISTRATION_GROUP, value: app, where, what, overwrite, counts,
+        check: (current: StoredAppRegistration) => {
+          if (current.builtIn) throw new ValidationError(`${where}.clientId`, `${what} is the server's own app in the store: it is never imported`);
+          if (current.tenant !== app.tenant) throw moved(where, what, current.tenant);
+        },
+        event: (current, fields) => current
+          ? changed('app_registration.updated', by, target, app.tenant, { imported: true, fields })
+          : changed('app_registration.created', by, target, app.tenant, { imported: true, name: app.name, client_type: app.clientType }),
+        after: async () => {
           if (app.tenant !== undefined) await records.put(APP_OF_TENANT, app.clientId, app.tenant, { clientId: app.clientId });
         },
-      });
+      }));
     }
     for (const [index, entry] of document.records.tenantSettings.entries()) {
-      const what = `the settings of tenant ${entry.tenant}`;
-      const current = await records.getVersioned<TenantSettingsRecord>(TENANT_SETTINGS, entry.tenant);
-      if (current && isDeepStrictEqual(current.value, entry.settings)) {
-        counts.tenantSettings.unchanged += 1;
-        continue;
-      }
-      const fields = changedFields(fieldsOf(current?.value ?? {}, entry.settings).filter((field) => field !== 'updatedAt'), current?.value ?? {}, entry.settings);
-      if (current) differs(`records.tenantSettings.${index}`, what, fields);
-      const event = changed('tenant_settings.updated', by, { type: 'tenant', id: entry.tenant }, entry.tenant, {
-        imported: true,
-        fields,
-        ...Object.fromEntries(fields.map((field) => [field, (entry.settings as Record<string, unknown>)[field] ?? null])),
-      });
-      writes.push({
-        kind: 'tenantSettings',
-        action: current ? 'updated' : 'created',
-        write: async () => {
-          await this.audit.record(event);
-          await written(current
-            ? records.replace(TENANT_SETTINGS, entry.tenant, entry.settings, current.revision)
-            : records.create(TENANT_SETTINGS, entry.tenant, TENANT_SETTINGS_GROUP, entry.settings), what);
-        },
-      });
+      const settings: TenantSettingsRecord = entry.settings;
+      planned.push(await this.planOne({
+        kind: 'tenantSettings', storeKind: TENANT_SETTINGS, id: entry.tenant, group: TENANT_SETTINGS_GROUP, value: settings,
+        where: `records.tenantSettings.${index}`, what: `the settings of tenant ${entry.tenant}`, overwrite, counts,
+        event: (_current, fields) => changed('tenant_settings.updated', by, { type: 'tenant', id: entry.tenant }, entry.tenant, {
+          imported: true,
+          fields,
+          ...Object.fromEntries(fields.map((field) => [field, (settings as Record<string, unknown>)[field] ?? null])),
+        }),
+      }));
     }
     for (const [index, record] of (document.records.consents ?? []).entries()) {
       const id = consentId(record);
-      const what = `the consent of ${record.sub} in tenant ${record.tenant} to ${record.clientId}`;
-      const current = await records.getVersioned<ConsentRecord>(CONSENT, id);
-      if (current && isDeepStrictEqual(current.value, record)) {
-        counts.consents.unchanged += 1;
-        continue;
-      }
-      if (current) differs(`records.consents.${index}`, what, changedFields(fieldsOf(current.value, record), current.value, record));
-      const event = consentChanged('consent.granted', by, record, { imported: true, scopes: record.scopes });
-      writes.push({
-        kind: 'consents',
-        action: current ? 'updated' : 'created',
-        write: async () => {
-          await this.audit.record(event);
-          await written(current
-            ? records.replace(CONSENT, id, record, current.revision)
-            : records.create(CONSENT, id, consentGroup(record), record), what);
+      planned.push(await this.planOne({
+        kind: 'consents', storeKind: CONSENT, id, group: consentGroup(record), value: record as ConsentRecord,
+        where: `records.consents.${index}`, what: `the consent of ${record.sub} in tenant ${record.tenant} to ${record.clientId}`, overwrite, counts,
+        event: () => consentChanged('consent.granted', by, record, { imported: true, scopes: record.scopes }),
+        after: async (current) => {
           await records.put(CONSENT_OF_APP, id, part(record.clientId), { tenant: record.tenant, sub: record.sub });
           // One grant per consent: the grant the replaced consent pointed at ends with it.
-          if (current && current.value.grantId !== record.grantId) await endGrant(this.store, current.value.grantId);
+          if (current && current.grantId !== record.grantId) await endGrant(this.store, current.grantId);
         },
-      });
+      }));
     }
-    return writes;
+    return planned.filter((write): write is PlannedWrite => write !== undefined);
   }
+
+  /**
+   * One record against the store: equal, counted unchanged (no write); otherwise its write (its
+   * event first, then a create or a compare-and-set at the revision read), refused when it would
+   * replace a record that differs and `overwrite` is not given.
+   */
+  private async planOne<T extends object>(record: RecordToImport<T>): Promise<PlannedWrite | undefined> {
+    const { kind, storeKind, id, value, where, what } = record;
+    const records = this.store.records;
+    const current = await records.getVersioned<T>(storeKind, id);
+    if (current) record.check?.(current.value);
+    if (current && isDeepStrictEqual(current.value, value)) {
+      record.counts[kind].unchanged += 1;
+      return undefined;
+    }
+    const fields = fieldsOf(current?.value ?? {}, value);
+    if (current && !record.overwrite) {
+      throw new ValidationError(where, `${what} exists with other content (${fields.join(', ')}): nothing was written; import with overwrite to replace it`);
+    }
+    const event = record.event(current?.value, fields);
+    return {
+      kind,
+      action: current ? 'updated' : 'created',
+      write: async () => {
+        await this.audit.record(event);
+        const done = current ? records.replace(storeKind, id, value, current.revision) : records.create(storeKind, id, record.group, value);
+        if (!(await done)) throw new Conflict(what);
+        await record.after?.(current?.value);
+      },
+    };
+  }
+}
+
+/** A record of the document on its way to the store (Backups.planOne). */
+interface RecordToImport<T> {
+  kind: BackupKind;
+  /** Its kind and group in the store. */
+  storeKind: string;
+  id: string;
+  group: string;
+  value: T;
+  /** Where it is in the document, and how an error names it. */
+  where: string;
+  what: string;
+  overwrite: boolean;
+  counts: BackupImportCounts;
+  /** Refuses what no import may do to the stored record, `overwrite` or not. */
+  check?: (current: T) => void;
+  /** Its audit event: a creation (`current` undefined) or a replacement, with the fields that differ. */
+  event(current: T | undefined, fields: string[]): NewAuditEvent;
+  /** What goes with the record once written (its index entries). */
+  after?: (current: T | undefined) => Promise<void>;
 }
 
 /** The document parsed whole: the first problem, with its path from the document's root. */
@@ -479,9 +484,4 @@ function fieldsOf(before: object, after: object): string[] {
   // `updatedAt` is named only when nothing else differs (a record saved again unchanged).
   const others = fields.filter((field) => field !== 'updatedAt' && !isDeepStrictEqual((before as Record<string, unknown>)[field], (after as Record<string, unknown>)[field]));
   return others.length ? others : fields;
-}
-
-/** A compare-and-set that lost: the record changed between the check and the write. */
-async function written(done: Promise<boolean>, what: string): Promise<void> {
-  if (!(await done)) throw new Conflict(what);
 }

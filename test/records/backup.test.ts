@@ -147,6 +147,12 @@ describe.each(STORE_KINDS)('backup and restore (auth.backup) on %s', (kind) => {
       [bad((doc) => { doc.records.clientConfigurations[1]!.secretDigest = 'the-clear-secret'; }), 'records.clientConfigurations.1.secretDigest', /digest/],
       [bad((doc) => { delete doc.records.clientConfigurations[0]!.secretDigest; }), 'records.clientConfigurations.0.secretDigest', /digest/],
       [bad((doc) => { (doc.records.clientConfigurations[0] as unknown as Record<string, unknown>).clientSecret = 'x'; }), 'records.clientConfigurations.0', /clientSecret/],
+      [bad((doc) => {
+        // A private key is never taken, even as a client's registered key.
+        const client = doc.records.clientConfigurations[0]!;
+        delete client.secretDigest;
+        Object.assign(client, { tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [{ kty: 'EC', crv: 'P-256', x: 'x', y: 'y', d: 'private' }] } });
+      }), 'records.clientConfigurations.0.jwks.keys.0', /private/],
       [bad((doc) => { doc.records.clientConfigurations[0]!.resources = { scim: { scopes: ['no.such.scope'] } }; }), 'records.clientConfigurations.0.resources.scim.scopes', /no\.such\.scope/],
       [bad((doc) => { doc.records.appRegistrations.push(structuredClone(doc.records.appRegistrations[0]!)); }), 'records.appRegistrations.2.clientId', /also/],
       [bad((doc) => { doc.records.tenantSettings[0]!.settings.secondFactor = 'sometimes' as never; }), 'records.tenantSettings.0.settings.secondFactor', /.+/],
