@@ -62,6 +62,11 @@ class ExpiringMap {
     return this.map.delete(key);
   }
 
+  /** Every key (expired ones included: a caller reads each with get). */
+  keys(): string[] {
+    return [...this.map.keys()];
+  }
+
   sweep(): void {
     const now = Date.now();
     for (const [key, entry] of this.map) if (entry.expiresAt <= now) this.map.delete(key);
@@ -255,6 +260,17 @@ class MemoryRecords implements RecordStore {
     this.data.get<Set<string>>(`recidx:${kind}:${stored.group}`)?.delete(id);
     this.changed(kind, id);
     return true;
+  }
+
+  async ids(kind: string, group: string): Promise<string[]> {
+    return [...(this.data.get<Set<string>>(`recidx:${kind}:${group}`) ?? [])].filter((id) => this.data.get(`rec:${kind}:${id}`) !== undefined);
+  }
+
+  async groups(kind: string): Promise<string[]> {
+    const prefix = `recidx:${kind}:`;
+    return this.data.keys()
+      .filter((key) => key.startsWith(prefix) && (this.data.get<Set<string>>(key)?.size ?? 0) > 0)
+      .map((key) => key.slice(prefix.length));
   }
 
   async list<T>(kind: string, group: string): Promise<T[]> {

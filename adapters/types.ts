@@ -116,6 +116,15 @@ export interface RecordStore {
   replace<T>(kind: string, id: string, value: T, revision: number): Promise<boolean>;
   delete(kind: string, id: string): Promise<boolean>;
   list<T>(kind: string, group: string): Promise<T[]>;
+  /** The IDs of the records of `kind` in `group`, in no order (`list` gives their values only). */
+  ids(kind: string, group: string): Promise<string[]>;
+  /**
+   * The groups of `kind` that hold at least one record, in no order (every tenant that has a
+   * client configuration): what a backup's export needs to find every record without knowing the
+   * tenants. Walks the whole store on Redis (SCAN, in steps): for the operator's tools, never for
+   * a request.
+   */
+  groups(kind: string): Promise<string[]>;
   /**
    * Tells `listener` of every change to a record, made by this process or (Redis) by any process
    * sharing the store, before the change is visible to readers elsewhere: what read caches need.

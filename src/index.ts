@@ -1,4 +1,5 @@
-export { createAuthServer, type AuthServer, type ConsentsApi, type SignInsApi, type FactorsApi, type ConnectionsApi, type UsersApi, type OperatorName } from './server.js';
+export { createAuthServer, type AuthServer, type ConsentsApi, type SignInsApi, type FactorsApi, type ConnectionsApi, type UsersApi, type OperatorName, type BackupApi } from './server.js';
+export { BACKUP_DOCUMENT, BACKUP_FORMAT, BACKUP_VERSION, type BackupDocument, type BackupExportOptions, type BackupImportOptions, type BackupImportResult, type BackupImportCounts, type BackupKind } from './records/backup.js';
 export type { UserSignOutRequest, UserSignOutResult } from './records/user-sign-out.js';
 export type { Connection, ConnectionInput, ConnectionPatch, ClaimMapping, MappableClaim, UpstreamAuthMethod } from './federation/connections.js';
 export type { SignInUnlockRequest, SignInUnlockResult } from './limits/sign-in.js';

@@ -15,6 +15,7 @@ import type { Consent, ConsentKey } from './records/consents.js';
 import type { FactorListEntry, FactorOwner, TotpEnrolment } from './factors/index.js';
 import type { Connection, ConnectionInput, ConnectionPatch } from './federation/connections.js';
 import { UserSignOut, type UserSignOutRequest, type UserSignOutResult } from './records/user-sign-out.js';
+import { Backups, type BackupDocument, type BackupExportOptions, type BackupImportOptions, type BackupImportResult } from './records/backup.js';
 
 /** What a host may do with consents: list a user's, revoke one (same rules as the consent API). */
 export interface ConsentsApi {
@@ -126,6 +127,32 @@ export interface UsersApi {
 }
 
 /**
+ * Backup and restore of the configuration (docs/operations.md#backup-and-restore): client
+ * configurations, app registrations, tenant settings and, when asked, consents, as one versioned
+ * JSON document. Secrets travel as their digests only; tokens, sessions, factors, connections and
+ * the audit trail are not in it.
+ */
+export interface BackupApi {
+  /**
+   * The configuration as a document `{ format: 'talent-auth.backup', version: 1, exportedAt,
+   * tenant?, records: { clientConfigurations, appRegistrations, tenantSettings, consents? } }`.
+   * `tenant`: that tenant's records only (not the operator's apps); `consents: true` adds consents.
+   * @throws ValidationError (`tenant`), StoreUnavailable.
+   */
+  export(options?: BackupExportOptions): Promise<BackupDocument>;
+  /**
+   * Restores a document (parsed JSON): checks all of it first (nothing is written when any record
+   * is invalid), leaves records equal to the stored ones alone, refuses a record whose stored
+   * content differs unless `overwrite`, and records each write in the audit trail (its kind's own
+   * event, `details.imported: true`; actor `operator`, with `actor` as its id when given). Answers
+   * the counts of records `created`, `updated` and `unchanged` per kind; `dryRun` writes nothing.
+   * @throws ValidationError naming the record and field (`records.appRegistrations.2.redirectUris.0`),
+   *   Conflict when a record changed while it was being written, StoreUnavailable.
+   */
+  import(document: unknown, options?: BackupImportOptions & OperatorName): Promise<BackupImportResult>;
+}
+
+/**
  * What `createAuthServer()` returns: the server to mount or listen with, and the services that
  * manage its records.
  */
@@ -162,6 +189,8 @@ export interface AuthServer {
   readonly connections: ConnectionsApi;
   /** The host's users: sign one out everywhere when she left (`users.signOut({ tenant, sub })`). */
   readonly users: UsersApi;
+  /** Export and import of the configuration: `backup.export({ tenant?, consents? })`, `backup.import(document, { dryRun?, overwrite? })`. */
+  readonly backup: BackupApi;
   /**
    * The Prometheus registry when `observability.metrics` is on (also served at `{pathPrefix}/metrics`):
    * a host may serve it elsewhere, e.g. on an internal port.
@@ -209,6 +238,7 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   const portal = options.portal.enabled ? await startPortal(server) : undefined;
   const { app, ours } = createServerApp(server, portal);
   const { parts, engine, ownRecords, signing } = server;
+  const backups = new Backups(parts.store, parts.audit, parts.catalog);
   const userSignOut = new UserSignOut({ audit: parts.audit, consents: parts.consents, signedOutUsers: parts.signedOutUsers, signedInThrough: parts.signedInThrough });
   return {
     app,
@@ -241,6 +271,10 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
     },
     users: {
       signOut: async (request) => userSignOut.signOut(withoutActor(request), operatorContext(request?.actor)),
+    },
+    backup: {
+      export: (exportOptions) => backups.export(exportOptions),
+      import: async (document, importOptions) => backups.import(document, withoutActor(importOptions), operatorContext(importOptions?.actor)),
     },
     metrics: parts.metrics?.registry,
     close: () => {

@@ -8,11 +8,13 @@
  * everything, and a heartbeat echoed through Redis proves the subscription alive or replaces it.
  */
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 import { StoreUnavailable, type RecordChange, type RecordStore } from '../types.js';
 import { reconnectDelay, type Io, type SubscriberFactory } from './connection.js';
 
 const HEARTBEAT_TIMEOUT_MS = 2000;
+/** Keys looked at per SCAN step of `groups` (a hint to Redis). */
+const SCAN_COUNT = 1000;
 
 /**
  * Drops a connection at once, to be reconnected: a graceful close could wait for a peer that no
@@ -256,6 +258,31 @@ export class RedisRecords implements RecordStore {
       if (deleted === 1) this.wrote(kind, id);
       return deleted === 1;
     });
+  }
+
+  ids(kind: string, group: string): Promise<string[]> {
+    return this.io.run((redis) => redis.smembers(this.indexPrefix(kind) + group));
+  }
+
+  async groups(kind: string): Promise<string[]> {
+    const prefix = this.indexPrefix(kind);
+    // The prefix is matched as it is: a key prefix may hold a glob's special characters.
+    const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+    const client = this.io.client;
+    // Every index lives in the records' slot, on one node of a cluster: each primary is asked, as
+    // which one holds the slot may change meanwhile.
+    const nodes: Redis[] = client instanceof Cluster ? client.nodes('master') : [client as Redis];
+    const found = new Set<string>();
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        // One step per operation: a whole walk of a large store would outlast the command timeout.
+        const [next, keys] = await this.io.run(() => node.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT));
+        for (const key of keys) found.add(key.slice(prefix.length));
+        cursor = next;
+      } while (cursor !== '0');
+    }
+    return [...found];
   }
 
   list<T>(kind: string, group: string): Promise<T[]> {

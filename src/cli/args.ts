@@ -74,6 +74,10 @@ const OPTIONS = {
   'factor-key': { type: 'string' },
   'factor-key-env': { type: 'string' },
   'base-url': { type: 'string' },
+  // export and import (src/cli/backup.ts)
+  consents: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  overwrite: { type: 'boolean' },
 } as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTIONS;

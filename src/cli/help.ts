@@ -69,6 +69,8 @@ Usage: talent-auth <group> <command> [options]
   connections create     connect a tenant's identity provider (the secret from stdin or env, never argv)
   connections update     change a connection
   connections delete     delete a connection
+  export                 the configuration as a backup document (secrets as digests only)
+  import                 restore a backup document: checked whole first, then only what differs
 
 Run talent-auth <group> <command> --help for the options of a command.
 

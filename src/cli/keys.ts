@@ -32,7 +32,11 @@ export function parseAlgorithms(values: readonly string[] | undefined): SigningA
  * `flag` names the option that gave the path, for messages.
  */
 export function writeJwksFile(path: string, jwks: PrivateJwks, force: boolean, flag = '--out'): void {
-  const text = `${JSON.stringify(jwks, null, 2)}\n`;
+  writePrivateFile(path, `${JSON.stringify(jwks, null, 2)}\n`, force, flag);
+}
+
+/** Writes `text` as writeJwksFile writes a key set: 0600, never over a file without `force`, atomically with it. */
+export function writePrivateFile(path: string, text: string, force: boolean, flag: string): void {
   if (!force) {
     try {
       writeExclusive(path, text);

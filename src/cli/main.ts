@@ -3,6 +3,8 @@ import { NotFound, OAuthError, ValidationError } from '../../policies/errors.js'
 import { allowOnly, parseCommandLine } from './args.js';
 import { COMMANDS } from './commands.js';
 import { CONNECTION_COMMANDS } from './connections.js';
+import { BACKUP_COMMANDS } from './backup.js';
+import { BACKUP_HELP } from './help-backup.js';
 import { StoreUnavailable } from '../../adapters/types.js';
 import { ConnectionError, EXIT_CONNECTION, EXIT_INVALID, EXIT_OK, UsageError } from './errors.js';
 import { COMMAND_HELP, GROUP_HELP, TOP_HELP } from './help.js';
@@ -54,17 +56,24 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       }
       throw new UsageError('missing command; run talent-auth --help');
     }
-    if (!GROUP_HELP[group]) throw new UsageError(`unknown command "${group}"; run talent-auth --help`);
-    if (verb === undefined) {
+    // A command of one word (export, import): what follows it is its operands.
+    const single = Object.hasOwn(BACKUP_COMMANDS, group) ? BACKUP_COMMANDS[group] : undefined;
+    if (!single && !GROUP_HELP[group]) throw new UsageError(`unknown command "${group}"; run talent-auth --help`);
+    if (single && help) {
+      io.stdout(BACKUP_HELP[group]!);
+      return EXIT_OK;
+    }
+    if (!single && verb === undefined) {
       if (help) {
         io.stdout(GROUP_HELP[group]!);
         return EXIT_OK;
       }
       throw new UsageError(`talent-auth ${group}: missing command; run talent-auth ${group} --help`);
     }
-    const name = `${group} ${verb}`;
-    const command = COMMANDS[name] ?? CONNECTION_COMMANDS[name];
+    const name = single ? group : `${group} ${verb}`;
+    const command = single ?? COMMANDS[name] ?? CONNECTION_COMMANDS[name];
     if (!command) throw new UsageError(`unknown command "${name}"; run talent-auth ${group} --help`);
+    if (single && verb !== undefined) operands.unshift(verb);
     if (help) {
       io.stdout(COMMAND_HELP[name]!);
       return EXIT_OK;

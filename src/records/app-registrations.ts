@@ -26,6 +26,8 @@ const ALL_APPS = '';
 /** The index of a tenant's apps (group: the tenant), by which they are listed in the store. */
 export const APP_OF_TENANT = 'app-of-tenant';
 
+/** Where the apps are listed in the store (one group: apps are not tenant-bound). */
+export const APP_REGISTRATION_GROUP = ALL_APPS;
 /** An app's client type: `public` (SPA, mobile: no secret, PKCE always) or `confidential` (a server: a secret, refresh tokens). */
 export type ClientType = 'public' | 'confidential';
 /** The algorithm an app's ID tokens are signed with. */
@@ -108,6 +110,11 @@ export interface StoredAppRegistration extends Omit<AppRegistration, 'postLogout
   requirePushedAuthorizationRequests?: boolean;
   /** Only confidential Basic apps have one (records older than `tokenEndpointAuthMethod` are Basic). */
   secretDigest?: string;
+  /**
+   * The server's own app (the portal's), which every instance writes itself: left out of a
+   * backup (another deployment derives another ID and secret for it).
+   */
+  builtIn?: true;
 }
 
 /**
@@ -273,7 +280,7 @@ export class AppRegistrations {
     const parsed = parseInput(createSchema, input, 'appRegistration');
     const now = new Date().toISOString();
     const existing = await this.records.get<StoredAppRegistration>(APP_REGISTRATION, clientId);
-    const stored = newRecord(clientId, parsed, validateRedirectUris(parsed.redirectUris), existing?.createdAt ?? now, now, digestSecret(clientSecret));
+    const stored: StoredAppRegistration = { ...newRecord(clientId, parsed, validateRedirectUris(parsed.redirectUris), existing?.createdAt ?? now, now, digestSecret(clientSecret)), builtIn: true };
     // Left alone when it is as it should be (a restart, another instance): nothing written or recorded.
     if (existing && JSON.stringify({ ...existing, createdAt: '', updatedAt: '' }) === JSON.stringify({ ...stored, createdAt: '', updatedAt: '' })) return;
     await this.engineCheck(stored);
@@ -507,7 +514,7 @@ function profiled(app: StoredAppRegistration): Parameters<typeof checkProfile>[0
   };
 }
 
-function toPublic({ secretDigest: _digest, ...record }: StoredAppRegistration): AppRegistration {
+function toPublic({ secretDigest: _digest, builtIn: _builtIn, ...record }: StoredAppRegistration): AppRegistration {
   // Records stored before the fields existed: not open to all tenants, no post-logout URIs, Basic.
   return {
     ...record,

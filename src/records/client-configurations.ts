@@ -309,22 +309,31 @@ export class ClientConfigurations {
   }
 
   private validateResources(resources: Resources): Resources {
-    const entries = Object.entries(resources);
-    if (entries.length === 0) throw new ValidationError('resources', 'at least one API is required');
-    const result: Resources = {};
-    for (const [apiId, { scopes, constraints }] of entries) {
-      const field = `resources.${apiId}`;
-      const validated: Resources[string] = {
-        scopes: validateAssignedScopes(this.catalog, apiId, scopes, `${field}.scopes`),
-      };
-      if (constraints && Object.keys(constraints).length) {
-        validated.constraints = validateConstraints(this.catalog, apiId, constraints, `${field}.constraints`);
-      }
-      result[apiId] = validated;
-    }
-    checkConstraintsSize(constraintsOf(result), 'resources');
-    return result;
+    return validateResources(this.catalog, resources);
   }
+}
+
+/**
+ * The APIs of a client configuration checked against the catalog: at least one API, only scopes
+ * and constraint dimensions each API defines, within the size of a token's constraints claim.
+ * @throws ValidationError naming the field (`resources.scim.scopes`, ...).
+ */
+export function validateResources(catalog: ApiCatalog, resources: Resources): Resources {
+  const entries = Object.entries(resources);
+  if (entries.length === 0) throw new ValidationError('resources', 'at least one API is required');
+  const result: Resources = {};
+  for (const [apiId, { scopes, constraints }] of entries) {
+    const field = `resources.${apiId}`;
+    const validated: Resources[string] = {
+      scopes: validateAssignedScopes(catalog, apiId, scopes, `${field}.scopes`),
+    };
+    if (constraints && Object.keys(constraints).length) {
+      validated.constraints = validateConstraints(catalog, apiId, constraints, `${field}.constraints`);
+    }
+    result[apiId] = validated;
+  }
+  checkConstraintsSize(constraintsOf(result), 'resources');
+  return result;
 }
 
 /** A stored record with the fields it may lack filled in (records older than them are Basic). */

@@ -22,7 +22,8 @@ import type { AuditContext, AuditTrail } from '../audit/trail.js';
 /** The kind of the tenant settings records in the RecordStore. */
 export const TENANT_SETTINGS = 'tenant_settings';
 /** Every tenant's record is in one group: there is one per tenant that ever chose something. */
-const GROUP = 'tenants';
+export const TENANT_SETTINGS_GROUP = 'tenants';
+const GROUP = TENANT_SETTINGS_GROUP;
 const ATTEMPTS = 5;
 
 /** A tenant's own choices (absent: none made). */

@@ -322,6 +322,20 @@ describe.each(ADAPTER_STORE_KINDS)('store contract: %s', (kind) => {
       expect(await store.records.create('client', 'first', 'acme', { v: 11 })).toBe(true);
     });
 
+    it('names the groups of a kind that hold a record, and no longer one emptied', async () => {
+      await store.records.put('client', 'g1', 'acme', { id: 'g1' });
+      await store.records.put('client', 'g2', 'acme', { id: 'g2' });
+      await store.records.put('client', 'g3', 'glob*[ex]', { id: 'g3' });
+      await store.records.put('app', 'g4', 'initech', { id: 'g4' });
+      expect((await store.records.groups('client')).sort()).toEqual(['acme', 'glob*[ex]']);
+      expect(await store.records.groups('app')).toEqual(['initech']);
+      await store.records.delete('client', 'g3');
+      expect(await store.records.groups('client')).toEqual(['acme']);
+      expect(await store.records.groups('nothing')).toEqual([]);
+      expect(await store.records.ids('client', 'acme').then((ids) => ids.sort())).toEqual(['g1', 'g2']);
+      expect(await store.records.ids('client', 'glob*[ex]')).toEqual([]);
+    });
+
     it('returns copies, not the stored object', async () => {
       const value = { id: 'c9', tags: ['a'] };
       await store.records.put('client', 'c9', 'acme', value);

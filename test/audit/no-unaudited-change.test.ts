@@ -5,6 +5,7 @@ import { AuditTrail, DEFAULT_AUDIT_SETTINGS } from '../../src/audit/trail.js';
 import { AppRegistrations } from '../../src/records/app-registrations.js';
 import { ClientConfigurations } from '../../src/records/client-configurations.js';
 import { Consents } from '../../src/records/consents.js';
+import { Backups } from '../../src/records/backup.js';
 import { SignInHolds, SignInThrottle } from '../../src/limits/sign-in.js';
 import { testAccounts } from '../support/accounts.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
@@ -86,6 +87,15 @@ describe('no unaudited change: an event that cannot be written stops the change 
       audit.fail(true);
       await expect(holds.unlock({ username: 'ann' }, { actor: { type: 'operator' } })).rejects.toBeInstanceOf(StoreUnavailable);
       return async () => expect(await throttle.wait(hint, '192.0.2.2', false)).toBeGreaterThan(0);
+    }],
+    ['restoring a backup', async () => {
+      const created = await clients.create({ tenant: 'acme', name: 'n', category: 'c', resources: { scim: { scopes: ['scim.read'] } } });
+      const backups = new Backups(store, audit.trail, catalog);
+      const document = await backups.export();
+      await clients.delete(created.clientId);
+      audit.fail(true);
+      await expect(backups.import(document)).rejects.toBeInstanceOf(StoreUnavailable);
+      return async () => expect(await clients.list('acme')).toEqual([]);
     }],
   ])('%s', async (_name, act) => {
     const check = await act();
