@@ -15,7 +15,7 @@ import { languageTagSchema } from './i18n/locale.js';
 import { portalOptionSchema } from './portal/options.js';
 import { brandingOptionSchema } from './pages/branding.js';
 import type { Logger } from './logger.js';
-import type { PrivateJwks, SigningAlgorithm } from './engine/keys.js';
+import { keyAlgorithm, type PrivateJwks, type SigningAlgorithm } from './engine/keys.js';
 import type { ExternalSigner } from './engine/signing-keys.js';
 import { DEFAULT_ROTATION_WAITS } from './engine/stored-keys.js';
 import type { TenantPolicyFunction } from '../policies/tenant-policy.js';
@@ -93,7 +93,7 @@ const externalSignerSchema = checkedAs<ExternalSigner>(z.object({
   publicKey: z.record(z.string(), z.unknown())
     .refine((jwk) => !['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'].some((member) => member in jwk), 'must be a public key: the private part stays with the signer'),
   sign: functionOf<ExternalSigner['sign']>('a function (data: Uint8Array) => Promise<Uint8Array>'),
-}));
+}).refine((signer) => keyAlgorithm(signer.publicKey, 0, [signer.alg]) === signer.alg, { message: 'publicKey is not a key of its alg', path: ['publicKey'] }));
 
 /** The key set kept in the store (src/engine/stored-keys.ts). */
 const storedKeysSchema = z.object({

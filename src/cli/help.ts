@@ -34,8 +34,9 @@ const STORED_KEYS_OPTION = `  --store         the key set kept in the store (ser
                   file: every running server follows each step within seconds, no restart.
                   A step before its wait is refused, saying when it is safe; --force skips the
                   wait (a compromised key), never leaving an algorithm without a signing key.
-                  keys add --store seals the new key under KEY_ENCRYPTION_KEYS (the servers'
-                  keys.store.keks, comma-separated). Uses the store options (--redis ...).`;
+                  Every step but list needs KEY_ENCRYPTION_KEYS (the servers' keys.store.keks,
+                  comma-separated, in their order): the set is authenticated with them and add
+                  seals the new key with them. Uses the store options (--redis ...).`;
 
 const KEY_EXIT_CODES = 'Exit codes: 0 success, 1 usage error, unknown kid, refused step, or the file cannot be read or written.';
 

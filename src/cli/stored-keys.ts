@@ -1,7 +1,7 @@
 import { nextSafeStep, rotationStates, type RotationOutcome, type RotationRefusal } from '../../policies/key-rotation.js';
 import { signingKeyChanged } from '../audit/events.js';
 import { OPERATOR, type AuditTrail } from '../audit/trail.js';
-import { changeKeySet, keySealer, newStoredKey, readKeySet, storedSteps, StoredKeysError, type StoredKey, type StoredKeySet } from '../engine/stored-keys.js';
+import { changeKeySet, keySealer, newStoredKey, readKeySet, storedSteps, StoredKeysError, type KeySetSealer, type StoredKey, type StoredKeySet } from '../engine/stored-keys.js';
 import { parseAlgorithms } from './keys.js';
 import { UsageError } from './errors.js';
 import { safe, table, type CliIo } from './output.js';
@@ -11,8 +11,9 @@ import type { Store } from '../../adapters/types.js';
  * `keys list|add|promote|retire --store`: the rotation steps on the key set kept in the store
  * (src/engine/stored-keys.ts), which every running server follows within seconds, in the safe
  * order of policies/key-rotation.ts: a step before its time is refused, saying when it is safe.
- * Only `add` needs the key-encryption keys (it seals the new key): from KEY_ENCRYPTION_KEYS, as the
- * example server reads them, never from a flag (a flag shows in the process list).
+ * Every step needs the key-encryption keys (the set is authenticated with them, and `add` seals the
+ * new key with them): from KEY_ENCRYPTION_KEYS, as the example server reads them, never from a
+ * flag (a flag shows in the process list). `list` needs only the store.
  */
 
 /** The environment variable with the key-encryption keys (comma-separated, the first seals). */
@@ -64,6 +65,22 @@ async function stored(context: StoredKeysContext): Promise<StoredKeySet> {
   return found.set;
 }
 
+/**
+ * The key-encryption keys of KEY_ENCRYPTION_KEYS, as the servers' keys.store.keks: every change
+ * of the set is authenticated with the first, which must be the key the servers authenticate it
+ * with now (else the servers would refuse the changed set, and a new instance would not start).
+ */
+async function sealerOf(context: StoredKeysContext, command: string): Promise<KeySetSealer> {
+  const keks = context.io.env[KEK_VARIABLE]?.split(',').map((kek) => kek.trim()).filter(Boolean) ?? [];
+  if (keks.length === 0) throw new UsageError(`${command} --store: set ${KEK_VARIABLE} to the servers' key-encryption keys (keys.store.keks): every change of the key set is authenticated with them`, '--store');
+  if (keks.some((kek) => kek.length < 32)) throw new UsageError(`${command} --store: ${KEK_VARIABLE}: each key needs at least 32 characters`, '--store');
+  const sealer = keySealer(keks);
+  if (!sealer.verifies(await stored(context), true)) {
+    throw new UsageError(`${command} --store: the first key of ${KEK_VARIABLE} does not authenticate the stored key set: give the servers' keys.store.keks, in their order`, '--store');
+  }
+  return sealer;
+}
+
 /** A refused step as a usage error that says when it becomes safe. */
 function refusal(command: string, refused: RotationRefusal): UsageError {
   const when = refused.safeAt !== undefined
@@ -79,13 +96,14 @@ function refusal(command: string, refused: RotationRefusal): UsageError {
 async function recordedStep(
   context: StoredKeysContext,
   command: string,
+  sealer: KeySetSealer,
   step: (set: StoredKeySet) => RotationOutcome<StoredKey>,
   event: () => Promise<void>,
 ): Promise<StoredKeySet> {
   const checked = step(await stored(context));
   if ('refused' in checked) throw refusal(command, checked);
   await event();
-  const outcome = await changeKeySet((await context.store()).records, step);
+  const outcome = await changeKeySet((await context.store()).records, sealer, step);
   if ('refused' in outcome) throw refusal(command, outcome);
   return outcome.set;
 }
@@ -99,19 +117,11 @@ export async function listStored(context: StoredKeysContext): Promise<void> {
 
 /** `keys add --store --alg A`: new sealed keys appended (published, signing nothing yet). */
 export async function addStored(context: StoredKeysContext, algValues: readonly string[] | undefined): Promise<void> {
-  const keks = context.io.env[KEK_VARIABLE]?.split(',').filter(Boolean) ?? [];
-  if (keks.length === 0) throw new UsageError(`keys add --store: set ${KEK_VARIABLE} to the server's key-encryption keys (keys.store.keks), to seal the new key`, '--store');
-  if (keks.some((kek) => kek.length < 32)) throw new UsageError(`keys add --store: ${KEK_VARIABLE}: each key needs at least 32 characters`, '--store');
-  const sealer = keySealer(keks);
-  const before = await stored(context);
-  // A key sealed under other keys than the server's could not be opened by it: check one opens.
-  if (!before.keys.some((key) => sealer.open(key.sealed, `signing key ${key.kid}`))) {
-    throw new UsageError(`keys add --store: ${KEK_VARIABLE} does not open the stored keys: give the server's key-encryption keys`, '--store');
-  }
+  const sealer = await sealerOf(context, 'keys add');
   const added: StoredKey[] = [];
   for (const alg of parseAlgorithms(algValues)) {
     const key = await newStoredKey(alg, sealer);
-    await recordedStep(context, 'keys add', storedSteps.add(key, Date.now()), async () => {
+    await recordedStep(context, 'keys add', sealer, storedSteps.add(key, Date.now()), async () => {
       await (await context.audit()).record(signingKeyChanged('signing_key.added', OPERATOR, key.kid, alg));
     });
     added.push(key);
@@ -129,10 +139,11 @@ export async function addStored(context: StoredKeysContext, algValues: readonly 
 
 /** `keys promote --store --kid K [--force]`: the key signs its algorithm on every server within seconds. */
 export async function promoteStored(context: StoredKeysContext, kid: string, force: boolean): Promise<void> {
+  const sealer = await sealerOf(context, 'keys promote');
   const before = await stored(context);
   const alg = before.keys.find((key) => key.kid === kid)?.alg;
   const previous = before.keys.find((key) => key.alg === alg);
-  const set = await recordedStep(context, 'keys promote', storedSteps.promote(kid, Date.now(), force), async () => {
+  const set = await recordedStep(context, 'keys promote', sealer, storedSteps.promote(kid, Date.now(), force), async () => {
     await (await context.audit()).record(signingKeyChanged('signing_key.promoted', OPERATOR, kid, alg));
   });
   if (!alg || !previous) throw new UsageError(`keys promote: no key with kid ${kid} in the key set`, '--kid');
@@ -148,9 +159,10 @@ export async function promoteStored(context: StoredKeysContext, kid: string, for
 
 /** `keys retire --store --kid K [--force]`: the key leaves the key set on every server within seconds. */
 export async function retireStored(context: StoredKeysContext, kid: string, force: boolean): Promise<void> {
+  const sealer = await sealerOf(context, 'keys retire');
   const before = await stored(context);
   const alg = before.keys.find((key) => key.kid === kid)?.alg;
-  const set = await recordedStep(context, 'keys retire', storedSteps.retire(kid, Date.now(), force), async () => {
+  const set = await recordedStep(context, 'keys retire', sealer, storedSteps.retire(kid, Date.now(), force), async () => {
     await (await context.audit()).record(signingKeyChanged('signing_key.retired', OPERATOR, kid, alg));
   });
   context.out(

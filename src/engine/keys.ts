@@ -172,7 +172,7 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
  * whose halves do not match (a private part pasted beside another key's public part) would
  * otherwise sign tokens that nobody can verify with the JWKS we publish.
  */
-function checkKeyPair(jwk: JWK, index: number): void {
+export function checkKeyPair(jwk: JWK, index: number): void {
   const publicHalf = Object.fromEntries(Object.entries(jwk).filter(([member]) => !PRIVATE_MEMBERS.includes(member))) as JsonWebKey;
   const what = `keys.jwks.keys[${index}]${jwk.kid ? ` (kid ${jwk.kid})` : ''}`;
   let matches: boolean;

@@ -22,15 +22,17 @@ export class LiveKeys {
   #jwks: PrivateJwks;
   #engineKeys: EngineKey[];
   #public: { keys: JWK[] };
-  #signingKids = new Map<SigningAlgorithm, string | undefined>();
+  #signingKids: Map<SigningAlgorithm, string | undefined>;
   readonly #listeners: Array<(keys: LiveKeys) => void> = [];
 
   constructor(signers: readonly ExternalSigner[], jwks: PrivateJwks, needed: readonly SigningAlgorithm[]) {
     this.#signers = signers;
     this.#needed = needed;
     this.#jwks = jwks;
-    this.#engineKeys = this.#build();
-    this.#public = this.#publicOf();
+    const built = this.#build(jwks);
+    this.#engineKeys = built.engineKeys;
+    this.#signingKids = built.signingKids;
+    this.#public = built.publicJwks;
   }
 
   /** The keys in the engine's form, in rotation order. */
@@ -82,25 +84,28 @@ export class LiveKeys {
 
   /** The key set replaced by a new one (the store's, changed by a rotation step): every reader follows at once. */
   replace(jwks: PrivateJwks): void {
+    // Everything built before anything is changed: a key that cannot be used leaves the keys as they were.
+    const built = this.#build(jwks);
     this.#jwks = jwks;
-    this.#engineKeys = this.#build();
-    this.#public = this.#publicOf();
+    this.#engineKeys = built.engineKeys;
+    this.#signingKids = built.signingKids;
+    this.#public = built.publicJwks;
     for (const listener of this.#listeners) listener(this);
   }
 
-  #build(): EngineKey[] {
-    this.#signingKids = new Map((['ES256', 'RS256', 'PS256', 'EdDSA'] as const).map((alg) => [
+  #build(jwks: PrivateJwks): { engineKeys: EngineKey[]; signingKids: Map<SigningAlgorithm, string | undefined>; publicJwks: { keys: JWK[] } } {
+    const signingKids = new Map((['ES256', 'RS256', 'PS256', 'EdDSA'] as const).map((alg) => [
       alg,
-      this.#signers.find((signer) => signer.alg === alg)?.kid ?? this.signingJwk(alg)?.kid,
+      this.#signers.find((signer) => signer.alg === alg)?.kid ?? jwks.keys.find((jwk, index) => keyAlgorithm(jwk, index, this.#needed) === alg)?.kid,
     ]));
-    return [...this.#signers.map((signer) => new HostSigningKey(signer)), ...engineKeys(this.#jwks, this.#needed)];
-  }
-
-  #publicOf(): { keys: JWK[] } {
     const hosts = this.#signers.map((signer) => {
       const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicHalf } = signer.publicKey;
       return { ...publicHalf, kid: signer.kid, alg: signer.alg, use: 'sig' };
     });
-    return { keys: [...hosts, ...publicJwks(this.#jwks).keys] };
+    return {
+      engineKeys: [...this.#signers.map((signer) => new HostSigningKey(signer)), ...engineKeys(jwks, this.#needed)],
+      signingKids,
+      publicJwks: { keys: [...hosts, ...publicJwks(jwks).keys] },
+    };
   }
 }

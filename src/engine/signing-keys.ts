@@ -3,6 +3,7 @@ import {
   createPrivateKey,
   createPublicKey,
   sign as signWith,
+  verify as verifyWith,
   type JsonWebKey,
   type KeyObject,
   type SignKeyObjectInput,
@@ -105,11 +106,14 @@ class NodeSigningKey extends ExternalSigningKey {
 export class HostSigningKey extends ExternalSigningKey {
   readonly #publicKey: KeyObject;
   readonly #signer: ExternalSigner;
+  /** The length every signature of the key has: what is not that long verifies nowhere. */
+  readonly #length: number;
 
   constructor(signer: ExternalSigner) {
     super();
     this.#signer = signer;
     this.#publicKey = createPublicKey({ key: signer.publicKey as JsonWebKey, format: 'jwk' });
+    this.#length = signatureLength(signer.alg, this.#publicKey);
   }
 
   override get kid(): string {
@@ -125,21 +129,58 @@ export class HostSigningKey extends ExternalSigningKey {
   }
 
   override async sign(data: Uint8Array): Promise<Uint8Array> {
+    // A signer that hangs holds each request for the timeout: beyond this many at once, the
+    // requests are answered 503 at once instead of piling up.
+    if (signaturesInFlight >= MAX_SIGNATURES_IN_FLIGHT) throw new SignerUnavailable('busy');
+    signaturesInFlight += 1;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new SignerUnavailable('timeout')), EXTERNAL_SIGN_TIMEOUT_MS);
     });
     try {
       const signature = await Promise.race([this.#signer.sign(data), late]);
-      if (!(signature instanceof Uint8Array) || signature.length === 0) throw new SignerUnavailable('no signature');
+      // A DER-encoded ES256 signature, or one of another key size, would make tokens nobody can verify.
+      if (!(signature instanceof Uint8Array) || signature.length !== this.#length) throw new SignerUnavailable('a signature of the wrong length');
       return signature;
     } catch (error) {
       // The host's error could quote anything; the reason only.
       throw error instanceof SignerUnavailable ? error : new SignerUnavailable('failed');
     } finally {
+      signaturesInFlight -= 1;
       clearTimeout(timer);
     }
   }
+
+  /**
+   * Asks the signer for one signature and verifies it with the public key, at start: a signer
+   * whose key is not the one given, or that answers in another form (DER), fails the start with
+   * the reason instead of signing tokens that verify nowhere.
+   */
+  async check(): Promise<void> {
+    const probe = Buffer.from(`talent-auth signer check ${this.#signer.kid}`);
+    let signature: Uint8Array;
+    try {
+      signature = await this.sign(probe);
+    } catch (error) {
+      throw new Error(`keys.signers: signer ${this.#signer.kid} did not sign at start (${(error as SignerUnavailable).reason ?? 'failed'})`);
+    }
+    const input = this.#signer.alg === 'ES256'
+      ? { key: this.#publicKey, dsaEncoding: 'ieee-p1363' as const }
+      : this.#signer.alg === 'PS256' ? { key: this.#publicKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 } : this.#publicKey;
+    if (!verifyWith(this.#signer.alg === 'EdDSA' ? null : 'sha256', probe, input, signature)) {
+      throw new Error(`keys.signers: signer ${this.#signer.kid} gave a signature its publicKey does not verify (another key, or ES256 not in the 64-byte r||s form)`);
+    }
+  }
+}
+
+/** How many external signatures may be awaited at once, over every external signer of the process. */
+const MAX_SIGNATURES_IN_FLIGHT = 256;
+let signaturesInFlight = 0;
+
+/** The length of every signature of `alg` with `publicKey`: 64 bytes for ES256 and EdDSA, the modulus for RSA. */
+function signatureLength(alg: SigningAlgorithm, publicKey: KeyObject): number {
+  if (alg === 'ES256' || alg === 'EdDSA') return 64;
+  return (publicKey.asymmetricKeyDetails?.modulusLength ?? 0) / 8;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, sign as signWith } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +37,7 @@ process.on('message', (message) => {
   } else if (message.type === 'sign') {
     if (mode === 'silent') return;
     if (mode === 'fail') return process.send({ type: 'sign', id: message.id, error: 'KMS says: secret-detail-xyz' });
+    if (mode === 'der') return process.send({ type: 'sign', id: message.id, signature: sign('sha256', Buffer.from(message.data, 'base64'), keys.ES256.privateKey).toString('base64') });
     const data = Buffer.from(message.data, 'base64');
     const key = keys[message.alg].privateKey;
     const signature = message.alg === 'ES256' ? sign('sha256', data, { key, dsaEncoding: 'ieee-p1363' }) : sign('sha256', data, key);
@@ -67,7 +69,7 @@ class SigningProcess {
     });
   }
 
-  async mode(mode: 'sign' | 'fail' | 'silent'): Promise<void> {
+  async mode(mode: 'sign' | 'fail' | 'silent' | 'der'): Promise<void> {
     const id = this.#next++;
     await new Promise((resolve) => {
       this.#pending.set(id, resolve);
@@ -175,6 +177,26 @@ describe('external signers: the private keys stay in another process', () => {
     await signing.mode('sign');
     expect((await postToken(server.oauthUrl, 'grant_type=client_credentials', { authorization: basic(machine.clientId, machine.clientSecret) })).status).toBe(200);
   }, 20_000);
+
+  it('checks each signer at start: a DER-encoded ES256 signature, another key\'s signature, a public key of another type are refused', async () => {
+    const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const other = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const publicKey = pair.publicKey.export({ format: 'jwk' }) as JWK;
+    const der: ExternalSigner = { kid: 'der', alg: 'ES256', publicKey, sign: async (data) => signWith('sha256', data, pair.privateKey) };
+    await expect(startServer({ keys: { signers: [der] } })).rejects.toThrow('keys.signers: signer der did not sign at start (external signer: a signature of the wrong length)');
+    const foreign: ExternalSigner = { kid: 'foreign', alg: 'ES256', publicKey, sign: async (data) => signWith('sha256', data, { key: other.privateKey, dsaEncoding: 'ieee-p1363' }) };
+    await expect(startServer({ keys: { signers: [foreign] } })).rejects.toThrow('keys.signers: signer foreign gave a signature its publicKey does not verify');
+    const keys = await signing.publicKeys();
+    await expect(startServer({ keys: { signers: [{ kid: 'rsa-as-es', alg: 'ES256', publicKey: keys.RS256, sign: async () => new Uint8Array(64) }] } }))
+      .rejects.toThrow(/publicKey is not a key of its alg/);
+  });
+
+  it('answers 503 for a signature of the wrong length once running (a signer that changed its form), not a token nobody can verify', async () => {
+    await signing.mode('der');
+    const answer = await postToken(server.oauthUrl, 'grant_type=client_credentials', { authorization: basic(machine.clientId, machine.clientSecret) });
+    expect(answer.status).toBe(503);
+    expect(answer.body).toMatchObject({ error: 'temporarily_unavailable' });
+  });
 
   it('refuses a signer given a private key, and two signers with one kid, at start', async () => {
     const keys = await signing.publicKeys();

@@ -1,6 +1,6 @@
 import { decodeProtectedHeader, type JWK } from 'jose';
 import { main } from '../../src/cli/main.js';
-import { keySealer, openKeySet, readKeySet } from '../../src/engine/stored-keys.js';
+import { changeKeySet, keySealer, openKeySet, readKeySet } from '../../src/engine/stored-keys.js';
 import { createRedisStore } from '../../adapters/redis/index.js';
 import { createTokenVerifier, type TokenVerifier } from '../../src/resource-server/verifier.js';
 import { redisContents, startRedis, type RedisServer } from '../support/redis.js';
@@ -36,12 +36,16 @@ describe('signing keys in the store, rotated live on two instances under load', 
 
   /** The CLI in process, --json, with the store and the key-encryption keys in its environment. */
   async function cli(...args: string[]): Promise<{ code: number; body: any; stderr: string }> {
+    return cliWith({ KEY_ENCRYPTION_KEYS: KEK }, ...args);
+  }
+
+  async function cliWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; body: any; stderr: string }> {
     let stdout = '';
     let stderr = '';
     const io = {
       stdout: (text: string) => void (stdout += text),
       stderr: (text: string) => void (stderr += text),
-      env: { REDIS_URL: redis.url, KEY_ENCRYPTION_KEYS: KEK },
+      env: { REDIS_URL: redis.url, ...env },
       cwd: process.cwd(),
     };
     const code = await main([...args, '--key-prefix', PREFIX, '--json'], io);
@@ -165,19 +169,65 @@ describe('signing keys in the store, rotated live on two instances under load', 
     expect(load.issued).toBeGreaterThan(50);
     expect([...(load.kids.get(newKid) ?? [])].sort()).toEqual(['instance 0', 'instance 1']);
     expect(promoteToEverywhere).toBeLessThan(SETTLE_MS);
+    // Every change was followed without a complaint (no set refused, none written back).
+    expect(instances.flatMap((instance) => instance.logLines).filter((line) => /could not be followed|is gone/.test(line))).toEqual([]);
     // The steps are in the audit trail, in order.
     const events = await instances[0]!.auth.audit.list({ tenant: null, type: 'signing_key.promoted' });
     expect(events.events.map((event) => event.target?.id)).toEqual([newKid]);
   }, 60_000);
 
+  it('needs the servers\' key-encryption keys for every step, their first key first; listing needs none', async () => {
+    const without = await cliWith({}, 'keys', 'retire', '--store', '--kid', 'any');
+    expect(without.code).toBe(1);
+    expect(without.stderr).toContain('set KEY_ENCRYPTION_KEYS to the servers\' key-encryption keys (keys.store.keks)');
+    const wrongFirst = await cliWith({ KEY_ENCRYPTION_KEYS: `another-key-encryption-key-the-servers-lack-01,${KEK}` }, 'keys', 'add', '--store', '--alg', 'ES256');
+    expect(wrongFirst.code).toBe(1);
+    expect(wrongFirst.stderr).toContain('the first key of KEY_ENCRYPTION_KEYS does not authenticate the stored key set');
+    expect((await cliWith({}, 'keys', 'list', '--store')).code).toBe(0);
+  });
+
   it('keeps no private key in clear in the store', async () => {
     const store = await createRedisStore({ url: redis.url, keyPrefix: PREFIX });
     try {
-      const jwks = openKeySet((await readKeySet(store.records))!.set, keySealer([KEK]), ['ES256', 'RS256']);
+      const { jwks } = openKeySet((await readKeySet(store.records))!.set, keySealer([KEK]), ['ES256', 'RS256']);
       const client = new Redis(redis.url);
       const everything = await redisContents(client, `${PREFIX}*`);
       client.disconnect();
       for (const jwk of jwks.keys) expect(everything).not.toContain(jwk.d!);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('does not follow a set changed without the key-encryption key, nor an older one; a deleted set is written back', async () => {
+    const store = await createRedisStore({ url: redis.url, keyPrefix: PREFIX });
+    try {
+      const signingNow = async () => decodeProtectedHeader((await postToken(instances[0]!.oauthUrl, 'grant_type=client_credentials', { authorization: basic(client.clientId, client.clientSecret) })).body.access_token as string).kid;
+      const kid = await signingNow();
+      const found = (await readKeySet(store.records))!;
+      // Someone who can write the store, without the KEK: the keys reordered (an older key would sign).
+      const es = found.set.keys.filter((key) => key.alg === 'ES256');
+      expect(es.length).toBeGreaterThanOrEqual(1);
+      await store.records.put('signing-keys', 'current', 'server', { ...found.set, keys: [...found.set.keys].reverse(), generation: found.set.generation + 5 });
+      await sleep(300);
+      expect(await signingNow()).toBe(kid);
+      expect(instances[0]!.logLines.some((line) => line.includes('could not be followed') && line.includes('not authenticated by keys.store.keks'))).toBe(true);
+      // The authentic set put back, then changed by a KEK holder (generation + 1, followed) ...
+      await store.records.put('signing-keys', 'current', 'server', { ...found.set });
+      const newer = await changeKeySet(store.records, keySealer([KEK]), (set) => ({ keys: set.keys }));
+      expect('set' in newer && newer.set.generation).toBe(found.set.generation + 1);
+      await sleep(300);
+      // ... and the older authentic set written back (a restored dump): not followed.
+      await store.records.put('signing-keys', 'current', 'server', { ...found.set });
+      await sleep(300);
+      expect(instances[0]!.logLines.some((line) => line.includes(`of generation ${found.set.generation}, not newer than the ${found.set.generation + 1}`))).toBe(true);
+      // Deleted: every instance writes back the set it follows.
+      await store.records.delete('signing-keys', 'current');
+      await sleep(500);
+      const back = (await readKeySet(store.records))!;
+      expect(back.set.generation).toBe(found.set.generation + 1);
+      expect(back.set.keys.map((key) => key.kid)).toEqual(found.set.keys.map((key) => key.kid));
+      expect(await signingNow()).toBe(kid);
     } finally {
       await store.close();
     }
@@ -189,7 +239,7 @@ describe('signing keys in the store, rotated live on two instances under load', 
       store: { type: 'redis', url: redis.url, keyPrefix: PREFIX },
       keys: { store: { keks: ['a-key-encryption-key-that-sealed-nothing-here'] } },
       cookieKeys: COOKIE_KEYS,
-    })).rejects.toThrow(/does not open with keys.store.keks: give the key-encryption key it was sealed with/);
+    })).rejects.toThrow(/is not authenticated by keys.store.keks/);
   });
 
   it('refuses keys.jwks and keys.store together, and a short key-encryption key', async () => {
