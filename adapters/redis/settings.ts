@@ -60,6 +60,9 @@ export const REDIS_ENVIRONMENT = {
 } as const;
 
 type RedisVariable = keyof typeof REDIS_ENVIRONMENT;
+
+/** The variables that say where Redis is: a process given none of them has no Redis store from its environment. */
+export const REDIS_LOCATION_VARIABLES: readonly RedisVariable[] = ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'];
 type Environment = Readonly<Record<string, string | undefined>>;
 
 /** The variable that set a field of the environment's settings. */
@@ -172,9 +175,6 @@ export function redisSettingsFromFile(path: string, shownAs: string, field = sho
   };
 }
 
-/** Thrown when no source says where Redis is: its message lists where it may be said. */
-export class NoRedisStoreError extends RedisSettingsError {}
-
 /**
  * The `store` option the sources give together, checked. Where Redis is (url, cluster or sentinel,
  * the sentinel's own credentials with it) comes whole from the first source that names it; a source
@@ -182,7 +182,7 @@ export class NoRedisStoreError extends RedisSettingsError {}
  * checked with the option's schema; an error names the field as its source calls it.
  * @param sources highest precedence first.
  * @param none the message when no source names where Redis is.
- * @throws RedisSettingsError (NoRedisStoreError when none names a Redis).
+ * @throws RedisSettingsError (with the message `none` when no source names where Redis is).
  */
 export function resolveRedisStore(sources: readonly RedisSettingsSource[], none: string): RedisStoreOption {
   const merged: Record<string, unknown> = { type: 'redis' };
@@ -210,7 +210,7 @@ export function resolveRedisStore(sources: readonly RedisSettingsSource[], none:
       located = true;
     }
   }
-  if (!located) throw new NoRedisStoreError(none, sources[0]?.nameOf(['url']) ?? 'url');
+  if (!located) throw new RedisSettingsError(none, sources[0]?.nameOf(['url']) ?? 'url');
   const checked = redisStoreSchema.safeParse(merged);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
@@ -231,7 +231,6 @@ export function resolveRedisStore(sources: readonly RedisSettingsSource[], none:
  * @throws RedisSettingsError naming the variable that is wrong.
  */
 export function redisStoreFromEnv(env: Environment): RedisStoreOption | undefined {
-  const source = redisSettingsFromEnv(env);
-  if (!LOCATIONS.some((location) => source.settings[location] !== undefined)) return undefined;
-  return resolveRedisStore([source], 'REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS is required');
+  if (!REDIS_LOCATION_VARIABLES.some((name) => env[name])) return undefined;
+  return resolveRedisStore([redisSettingsFromEnv(env)], `one of ${REDIS_LOCATION_VARIABLES.join(', ')} is required`);
 }

@@ -4,6 +4,7 @@ import { createRedisStore, StoreStartError } from '../../adapters/redis/index.js
 import type { Store } from '../../adapters/types.js';
 import { DEFAULT_KEY_PREFIX } from '../../adapters/redis/options.js';
 import {
+  REDIS_LOCATION_VARIABLES,
   RedisSettingsError,
   redisSettingsFromEnv,
   redisSettingsFromFile,
@@ -57,7 +58,7 @@ function storeSources(args: ParsedArgs, io: Pick<CliIo, 'env' | 'cwd'>): RedisSe
 /** Whether the command line or the environment names a store at all (keys commands record only then). */
 export function storeGiven(args: ParsedArgs, env: CliIo['env']): boolean {
   return args.values.redis !== undefined || args.values['store-config'] !== undefined
-    || ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'].some((name) => Boolean(env[name]));
+    || REDIS_LOCATION_VARIABLES.some((name) => Boolean(env[name]));
 }
 
 /**
