@@ -63,27 +63,41 @@ describe('talent-auth CLI on every kind of Redis store (built, as a subprocess)'
     rmSync(dir, { recursive: true, force: true });
   });
 
-  describe('a Redis Cluster of 3 nodes', () => {
+  describe('a Redis Cluster of 3 nodes, with a password', () => {
     let cluster: RedisClusterProcess;
     beforeAll(async () => {
-      cluster = await startRedisCluster(3);
+      cluster = await startRedisCluster(3, { requirepass: ADMIN_PASSWORD });
     }, 60_000);
     afterAll(async () => {
       await cluster?.stop();
     });
 
     it('from REDIS_CLUSTER_NODES (one node given, the others found) and from a config file: the same store', async () => {
-      const clientId = await createApp('On the cluster', [], { REDIS_CLUSTER_NODES: cluster.urls[0]! });
-      expect(await listApps([], { REDIS_CLUSTER_NODES: cluster.urls.join(',') })).toEqual([clientId]);
-      const file = configFile('cluster.json', { type: 'redis', cluster: { nodes: cluster.urls.slice(1) } });
+      const clientId = await createApp('On the cluster', [], { REDIS_CLUSTER_NODES: cluster.urls[0]!, REDIS_PASSWORD: ADMIN_PASSWORD });
+      expect(await listApps([], { REDIS_CLUSTER_NODES: cluster.urls.join(','), REDIS_PASSWORD: ADMIN_PASSWORD })).toEqual([clientId]);
+      const file = configFile('cluster.json', { type: 'redis', cluster: { nodes: cluster.urls.slice(1) }, password: ADMIN_PASSWORD });
       expect(await listApps(['--store-config', file])).toEqual([clientId]);
+      // The password in the nodes' URLs, as the server takes it too.
+      const inUrls = cluster.urls.map((url) => url.replace('redis://', `redis://:${ADMIN_PASSWORD}@`)).join(',');
+      expect(await listApps([], { REDIS_CLUSTER_NODES: inUrls })).toEqual([clientId]);
       // Written where the server's store writes: the records' slot, under the default prefix.
-      const node = new Redis(cluster.urls[0]!, { lazyConnect: true });
+      const node = new Redis(cluster.urls[0]!, { lazyConnect: true, password: ADMIN_PASSWORD });
       try {
         await node.connect();
         expect(await node.cluster('KEYSLOT', 'talent-auth:rec:{records}:app:x')).toBe(await node.cluster('KEYSLOT', '{records}'));
       } finally {
         node.disconnect();
+      }
+    });
+
+    it('a wrong password or none: exit 2 at once, the cluster\'s nodes named, never the password', async () => {
+      for (const env of [{ REDIS_PASSWORD: WRONG_PASSWORD }, {}] as Array<Record<string, string>>) {
+        const started = performance.now();
+        const run = await cli(['apps', 'list'], { REDIS_CLUSTER_NODES: cluster.urls[0]!, ...env });
+        expect(run.code).toBe(2);
+        expect(run.stderr).toMatch(new RegExp(`^talent-auth: the Redis Cluster of 127\\.0\\.0\\.1:${cluster.nodes[0]!.port} refused the credentials \\((WRONGPASS|NOAUTH) `));
+        // Every node refused: not the 10 s a cluster is given to come up.
+        expect(performance.now() - started).toBeLessThan(5000);
       }
     });
   });
