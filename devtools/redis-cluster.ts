@@ -22,9 +22,9 @@ export interface RedisClusterProcess {
   stop(): Promise<void>;
 }
 
-function run(command: string, args: readonly string[]): Promise<{ code: number | null; output: string }> {
+function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -34,8 +34,8 @@ function run(command: string, args: readonly string[]): Promise<{ code: number |
 }
 
 /** Until every node says cluster_state:ok and knows every node and every slot (20 s at most). */
-async function waitForClusterOk(urls: readonly string[]): Promise<void> {
-  const clients = urls.map((url) => new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null }));
+async function waitForClusterOk(urls: readonly string[], password: string | undefined): Promise<void> {
+  const clients = urls.map((url) => new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, ...(password ? { password } : {}) }));
   clients.forEach((client) => client.on('error', () => {}));
   try {
     await Promise.all(clients.map((client) => client.connect()));
@@ -57,11 +57,18 @@ async function waitForClusterOk(urls: readonly string[]): Promise<void> {
   }
 }
 
+/** Options of a throw-away cluster. */
+export interface RedisClusterSetup {
+  /** The default user's password on every node (`requirepass`, and `masterauth` between nodes). */
+  requirepass?: string;
+}
+
 /**
  * A throw-away Redis Cluster of `masters` master nodes (no replicas, no persistence) on free
  * loopback ports, each port P with its bus port P + 10000 free, in one temporary directory.
  */
-export async function startRedisCluster(masters = 3): Promise<RedisClusterProcess> {
+export async function startRedisCluster(masters = 3, setup: RedisClusterSetup = {}): Promise<RedisClusterProcess> {
+  const { requirepass } = setup;
   const dir = mkdtempSync(join(tmpdir(), 'talent-auth-redis-cluster-'));
   const children: ChildProcess[] = [];
   const nodes: RedisClusterNode[] = [];
@@ -85,6 +92,7 @@ export async function startRedisCluster(masters = 3): Promise<RedisClusterProces
         '--cluster-enabled', 'yes',
         '--cluster-config-file', join(nodeDir, 'nodes.conf'),
         '--cluster-node-timeout', '5000',
+        ...(requirepass ? ['--requirepass', requirepass, '--masterauth', requirepass] : []),
       ]);
       children.push(child);
       const url = `redis://127.0.0.1:${port}`;
@@ -104,9 +112,10 @@ export async function startRedisCluster(masters = 3): Promise<RedisClusterProces
       ...nodes.map((node) => `${node.host}:${node.port}`),
       '--cluster-replicas', '0',
       '--cluster-yes',
-    ]);
+    // REDISCLI_AUTH: the password without `-a` (which redis-cli warns about).
+    ], requirepass ? { ...process.env, REDISCLI_AUTH: requirepass } : process.env);
     if (created.code !== 0) throw new Error(`redis-cli --cluster create failed:\n${created.output}`);
-    await waitForClusterOk(nodes.map((node) => node.url));
+    await waitForClusterOk(nodes.map((node) => node.url), requirepass);
   } catch (error) {
     await stop();
     throw error;

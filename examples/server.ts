@@ -4,7 +4,7 @@
  * BASE_URL (http://localhost:PORT), PATH_PREFIX (''), JWKS_FILE, or KEY_ENCRYPTION_KEYS (comma-separated, at least 32
  * characters each: the signing keys are kept in the store, sealed under them, and rotated live with the CLI),
  * REDIS_URL (or REDIS_CLUSTER_NODES=redis://h1:7000,redis://h2:7000, or REDIS_SENTINELS=h1:26379,h2:26379
- * with REDIS_SENTINEL_NAME), COOKIE_KEYS (comma-separated, at least 32 characters each), TRUST_PROXY (1: behind a
+ * with REDIS_SENTINEL_NAME; REDIS_USERNAME, REDIS_PASSWORD, REDIS_TLS, REDIS_TLS_CA_FILE ...: docs/cli.md), COOKIE_KEYS (comma-separated, at least 32 characters each), TRUST_PROXY (1: behind a
  * proxy that sets X-Forwarded-*), METRICS (1: serve /metrics), LOG_LEVEL (info).
  */
 import { readFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import mount from 'koa-mount';
 import {
   createAuthServer, createLogger, createTokenVerifier, type AuthServer, type AuthServerOptions, type PrivateJwks,
 } from '../src/index.js';
+import { RedisSettingsError, redisStoreFromEnv } from '../adapters/redis/settings.js';
 import { demoAccountStore } from './demo-accounts.js';
 import { demoAppRoutes, type DemoApp } from './demo-apps.js';
 import { demoApis, demoApps, demoClient, demoUsers, DEMO_TENANT } from './demo-data.js';
@@ -69,18 +70,17 @@ function listen(server: ReturnType<Koa['listen']>, listenHost: string, listenPor
   });
 }
 
-/** The store the environment names; memory when it names none. */
+/**
+ * The store the environment names (the variables the CLI reads too: adapters/redis/settings.ts);
+ * memory when it names none.
+ */
 function storeFromEnvironment(): NonNullable<AuthServerOptions['store']> {
-  const { REDIS_URL, REDIS_CLUSTER_NODES, REDIS_SENTINELS, REDIS_SENTINEL_NAME } = process.env;
-  if (REDIS_CLUSTER_NODES) return { type: 'redis', cluster: { nodes: REDIS_CLUSTER_NODES.split(',').filter(Boolean) } };
-  if (REDIS_SENTINELS) {
-    const sentinels = REDIS_SENTINELS.split(',').filter(Boolean).map((entry) => {
-      const [host = '', port = '26379'] = entry.split(':');
-      return { host, port: Number(port) };
-    });
-    return { type: 'redis', sentinel: { sentinels, name: REDIS_SENTINEL_NAME ?? 'mymaster' } };
+  try {
+    return redisStoreFromEnv(process.env) ?? { type: 'memory' };
+  } catch (error) {
+    if (error instanceof RedisSettingsError) throw new StartError(error.message);
+    throw error;
   }
-  return REDIS_URL ? { type: 'redis', url: REDIS_URL } : { type: 'memory' };
 }
 
 /** The demo client: created once; on a persistent store, found again and given a fresh secret. */

@@ -135,10 +135,19 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
         if (options.cluster) {
           // A cluster client goes on trying after a failed first attempt (a slow slots refresh on
           // a busy host, a startup node that is down while others are up): wait until it is ready.
-          await new Promise<void>((resolve) => {
+          // Unless every node refused the credentials: trying again would not change that.
+          let refusedByAll: ((error: Error & { lastNodeError?: Error }) => void) | undefined;
+          await new Promise<void>((resolve, reject) => {
+            refusedByAll = (error) => {
+              if (error.lastNodeError && /^(WRONGPASS|NOAUTH|NOPERM)\b/.test(error.lastNodeError.message)) {
+                noteStartError(error.lastNodeError);
+                reject(error.lastNodeError);
+              }
+            };
+            client.on('error', refusedByAll);
             client.once('ready', resolve);
             client.connect().catch(() => {});
-          });
+          }).finally(() => client.off('error', refusedByAll!));
         } else {
           await client.connect();
         }

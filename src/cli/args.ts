@@ -8,6 +8,7 @@ type OptionSpec = NonNullable<ParseArgsConfig['options']>[string];
 const OPTIONS = {
   // global
   redis: { type: 'string' },
+  'store-config': { type: 'string' },
   'key-prefix': { type: 'string' },
   apis: { type: 'string' },
   json: { type: 'boolean' },
@@ -82,7 +83,7 @@ const OPTIONS = {
 
 export type OptionName = keyof typeof OPTIONS;
 
-const GLOBAL_OPTIONS: readonly OptionName[] = ['redis', 'key-prefix', 'apis', 'json', 'help'];
+const GLOBAL_OPTIONS: readonly OptionName[] = ['redis', 'store-config', 'key-prefix', 'apis', 'json', 'help'];
 
 export interface ParsedArgs {
   positionals: string[];

@@ -21,6 +21,7 @@ import {
   type KeySummary,
 } from './keys.js';
 import { appWire, clientWire, json, resourcesInWords, safe, SECRET_NOTE, table, type CliIo } from './output.js';
+import { storeGiven } from './store.js';
 import { AuditTrail, DEFAULT_AUDIT_SETTINGS, OPERATOR, type AuditEventType } from '../audit/trail.js';
 import { Consents } from '../records/consents.js';
 import type { Logger } from '../logger.js';
@@ -391,13 +392,13 @@ function keyLine(key: KeySummary): string {
 }
 
 /**
- * Records a key change in the audit trail when a store is configured (`--redis` or REDIS_URL):
+ * Records a key change in the audit trail when a store is given (`--redis`, `--store-config` or the environment):
  * keys live in a file, not in the store, so without one there is nowhere to record it, and the
  * command says so.
  */
 async function keyEvent(context: CommandContext, type: 'signing_key.added' | 'signing_key.promoted' | 'signing_key.retired', kid: string, alg: string | undefined): Promise<void> {
-  if (!(context.args.values.redis ?? context.io.env.REDIS_URL)) {
-    context.io.stderr(`talent-auth: note: not recorded in the audit trail (${type}): give --redis or REDIS_URL to record key changes\n`);
+  if (!storeGiven(context.args, context.io.env)) {
+    context.io.stderr(`talent-auth: note: not recorded in the audit trail (${type}): give --redis or REDIS_URL (or another store setting) to record key changes\n`);
     return;
   }
   await (await auditTrail(context)).record(signingKeyChanged(type, OPERATOR, kid, alg));

@@ -2,9 +2,14 @@
 import { CONNECTIONS_COMMAND_HELP, CONNECTIONS_GROUP_HELP } from './help-connections.js';
 import { AUTHENTICATION_OPTIONS, CLIENT_KEY_ROTATION, PAR_OPTIONS } from './help-client-authentication.js';
 
-const STORE_OPTIONS = `Store options:
-  --redis <url>          Redis URL (redis:// or rediss://); default: env REDIS_URL. Required.
-  --key-prefix <prefix>  key prefix of the deployment (default: talent-auth:)`;
+const STORE_OPTIONS = `Store options (a flag wins over the --store-config file, which wins over the environment):
+  --redis <url>          Redis URL (redis:// or rediss://); env REDIS_URL
+  --store-config <file>  a JSON file holding the server's store option: url, cluster or sentinel,
+                         username, password, tls, keyPrefix
+  --key-prefix <prefix>  key prefix of the deployment (default: talent-auth:); env REDIS_KEY_PREFIX
+  Environment, as the example server reads it: REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS
+  (with REDIS_SENTINEL_NAME), REDIS_USERNAME, REDIS_PASSWORD, REDIS_TLS, REDIS_TLS_CA_FILE (docs/cli.md).
+  The CLI needs one of a URL, cluster nodes or sentinels. It never prints a password.`;
 
 const OUTPUT_OPTIONS = `Output:
   --json                 machine-readable JSON on stdout (snake_case names); errors as JSON on stderr

@@ -9,7 +9,7 @@ import { StoreUnavailable } from '../../adapters/types.js';
 import { ConnectionError, EXIT_CONNECTION, EXIT_INVALID, EXIT_OK, UsageError } from './errors.js';
 import { COMMAND_HELP, GROUP_HELP, TOP_HELP } from './help.js';
 import { json, type CliIo } from './output.js';
-import { DEFAULT_KEY_PREFIX, openRedisStore } from './store.js';
+import { openRedisStore } from './store.js';
 
 export type { CliIo } from './output.js';
 
@@ -93,8 +93,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       operands,
       io,
       json: machine,
-      store: async () =>
-        (store ??= await openRedisStore(args.values.redis ?? io.env.REDIS_URL, args.values['key-prefix'] ?? DEFAULT_KEY_PREFIX)),
+      store: async () => (store ??= await openRedisStore(args, io)),
     });
     return EXIT_OK;
   } catch (error) {

@@ -346,13 +346,13 @@ describe('talent-auth CLI (built, as a subprocess, on a real redis-server)', () 
       }
       const fromEnv = await cli(['apps', 'list', '--json'], { REDIS_URL: `${redis.url}?db=one` });
       expect(fromEnv.code).toBe(1);
-      expect(JSON.parse(fromEnv.stderr)).toMatchObject({ error: 'usage_error', field: '--redis', message: '--redis: the db parameter must be a non-negative integer, like db=0' });
+      expect(JSON.parse(fromEnv.stderr)).toMatchObject({ error: 'usage_error', field: 'REDIS_URL', message: 'REDIS_URL: the db parameter must be a non-negative integer, like db=0' });
     });
 
     it('exits 1 naming the flag for usage errors', async () => {
       const noRedis = await cli(['clients', 'list', '--tenant', 'acme'], { REDIS_URL: undefined });
       expect(noRedis.code).toBe(1);
-      expect(noRedis.stderr).toContain('--redis <url> or REDIS_URL is required');
+      expect(noRedis.stderr).toContain('no Redis store given: --redis <url>, --store-config <file>, or REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS');
 
       const unknownFlag = await cli(['clients', 'list', '--tenat', 'acme']);
       expect(unknownFlag.code).toBe(1);

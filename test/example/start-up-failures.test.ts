@@ -93,6 +93,15 @@ describe('example server start-up failures: one line that says what to change, e
     }
   });
 
+  it('a URL and cluster nodes at once, or a CA file that cannot be read: names the variables, before any connection', async () => {
+    const both = await runToEnd({ PORT: String(await freePort()), REDIS_URL: redis.url, REDIS_CLUSTER_NODES: `redis://:s3cret-pass@127.0.0.1:${redis.port}` });
+    expectOneClearLine(both, /REDIS_URL and REDIS_CLUSTER_NODES both say where Redis is: give only one/);
+    expect(`${both.stdout}${both.stderr}`).not.toContain('s3cret-pass');
+    const ca = await runToEnd({ PORT: String(await freePort()), REDIS_URL: redis.url, REDIS_PASSWORD: 's3cret-pass', REDIS_TLS_CA_FILE: join(dir, 'nope.pem') });
+    expectOneClearLine(ca, /REDIS_TLS_CA_FILE: cannot read .*nope\.pem \(ENOENT\)$/);
+    expect(`${ca.stdout}${ca.stderr}`).not.toContain('s3cret-pass');
+  });
+
   it('a Redis database the server does not have', async () => {
     const ended = await runToEnd({ PORT: String(await freePort()), REDIS_URL: `${redis.url}/99` });
     expectOneClearLine(ended, /Redis at 127\.0\.0\.1:\d+, database 99: the database cannot be selected/);
@@ -100,7 +109,7 @@ describe('example server start-up failures: one line that says what to change, e
 
   it.each(['abc', '1x'])('a Redis database index that is not a number (/%s), before any connection', async (database) => {
     const ended = await runToEnd({ PORT: String(await freePort()), REDIS_URL: `redis://:s3cret-pass@127.0.0.1:${redis.port}/${database}` });
-    expectOneClearLine(ended, /invalid options: store\.url: the database \(the path after host:port\) must be a non-negative integer, like \/0$/);
+    expectOneClearLine(ended, /REDIS_URL: the database \(the path after host:port\) must be a non-negative integer, like \/0$/);
     expect(`${ended.stdout}${ended.stderr}`).not.toContain('s3cret-pass');
     // Refused before connecting: nothing was written to database 0 (or 1).
     expect(await redis.client().dbsize()).toBe(0);
