@@ -1,6 +1,8 @@
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { API_ADVICE, SNAPSHOT_PATH, checkApi, updateApi } from '../../devtools/api-snapshot.js';
 
 /**
@@ -12,6 +14,7 @@ import { API_ADVICE, SNAPSHOT_PATH, checkApi, updateApi } from '../../devtools/a
  */
 
 const repo = process.cwd();
+const run = promisify(execFile);
 
 /** The newest modification time of the .ts files under the folders. */
 function newestSource(folders: string[]): number {
@@ -24,12 +27,18 @@ function newestSource(folders: string[]): number {
 describe('the public API', () => {
   it(`declares what ${SNAPSHOT_PATH} records`, () => {
     // Run on its own after an edit, the test would read an old build: say so rather than compare it.
-    if (statSync(join(repo, 'dist/src/index.d.ts')).mtimeMs < newestSource(['src', 'adapters', 'policies'])) {
-      throw new Error('dist/ is older than the sources: run `npm run build` first');
+    const built = join(repo, 'dist/src/index.d.ts');
+    if (!existsSync(built) || statSync(built).mtimeMs < newestSource(['src', 'adapters', 'policies'])) {
+      throw new Error('dist/ is missing or older than the sources: run `npm run build` first');
     }
     const result = checkApi(repo);
     expect(result.ok ? 'unchanged' : result.message).toBe('unchanged');
   }, 60_000);
+
+  it('is checked by the built script too (what `npm run api:update` runs, without `update`: it writes nothing)', async () => {
+    const { stdout, stderr } = await run(process.execPath, [join(repo, 'dist/devtools/api-snapshot.js')], { cwd: tmpdir() });
+    expect([stdout, stderr]).toEqual(['', '']);
+  });
 });
 
 const CHANGELOG = (unreleased: string) => `# Changelog
