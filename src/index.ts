@@ -8,7 +8,7 @@ export type { ClientConfigurations } from './records/client-configurations.js';
 export type { AppRegistrations } from './records/app-registrations.js';
 export type { Consent, ConsentKey } from './records/consents.js';
 export type { FactorListEntry, FactorOwner, FactorSummary, TotpEnrolment } from './factors/index.js';
-export { StoreStartError } from '../adapters/redis/index.js';
+export { StoreStartError, StoreFormatError } from '../adapters/redis/index.js';
 export type { AuthServerOptions, ApiDefinitionInput } from './options.js';
 export type { ExternalSigner } from './engine/signing-keys.js';
 export type { Messages } from './i18n/messages/en.js';

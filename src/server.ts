@@ -217,6 +217,8 @@ function withoutActor<T extends object>(input: (T & OperatorName) | undefined): 
  *   `idTokenAlgorithms`; the message names it), or a key is not private.
  * @throws StoreStartError when Redis cannot be reached, refuses the credentials or the database;
  *   its message names the host and port (never the password).
+ * @throws StoreFormatError (a StoreStartError) when the Redis store holds a store format this
+ *   release cannot read: written by a newer release, or no format at all (docs/versioning.md).
  *
  * @example
  * ```ts

@@ -69,6 +69,6 @@ export class StoreEpoch {
   }
 
   private read(): Promise<string> {
-    return this.io.run((redis) => redis.taEpoch(this.key, randomUUID()));
+    return this.io.run((redis) => redis.taGetOrSet(this.key, randomUUID()));
   }
 }

@@ -10,6 +10,7 @@ import type { EngineAdapter, Store } from '../types.js';
 import {
   Io,
   STARTUP_TIMEOUT_MS,
+  describeRedisTarget,
   StoreStartError,
   connect,
   evictionWarning,
@@ -22,6 +23,7 @@ import {
   type StartProbes,
 } from './connection.js';
 import { StoreEpoch } from './epoch.js';
+import { StoreFormatError, openStoreFormat, stampStoreFormat } from './format.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_KEY_PREFIX } from './options.js';
 import { addressText, answersPlainRedis, answersTls, firstAddresses, firstAnswering } from './probes.js';
 import { RedisCounters } from './counters.js';
@@ -30,6 +32,7 @@ import { RedisEngineAdapter } from './engine-adapter.js';
 import { RedisRecords } from './records.js';
 
 export { StoreError, StoreStartError, describeRedisTarget } from './connection.js';
+export { STORE_FORMAT, StoreFormatError } from './format.js';
 export type { RedisStoreOptions } from './connection.js';
 export type {
   RedisClusterSettings,
@@ -55,6 +58,7 @@ export type {
  *                              same MULTI/script as the write
  *   change-feed heartbeat      channel p rec-heartbeat:<random per store instance>
  *   store epoch                p epoch:{records}                                STRING random, written once (epoch.ts)
+ *   store format               p format:{records}                               STRING whole number, STORE_FORMAT (format.ts)
  *
  * Nothing grows with the tokens a grant has had: there is no index of a grant's entries. Codes
  * and refresh tokens are usable only while their grant's entry exists (the engine checks it at
@@ -101,7 +105,11 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
   const records = new RedisRecords(io, prefix, onError);
   const counters = new RedisCounters(io, prefix);
   const epoch = new StoreEpoch(io, `${prefix}epoch:{records}`);
-  epoch.onEmptied(() => records.forgetAll());
+  const formatKey = `${prefix}format:{records}`;
+  epoch.onEmptied(() => {
+    records.forgetAll();
+    stampStoreFormat(io, formatKey);
+  });
   let closed = false;
 
   const shut = async () => {
@@ -155,6 +163,8 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
         // AUTH on a reconnect as an error event and goes on, on database 0: that must stop here.
         const refused = startErrors.find(isReplyError);
         if (refused) throw refused;
+        // Before anything is written or subscribed: a store this release cannot read is left alone.
+        await openStoreFormat(io, formatKey, describeRedisTarget(options));
         await records.follow(connection.createSubscriber, heartbeatMs);
         await epoch.start(heartbeatMs);
       })(),
@@ -166,6 +176,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
   } catch (error) {
     clearTimeout(probeTimer);
     await shut();
+    if (error instanceof StoreFormatError) throw error;
     // A plain connection cut without a word: a TLS-only port does that. Ask it for a TLS hello.
     const plainAddresses = firstAddresses(options).filter((address) => !address.tls);
     if (!probes.answeredPlain && plainAddresses.length > 0 && [...startErrors, error].some((cause) => cause instanceof Error && isCutByPeer(cause))) {

@@ -136,10 +136,13 @@ for i, key in ipairs(KEYS) do
 end
 return answer`;
 
-/* The store's epoch: the one there, or ARGV[1] written when there is none (an emptied store). */
-const EPOCH = `
-local epoch = redis.call('GET', KEYS[1])
-if epoch then return epoch end
+/*
+ * The value there, or ARGV[1] written when there is none, in one step: the store's epoch (none: an
+ * emptied store) and its format (none: an empty store), so that instances starting together agree.
+ */
+const GET_OR_SET = `
+local found = redis.call('GET', KEYS[1])
+if found then return found end
 redis.call('SET', KEYS[1], ARGV[1])
 return ARGV[1]`;
 
@@ -157,7 +160,7 @@ export const SCRIPTS = {
   taReplaceRecord: { numberOfKeys: 1, lua: REPLACE_RECORD },
   taIncrementCounters: { lua: INCREMENT_COUNTERS },
   taPeekCounters: { lua: PEEK_COUNTERS },
-  taEpoch: { numberOfKeys: 1, lua: EPOCH },
+  taGetOrSet: { numberOfKeys: 1, lua: GET_OR_SET },
 };
 
 /** The commands the scripts add to a client, as ioredis defines them. */
@@ -179,7 +182,7 @@ export interface Scripts {
   taIncrementCounters(numberOfKeys: number, ...args: (string | number)[]): Promise<number[]>;
   /** taPeekCounters(numberOfKeys, ...keys) */
   taPeekCounters(numberOfKeys: number, ...keys: string[]): Promise<number[]>;
-  taEpoch(key: string, candidate: string): Promise<string>;
+  taGetOrSet(key: string, candidate: string): Promise<string>;
 }
 
 /** A client of a single node, a Sentinel-managed master or a cluster, with the scripts defined. */

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { createRedisStore } from '../../adapters/redis/index.js';
+import { createRedisStore, StoreFormatError } from '../../adapters/redis/index.js';
 import { StoreUnavailable, type RecordChange, type Store } from '../../adapters/types.js';
 import { startRedisCluster, type RedisClusterProcess } from '../../devtools/redis-cluster.js';
 
@@ -69,6 +69,21 @@ describe('Redis store on a Redis Cluster', () => {
       expect(emptied).toBe(1);
     } finally {
       await watched.close();
+    }
+  });
+
+  it('writes its store format in the records\' slot, and refuses a store of a newer format', async () => {
+    const owns = await Promise.all(clients.map((client) => client.exists('cl:format:{records}').then((found) => found === 1, () => false)));
+    expect(owns.filter(Boolean)).toHaveLength(1);
+    const node = clients[owns.indexOf(true)]!;
+    expect(await node.exists('cl:epoch:{records}')).toBe(1);
+    await node.set('cl:format:{records}', '2');
+    try {
+      const refused = createRedisStore({ cluster: { nodes: cluster.urls.slice(0, 1) }, keyPrefix: 'cl:' });
+      await expect(refused).rejects.toThrow(StoreFormatError);
+      await expect(refused).rejects.toThrow(/^the Redis Cluster of 127\.0\.0\.1:\d+: the store format key cl:format:\{records\} says format 2 \(written by a newer release/);
+    } finally {
+      await node.set('cl:format:{records}', '1');
     }
   });
 

@@ -16,7 +16,7 @@ const repo = process.cwd();
 const SLOW = 240_000;
 
 /** What a clean checkout holds that `npm pack` needs (nothing built). */
-const SOURCES = ['package.json', 'tsconfig.json', 'tsconfig.package.json', 'LICENSE', 'README.md', 'scripts', 'src', 'adapters', 'policies', 'bin', 'docs'];
+const SOURCES = ['package.json', 'tsconfig.json', 'tsconfig.package.json', 'LICENSE', 'README.md', 'CHANGELOG.md', 'SECURITY.md', 'scripts', 'src', 'adapters', 'policies', 'bin', 'docs'];
 
 const installed = (name: string): string =>
   (JSON.parse(readFileSync(join(repo, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
@@ -184,18 +184,18 @@ describe('the npm package', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it('builds when packed and ships exactly the library, its CLI, its types, its docs and a LICENSE', () => {
+  it('builds when packed and ships exactly the library, its CLI, its types, its docs, the CHANGELOG, the security policy and a LICENSE', () => {
     const paths = packed.files.map((file) => file.path).sort();
     const docs = readdirSync(join(repo, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
     expect(paths).toEqual(expect.arrayContaining([
-      'LICENSE', 'README.md', 'package.json',
+      'LICENSE', 'README.md', 'CHANGELOG.md', 'SECURITY.md', 'package.json',
       'dist/src/index.js', 'dist/src/index.d.ts',
       'dist/src/resource-server/index.js', 'dist/src/resource-server/index.d.ts',
       'dist/bin/talent-auth.js',
       ...docs,
     ]));
     const unexpected = paths.filter((path) =>
-      !['LICENSE', 'README.md', 'package.json'].includes(path)
+      !['LICENSE', 'README.md', 'CHANGELOG.md', 'SECURITY.md', 'package.json'].includes(path)
       && !/^dist\/(src|adapters|policies|bin)\/.+\.(js|d\.ts)$/.test(path)
       && !/^docs\/[^/]+\.md$/.test(path));
     expect(unexpected).toEqual([]);
@@ -213,7 +213,7 @@ describe('the npm package', () => {
     mkdirSync(unpacked);
     await run('tar', ['-xzf', join(work, packed.filename), '-C', unpacked]);
     const root = join(unpacked, 'package');
-    const pages = ['README.md', ...packed.files.map((file) => file.path).filter((path) => /^docs\/[^/]+\.md$/.test(path))];
+    const pages = ['README.md', 'CHANGELOG.md', 'SECURITY.md', ...packed.files.map((file) => file.path).filter((path) => /^docs\/[^/]+\.md$/.test(path))];
     const dead: string[] = [];
     let readmeLinks = 0;
     for (const page of pages) {
