@@ -10,6 +10,7 @@ import { Localizer } from '../i18n/localizer.js';
 import { SignInHolds } from '../limits/sign-in.js';
 import { createLogger } from '../logger.js';
 import { Metrics } from '../observability/metrics.js';
+import { startTracing } from '../observability/tracing.js';
 import type { ResolvedOptions } from '../options.js';
 import { Brands } from '../pages/branding.js';
 import { ForwardedAddress, PORTAL_ADDRESS_HEADER } from '../portal/address.js';
@@ -21,6 +22,7 @@ import { nonConformingClients } from '../records/security-profiles.js';
 import { startEngine, type StartedEngine } from './engine.js';
 import { OwnRecords } from './own-records.js';
 import { cookieKeysOf, factorKeysOf, openStore } from './store.js';
+import { tracedStore } from './traced-store.js';
 import { Factors } from '../factors/index.js';
 import { Passkeys } from '../factors/passkeys.js';
 import { SecondFactorRules, TenantSettings } from '../records/tenant-settings.js';
@@ -55,7 +57,9 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
   // tokens (RS256, OIDC's default, always among them): generated alike, or required of keys.jwks.
   const { algorithms, purposes } = signingNeeds(options);
   const jwks = await resolveSigningKeys(options.keys?.jwks, algorithms, logger, purposes);
-  const store = await openStore(options, logger, metrics);
+  // Spans when the host installed @opentelemetry/api (src/observability/tracing.ts); the store's calls among them.
+  const tracing = await startTracing(options.observability.tracing, () => logger.warn('observability.tracing is on but @opentelemetry/api is not installed: no spans are made'));
+  const store = tracedStore(await openStore(options, logger, metrics), tracing);
   const ownRecords = new OwnRecords(store, logger, () => metrics?.storeEmptied.inc());
   const audit = new AuditTrail(store, options.audit, logger, options.onAuditEvent);
   const consents = new Consents(store, catalog, audit);
@@ -74,7 +78,7 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
   const secondFactorRules = new SecondFactorRules(options.tenantPolicy, tenantSettings);
   // Users the host signed out everywhere: their sessions begun before sign them in no more.
   const signedOutUsers = new SignedOutUsers(store, options.sessionTtl);
-  const engine = startEngine({ options, logger, metrics, store, catalog, audit, consents, cookieKeys, jwks, algorithms, look, addressOf, secondFactorRules, signedOutUsers });
+  const engine = startEngine({ options, logger, metrics, tracing, store, catalog, audit, consents, cookieKeys, jwks, algorithms, look, addressOf, secondFactorRules, signedOutUsers });
   // The tenants' identity providers (enterprise sign-in, src/federation/): their client secrets
   // sealed under the factor keys (what could sign a user in), our relying party at each.
   const factorKeys = factorKeysOf(options, cookieKeys, logger);
@@ -86,6 +90,7 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
     metadataCacheSeconds: options.federation.metadataCacheSeconds,
     callbackBase,
     // private_key_jwt at a provider: our RS256 signing key (its public half is at our jwks_uri).
+    tracing,
     signingKey: async () => {
       const states = await keyStates(jwks.keys as JWK[], algorithms);
       const signing = states.find((key) => key.state === 'signing' && key.alg === 'RS256')!;
@@ -100,6 +105,7 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
     settings: options,
     logger,
     metrics,
+    tracing,
     store,
     audit,
     catalog,
