@@ -66,10 +66,11 @@ export class Tracing {
   readonly #api: Api | undefined;
   readonly #tracer: OpenTelemetry.Tracer | undefined;
 
-  constructor(api: Api | undefined) {
-    this.#api = api;
+  /** `api`: `@opentelemetry/api` as `startTracing` imported it (typed loosely: see the module comment). */
+  constructor(api: unknown) {
+    this.#api = api as Api | undefined;
     this.enabled = api !== undefined;
-    this.#tracer = api?.trace.getTracer('talent-auth');
+    this.#tracer = this.#api?.trace.getTracer('talent-auth');
   }
 
   /**

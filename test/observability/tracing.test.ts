@@ -5,6 +5,7 @@ import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type Rea
 import { JWT_BEARER_ASSERTION } from '../../policies/client-authentication.js';
 import { NO_TRACING, startTracing } from '../../src/observability/tracing.js';
 import { alice, testAccounts } from '../support/accounts.js';
+import { authorize, federate, startFederationRig, throughUpstream, tokensOf, UPSTREAM_CLIENT } from '../support/federation.js';
 import { clientAssertion, clientKeyPair } from '../support/keys.js';
 import { startRecordingListener, type RecordingListener } from '../support/recording-listener.js';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
@@ -104,7 +105,9 @@ describe.each(STORE_KINDS)('tracing on the %s store', (kind) => {
     }
     // Every span of the request is in the caller's trace.
     for (const span of below(request!)) expect(span.spanContext().traceId).toBe(CALLER.traceId);
-    expectNoSecretIn(everythingRecorded(), { 'client secret': client.clientSecret, 'access token': answer.body.access_token as string });
+    expectNoSecretIn(everythingRecorded(), {
+      'client secret': client.clientSecret, 'authorization header': basic(client.clientId, client.clientSecret).slice('Basic '.length), 'access token': answer.body.access_token as string,
+    });
   });
 
   it('a failed authentication: the span has the grant type and the status, not the client id nor the secret tried', async () => {
@@ -209,6 +212,45 @@ describe.each(STORE_KINDS)('tracing on the %s store', (kind) => {
       expectNoSecretIn(everythingRecorded(), { assertion, 'access token': answer.body.access_token as string });
     } finally {
       listener.answer = (res) => res.writeHead(200, { 'cache-control': 'no-store' }).end();
+    }
+  });
+});
+
+describe('tracing a sign-in through a tenant\'s identity provider', () => {
+  it('every request to the provider is a CLIENT span of the request that made it, the trace carried to the provider; its secret and tokens recorded nowhere', async () => {
+    const rig = await startFederationRig({
+      accounts: [{ sub: 'ada@acme.example', password: 'ada-password-1', tenant: 'acme', claims: { email: 'ada@acme.example' } }],
+      users: [{ sub: 'up-ada', email: 'ada@acme.example', email_verified: true }],
+    });
+    try {
+      exporter.reset();
+      const started = await authorize(rig);
+      const back = await throughUpstream(started.agent, await federate(started.agent, started.step, { connection: rig.connection.id }), 'up-ada');
+      const tokens = await tokensOf(rig, started, back);
+      expect(tokens.access_token).toBeTruthy();
+
+      const calls = spans().filter((span) => / upstream$/.test(span.name));
+      // Discovery, the provider's key set, the code exchange at least.
+      expect(calls.length).toBeGreaterThanOrEqual(3);
+      for (const call of calls) {
+        expect(call.kind).toBe(SpanKind.CLIENT);
+        expect(call.attributes).toMatchObject({ 'server.address': '127.0.0.1', 'server.port': rig.upstream.port });
+        expect(spans().find((span) => span.spanContext().spanId === parentOf(call))?.kind).toBe(SpanKind.SERVER);
+      }
+      // Each request of ours the provider received names its span as the parent.
+      const ours = new Set(calls.map((call) => traceparent({ traceId: call.spanContext().traceId, spanId: call.spanContext().spanId })));
+      // (The browser's requests to the provider carry none: it is not ours.)
+      const backChannel = rig.upstream.traceparents.filter((header) => header !== undefined);
+      expect(backChannel.length).toBe(calls.length);
+      for (const header of backChannel) expect(ours.has(header)).toBe(true);
+      const upstreamTokens = rig.upstream.issued.flatMap((issued) => [issued.idToken, issued.accessToken]).filter((token): token is string => token !== undefined);
+      expect(upstreamTokens.length).toBeGreaterThan(0);
+      expectNoSecretIn(everythingRecorded(), {
+        'upstream client secret': UPSTREAM_CLIENT.secret, 'access token': tokens.access_token, 'ID token': tokens.id_token,
+        ...Object.fromEntries(upstreamTokens.map((token, index) => [`upstream token ${index}`, token])),
+      });
+    } finally {
+      await rig.stop();
     }
   });
 });
