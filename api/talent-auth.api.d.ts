@@ -2,7 +2,7 @@
 // comments and private members left out. Written by `npm run api:update`, which needs a new entry
 // under "## [Unreleased]" in CHANGELOG.md for a changed API; `npm test` fails when the built
 // declarations differ from this file (docs/versioning.md, "The public API check"). Not edited by hand.
-// changelog-unreleased-sha256: 70a60dafe94203695a2dd2adc20c4890772480b41f8d5a8c8d1209c700fb7548
+// changelog-unreleased-sha256: def642b672e32e3d9a9987d4261b039a8a2e4465421b93dbb1dc4a4430241354
 
 declare module 'talent-auth' {
   export { AccessDenied };
@@ -1316,6 +1316,7 @@ export declare const optionsSchema: z.ZodObject<{
     observability: z.ZodPrefault<z.ZodObject<{
         health: z.ZodDefault<z.ZodBoolean>;
         metrics: z.ZodDefault<z.ZodBoolean>;
+        tracing: z.ZodOptional<z.ZodBoolean>;
     }, z.core.$strict>>;
     backchannelLogout: z.ZodPrefault<z.ZodObject<{
         privateHosts: z.ZodDefault<z.ZodArray<z.ZodString>>;

@@ -13,6 +13,7 @@ import { ID_TOKEN_ALGORITHMS, parseAlgorithm, type AppClient, type ClientCredent
 import { serveUntilParentLeaves, type BenchServer } from './server-child.js';
 import { clientPublicJwk, sharedKeys } from './shared-keys.js';
 import { SOAK_ENVIRONMENT, SOAK_PASSWORD } from './soak-users.js';
+import { setUpTracing, tracingMode } from './tracing.js';
 
 const silent: Logger = { info() {}, warn() {}, error() {} };
 const TENANT = 'bench';
@@ -53,6 +54,7 @@ async function start(): Promise<BenchServer> {
   const { port, serve } = await listenOnFreePort();
   // The soak's instances share one public base URL, as behind a load balancer.
   const soakBaseUrl = process.env[SOAK_ENVIRONMENT];
+  const tracing = setUpTracing(tracingMode());
   const auth = await createAuthServer({
     baseUrl: soakBaseUrl ?? `http://127.0.0.1:${port}`,
     apis: demoApis,
@@ -64,6 +66,7 @@ async function start(): Promise<BenchServer> {
     accounts: benchAccounts,
     cookieKeys: [COOKIE_KEY],
     logger: silent,
+    ...(tracing === false ? { observability: { tracing } } : {}),
     // The soak's browsers each come from an address of their own (X-Forwarded-For), as users do
     // behind a load balancer, so the per-address limits stay on at their defaults and count each.
     ...(soakBaseUrl ? { proxy: true } : {}),

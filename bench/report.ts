@@ -9,6 +9,7 @@ import { signaturesPerSecond } from './signing.js';
 import type { LoadResult } from './measure.js';
 import { median, type Summary } from './summary.js';
 import { formatTable } from './table.js';
+import { tracingMode } from './tracing.js';
 import { isClientAuthWorkload, type Workload } from './workloads.js';
 
 export interface Row {
@@ -52,6 +53,7 @@ export function printHeader(settings: Settings): void {
       `${settings.seconds} s measured, all processes of a side at once, one side at a time`,
   );
   console.log('ours: createAuthServer on one shared redis-server; bare: node-oidc-provider alone, its own memory adapter per process');
+  console.log(`ours' tracing (BENCH_TRACING): ${tracingMode()}`);
   if (measuresClientCredentials(settings)) {
     console.log(`client_credentials (scope=scim.read, Basic): access token ${settings.algorithms.join(', ')}; processes ${settings.processes.join(', ')}`);
   }

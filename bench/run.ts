@@ -54,6 +54,7 @@
  * BENCH_WARMUP_SECONDS=2  BENCH_SECONDS=6  BENCH_ROUNDS=3  BENCH_CPU_PROF=dir (CPU profiles of one
  * process per side instead of the measurements, summarised by bench/profile-summary.ts)
  * BENCH_SOAK_FLOWS=2000  BENCH_SOAK_SECONDS=600 (the soak's flows on one grant, and its timed part).
+ * BENCH_TRACING=api|off|sdk (our processes' tracing: bench/tracing.ts).
  */
 import { startRedis, type RedisProcess } from '../devtools/redis-server.js';
 import { measureLifecycle } from './lifecycle.js';

@@ -314,12 +314,13 @@ export const optionsSchema = z
       .strict()
       .prefault({}),
     observability: z
-      .object({ health: z.boolean().default(true), metrics: z.boolean().default(false) })
+      .object({ health: z.boolean().default(true), metrics: z.boolean().default(false), tracing: z.boolean().optional() })
       .strict()
       .prefault({})
       .meta({
-        description: '`health`: `{pathPrefix}/healthz` and `/readyz`; `metrics`: Prometheus `{pathPrefix}/metrics`. See '
-          + '[observability](operations.md#observability)',
+        description: '`health`: `{pathPrefix}/healthz` and `/readyz`; `metrics`: Prometheus `{pathPrefix}/metrics`; `tracing`: '
+          + 'OpenTelemetry spans, on when `@opentelemetry/api` is installed, `false` turns them off. See '
+          + '[observability](operations.md#observability), [tracing](operations.md#tracing)',
       }),
     backchannelLogout: z
       .object({ privateHosts: privateHostsSchema })

@@ -7,6 +7,7 @@ import { oauthErrors } from '../http/oauth-errors.js';
 import { measureRequests } from '../http/observability.js';
 import { Router } from '../http/router.js';
 import { refuseWhileStoreDown } from '../http/store-availability.js';
+import { traceRequests } from '../http/tracing.js';
 import { provideLocalizer } from '../i18n/localizer.js';
 import type { AssembledServer } from './parts.js';
 
@@ -18,7 +19,7 @@ export interface ServerApp {
 
 /**
  * The server as one Koa app: the middleware every request goes through (cookies signed with our
- * keys, the user's language, metrics, errors as OAuth JSON, embedding checks, stalled bodies cut,
+ * keys, the user's language, a span, metrics, errors as OAuth JSON, embedding checks, stalled bodies cut,
  * requests refused while the store is down), the portal when it is on, the endpoints dispatched by
  * the route table, and the engine last (its public documents pinned to our origin).
  */
@@ -34,6 +35,8 @@ export function createServerApp(server: AssembledServer, portal: Koa.Middleware 
   app.keys = parts.cookieKeys;
   app.silent = true;
   app.on('error', (error: Error & { code?: string }) => logger.info('connection error', { error: error.code ?? error.name }));
+  // First: the request's span covers all the rest (src/observability/tracing.ts).
+  if (parts.tracing.enabled) app.use(traceRequests(parts.tracing, (ctx) => router.routeOf(ctx)?.route));
   // Mounted in a host app, the context is the host's, and so are its cookies: sign-in cookies
   // must be signed with our keys whatever keys the host has.
   app.use((ctx, next) => {

@@ -24,6 +24,7 @@ import type { EngineParts } from '../endpoints/endpoint.js';
 import { GrantTable } from '../grants/index.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import type { Tracing } from '../observability/tracing.js';
 import type { ResolvedOptions } from '../options.js';
 import type { Consents } from '../records/consents.js';
 import type { SecondFactorRules } from '../records/tenant-settings.js';
@@ -34,6 +35,7 @@ export interface EngineStart {
   options: ResolvedOptions;
   logger: Logger;
   metrics: Metrics | undefined;
+  tracing: Tracing;
   store: Store;
   catalog: ApiCatalog;
   audit: AuditTrail;
@@ -94,7 +96,7 @@ export function startEngine(start: EngineStart): StartedEngine {
   const clients = new ClientDirectory(store.records, (tenant) => start.secondFactorRules.profile(tenant));
   const provider = new Provider(
     options.issuer,
-    engineConfiguration({ options, catalog, store, clients, keys, interactionPath, cookieKeys, consents, look, grants, singleUse, secondFactorRules: start.secondFactorRules, signedOutUsers: start.signedOutUsers,
+    engineConfiguration({ options, catalog, store, clients, keys, interactionPath, cookieKeys, consents, look, grants, singleUse, secondFactorRules: start.secondFactorRules, signedOutUsers: start.signedOutUsers, tracing: start.tracing,
       // Derived from the cookie keys as the other secrets every instance shares (32 bytes: the engine's requirement).
       dpopNonceSecret: createHmac('sha256', cookieKeys[0]!).update('talent-auth DPoP nonces').digest() }),
   );

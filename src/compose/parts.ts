@@ -11,6 +11,7 @@ import { Localizer } from '../i18n/localizer.js';
 import { SignInHolds } from '../limits/sign-in.js';
 import { createLogger } from '../logger.js';
 import { Metrics } from '../observability/metrics.js';
+import { startTracing } from '../observability/tracing.js';
 import type { ResolvedOptions } from '../options.js';
 import { Brands } from '../pages/branding.js';
 import { ForwardedAddress, PORTAL_ADDRESS_HEADER } from '../portal/address.js';
@@ -22,6 +23,7 @@ import { nonConformingClients } from '../records/security-profiles.js';
 import { startEngine, type StartedEngine } from './engine.js';
 import { OwnRecords } from './own-records.js';
 import { cookieKeysOf, factorKeysOf, openStore } from './store.js';
+import { tracedStore } from './traced-store.js';
 import { Factors } from '../factors/index.js';
 import { Passkeys } from '../factors/passkeys.js';
 import { SecondFactorRules, TenantSettings } from '../records/tenant-settings.js';
@@ -56,7 +58,9 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
   // A key for the access tokens, and one for each algorithm apps may register for their ID
   // tokens (RS256, OIDC's default, always among them): generated alike, or required of keys.jwks.
   const { algorithms, purposes } = signingNeeds(options);
-  const store = await openStore(options, logger, metrics);
+  // Spans when the host installed @opentelemetry/api (src/observability/tracing.ts); the store's calls among them.
+  const tracing = await startTracing(options.observability.tracing, () => logger.warn('observability.tracing is on but @opentelemetry/api is not installed: no spans are made'));
+  const store = tracedStore(await openStore(options, logger, metrics), tracing);
   const ownRecords = new OwnRecords(store, logger, () => metrics?.storeEmptied.inc());
   const signing = await startSigningKeys(options, store, ownRecords, algorithms, purposes, logger).catch(async (error: unknown) => {
     await store.close();
@@ -80,7 +84,7 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
   const secondFactorRules = new SecondFactorRules(options.tenantPolicy, tenantSettings);
   // Users the host signed out everywhere: their sessions begun before sign them in no more.
   const signedOutUsers = new SignedOutUsers(store, options.sessionTtl);
-  const engine = startEngine({ options, logger, metrics, store, catalog, audit, consents, cookieKeys, keys, look, addressOf, secondFactorRules, signedOutUsers });
+  const engine = startEngine({ options, logger, metrics, tracing, store, catalog, audit, consents, cookieKeys, keys, look, addressOf, secondFactorRules, signedOutUsers });
   // The tenants' identity providers (enterprise sign-in, src/federation/): their client secrets
   // sealed under the factor keys (what could sign a user in), our relying party at each.
   const factorKeys = factorKeysOf(options, cookieKeys, logger);
@@ -91,8 +95,9 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
     timeoutMs: options.federation.timeoutMs,
     metadataCacheSeconds: options.federation.metadataCacheSeconds,
     callbackBase,
-    // private_key_jwt at a provider: our RS256 signing key (its public half is at our jwks_uri).
-    // The key that signs RS256 now (it changes with a rotation of keys kept in the store).
+    tracing,
+    // private_key_jwt at a provider: our RS256 signing key (its public half is at our jwks_uri),
+    // the key that signs RS256 now (it changes with a rotation of keys kept in the store).
     signingKey: async () => {
       const jwk = keys.signingJwk('RS256');
       if (!jwk) throw new Error('private_key_jwt at an identity provider needs an RS256 key of the server\'s own: RS256 is signed by an external signer');
@@ -107,6 +112,7 @@ export async function assembleServer(options: ResolvedOptions): Promise<Assemble
     settings: options,
     logger,
     metrics,
+    tracing,
     store,
     audit,
     catalog,

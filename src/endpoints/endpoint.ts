@@ -21,6 +21,7 @@ import type { FailedClientAuthLimits } from '../limits/client-auth.js';
 import type { SignInHolds } from '../limits/sign-in.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import type { Tracing } from '../observability/tracing.js';
 import type { Brands } from '../pages/branding.js';
 import type { AppRegistrations } from '../records/app-registrations.js';
 import type { ClientConfigurations } from '../records/client-configurations.js';
@@ -81,6 +82,8 @@ export interface ServerParts {
   settings: EndpointSettings;
   logger: Logger;
   metrics: Metrics | undefined;
+  /** The spans of requests, the engine's token issuance, store and outgoing calls (off: NO_TRACING). */
+  tracing: Tracing;
   store: Store;
   audit: AuditTrail;
   catalog: ApiCatalog;

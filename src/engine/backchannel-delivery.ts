@@ -4,6 +4,7 @@ import { request as httpRequest, type IncomingMessage, type RequestOptions } fro
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { deliveryRefusal, exceptionsFor, type PrivateHosts } from '../../policies/backchannel-logout.js';
+import { NO_TRACING, type Tracing } from '../observability/tracing.js';
 
 /*
  * BACK-CHANNEL DELIVERY: the engine's outgoing requests (its `fetch` hook), made by us so that
@@ -41,9 +42,13 @@ export class DeliveryError extends Error {
   }
 }
 
-/** Whose logout token the engine is delivering. */
+/** What the engine fetches in a scope: a logout token's delivery, or a client's key set. */
+export type DeliveryPurpose = 'backchannel_logout_uri' | 'jwks_uri';
+
+/** Whose logout token (or key set) the engine is fetching for, and which. */
 interface DeliveryScope {
   tenant?: string | undefined;
+  purpose: DeliveryPurpose;
 }
 
 const scope = new AsyncLocalStorage<DeliveryScope>();
@@ -52,8 +57,8 @@ const scope = new AsyncLocalStorage<DeliveryScope>();
  * Runs `deliver` (the engine's delivery for one app) in the scope of that app's owner: its
  * requests get the operator's exceptions only when the app is the operator's (no tenant).
  */
-export function deliveringFor<T>(app: { tenant?: string | undefined }, deliver: () => T): T {
-  return scope.run({ tenant: app.tenant }, deliver);
+export function deliveringFor<T>(app: { tenant?: string | undefined }, deliver: () => T, purpose: DeliveryPurpose = 'backchannel_logout_uri'): T {
+  return scope.run({ tenant: app.tenant, purpose }, deliver);
 }
 
 /** What the engine passes its `fetch` hook (a subset of RequestInit: it sets these). */
@@ -126,12 +131,14 @@ function responseOf(answer: IncomingMessage, maxBytes: number, tooLarge: 'cut' |
  * The engine's `fetch` hook: a request to `input` that goes only where the back-channel rule
  * allows, with the operator's exceptions (`privateHosts`) for the operator's own apps.
  */
-export function deliveryFetch(privateHosts: PrivateHosts): DeliveryFetch {
+export function deliveryFetch(privateHosts: PrivateHosts, tracing: Tracing = NO_TRACING): DeliveryFetch {
   return checkedFetch({
     exceptions: () => exceptionsFor(scope.getStore(), privateHosts),
     timeoutMs: DELIVERY_TIMEOUT_MS,
     maxAnswerBytes: MAX_ANSWER_BYTES,
     tooLarge: 'cut',
+    tracing,
+    purpose: () => scope.getStore()?.purpose ?? 'engine',
   });
 }
 
@@ -145,6 +152,10 @@ export interface CheckedFetchOptions {
   maxAnswerBytes: number;
   /** A larger answer: `cut` (its start is the answer) or `fail` (a `too_large` DeliveryError). */
   tooLarge: 'cut' | 'fail';
+  /** Each request in a CLIENT span, its trace context in its headers (none: NO_TRACING). */
+  tracing?: Tracing;
+  /** What the request is for, in its span's name (`POST backchannel_logout_uri`). */
+  purpose?: () => string;
 }
 
 /**
@@ -182,18 +193,21 @@ export function checkedFetch(settings: CheckedFetchOptions): DeliveryFetch {
       agent: false,
     };
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    const tracing = settings.tracing ?? NO_TRACING;
     // Our own errors as they are; a socket's by its code only (its message may quote the URI).
     const failure = (error: Error & { code?: string }): DeliveryError => {
       if (error instanceof DeliveryError) return error;
       if (signal.aborted) return new DeliveryError('timeout', `${target.host} gave no answer within ${timeoutMs / 1000} s`);
       return new DeliveryError('unreachable', `${target.host}: ${error.code ?? error.name}`);
     };
-    return new Promise<Response>((done, fail) => {
+    const exchange = () => new Promise<Response>((done, fail) => {
       const request = send(target, options, (answer) => {
         responseOf(answer, settings.maxAnswerBytes, settings.tooLarge, target.host).then(done, (error: Error) => fail(failure(error)));
       });
       request.on('error', (error) => fail(failure(error)));
       request.end(body);
     });
+    if (!tracing.enabled) return exchange();
+    return tracing.outgoing(`${options.method!} ${settings.purpose?.() ?? 'request'}`, options.method!, target, headers, exchange);
   };
 }

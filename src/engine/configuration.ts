@@ -36,6 +36,7 @@ import type { SecondFactorRules } from '../records/tenant-settings.js';
 import type { LiveKeys } from './live-keys.js';
 import { signOutSources, type SignOutLook } from './sign-out.js';
 import { Localizer } from '../i18n/localizer.js';
+import type { Tracing } from '../observability/tracing.js';
 import { DPOP_ALGORITHMS } from '../resource-server/dpop.js';
 
 
@@ -82,6 +83,8 @@ export interface EngineSetup {
    * nonce one instance gave is honoured by the others.
    */
   dpopNonceSecret: Buffer;
+  /** The engine's outgoing requests in spans (src/observability/tracing.ts). */
+  tracing?: Tracing;
 }
 
 
@@ -276,7 +279,7 @@ export function engineConfiguration(setup: EngineSetup): Configuration {
     // Every request the engine makes (back-channel logout tokens): addresses checked before
     // connecting, the operator's private hosts for the operator's apps (src/engine/backchannel-delivery.ts).
     // Also a private_key_jwt client's keys at its jwks_uri (patches.ts: in the scope of who named it).
-    fetch: deliveryFetch(new PrivateHosts(options.backchannelLogout.privateHosts)),
+    fetch: deliveryFetch(new PrivateHosts(options.backchannelLogout.privateHosts), setup.tracing),
     // A client's key set larger than this is refused (the engine's default has no bound).
     fetchResponseBodyLimits: { jwks_uri: MAX_JWKS_BYTES },
     renderError: errorPageRenderer(look.localizer),

@@ -194,7 +194,7 @@ function keysFetchedInScope(client: EngineClient): void {
     const failedUntil = this[FAILED_UNTIL];
     if (failedUntil !== undefined && now < failedUntil && this.stale()) throw new Error('the key set could not be read a moment ago');
     try {
-      await deliveringFor(engineKeysOwner(this.client ?? {}), () => refresh.call(this));
+      await deliveringFor(engineKeysOwner(this.client ?? {}), () => refresh.call(this), 'jwks_uri');
     } catch (error) {
       // Stale: it verifies nothing (below); the first assertion after JWKS_URI_RETRY_SECONDS
       // reads the set again.
@@ -263,7 +263,7 @@ export function patchEngine(provider: Provider, { clients, singleUse }: EnginePa
   const withLogout = Client.prototype as unknown as { backchannelLogout(this: object, sub: string, sid: string): Promise<void> };
   const backchannelLogout = withLogout.backchannelLogout;
   withLogout.backchannelLogout = function backchannelLogoutOfOwner(this: object, sub: string, sid: string) {
-    return deliveringFor(engineAppOwner(this), () => backchannelLogout.call(this, sub, sid));
+    return deliveringFor(engineAppOwner(this), () => backchannelLogout.call(this, sub, sid), 'backchannel_logout_uri');
   };
   const AccessToken = provider.AccessToken as unknown as { prototype: { grantId?: string; generateTokenId(): string } };
   const generateAccessTokenId = AccessToken.prototype.generateTokenId;

@@ -3,6 +3,7 @@ import { PrivateHosts } from '../../policies/backchannel-logout.js';
 import { isLoopbackHost } from '../../policies/upstream-issuer.js';
 import { checkedFetch, DeliveryError } from '../engine/backchannel-delivery.js';
 import type { ConnectionForSignIn } from './connections.js';
+import type { Tracing } from '../observability/tracing.js';
 
 /*
  * THE UPSTREAM RELYING PARTY: our server as a client of a tenant's identity provider, built on
@@ -72,6 +73,8 @@ export interface UpstreamsSetup {
   /** Our signing key for `private_key_jwt` (its public half is at our `jwks_uri`). */
   signingKey: () => Promise<client.PrivateKey>;
   now?: () => number;
+  /** Requests to providers in spans (src/observability/tracing.ts). */
+  tracing?: Tracing;
 }
 
 /** The checks of one upstream authorization request (all three derived and kept by our side). */
@@ -230,7 +233,7 @@ export class Upstreams {
   /** The checked fetch of a connection: the operator's provider host may be special-use, a tenant's never. */
   private fetchFor(connection: ConnectionForSignIn): client.CustomFetch {
     const exceptions = new PrivateHosts(connection.trustedHost ? [connection.trustedHost.replace(/^\[|\]$/g, '')] : []);
-    const fetch = checkedFetch({ exceptions: () => exceptions, timeoutMs: this.setup.timeoutMs, maxAnswerBytes: MAX_ANSWER_BYTES, tooLarge: 'fail' });
+    const fetch = checkedFetch({ exceptions: () => exceptions, timeoutMs: this.setup.timeoutMs, maxAnswerBytes: MAX_ANSWER_BYTES, tooLarge: 'fail', ...(this.setup.tracing ? { tracing: this.setup.tracing, purpose: () => 'upstream' } : {}) });
     return (url, options) => fetch(url, {
       method: options.method,
       headers: options.headers,

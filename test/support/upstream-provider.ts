@@ -62,6 +62,8 @@ export interface RunningUpstreamProvider {
   delayMs: number;
   /** Token endpoint calls seen (client_id, grant_type), to assert what was exchanged. */
   readonly tokenRequests: Array<{ clientId: string | undefined; grantType: string | undefined }>;
+  /** The `traceparent` header of every request received (undefined: none), oldest first. */
+  readonly traceparents: Array<string | undefined>;
   /** The tokens the token endpoint answered with (as sent, after tampering), oldest first. */
   readonly issued: Array<{ idToken?: string; accessToken?: string }>;
   /** Closes the port (connections dropped); later requests are refused. */
@@ -134,12 +136,14 @@ export async function startUpstreamProvider(options: UpstreamProviderOptions): P
 
   let tamper: { fn: Tamper; foreignKey: boolean } | undefined;
   const tokenRequests: Array<{ clientId: string | undefined; grantType: string | undefined }> = [];
+  const traceparents: Array<string | undefined> = [];
   const issued: Array<{ idToken?: string; accessToken?: string }> = [];
   /** Answers held back by delayMs: dropped at close (nothing keeps the process alive). */
   const delays = new Set<NodeJS.Timeout>();
   const state = { delayMs: options.delayMs ?? 0 };
 
   provider.use(async (ctx, next) => {
+    traceparents.push(ctx.get('traceparent') || undefined);
     if (state.delayMs > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
@@ -185,6 +189,7 @@ export async function startUpstreamProvider(options: UpstreamProviderOptions): P
       state.delayMs = value;
     },
     tokenRequests,
+    traceparents,
     issued,
     async close() {
       for (const timer of delays) clearTimeout(timer);

@@ -16,7 +16,7 @@ export const tokenEndpoint: EndpointModule<'token'> = {
   operations: tokenOperations,
   audits: ['client_auth.rate_limited'],
   handlers(parts) {
-    const guard = tokenEndpointGuard(parts.settings.limits.tokenRequestBytes, parts.engine.grants);
+    const guard = tokenEndpointGuard(parts.settings.limits.tokenRequestBytes, parts.engine.grants, parts.tracing);
     const client = clientEndpoints(parts);
     return {
       token: client.cors(client.limited((ctx, _params, next) => guard(ctx, () => parts.engine.serve(ctx, next)))),
