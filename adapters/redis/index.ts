@@ -173,6 +173,10 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
     await Promise.race([starting, answeredPlain]);
     const warning = await evictionWarning(client);
     if (warning) options.onWarning?.(warning);
+    // Allowed (a test rig, a private CA being set up), never silent: anyone on the path could answer as Redis.
+    if (typeof options.tls === 'object' && options.tls.rejectUnauthorized === false) {
+      options.onWarning?.('tls.rejectUnauthorized is false: the Redis server\'s certificate is not checked, so anyone on the network path could answer as the store');
+    }
   } catch (error) {
     clearTimeout(probeTimer);
     await shut();

@@ -198,6 +198,9 @@ export function resolveRedisStore(sources: readonly RedisSettingsSource[], none:
       );
     }
     for (const [field, value] of Object.entries(source.settings)) {
+      // JSON.parse keeps "__proto__" as a member: assigned below, it would replace the prototype
+      // of the merged settings, whose inherited members the schema would then read.
+      if (field === '__proto__') throw new RedisSettingsError(`${source.label === undefined ? '' : `${source.label}: `}__proto__ is not a store setting`, source.nameOf([field]));
       if (value === undefined || (LOCATIONS as readonly string[]).includes(field)) continue;
       if (!origin.has(field)) {
         merged[field] = value;

@@ -125,16 +125,20 @@ export class Tracing {
   }
 
   /**
-   * An outgoing HTTP request's CLIENT span: its context goes out in `headers` (W3C trace context,
-   * through the registered propagator); its attributes are the method, the host and the answer's
-   * status, never the path, the query or a body.
+   * An outgoing HTTP request's CLIENT span: its context goes out in `headers` as a W3C
+   * `traceparent` alone; its attributes are the method, the host and the answer's status, never
+   * the path, the query or a body. The destinations (an app's back-channel logout URI, a client's
+   * jwks_uri, a tenant's identity provider) belong to others: the host's `tracestate` and any
+   * baggage (the host's, or what a caller sent in) are not theirs to read, so the registered
+   * propagator, which would send them, is not used here.
    */
   outgoing(name: string, method: string, target: URL, headers: Record<string, string>, send: () => Promise<Response>): Promise<Response> {
     const api = this.#api;
     if (!api) return send();
     const attributes = { 'http.request.method': method, 'server.address': target.hostname, ...(target.port ? { 'server.port': Number(target.port) } : {}) };
     return this.#tracer!.startActiveSpan(name, { kind: api.SpanKind.CLIENT, attributes }, (span) => {
-      api.propagation.inject(api.context.active(), headers);
+      const { traceId, spanId, traceFlags } = span.spanContext();
+      if (api.isSpanContextValid(span.spanContext())) headers.traceparent = `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, '0')}`;
       return this.#ended(span, send().then((response) => {
         span.setAttribute('http.response.status_code', response.status);
         if (response.status >= 500) this.fail(span);

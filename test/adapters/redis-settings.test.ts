@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RedisSettingsError, redisSettingsFromEnv, redisStoreFromEnv, resolveRedisStore } from '../../adapters/redis/settings.js';
+import { RedisSettingsError, redisSettingsFromEnv, redisSettingsFromFile, redisStoreFromEnv, resolveRedisStore } from '../../adapters/redis/settings.js';
 
 /** The store option the example server and the CLI read from the environment (no Redis needed). */
 describe('Redis store settings from the environment', () => {
@@ -82,5 +82,12 @@ describe('Redis store settings from the environment', () => {
     const file = { settings: { url: 'redis://file:1', keyPrefix: 'file:' }, nameOf: (path: readonly PropertyKey[]) => path.join('.'), label: 'f.json' };
     expect(resolveRedisStore([file, env], 'none')).toEqual({ type: 'redis', url: 'redis://file:1', keyPrefix: 'file:', password: 'env-pw' });
     expect(refusal(() => resolveRedisStore([redisSettingsFromEnv({ REDIS_PASSWORD: 'pw' })], 'no store'))).toMatchObject({ message: 'no store' });
+  });
+
+  it('refuses a "__proto__" member of a settings file instead of letting it become the prototype of the settings', () => {
+    const path = join(dir, 'proto.json');
+    writeFileSync(path, '{"url": "redis://file:1", "__proto__": {"password": "inherited"}}');
+    const file = redisSettingsFromFile(path, 'proto.json');
+    expect(refusal(() => resolveRedisStore([file], 'none'))).toMatchObject({ message: 'proto.json: __proto__ is not a store setting', field: '__proto__' });
   });
 });

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { context, propagation, trace, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { JWT_BEARER_ASSERTION } from '../../policies/client-authentication.js';
 import { NO_TRACING, startTracing } from '../../src/observability/tracing.js';
 import { alice, testAccounts } from '../support/accounts.js';
@@ -27,7 +28,8 @@ const WEB = 'https://app.example.com/cb';
 const SIGNED_OUT = 'https://app.example.com/signed-out';
 const resources = { scim: { scopes: ['scim.read'] } };
 
-beforeAll(() => provider.register());
+// The host's propagator sends trace state and baggage too: what goes to others' endpoints must not.
+beforeAll(() => provider.register({ propagator: new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }) }));
 afterAll(async () => {
   await provider.shutdown();
   trace.disable();
@@ -202,8 +204,13 @@ describe.each(STORE_KINDS)('tracing on the %s store', (kind) => {
         tenant: 'acme', name: 'Keyed', category: 'hr', resources, tokenEndpointAuthMethod: 'private_key_jwt', jwksUri: `http://127.0.0.1:${listener.port}/jwks`,
       });
       const assertion = await clientAssertion(clientId, key, server.auth.issuer);
-      const answer = await postToken(server.oauthUrl, { grant_type: 'client_credentials', scope: 'scim.read', client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: assertion });
+      const answer = await postToken(server.oauthUrl, { grant_type: 'client_credentials', scope: 'scim.read', client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: assertion }, {
+        traceparent: traceparent(CALLER), tracestate: 'host=internal-state', baggage: 'user.id=internal-baggage',
+      });
       expect(answer.status).toBe(200);
+      // The client's jwks_uri is someone else's: the trace goes out as a traceparent alone.
+      expect(listener.requests.at(-1)!.headers.tracestate).toBeUndefined();
+      expect(listener.requests.at(-1)!.headers.baggage).toBeUndefined();
       const [fetched] = named('GET jwks_uri');
       expect(fetched?.attributes).toMatchObject({ 'http.request.method': 'GET', 'server.address': '127.0.0.1', 'http.response.status_code': 200 });
       const [request] = named('POST /oauth2/token');
