@@ -319,7 +319,8 @@ export const optionsSchema = z
       .prefault({})
       .meta({
         description: '`health`: `{pathPrefix}/healthz` and `/readyz`; `metrics`: Prometheus `{pathPrefix}/metrics`; `tracing`: '
-          + 'OpenTelemetry spans, on when `@opentelemetry/api` is installed, `false` turns them off. See '
+          + 'OpenTelemetry spans, on when `@opentelemetry/api` is installed and an SDK is registered at start, `true` turns '
+          + 'them on without an SDK at start, `false` off. See '
           + '[observability](operations.md#observability), [tracing](operations.md#tracing)',
       }),
     backchannelLogout: z

@@ -56,7 +56,18 @@ export async function startTracing(setting: boolean | undefined, onMissing: () =
     if (setting === true) onMissing();
     return NO_TRACING;
   }
+  // The API alone (pulled in by another package, no SDK registered) records nothing: by default
+  // no middleware and no wrapper are installed for it, as when it is absent. A host registers its
+  // SDK before it starts the server, as OpenTelemetry asks; `true` turns tracing on regardless.
+  if (setting === undefined && !sdkRegistered(api)) return NO_TRACING;
   return new Tracing(api);
+}
+
+/** Whether a tracer provider other than the API's no-op one is registered (an SDK). */
+function sdkRegistered(api: Api): boolean {
+  const provider = api.trace.getTracerProvider() as OpenTelemetry.TracerProvider & { getDelegate?: () => OpenTelemetry.TracerProvider };
+  const delegate = typeof provider.getDelegate === 'function' ? provider.getDelegate() : provider;
+  return delegate.constructor.name !== 'NoopTracerProvider';
 }
 
 /** Spans of ours, or nothing at all (`NO_TRACING`). */
@@ -86,10 +97,15 @@ export class Tracing {
     return this.#tracer!.startSpan(name, { kind: api.SpanKind.SERVER, attributes }, parent);
   }
 
-  /** Runs `run` with `span` active: the spans made inside are its children. */
+  /**
+   * Runs `run` with `span` active: the spans made inside are its children. A span that records
+   * nothing (no SDK registered, or not sampled) is not made active, so that the request's store
+   * calls and outgoing calls make no spans either: with the API installed and no SDK, a request
+   * costs one span start, not one per store call.
+   */
   within<T>(span: TraceSpan | undefined, run: () => T): T {
     const api = this.#api;
-    if (!api || !span) return run();
+    if (!api || !span || !(span as OpenTelemetry.Span).isRecording()) return run();
     return api.context.with(api.trace.setSpan(api.context.active(), span as OpenTelemetry.Span), run);
   }
 
@@ -110,7 +126,7 @@ export class Tracing {
   /** Runs `run` in an INTERNAL span, a child of the active one: failed when `run` throws. */
   inSpan<T>(name: string, attributes: TraceAttributes, run: () => Promise<T>): Promise<T> {
     const api = this.#api;
-    if (!api) return run();
+    if (!api || !api.trace.getActiveSpan()?.isRecording()) return run();
     return this.#tracer!.startActiveSpan(name, { kind: api.SpanKind.INTERNAL, attributes }, (span) => this.#ended(span, run()));
   }
 
@@ -120,7 +136,7 @@ export class Tracing {
    */
   storeCall<T>(name: string, attributes: TraceAttributes, run: () => Promise<T>): Promise<T> {
     const api = this.#api;
-    if (!api || !api.trace.getActiveSpan()) return run();
+    if (!api || !api.trace.getActiveSpan()?.isRecording()) return run();
     return this.#tracer!.startActiveSpan(name, { kind: api.SpanKind.CLIENT, attributes }, (span) => this.#ended(span, run()));
   }
 

@@ -288,9 +288,18 @@ describe('tracing off', () => {
     expect(await NO_TRACING.inSpan('x', {}, () => Promise.resolve(7))).toBe(7);
     expect(NO_TRACING.startServerSpan('x', {}, {})).toBeUndefined();
     expect(spans()).toEqual([]);
-    // Installed, it is on unless turned off.
+    // Installed with an SDK registered, it is on unless turned off.
     expect((await startTracing(undefined, () => told.push('installed'))).enabled).toBe(true);
     expect(await startTracing(false, () => told.push('off'))).toBe(NO_TRACING);
+    expect(told).toHaveLength(2);
+    // Installed without an SDK (the API's no-op provider): off by default, on when asked for.
+    trace.disable();
+    try {
+      expect(await startTracing(undefined, () => told.push('no SDK'))).toBe(NO_TRACING);
+      expect((await startTracing(true, () => told.push('no SDK, asked'))).enabled).toBe(true);
+    } finally {
+      trace.setGlobalTracerProvider(provider);
+    }
     expect(told).toHaveLength(2);
   });
 
