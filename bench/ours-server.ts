@@ -66,7 +66,7 @@ async function start(): Promise<BenchServer> {
     accounts: benchAccounts,
     cookieKeys: [COOKIE_KEY],
     logger: silent,
-    ...(tracing === false ? { observability: { tracing } } : {}),
+    ...(tracing !== undefined ? { observability: { tracing } } : {}),
     // The soak's browsers each come from an address of their own (X-Forwarded-For), as users do
     // behind a load balancer, so the per-address limits stay on at their defaults and count each.
     ...(soakBaseUrl ? { proxy: true } : {}),
