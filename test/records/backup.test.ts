@@ -266,6 +266,16 @@ describe.each(STORE_KINDS)('backup and restore (auth.backup) on %s', (kind) => {
     expect(JSON.stringify((await target.auth.backup.export()).records)).toBe(JSON.stringify({ clientConfigurations: [], appRegistrations: [], tenantSettings: [] }));
   });
 
+  it('holds a tenant\'s clients to the profile the host\'s tenantPolicy puts it under', async () => {
+    const { source } = await populated();
+    const document = await source.auth.backup.export();
+    const strict = await startServer({ store: stores.option(), tenantPolicy: (tenant: string) => (tenant === 'globex' ? { profile: 'high-security' as const } : {}) });
+    servers.push(strict);
+    const index = document.records.clientConfigurations.findIndex((client) => client.tenant === 'globex');
+    const error = await rejection(strict.auth.backup.import(document));
+    expect({ field: error.field, message: error.message }).toEqual({ field: `records.clientConfigurations.${index}.tokenEndpointAuthMethod`, message: expect.stringContaining('tenant selected it') });
+  });
+
   it('holds a tenant\'s document to its tenant: no other tenant\'s or operator\'s record, no operator flag, no operator-named jwks_uri', async () => {
     const { source, platformApp } = await populated();
     const operatorKeys = await source.auth.clientConfigurations.create({ tenant: 'acme', name: 'Keys', category: 'sync', resources: { scim: { scopes: ['scim.read'] } }, tokenEndpointAuthMethod: 'private_key_jwt', jwksUri: 'http://127.0.0.1:8999/jwks.json' });
