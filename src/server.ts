@@ -9,6 +9,7 @@ import { startPortal } from './compose/portal.js';
 import { connectMiddleware, type ConnectMiddleware } from './http/embedding.js';
 import type { SignInUnlockRequest, SignInUnlockResult } from './limits/sign-in.js';
 import { resolveOptions, type AuthServerOptions } from './options.js';
+import { tenantPolicy } from '../policies/tenant-policy.js';
 import type { AppRegistrations } from './records/app-registrations.js';
 import type { ClientConfigurations } from './records/client-configurations.js';
 import type { Consent, ConsentKey } from './records/consents.js';
@@ -240,7 +241,8 @@ export async function createAuthServer(input: AuthServerOptions): Promise<AuthSe
   const portal = options.portal.enabled ? await startPortal(server) : undefined;
   const { app, ours } = createServerApp(server, portal);
   const { parts, engine, ownRecords, signing } = server;
-  const backups = new Backups(parts.store, parts.audit, parts.catalog);
+  // A restore holds a tenant's clients to the profile the host's policy puts it under, as create() does.
+  const backups = new Backups(parts.store, parts.audit, parts.catalog, { hostProfile: async (tenant) => (await tenantPolicy(options.tenantPolicy, tenant)).profile });
   const userSignOut = new UserSignOut({ audit: parts.audit, consents: parts.consents, signedOutUsers: parts.signedOutUsers, signedInThrough: parts.signedInThrough });
   return {
     app,

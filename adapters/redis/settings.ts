@@ -142,6 +142,17 @@ export function redisSettingsFromEnv(env: Environment): RedisSettingsSource {
 }
 
 /**
+ * Where JSON.parse found `text` invalid, as ` (line L, column C)` (empty when it does not say).
+ * JSON.parse's own message quotes the text around the fault: a file's secret could be in it, so
+ * only the position is kept.
+ */
+export function jsonFaultAt(text: string, error: unknown): string {
+  const position = /position (\d+)/.exec((error as Error).message)?.[1];
+  const before = position === undefined ? undefined : text.slice(0, Number(position)).split('\n');
+  return before ? ` (line ${before.length}, column ${before.at(-1)!.length + 1})` : '';
+}
+
+/**
  * The settings of a JSON file holding the `store` option (`type` may be left out). A file that
  * cannot be read, is not JSON or not an object is refused here, naming the line and column (never
  * quoting the text: it may hold a password); its fields are checked when the sources are merged.
@@ -159,11 +170,7 @@ export function redisSettingsFromFile(path: string, shownAs: string, field = sho
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    // JSON.parse quotes the text around the fault: only its position is kept, when it gives one.
-    const position = /position (\d+)/.exec((error as Error).message)?.[1];
-    const before = position === undefined ? undefined : text.slice(0, Number(position)).split('\n');
-    const where = before ? ` (line ${before.length}, column ${before.at(-1)!.length + 1})` : '';
-    throw new RedisSettingsError(`${shownAs}: not valid JSON${where}`, field);
+    throw new RedisSettingsError(`${shownAs}: not valid JSON${jsonFaultAt(text, error)}`, field);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new RedisSettingsError(`${shownAs}: must hold a JSON object, the store option ({"url": ...}, {"cluster": ...} or {"sentinel": ...})`, field);

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { jsonFaultAt } from '../../adapters/redis/settings.js';
 import { AuditTrail, DEFAULT_AUDIT_SETTINGS } from '../audit/trail.js';
 import { operatorContext } from '../audit/operator.js';
 import { Backups, type BackupDocument, type BackupImportCounts, type BackupKind } from '../records/backup.js';
@@ -17,8 +18,11 @@ import { json, table } from './output.js';
  * is written readable by its owner only (0600), and never over an existing file without --force.
  */
 
-/** The largest document `import` reads (far above any real configuration: a bound, not a limit). */
-const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
+/**
+ * The largest document `import` reads: far above any real configuration (a client or app record is
+ * about 1 KiB, so this holds tens of thousands), and a bound on what one import parses in memory.
+ */
+const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
 
 /** The kinds, as the document names them and as a person reads them. */
 const KIND_WORDS: Record<BackupKind, string> = {
@@ -35,12 +39,26 @@ const KIND_WIRE: Record<BackupKind, string> = {
 };
 const KINDS = Object.keys(KIND_WORDS) as BackupKind[];
 
-async function backups(context: CommandContext): Promise<Backups> {
+/**
+ * `needsCatalog`: the document holds client configurations or consents, whose resources and scopes
+ * are checked against the deployment's catalog (--apis, TALENT_AUTH_APIS), required then as
+ * `clients create` requires it; otherwise it is read when given.
+ */
+async function backups(context: CommandContext, needsCatalog = false): Promise<Backups> {
+  const apis = context.args.values.apis ?? context.io.env.TALENT_AUTH_APIS;
+  const catalog = needsCatalog || apis ? loadApiCatalog(apis, context.io.cwd) : undefined;
   const store = await context.store();
   const audit = new AuditTrail(store, DEFAULT_AUDIT_SETTINGS, { info() {}, warn() {}, error() {} }, undefined);
-  // The catalog checks a client's resources when the deployment's is at hand (--apis, TALENT_AUTH_APIS).
-  const apis = context.args.values.apis ?? context.io.env.TALENT_AUTH_APIS;
-  return new Backups(store, audit, apis ? loadApiCatalog(apis, context.io.cwd) : undefined);
+  return new Backups(store, audit, catalog);
+}
+
+/** Whether a document (not yet checked) holds records its import checks against the catalog. */
+function holdsCatalogRecords(document: unknown): boolean {
+  const records = (document as { records?: Record<string, unknown> } | null)?.records;
+  return ['clientConfigurations', 'consents'].some((kind) => {
+    const list = records?.[kind];
+    return Array.isArray(list) && list.length > 0;
+  });
 }
 
 /** How many records of each kind a document holds. */
@@ -68,7 +86,8 @@ const exportCommand: Command = {
       return;
     }
     const path = resolve(context.io.cwd, values.out);
-    writePrivateFile(path, text, values.force === true, '--out');
+    // Always 0600, replacing a file or not: a backup is never left readable by a group.
+    writePrivateFile(path, text, values.force === true, '--out', { keepGroupRead: false });
     const counts = sizes(document);
     const words = Object.entries(counts).map(([kind, count]) => `${count} ${kind.replace(/_/g, ' ')}`).join(', ');
     context.io.stdout(context.json
@@ -91,7 +110,8 @@ function readDocument(file: string, cwd: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new UsageError(`--file ${file}: not JSON (${(error as Error).message})`, '--file');
+    // Never JSON.parse's message: it quotes the document around the fault (digests, users' IDs).
+    throw new UsageError(`--file ${file}: not valid JSON${jsonFaultAt(text, error)}`, '--file');
   }
 }
 
@@ -109,7 +129,7 @@ const importCommand: Command = {
     const { values } = context.args;
     const document = readDocument(required(values.file, 'file', 'import'), context.io.cwd);
     const by = operatorContext(values.actor);
-    const result = await (await backups(context)).import(document, { dryRun: values['dry-run'] === true, overwrite: values.overwrite === true }, by);
+    const result = await (await backups(context, holdsCatalogRecords(document))).import(document, { dryRun: values['dry-run'] === true, overwrite: values.overwrite === true }, by);
     const changes = KINDS.reduce((sum, kind) => sum + result.counts[kind].created + result.counts[kind].updated, 0);
     if (context.json) {
       context.io.stdout(json({

@@ -26,7 +26,8 @@ trail. See docs/operations.md, "Backup and restore".
   --tenant <id>   only this tenant's client configurations, apps, settings and consents
                   (not the operator's apps, which every tenant shares)
   --consents      include consents (who allowed which app: personal data)
-  --out <file>    write the document to the file, readable by its owner only (0600), and print
+  --out <file>    write the document to the file, readable by its owner only (0600, also when
+                  --force replaces a group-readable file), and print
                   a summary; without it the document goes to stdout
   --force         replace the file of --out when it exists (atomically)
 
@@ -36,9 +37,13 @@ ${STORE_AND_OUTPUT}
 
 Restores a backup document written by talent-auth export. The whole document is checked before
 anything is written: its format and version, every field of every record, each record by the
-rules it is created under (redirect URIs, keys, and a client's APIs and scopes when the API
-catalog is given with --apis or TALENT_AUTH_APIS). A bad record anywhere: nothing is written, and
-the error names the record (records.<kind>.<index>, its client ID or tenant) and the field.
+rules it is created under (redirect URIs, keys, PKCE, the high-security profile, a client's APIs
+and a consent's scopes against the API catalog). A document of one tenant (export --tenant) may
+hold that tenant's records only. A bad record anywhere: nothing is written, and the error names
+the record (records.<kind>.<index>, its client ID or tenant) and the field.
+
+A document with client configurations or consents needs the API catalog: --apis <file> or
+TALENT_AUTH_APIS (as clients create does).
 
 A record equal to the stored one is left alone: importing the same document twice writes
 nothing the second time. A stored record whose content differs (changed since the export) is
@@ -47,7 +52,8 @@ tenant. Each record written is recorded in the audit trail of its tenant as its 
 (client_configuration.created, app_registration.updated, tenant_settings.updated,
 consent.granted, ...), with details.imported true. Running servers see each write at once.
 
-  --file <file>   the document to import
+  --file <file>   the document to import (at most 64 MiB)
+  --apis <file>   the API catalog (default: env TALENT_AUTH_APIS)
   --dry-run       check everything and print what would change; write nothing
   --overwrite     replace stored records whose content differs from the document's
   --actor <name>  who acts, recorded as the operator's name in the audit trail

@@ -35,8 +35,12 @@ export function writeJwksFile(path: string, jwks: PrivateJwks, force: boolean, f
   writePrivateFile(path, `${JSON.stringify(jwks, null, 2)}\n`, force, flag);
 }
 
-/** Writes `text` as writeJwksFile writes a key set: 0600, never over a file without `force`, atomically with it. */
-export function writePrivateFile(path: string, text: string, force: boolean, flag: string): void {
+/**
+ * Writes `text` as writeJwksFile writes a key set: 0600, never over a file without `force`,
+ * atomically with it. `keepGroupRead: false` (a backup): the replacing file is 0600 even where the
+ * replaced one was group-readable.
+ */
+export function writePrivateFile(path: string, text: string, force: boolean, flag: string, { keepGroupRead = true }: { keepGroupRead?: boolean } = {}): void {
   if (!force) {
     try {
       writeExclusive(path, text);
@@ -48,13 +52,13 @@ export function writePrivateFile(path: string, text: string, force: boolean, fla
     return;
   }
   // A symlinked key file (a mounted secret, say) is replaced where it really is, and keeps its
-  // owner and its group-read bit, so that the server can still read it at its next start.
+  // owner and (unless told not to) its group-read bit, so that the server can still read it at its next start.
   let target = path;
   let existing: { uid: number; gid: number; mode: number } | undefined;
   try {
     target = realpathSync(path);
     const { uid, gid, mode } = statSync(target);
-    existing = { uid, gid, mode: mode & 0o640 };
+    existing = { uid, gid, mode: mode & (keepGroupRead ? 0o640 : 0o600) };
   } catch {
     existing = undefined;
   }

@@ -262,7 +262,7 @@ export class AppRegistrations {
     const authentication = appAuthentication(parsed.clientType, parsed, parsed.tenant);
     const clientSecret = authentication?.tokenEndpointAuthMethod === 'client_secret_basic' ? generateSecret() : undefined;
     const stored = { ...newRecord(randomUUID(), parsed, redirectUris, now, now, clientSecret ? digestSecret(clientSecret) : undefined), ...authentication };
-    checkProfile(profiled(stored), stored.profile, stored.tenant === undefined ? undefined : await this.tenantProfile(stored.tenant));
+    checkAppProfile(stored, stored.tenant === undefined ? undefined : await this.tenantProfile(stored.tenant));
     await this.engineCheck(stored);
     await this.audited('app_registration.created', by, stored, { name: stored.name, client_type: stored.clientType, redirect_uris: stored.redirectUris, ...(authentication ? { token_endpoint_auth_method: authentication.tokenEndpointAuthMethod } : {}), ...(stored.dpop ? { dpop: stored.dpop } : {}), ...(stored.profile ? { profile: stored.profile } : {}) });
     await this.records.put(APP_REGISTRATION, stored.clientId, ALL_APPS, stored);
@@ -399,7 +399,7 @@ export class AppRegistrations {
         if (parsed.profile === 'high-security') changed.profile = parsed.profile;
         else delete changed.profile;
       }
-      checkProfile(profiled(changed), changed.profile, tenantProfile);
+      checkAppProfile(changed, tenantProfile);
       await this.engineCheck(changed);
       // The fields it changes, not every field sent (a form sends them all).
       if (!audited) {
@@ -499,6 +499,15 @@ function appAuthentication(
     return undefined;
   }
   return validateClientAuthentication(input, tenant === undefined ? 'operator' : 'tenant');
+}
+
+/**
+ * The high-security rule for an app, where one is written (create, update, a restore): its own
+ * profile or its tenant's (none for the operator's apps).
+ * @throws ValidationError naming the setting the profile does not allow.
+ */
+export function checkAppProfile(app: StoredAppRegistration, tenantProfile: SecurityProfile | undefined): void {
+  checkProfile(profiled(app), app.profile, tenantProfile);
 }
 
 /** What the high-security rule reads of an app. */

@@ -1,20 +1,26 @@
+import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import type { Store } from '../../adapters/types.js';
-import type { ApiCatalog } from '../../policies/catalog.js';
+import { ApiCatalog } from '../../policies/catalog.js';
+import { appServesTenant } from '../../policies/consent.js';
 import { CLIENT_JWKS_SCHEMA, JWKS_URI_SCHEMA, TOKEN_ENDPOINT_AUTH_METHODS, validateClientAuthentication } from '../../policies/client-keys.js';
-import { Conflict, ValidationError } from '../../policies/errors.js';
-import { SECURITY_PROFILE } from '../../policies/high-security.js';
+import { Conflict, OAuthError, ValidationError } from '../../policies/errors.js';
+import { SECURITY_PROFILE, tenantProfile as combineProfiles, type SecurityProfile } from '../../policies/high-security.js';
+import { pkceAtRegistration } from '../../policies/pkce.js';
+import { validateAuthorizationScopes } from '../../policies/scopes.js';
 import { validateRedirectUris } from '../../policies/redirect-uris.js';
 import { validateBackchannelLogoutUri } from '../../policies/backchannel-logout.js';
 import { SECOND_FACTOR_RULES, SSO_RULES } from '../../policies/tenant-policy.js';
 import { changed, consentChanged, type NewAuditEvent } from '../audit/events.js';
 import { OPERATOR, type AuditContext, type AuditTrail } from '../audit/trail.js';
-import { APP_OF_TENANT, APP_REGISTRATION, APP_REGISTRATION_GROUP, type StoredAppRegistration } from './app-registrations.js';
-import { CLIENT_CONFIGURATION, DPOP_RULE, RESOURCES_SCHEMA, validateResources, type StoredClientConfiguration } from './client-configurations.js';
+import { PORTAL_CLIENT_ID_SHAPE } from '../portal/own-app.js';
+import { APP_OF_TENANT, APP_REGISTRATION, APP_REGISTRATION_GROUP, checkAppProfile, type AppRegistration, type StoredAppRegistration } from './app-registrations.js';
+import { checkClientProfile, CLIENT_CONFIGURATION, DPOP_RULE, RESOURCES_SCHEMA, validateResources, type ClientConfiguration, type StoredClientConfiguration } from './client-configurations.js';
 import { CONSENT, CONSENT_OF_APP, type ConsentRecord } from './consents.js';
 import { endGrant } from './end-grant.js';
-import { TENANT_SETTINGS, TENANT_SETTINGS_GROUP, type TenantSettingsRecord } from './tenant-settings.js';
+import { nonConformingClients } from './security-profiles.js';
+import { refuseSwitchWith, TENANT_SETTINGS, TENANT_SETTINGS_GROUP, type TenantSettingsRecord } from './tenant-settings.js';
 import { displayDescription, displayName } from './validation.js';
 
 /*
@@ -30,9 +36,24 @@ import { displayDescription, displayName } from './validation.js';
  *   with it: they are made again with `connections create`), and everything that is not
  *   configuration (tokens, codes, sessions, grants, factors, counters, the audit trail).
  * - An import checks the whole document (its shape, then each record by the rules its kind is
- *   written under: redirect URIs, keys, the API catalog when one is known) and reads what the
+ *   written under, with the very functions create() and update() call: redirect URIs, keys, PKCE,
+ *   the security profile of the record and of its tenant, a tenant's switch to high-security
+ *   while a client of it does not conform, the API catalog when one is known) and reads what the
  *   store holds before it writes anything: a bad record anywhere, or a record of the store that
- *   the document would change without `overwrite`, and nothing is written.
+ *   the document would change without `overwrite`, and nothing is written. Not run: the engine's
+ *   own check of an app (create() asks the running engine; a restore needs none running).
+ * - A document of one tenant (`tenant`, from `export --tenant`) restores that tenant only: a
+ *   record of another tenant or of the operator in it refuses the whole import, and so do the
+ *   flags only the operator sets (`firstParty`, `openToAllTenants`, `resourceServer`). A tenant
+ *   admin may hand such a document over: it must not reach further than her tenant.
+ * - A client configuration's `jwksUriAuthor: 'operator'` (its `jwksUri` may reach the operator's
+ *   private hosts) is taken from a document only where the stored record already has it; any
+ *   other is restored as the tenant's (and its `jwksUri` checked as a tenant's).
+ * - A consent is restored only for an app that exists (stored, or in the document), serves the
+ *   consent's tenant, and may be asked for its scopes. Its `grantId` is never taken from the
+ *   document (it could name another user's grant): a new consent names no grant, and the engine
+ *   makes the grant again from the consent at the user's next authorization.
+ * - The portal's own app is never imported, stored or not (its ID has a shape of its own).
  * - Idempotent: a record equal to the stored one is left alone (counted `unchanged`), so a second
  *   import of one document writes nothing and records nothing.
  * - Each record written is audited as its kind's own change (`client_configuration.created`,
@@ -44,6 +65,14 @@ import { displayDescription, displayName } from './validation.js';
 export const BACKUP_FORMAT = 'talent-auth.backup';
 /** The version of the document's format this release writes and reads. */
 export const BACKUP_VERSION = 1;
+
+/**
+ * The most records of one kind a document may hold: far above any real deployment (a tenant has a
+ * handful of clients and apps; 100,000 is a large platform's whole configuration), and a bound on
+ * what one import checks and holds in memory.
+ */
+export const MAX_BACKUP_RECORDS = 100_000;
+const many = `at most ${MAX_BACKUP_RECORDS} records of one kind`;
 
 const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601.' });
 const recordId = z.string().min(1, 'must not be empty').max(200);
@@ -107,7 +136,7 @@ const consent = z.strictObject({
   tenant: tenantId,
   sub: z.string().min(1, 'must not be empty').max(255),
   clientId: recordId,
-  grantId: recordId.meta({ description: 'The engine\'s grant; a grant that is gone is made again from the consent at the user\'s next authorization.' }),
+  grantId: recordId.meta({ description: 'The engine\'s grant, as exported; an import never takes it (the grant is made again from the consent at the user\'s next authorization).' }),
   scopes: z.array(z.string().min(1).max(200)).max(200),
   createdAt: timestamp,
   updatedAt: timestamp,
@@ -124,15 +153,18 @@ export const BACKUP_DOCUMENT = z.strictObject({
   exportedAt: timestamp,
   tenant: tenantId.optional().meta({ description: 'Present when the export was of this tenant only.' }),
   records: z.strictObject({
-    clientConfigurations: z.array(clientConfiguration),
-    appRegistrations: z.array(appRegistration),
-    tenantSettings: z.array(tenantSettings),
-    consents: z.array(consent).optional().meta({ description: 'Present only when the export included consents.' }),
+    clientConfigurations: z.array(clientConfiguration).max(MAX_BACKUP_RECORDS, many),
+    appRegistrations: z.array(appRegistration).max(MAX_BACKUP_RECORDS, many),
+    tenantSettings: z.array(tenantSettings).max(MAX_BACKUP_RECORDS, many),
+    consents: z.array(consent).max(MAX_BACKUP_RECORDS, many).optional().meta({ description: 'Present only when the export included consents.' }),
   }),
 }).meta({ description: 'A talent-auth backup: configuration records, secrets as digests only.' });
 
 /** A backup document (see BACKUP_DOCUMENT). */
 export type BackupDocument = z.output<typeof BACKUP_DOCUMENT>;
+
+/** A consent as a document holds it. */
+type BackupConsent = NonNullable<BackupDocument['records']['consents']>[number];
 
 /** The kinds of record a backup holds, as the document names them. */
 export type BackupKind = keyof BackupDocument['records'];
@@ -158,6 +190,15 @@ export interface BackupImportOptions {
 
 /** Per kind: records created, replaced (`updated`) and left alone as equal (`unchanged`). */
 export type BackupImportCounts = Record<BackupKind, { created: number; updated: number; unchanged: number }>;
+
+/** What an import checks records against besides the store (the deployment's rules). */
+export interface BackupRules {
+  /**
+   * The profile the host's tenant policy puts `tenant` under (its `tenantPolicy`); none: only the
+   * tenant's own settings count (the CLI, which has no host policy).
+   */
+  hostProfile?: (tenant: string) => Promise<SecurityProfile | undefined>;
+}
 
 /** What `import` answers. */
 export interface BackupImportResult {
@@ -188,8 +229,12 @@ export class Backups {
     private readonly store: Store,
     /** Where each record written is recorded before it is written. */
     private readonly audit: AuditTrail,
-    /** The APIs a client configuration's resources are checked against; none: not checked. */
+    /**
+     * The APIs a client configuration's resources and a consent's scopes are checked against;
+     * none: resources not checked, and a consent may hold OIDC scopes only.
+     */
     private readonly catalog?: ApiCatalog,
+    private readonly rules: BackupRules = {},
   ) {}
 
   /**
@@ -256,21 +301,22 @@ export class Backups {
     return { dryRun: false, counts };
   }
 
-  /** Each record by the rules its kind is written under; IDs once per document. */
+  /** Each record by the rules its kind is written under (those that need no store); IDs once per document. */
   private checkRecords(document: BackupDocument): void {
     const { clientConfigurations, appRegistrations, consents = [] } = document.records;
     const seen = new Map<string, string>();
     const once = (id: string, where: string) => {
       const first = seen.get(id);
       if (first !== undefined) throw new ValidationError(`${where}.clientId`, `${id} is also ${first}: a client ID names one record`);
+      if (PORTAL_CLIENT_ID_SHAPE.test(id)) throw new ValidationError(`${where}.clientId`, `${id} is the portal's own app: it is never imported`);
       seen.set(id, where);
     };
+    checkScope(document);
     clientConfigurations.forEach((client, index) => {
       const where = `records.clientConfigurations.${index}`;
       once(client.clientId, where);
       inRecord(where, client.clientId, () => {
         if (this.catalog) validateResources(this.catalog, client.resources);
-        validateClientAuthentication(client, client.jwksUriAuthor ?? 'tenant');
         if ((client.tokenEndpointAuthMethod ?? 'client_secret_basic') === 'client_secret_basic' && client.secretDigest === undefined) {
           throw new ValidationError('secretDigest', 'a client_secret_basic client needs its secret\'s digest');
         }
@@ -281,6 +327,7 @@ export class Backups {
       once(app.clientId, where);
       inRecord(where, app.clientId, () => {
         validateRedirectUris(app.redirectUris);
+        pkceAtRegistration(app.clientType, app.pkceEnabled, app.redirectUris);
         validateRedirectUris(app.postLogoutRedirectUris ?? [], 'postLogoutRedirectUris', true);
         if (app.backchannelLogoutUri !== undefined) validateBackchannelLogoutUri(app.backchannelLogoutUri, app.tenant);
         if (app.clientType === 'public') {
@@ -315,12 +362,22 @@ export class Backups {
     const moved = (where: string, what: string, owner: string | undefined) =>
       new ValidationError(`${where}.tenant`, `${what} belongs to ${owner === undefined ? 'the operator' : `tenant ${owner}`} in the store: a record never moves to another tenant`);
     // The records as stored: checkRecords has held each key to the algorithms a stored key may have.
-    const clients = document.records.clientConfigurations as unknown as StoredClientConfiguration[];
+    const documentClients = document.records.clientConfigurations as unknown as StoredClientConfiguration[];
     const apps = document.records.appRegistrations as unknown as StoredAppRegistration[];
-    for (const [index, client] of clients.entries()) {
+    const profileOf = this.profiles(document);
+    const clients: StoredClientConfiguration[] = [];
+    for (const [index, given] of documentClients.entries()) {
       const where = `records.clientConfigurations.${index}`;
-      const what = `client configuration ${client.clientId}`;
-      await notOtherKind(this.store, APP_REGISTRATION, client.clientId, where);
+      const what = `client configuration ${given.clientId}`;
+      await notOtherKind(this.store, APP_REGISTRATION, given.clientId, where);
+      const stored = await records.get<StoredClientConfiguration>(CLIENT_CONFIGURATION, given.clientId);
+      const client = withAuthor(given, stored);
+      clients.push(client);
+      const tenantProfile = await profileOf(client.tenant);
+      inRecord(where, client.clientId, () => {
+        validateClientAuthentication(client, client.jwksUriAuthor ?? 'tenant');
+        checkClientProfile(client, tenantProfile);
+      });
       const target = { type: 'client_configuration', id: client.clientId } as const;
       planned.push(await this.planOne({
         kind: 'clientConfigurations', storeKind: CLIENT_CONFIGURATION, id: client.clientId, group: client.tenant, value: client, where, what, overwrite, counts,
@@ -336,6 +393,8 @@ export class Backups {
       const where = `records.appRegistrations.${index}`;
       const what = `app registration ${app.clientId}`;
       await notOtherKind(this.store, CLIENT_CONFIGURATION, app.clientId, where);
+      const tenantProfile = app.tenant === undefined ? undefined : await profileOf(app.tenant);
+      inRecord(where, app.clientId, () => checkAppProfile(app, tenantProfile));
       const target = { type: 'app_registration', id: app.clientId } as const;
       planned.push(await this.planOne({
         kind: 'appRegistrations', storeKind: APP_REGISTRATION, id: app.clientId, group: APP_REGISTRATION_GROUP, value: app, where, what, overwrite, counts,
@@ -353,9 +412,11 @@ export class Backups {
     }
     for (const [index, entry] of document.records.tenantSettings.entries()) {
       const settings: TenantSettingsRecord = entry.settings;
+      const where = `records.tenantSettings.${index}`;
+      await this.checkSwitch(entry.tenant, settings, clients, apps, where);
       planned.push(await this.planOne({
         kind: 'tenantSettings', storeKind: TENANT_SETTINGS, id: entry.tenant, group: TENANT_SETTINGS_GROUP, value: settings,
-        where: `records.tenantSettings.${index}`, what: `the settings of tenant ${entry.tenant}`, overwrite, counts,
+        where, what: `the settings of tenant ${entry.tenant}`, overwrite, counts,
         event: (_current, fields) => changed('tenant_settings.updated', by, { type: 'tenant', id: entry.tenant }, entry.tenant, {
           imported: true,
           fields,
@@ -363,11 +424,14 @@ export class Backups {
         }),
       }));
     }
-    for (const [index, record] of (document.records.consents ?? []).entries()) {
-      const id = consentId(record);
+    for (const [index, given] of (document.records.consents ?? []).entries()) {
+      const id = consentId(given);
+      const where = `records.consents.${index}`;
+      await this.checkConsent(given, apps, where);
+      const record = withOwnGrant(given, await records.get<ConsentRecord>(CONSENT, id));
       planned.push(await this.planOne({
-        kind: 'consents', storeKind: CONSENT, id, group: consentGroup(record), value: record as ConsentRecord,
-        where: `records.consents.${index}`, what: `the consent of ${record.sub} in tenant ${record.tenant} to ${record.clientId}`, overwrite, counts,
+        kind: 'consents', storeKind: CONSENT, id, group: consentGroup(record), value: record,
+        where, what: `the consent of ${record.sub} in tenant ${record.tenant} to ${record.clientId}`, overwrite, counts,
         event: () => consentChanged('consent.granted', by, record, { imported: true, scopes: record.scopes }),
         after: async (current) => {
           await records.put(CONSENT_OF_APP, id, part(record.clientId), { tenant: record.tenant, sub: record.sub });
@@ -377,6 +441,67 @@ export class Backups {
       }));
     }
     return planned.filter((write): write is PlannedWrite => write !== undefined);
+  }
+
+  /**
+   * The profile each tenant puts its clients under once the document is restored: the host's, and
+   * the tenant's own settings as the document gives them (else as stored). Read once per tenant.
+   */
+  private profiles(document: BackupDocument): (tenant: string) => Promise<SecurityProfile> {
+    const given = new Map(document.records.tenantSettings.map((entry) => [entry.tenant, entry.settings]));
+    const known = new Map<string, Promise<SecurityProfile>>();
+    return (tenant) => {
+      let profile = known.get(tenant);
+      if (!profile) {
+        profile = (async () => {
+          const own = given.get(tenant) ?? (await this.store.records.get<TenantSettingsRecord>(TENANT_SETTINGS, tenant)) ?? {};
+          return combineProfiles({ profile: await this.rules.hostProfile?.(tenant) }, own);
+        })();
+        known.set(tenant, profile);
+      }
+      return profile;
+    };
+  }
+
+  /**
+   * A tenant's switch to the high-security profile, as the settings' own update refuses it: while
+   * a client of the tenant (as the store will hold them, the document's replacing the stored) does
+   * not conform. The document's own clients were checked against the new profile already.
+   */
+  private async checkSwitch(tenant: string, settings: TenantSettingsRecord, clients: readonly StoredClientConfiguration[], apps: readonly StoredAppRegistration[], where: string): Promise<void> {
+    const records = this.store.records;
+    const before = await records.get<TenantSettingsRecord>(TENANT_SETTINGS, tenant);
+    if (settings.profile !== 'high-security' || before?.profile === 'high-security') return;
+    const merged = <T extends { clientId: string; tenant?: string | undefined }>(stored: readonly T[], given: readonly T[]) => {
+      const replaced = new Set(given.map((record) => record.clientId));
+      return [...stored.filter((record) => record.tenant === tenant && !replaced.has(record.clientId)), ...given.filter((record) => record.tenant === tenant)];
+    };
+    const storedApps = await records.list<StoredAppRegistration>(APP_REGISTRATION, APP_REGISTRATION_GROUP);
+    const ids = await nonConformingClients(
+      tenant,
+      { list: async () => merged(await records.list<StoredClientConfiguration>(CLIENT_CONFIGURATION, tenant), clients) as unknown as ClientConfiguration[] },
+      { listByTenant: async () => merged(storedApps, apps) as unknown as AppRegistration[] },
+    );
+    inRecord(where, tenant, () => refuseSwitchWith(ids));
+  }
+
+  /**
+   * A consent restores only what the consent page could have given: to an app that exists (stored,
+   * or in the document), that serves the consent's tenant, for scopes the app may ask for.
+   */
+  private async checkConsent(record: BackupConsent, apps: readonly StoredAppRegistration[], where: string): Promise<void> {
+    const app = apps.find((each) => each.clientId === record.clientId)
+      ?? await this.store.records.get<StoredAppRegistration>(APP_REGISTRATION, record.clientId);
+    const id = `${record.sub} in ${record.tenant}`;
+    if (!app) throw new ValidationError(`${where}.clientId`, `(${id}) ${record.clientId} is no app, in the store or the document`);
+    if (!appServesTenant(app, record.tenant)) throw new ValidationError(`${where}.tenant`, `(${id}) app ${record.clientId} does not serve tenant ${record.tenant}`);
+    if (record.scopes.length === 0) return;
+    try {
+      validateAuthorizationScopes(this.catalog ?? new ApiCatalog([]), record.scopes.join(' '), app.firstParty);
+    } catch (error) {
+      if (error instanceof OAuthError) throw new ValidationError(`${where}.scopes`, `(${id}) ${error.message}`);
+      throw error;
+    }
   }
 
   /**
@@ -469,6 +594,53 @@ function inRecord(where: string, id: string, check: () => void): void {
     }
     throw error;
   }
+}
+
+/**
+ * A document of one tenant holds that tenant's records only, and none of the flags only the
+ * operator sets: the whole import is refused, naming the record.
+ */
+function checkScope(document: BackupDocument): void {
+  const scope = document.tenant;
+  if (scope === undefined) return;
+  const owner = (tenant: string | undefined) => (tenant === undefined ? 'the operator' : `tenant ${tenant}`);
+  const outside = (where: string, id: string, tenant: string | undefined) => {
+    if (tenant !== scope) throw new ValidationError(`${where}.tenant`, `(${id}) belongs to ${owner(tenant)}: a backup of tenant ${scope} holds that tenant's records only`);
+  };
+  const { clientConfigurations, appRegistrations, tenantSettings, consents = [] } = document.records;
+  clientConfigurations.forEach((client, index) => outside(`records.clientConfigurations.${index}`, client.clientId, client.tenant));
+  appRegistrations.forEach((app, index) => {
+    const where = `records.appRegistrations.${index}`;
+    outside(where, app.clientId, app.tenant);
+    for (const flag of ['firstParty', 'openToAllTenants', 'resourceServer'] as const) {
+      if (app[flag] === true) throw new ValidationError(`${where}.${flag}`, `(${app.clientId}) only the operator sets ${flag}: a backup of tenant ${scope} cannot`);
+    }
+  });
+  tenantSettings.forEach((entry, index) => outside(`records.tenantSettings.${index}`, entry.tenant, entry.tenant));
+  consents.forEach((record, index) => outside(`records.consents.${index}`, `${record.sub} to ${record.clientId}`, record.tenant));
+}
+
+/**
+ * A client configuration as restored: `jwksUriAuthor: 'operator'` kept only where the stored
+ * record has it already (the operator named that jwks_uri); otherwise its keys' URI is the
+ * tenant's. No author without a `jwksUri`, as create() stores it.
+ */
+function withAuthor(client: StoredClientConfiguration, stored: StoredClientConfiguration | undefined): StoredClientConfiguration {
+  const { jwksUriAuthor, ...rest } = client;
+  if (rest.jwksUri === undefined) return rest;
+  const operator = jwksUriAuthor === 'operator' && stored?.jwksUriAuthor === 'operator';
+  return { ...rest, jwksUriAuthor: operator ? 'operator' : 'tenant' };
+}
+
+/**
+ * A consent as restored: never the document's `grantId` (it could name any grant, another user's
+ * among them). An equal consent keeps the stored one's grant; a new or changed consent names a new
+ * ID that no grant has, so the engine makes the grant again from the consent at the user's next
+ * authorization (and a replaced consent's old grant ends with it).
+ */
+function withOwnGrant(record: ConsentRecord, stored: ConsentRecord | undefined): ConsentRecord {
+  if (stored && isDeepStrictEqual({ ...record, grantId: stored.grantId }, stored)) return stored;
+  return { ...record, grantId: randomBytes(32).toString('base64url') };
 }
 
 /** An ID of one kind is never imported as another (clients and apps share the engine's client IDs). */

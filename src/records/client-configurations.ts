@@ -176,7 +176,7 @@ export class ClientConfigurations {
   async create<I extends ClientConfigurationInput>(input: I, by: AuditContext = OPERATOR, author: KeysAuthor = 'operator'): Promise<ClientConfiguration & CreatedSecret<I>> {
     const parsed = parseInput(createSchema, input, 'clientConfiguration');
     const authentication = validateClientAuthentication(parsed, author);
-    checkProfile({ kind: 'client', tokenEndpointAuthMethod: authentication.tokenEndpointAuthMethod, dpop: parsed.dpop }, parsed.profile, await this.tenantProfile(parsed.tenant));
+    checkClientProfile({ tokenEndpointAuthMethod: authentication.tokenEndpointAuthMethod, dpop: parsed.dpop, profile: parsed.profile }, await this.tenantProfile(parsed.tenant));
     const clientSecret = authentication.tokenEndpointAuthMethod === 'client_secret_basic' ? generateSecret() : undefined;
     const now = new Date().toISOString();
     const stored: StoredClientConfiguration = {
@@ -266,7 +266,7 @@ export class ClientConfigurations {
         if (parsed.profile === 'high-security') changed.profile = parsed.profile;
         else delete changed.profile;
       }
-      checkProfile({ kind: 'client', tokenEndpointAuthMethod: changed.tokenEndpointAuthMethod, dpop: changed.dpop }, changed.profile, tenantProfile);
+      checkClientProfile(changed, tenantProfile);
       // The fields it changes, not every field sent (a form sends them all).
       if (!audited) {
         const fields = changedFields(Object.keys(parsed), before, changed);
@@ -353,4 +353,16 @@ export function constraintsOf(resources: Resources): Constraints {
     if (constraints) result[apiId] = constraints;
   }
   return result;
+}
+
+/**
+ * The high-security rule for a client configuration, where one is written (create, update, a
+ * restore): its own profile or its tenant's. A record without a method authenticates with Basic.
+ * @throws ValidationError naming the setting the profile does not allow.
+ */
+export function checkClientProfile(
+  client: { tokenEndpointAuthMethod?: TokenEndpointAuthMethod | undefined; dpop?: DpopRule | undefined; profile?: SecurityProfile | undefined },
+  tenantProfile: SecurityProfile | undefined,
+): void {
+  checkProfile({ kind: 'client', tokenEndpointAuthMethod: client.tokenEndpointAuthMethod ?? 'client_secret_basic', dpop: client.dpop }, client.profile, tenantProfile);
 }

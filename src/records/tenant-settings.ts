@@ -92,11 +92,20 @@ export class TenantSettings {
 
   /** @throws ValidationError (`profile`) naming the clients of `tenant` that do not conform to the high-security profile. */
   private async checkClientsConform(tenant: string): Promise<void> {
-    const ids = (await this.nonConforming?.(tenant)) ?? [];
-    if (ids.length === 0) return;
-    const named = ids.slice(0, NAMED_CLIENTS).join(', ') + (ids.length > NAMED_CLIENTS ? ` and ${ids.length - NAMED_CLIENTS} more` : '');
-    throw new ValidationError('profile', `these clients of the tenant do not conform to the high-security profile; change them first: ${named}`);
+    refuseSwitchWith((await this.nonConforming?.(tenant)) ?? []);
   }
+}
+
+/**
+ * The rule of a tenant's switch to the high-security profile (here and in a restore): refused
+ * while any of its clients does not conform.
+ * @param ids the non-conforming clients' IDs (nonConformingClients).
+ * @throws ValidationError (`profile`) naming them.
+ */
+export function refuseSwitchWith(ids: readonly string[]): void {
+  if (ids.length === 0) return;
+  const named = ids.slice(0, NAMED_CLIENTS).join(', ') + (ids.length > NAMED_CLIENTS ? ` and ${ids.length - NAMED_CLIENTS} more` : '');
+  throw new ValidationError('profile', `these clients of the tenant do not conform to the high-security profile; change them first: ${named}`);
 }
 
 /**

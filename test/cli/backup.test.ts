@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { demoApis } from '../support/fixtures.js';
@@ -128,10 +128,55 @@ describe('talent-auth export and import (built, as a subprocess, on a real redis
     writeFileSync(notJson, 'client_id,secret\n');
     const run = await cli(['import', '--file', notJson]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/not JSON/);
+    // JSON.parse quotes the start of this file and gives no position: said without either.
+    expect(run.stderr).toMatch(/not valid JSON$/m);
+    expect(run.stderr).not.toContain('client_id');
+    // Where it breaks, never the text around it (a digest, a user's ID).
+    const broken = join(dir, 'broken.json');
+    writeFileSync(broken, '{\n  "records": {\n    "consents": [{ "sub": "ann.private@acme.example" ]\n');
+    const quoted = await cli(['import', '--file', broken]);
+    expect(quoted.code).toBe(1);
+    expect(quoted.stderr).toMatch(/not valid JSON \(line 3, column \d+\)/);
+    expect(quoted.stderr).not.toContain('ann.private');
+    // A file above the bound is not read.
+    const huge = join(dir, 'huge.json');
+    writeFileSync(huge, '');
+    truncateSync(huge, 64 * 1024 * 1024 + 1);
+    const big = await cli(['import', '--file', huge]);
+    expect(big.code).toBe(1);
+    expect(big.stderr).toMatch(/larger than 67108864 bytes/);
+    rmSync(huge);
     const other = await cli(['import', '--file', apisFile, '--json']);
     expect(other.code).toBe(1);
     expect(JSON.parse(other.stderr)).toMatchObject({ error: 'validation_error', field: 'document' });
+  });
+
+  it('needs the API catalog to import client configurations or consents, as `clients create` does (exit 1); apps alone import without it', async () => {
+    const source = ['--key-prefix', 'src4:'];
+    expect((await cli(['clients', 'create', ...source, '--tenant', 'acme', '--name', 'One', '--category', 'sync', '--resource', 'scim:scim.read'])).code).toBe(0);
+    expect((await cli(['apps', 'create', ...source, '--name', 'Web', '--redirect-uri', 'https://acme.example/cb', '--type', 'confidential'])).code).toBe(0);
+    const document = (await cli(['export', ...source])).json;
+    const file = join(dir, 'catalog.json');
+    writeFileSync(file, JSON.stringify(document));
+    const target = ['--key-prefix', 'dst4:'];
+    const refused = await cli(['import', ...target, '--file', file], { TALENT_AUTH_APIS: undefined });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/--apis <file> or TALENT_AUTH_APIS is required/);
+    expect((await cli(['export', ...target])).json.records).toEqual({ clientConfigurations: [], appRegistrations: [], tenantSettings: [] });
+    writeFileSync(file, JSON.stringify({ ...document, records: { ...document.records, clientConfigurations: [] } }));
+    const apps = await cli(['import', ...target, '--file', file, '--json'], { TALENT_AUTH_APIS: undefined });
+    expect(apps.stderr).toBe('');
+    expect(apps.json).toMatchObject({ changed: 1, counts: { app_registrations: { ...EMPTY_COUNTS, created: 1 } } });
+  });
+
+  it('export --force writes the replacing file 0600, even over a group-readable one', async () => {
+    const file = join(dir, 'shared.json');
+    writeFileSync(file, '{}');
+    chmodSync(file, 0o640);
+    const run = await cli(['export', '--key-prefix', 'src5:', '--out', file, '--force']);
+    expect(run.code).toBe(0);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ format: 'talent-auth.backup' });
   });
 
   it('says when Redis cannot be reached (exit 2), and has help', async () => {

@@ -3,6 +3,8 @@ import { BACKUP_FORMAT, BACKUP_VERSION, type BackupDocument } from '../../src/re
 import type { AuthServer } from '../../src/index.js';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
 import { STORE_KINDS, useStore } from '../support/stores.js';
+import { portalClientId } from '../../src/portal/own-app.js';
+import { MAX_BACKUP_RECORDS } from '../../src/records/backup.js';
 
 const SETTINGS = { tenant: 'acme', settings: { secondFactor: 'required' as const, sso: 'optional' as const, updatedAt: '2026-11-01T10:00:00.000Z' } };
 const CONSENT = { tenant: 'acme', sub: 'ann', clientId: '', grantId: 'grant-1', scopes: ['openid', 'scim.read'], createdAt: '2026-11-01T10:00:00.000Z', updatedAt: '2026-11-01T10:00:00.000Z' };
@@ -66,7 +68,8 @@ describe.each(STORE_KINDS)('backup and restore (auth.backup) on %s', (kind) => {
     expect(document.records.clientConfigurations.map((client) => client.clientId)).toEqual([payroll.clientId, billing.clientId].sort());
     expect(document.records.appRegistrations.map((app) => app.clientId).sort()).toEqual([acmeApp.clientId, platformApp.clientId].sort());
     expect(document.records.tenantSettings).toEqual([SETTINGS]);
-    expect(document.records.consents).toEqual([{ ...CONSENT, clientId: acmeApp.clientId }]);
+    // The consent imported into the source named a new grant, not the document's `grant-1`.
+    expect(document.records.consents).toEqual([{ ...CONSENT, clientId: acmeApp.clientId, grantId: expect.not.stringMatching(/^grant-1$/) }]);
 
     const target = await start();
     const result = await target.auth.backup.import(JSON.parse(text));
@@ -80,7 +83,10 @@ describe.each(STORE_KINDS)('backup and restore (auth.backup) on %s', (kind) => {
       },
     });
     const again = await target.auth.backup.export({ consents: true });
-    expect(again.records).toEqual(document.records);
+    // The same records, but a consent's grant: never the document's (the engine makes it again).
+    const withoutGrants = (records: BackupDocument['records']) => ({ ...records, consents: records.consents?.map(({ grantId: _grant, ...rest }) => rest) });
+    expect(withoutGrants(again.records)).toEqual(withoutGrants(document.records));
+    expect(again.records.consents![0]!.grantId).not.toBe(document.records.consents![0]!.grantId);
     expect(await target.auth.clientConfigurations.get(payroll.clientId)).toEqual(await source.auth.clientConfigurations.get(payroll.clientId));
     expect((await target.auth.appRegistrations.listByTenant('acme')).map((app) => app.clientId)).toEqual([acmeApp.clientId]);
 
@@ -217,7 +223,137 @@ describe.each(STORE_KINDS)('backup and restore (auth.backup) on %s', (kind) => {
     const takeover = structuredClone(document);
     takeover.records.appRegistrations[0]!.clientId = portalApp.clientId;
     const refused = await rejection(source.auth.backup.import(takeover, { overwrite: true }));
-    expect({ field: refused.field, message: refused.message }).toEqual({ field: 'records.appRegistrations.0.clientId', message: expect.stringContaining('the server\'s own app') });
+    expect({ field: refused.field, message: refused.message }).toEqual({ field: 'records.appRegistrations.0.clientId', message: expect.stringContaining('the portal\'s own app') });
     expect(await source.auth.appRegistrations.get(portalApp.clientId)).toEqual(portalApp);
+    // Nor a portal's app that this store does not hold (another issuer's, into a store without it).
+    const elsewhere = structuredClone(document);
+    elsewhere.records.appRegistrations[0]!.clientId = portalClientId('https://auth.other.example/oauth2');
+    elsewhere.records.consents = [];
+    const target = await start();
+    await expect(rejection(target.auth.backup.import(elsewhere))).resolves.toMatchObject({ field: 'records.appRegistrations.0.clientId', message: expect.stringContaining('the portal\'s own app') });
+    expect(await target.auth.appRegistrations.get(elsewhere.records.appRegistrations[0]!.clientId)).toBeUndefined();
+  });
+
+  it('holds apps and clients to the rules create() holds them to: PKCE, their own profile, their tenant\'s, a tenant\'s switch to high-security', async () => {
+    const { source, payroll, acmeApp, platformApp } = await populated();
+    const document = await source.auth.backup.export();
+    const appIndex = (id: string) => document.records.appRegistrations.findIndex((app) => app.clientId === id);
+    const clientIndex = document.records.clientConfigurations.findIndex((client) => client.clientId === payroll.clientId);
+    const target = await start();
+    const bad = (change: (doc: BackupDocument) => void) => {
+      const copy = structuredClone(document);
+      change(copy);
+      return copy;
+    };
+    const cases: Array<[BackupDocument, string, RegExp]> = [
+      [bad((doc) => { doc.records.appRegistrations[appIndex(platformApp.clientId)]!.pkceEnabled = false; }), `records.appRegistrations.${appIndex(platformApp.clientId)}.pkceEnabled`, /always on for public apps/],
+      [bad((doc) => { doc.records.appRegistrations[appIndex(acmeApp.clientId)]!.profile = 'high-security'; }), `records.appRegistrations.${appIndex(acmeApp.clientId)}.tokenEndpointAuthMethod`, /private_key_jwt/],
+      [bad((doc) => { doc.records.clientConfigurations[clientIndex]!.profile = 'high-security'; }), `records.clientConfigurations.${clientIndex}.tokenEndpointAuthMethod`, /private_key_jwt/],
+      // The document's own settings put acme under high-security: its Basic client is refused.
+      [bad((doc) => { doc.records.tenantSettings = [{ tenant: 'acme', settings: { profile: 'high-security' } }]; }), `records.clientConfigurations.${clientIndex}.tokenEndpointAuthMethod`, /tenant selected it/],
+    ];
+    for (const [input, field, message] of cases) {
+      const error = await rejection(target.auth.backup.import(input));
+      expect({ field: error.field, matches: message.test(error.message) }).toEqual({ field, matches: true });
+    }
+    // The switch alone, on the store that holds acme's Basic clients: refused, naming them.
+    const before = await source.auth.backup.export();
+    const switched = await rejection(source.auth.backup.import({ ...before, records: { clientConfigurations: [], appRegistrations: [], tenantSettings: [{ tenant: 'acme', settings: { profile: 'high-security' } }] } }, { overwrite: true }));
+    expect(switched.field).toBe('records.tenantSettings.0.profile');
+    expect(switched.message).toContain(payroll.clientId);
+    expect(switched.message).toContain(acmeApp.clientId);
+    expect((await source.auth.backup.export()).records).toEqual(before.records);
+    expect(JSON.stringify((await target.auth.backup.export()).records)).toBe(JSON.stringify({ clientConfigurations: [], appRegistrations: [], tenantSettings: [] }));
+  });
+
+  it('holds a tenant\'s clients to the profile the host\'s tenantPolicy puts it under', async () => {
+    const { source } = await populated();
+    const document = await source.auth.backup.export();
+    const strict = await startServer({ store: stores.option(), tenantPolicy: (tenant: string) => (tenant === 'globex' ? { profile: 'high-security' as const } : {}) });
+    servers.push(strict);
+    const index = document.records.clientConfigurations.findIndex((client) => client.tenant === 'globex');
+    const error = await rejection(strict.auth.backup.import(document));
+    expect({ field: error.field, message: error.message }).toEqual({ field: `records.clientConfigurations.${index}.tokenEndpointAuthMethod`, message: expect.stringContaining('tenant selected it') });
+  });
+
+  it('holds a tenant\'s document to its tenant: no other tenant\'s or operator\'s record, no operator flag, no operator-named jwks_uri', async () => {
+    const { source, platformApp } = await populated();
+    const operatorKeys = await source.auth.clientConfigurations.create({ tenant: 'acme', name: 'Keys', category: 'sync', resources: { scim: { scopes: ['scim.read'] } }, tokenEndpointAuthMethod: 'private_key_jwt', jwksUri: 'http://127.0.0.1:8999/jwks.json' });
+    const all = await source.auth.backup.export({ consents: true });
+    const acme = await source.auth.backup.export({ tenant: 'acme', consents: true });
+    const target = await start();
+    const bad = (change: (doc: BackupDocument) => void) => {
+      const copy = structuredClone(acme);
+      change(copy);
+      return copy;
+    };
+    const globexClient = all.records.clientConfigurations.find((client) => client.tenant === 'globex')!;
+    const platform = all.records.appRegistrations.find((app) => app.clientId === platformApp.clientId)!;
+    const keysIndex = acme.records.clientConfigurations.findIndex((client) => client.clientId === operatorKeys.clientId);
+    const cases: Array<[BackupDocument, string, RegExp]> = [
+      [bad((doc) => { doc.records.clientConfigurations.push(globexClient); }), `records.clientConfigurations.${acme.records.clientConfigurations.length}.tenant`, /tenant globex: a backup of tenant acme/],
+      [bad((doc) => { doc.records.appRegistrations.push(platform); }), 'records.appRegistrations.1.tenant', /the operator/],
+      [bad((doc) => { doc.records.tenantSettings.push({ tenant: 'globex', settings: { secondFactor: 'required' } }); }), 'records.tenantSettings.1.tenant', /globex/],
+      [bad((doc) => { doc.records.consents![0]!.tenant = 'globex'; }), 'records.consents.0.tenant', /globex/],
+      [bad((doc) => { doc.records.appRegistrations[0]!.firstParty = true; }), 'records.appRegistrations.0.firstParty', /only the operator/],
+      [bad((doc) => { doc.records.appRegistrations[0]!.openToAllTenants = true; }), 'records.appRegistrations.0.openToAllTenants', /only the operator/],
+      [bad((doc) => { doc.records.appRegistrations[0]!.resourceServer = true; }), 'records.appRegistrations.0.resourceServer', /only the operator/],
+      // The operator named a loopback jwks_uri on the source: into a store that does not hold it so, the URI is the tenant's, refused.
+      [acme, `records.clientConfigurations.${keysIndex}.jwksUri`, /.+/],
+    ];
+    for (const [input, field, message] of cases) {
+      const error = await rejection(target.auth.backup.import(input));
+      expect({ field: error.field, matches: message.test(error.message) }).toEqual({ field, matches: true });
+    }
+    expect((await target.auth.backup.export()).records).toEqual({ clientConfigurations: [], appRegistrations: [], tenantSettings: [] });
+    // Where the stored record has it, it stays: the same document is unchanged on the source.
+    expect((await source.auth.backup.import(acme)).counts.clientConfigurations).toEqual({ created: 0, updated: 0, unchanged: acme.records.clientConfigurations.length });
+    // An https jwks_uri said to be the operator's is restored as the tenant's.
+    const https = structuredClone(acme);
+    const claimed = { ...https.records.clientConfigurations[keysIndex]!, jwksUri: 'https://keys.acme.example/jwks.json', jwksUriAuthor: 'operator' as const };
+    https.records.clientConfigurations = [claimed];
+    https.records.consents = [];
+    await target.auth.backup.import(https);
+    expect((await target.auth.backup.export()).records.clientConfigurations).toEqual([{ ...claimed, jwksUriAuthor: 'tenant' }]);
+  });
+
+  it('restores a consent only to an existing app that serves its tenant, for scopes the app may ask; never the document\'s grant', async () => {
+    const { source, acmeApp } = await populated();
+    const document = await source.auth.backup.export({ tenant: 'acme', consents: true });
+    const target = await start();
+    const bad = (change: (consent: NonNullable<BackupDocument['records']['consents']>[number]) => void) => {
+      const copy = structuredClone(document);
+      // Not held to acme (as a whole deployment's document): the consent's own rules decide.
+      delete copy.tenant;
+      change(copy.records.consents![0]!);
+      return copy;
+    };
+    const cases: Array<[BackupDocument, string, RegExp]> = [
+      [bad((consent) => { consent.clientId = 'no-such-app'; }), 'records.consents.0.clientId', /no app/],
+      [bad((consent) => { consent.tenant = 'globex'; }), 'records.consents.0.tenant', /does not serve tenant globex/],
+      [bad((consent) => { consent.scopes = ['openid', 'no.such.scope']; }), 'records.consents.0.scopes', /no\.such\.scope/],
+      [bad((consent) => { consent.scopes = ['openid', 'manage.integrations']; }), 'records.consents.0.scopes', /platform's own apps/],
+    ];
+    for (const [input, field, message] of cases) {
+      const error = await rejection(target.auth.backup.import(input));
+      expect({ field: error.field, matches: message.test(error.message) }).toEqual({ field, matches: true });
+    }
+    // A grant of the target's (any user's) is never what a restored consent points at.
+    await target.auth.backup.import(document);
+    const [restored] = (await target.auth.backup.export({ consents: true })).records.consents!;
+    expect(restored).toEqual({ ...document.records.consents![0]!, grantId: expect.any(String) });
+    expect(restored!.grantId).not.toBe(document.records.consents![0]!.grantId);
+    expect(restored!.clientId).toBe(acmeApp.clientId);
+    // Again: unchanged, the grant it has kept.
+    expect((await target.auth.backup.import(document)).counts.consents).toEqual({ created: 0, updated: 0, unchanged: 1 });
+    expect((await target.auth.backup.export({ consents: true })).records.consents).toEqual([restored]);
+  });
+
+  it('bounds the document: at most MAX_BACKUP_RECORDS records of one kind', async () => {
+    const { source } = await populated();
+    const document = await source.auth.backup.export();
+    const huge = { ...document, records: { ...document.records, tenantSettings: Array.from({ length: MAX_BACKUP_RECORDS + 1 }, (_, index) => ({ tenant: `t${index}`, settings: {} })) } };
+    const error = await rejection(source.auth.backup.import(huge));
+    expect({ field: error.field, message: error.message }).toEqual({ field: 'records.tenantSettings', message: expect.stringContaining(`at most ${MAX_BACKUP_RECORDS}`) });
   });
 });
