@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { AppRegistrations } from '../records/app-registrations.js';
 import type { PortalClient } from './setup.js';
 import { PORTAL_TEXT } from './text.js';
@@ -9,18 +9,9 @@ import { PORTAL_TEXT } from './text.js';
  * but its registration.
  */
 
-/** The portal's own client ID: UUID-shaped, derived from the issuer, the same on every instance. */
-export function portalClientId(issuer: string): string {
-  const hex = createHash('sha256').update(`talent-auth portal ${issuer}`).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
+import { portalClientId } from '../records/portal-app-id.js';
 
-/**
- * The shape of every portal client ID (whatever the issuer): a UUID of version 5 and variant `a`.
- * No other client ID has it (apps and client configurations get random UUIDs, version 4), so a
- * restore can refuse the portal's app without knowing the issuer.
- */
-export const PORTAL_CLIENT_ID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/;
+export { portalClientId, PORTAL_CLIENT_ID_SHAPE } from '../records/portal-app-id.js';
 
 /** The portal's client secret: derived from the cookie key, the same on every instance, never stored in clear. */
 export function portalClientSecret(cookieKey: string): string {

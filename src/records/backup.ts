@@ -14,7 +14,7 @@ import { validateBackchannelLogoutUri } from '../../policies/backchannel-logout.
 import { SECOND_FACTOR_RULES, SSO_RULES } from '../../policies/tenant-policy.js';
 import { changed, consentChanged, type NewAuditEvent } from '../audit/events.js';
 import { OPERATOR, type AuditContext, type AuditTrail } from '../audit/trail.js';
-import { PORTAL_CLIENT_ID_SHAPE } from '../portal/own-app.js';
+import { PORTAL_CLIENT_ID_SHAPE } from './portal-app-id.js';
 import { APP_OF_TENANT, APP_REGISTRATION, APP_REGISTRATION_GROUP, checkAppProfile, type AppRegistration, type StoredAppRegistration } from './app-registrations.js';
 import { checkClientProfile, CLIENT_CONFIGURATION, DPOP_RULE, RESOURCES_SCHEMA, validateResources, type ClientConfiguration, type StoredClientConfiguration } from './client-configurations.js';
 import { CONSENT, CONSENT_OF_APP, type ConsentRecord } from './consents.js';
