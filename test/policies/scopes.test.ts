@@ -1,4 +1,4 @@
-import { resolveRequestedScopes, validateAssignedScopes } from '../../policies/scopes.js';
+import { namedUserResourceScopes, resolveRequestedScopes, userGrantableScopes, validateAssignedScopes } from '../../policies/scopes.js';
 import { ApiCatalog } from '../../policies/catalog.js';
 import { InvalidScope, ValidationError } from '../../policies/errors.js';
 
@@ -38,5 +38,21 @@ describe('resolveRequestedScopes (request time)', () => {
   it('refuses characters outside RFC 6749 scope tokens', () => {
     expect(() => resolveRequestedScopes('scim.read "x"', assigned)).toThrow(InvalidScope);
     expect(() => resolveRequestedScopes('scim\\read', assigned)).toThrow(InvalidScope);
+  });
+});
+
+describe('userGrantableScopes (the scopes a user holds bound her tokens)', () => {
+  it.each<[string, readonly string[] | undefined, string[]]>([
+    ['no list: the catalog only', undefined, ['scim.read', 'scim.write', 'user.read']],
+    ['a list: only the scopes on it', ['scim.read', 'nope'], ['scim.read']],
+    // An empty list is a user who holds no scope, not a user without a limit.
+    ['an empty list: none', [], []],
+  ])('%s', (_name, userScopes, expected) => {
+    expect(userGrantableScopes(catalog, userScopes)).toEqual(expected);
+  });
+
+  it('an account with scopes: [] gets no API scope, only the management right it holds otherwise', () => {
+    expect(namedUserResourceScopes(catalog, { scopes: [] }, {}, true)).toEqual([]);
+    expect(namedUserResourceScopes(catalog, { scopes: [], permissions: ['integration_setup'] }, {}, true)).toEqual(['manage.integrations']);
   });
 });
