@@ -201,6 +201,8 @@ describe('resource-server kit: token verification', () => {
       [undefined, 'acme', 403],
       ['acme', 'ACME', 403],
       ['acme', '', 403],
+      // An operator app's token has no tenant; a request whose tenant is unknown is not a match.
+      [undefined, undefined, 403],
     ];
 
     it.each(cases)('checkTenant: token of %s, request for %s → %s', async (tokenTenant, requestTenant, status) => {
