@@ -228,6 +228,21 @@ describe.each(STORE_KINDS)('management API (%s store)', (kind) => {
     expect(back.searchParams.get('error')).toBe('invalid_scope');
     expect(back.searchParams.get('state')).toBe('s');
   });
+
+  it('an app first-party when its token was issued and third-party now is refused by the management API itself', async () => {
+    const app = await server.auth.appRegistrations.create({ name: 'Was first-party', redirectUris: [PORTAL], clientType: 'confidential', firstParty: true });
+    const { code, verifier } = await signInForCode(server, { clientId: app.clientId, redirectUri: PORTAL }, admin, 'openid manage.integrations', new UserAgent(server.baseUrl));
+    const issued = await postToken(server.oauthUrl, { grant_type: 'authorization_code', code, redirect_uri: PORTAL, code_verifier: verifier }, { authorization: basic(app.clientId, app.clientSecret!) });
+    expect(issued.body.scope).toBe('openid manage.integrations');
+    const call = () => fetch(`${server.baseUrl}/auth2/api/oauth2/client-configurations`, { headers: { authorization: `Bearer ${issued.body.access_token as string}` } });
+    expect((await call()).status).toBe(200);
+    // Issuance checked first-party then; the API must check it again on every call.
+    await server.auth.appRegistrations.update(app.clientId, { firstParty: false });
+    const refused = await call();
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toEqual({ error: 'insufficient_scope', error_description: "only the platform's own apps may use the management API" });
+    expect(refused.headers.get('www-authenticate')).toContain('insufficient_scope');
+  });
 });
 
 describe('the management right: configuration', () => {
