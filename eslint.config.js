@@ -4,8 +4,8 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  // api/: the public API's snapshot (devtools/api-snapshot.ts), generated.
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'docs/**', 'api/**'] },
+  // api/: the public API's snapshot (devtools/api-snapshot.ts), generated; reports/ and .stryker-tmp/: npm run mutate.
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'docs/**', 'api/**', 'reports/**', '.stryker-tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
