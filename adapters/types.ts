@@ -258,7 +258,10 @@ export interface Store {
    * work at once. A Redis store turns it back to true by itself once Redis answers again.
    */
   readonly available: boolean;
-  /** Resolves when the store answers; rejects otherwise. */
+  /**
+   * Resolves when the store answers for all it holds; rejects otherwise (the readiness probe).
+   * Redis Cluster: every slot has a master that answers, so it rejects while one fails over.
+   */
   ping(): Promise<void>;
   /**
    * Tells `listener` when the store is found emptied while in use (Redis restarted without
