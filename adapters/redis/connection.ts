@@ -253,7 +253,13 @@ export function connect(options: RedisStoreOptions, timeoutMs: number): Connecti
       nodes.map(({ host, port }) => ({ host, port })),
       {
         lazyConnect: true,
-        enableOfflineQueue: false,
+        // ioredis opens a node's connection at the node's first command. Without this, the
+        // commands sent to that node while the connection is being opened would be refused (only
+        // the first would wait for it): a burst of requests at start, or after the slots moved,
+        // would get 503s from a healthy cluster. With it, they wait for that connection; a node
+        // that refuses it (gone) fails them at once. Nothing waits for a cluster that is down:
+        // Io refuses every operation while the cluster client is not ready.
+        enableOfflineQueue: true,
         // Auto-pipelines are grouped by node when queued and checked again when sent: a slot map
         // that changed in between (a node gone) fails them with a cross-slot error.
         enableAutoPipelining: false,
