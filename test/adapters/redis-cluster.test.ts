@@ -47,6 +47,17 @@ describe('Redis store on a Redis Cluster', () => {
     expect(changes).toHaveLength(clients.length);
   });
 
+  it('serves a burst of parallel operations while it opens its node connections (none refused)', async () => {
+    const fresh = await createRedisStore({ cluster: { nodes: cluster.urls.slice(0, 1) }, keyPrefix: 'burst:' });
+    try {
+      // Keys in every slot range: each node's connection is opened by the first of these.
+      const answers = await Promise.allSettled(Array.from({ length: 60 }, (_, i) => fresh.engine('Session').find(`burst-${i}`)));
+      expect(answers.filter((answer) => answer.status === 'rejected')).toEqual([]);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('refuses keys with braces in the prefix (they would become the hash tag)', async () => {
     await expect(createRedisStore({ cluster: { nodes: cluster.urls }, keyPrefix: 'a{b}:' })).rejects.toThrow(/braces/);
   });
