@@ -158,16 +158,19 @@ export function windowMillis(windowSeconds: number): number {
 
 export interface Counters {
   /**
-   * Adds one to each key in one step (atomic on Redis: concurrent calls from any number of
-   * processes each see distinct counts); answers the new counts, in order. A key given twice counts
-   * twice. Rejects with a RangeError unless `windowSeconds` is a positive number (fractions allowed).
+   * Adds one to each key, each atomically (on Redis: concurrent calls from any number of
+   * processes each see distinct counts of a key); answers the new counts, in order. The keys of
+   * one call move in one step on a single Redis or under Sentinel; on a Redis Cluster each key is
+   * a step of its own (they are in different slots). A key given twice counts twice. Rejects with
+   * a RangeError unless `windowSeconds` is a positive number (fractions allowed).
    */
   increment(keys: readonly string[], windowSeconds: number): Promise<WindowCount[]>;
-  /** The current counts, in order, without changing them (one round trip on Redis). */
+  /** The current counts, in order, without changing them (one round trip on Redis; on a cluster, one per key, in parallel). */
   peek(keys: readonly string[]): Promise<WindowCount[]>;
   /**
    * Ends the windows of the keys now (an operator lifting a hold): their next increment counts
-   * from 1 in a new window. Keys without a window are ignored. Atomic on Redis.
+   * from 1 in a new window. Keys without a window are ignored. Atomic on a single Redis or under
+   * Sentinel; on a cluster, atomic per key.
    */
   clear(keys: readonly string[]): Promise<void>;
 }
@@ -258,7 +261,10 @@ export interface Store {
    * work at once. A Redis store turns it back to true by itself once Redis answers again.
    */
   readonly available: boolean;
-  /** Resolves when the store answers; rejects otherwise. */
+  /**
+   * Resolves when the store answers for all it holds; rejects otherwise (the readiness probe).
+   * Redis Cluster: every slot has a master that answers, so it rejects while one fails over.
+   */
   ping(): Promise<void>;
   /**
    * Tells `listener` when the store is found emptied while in use (Redis restarted without

@@ -193,6 +193,12 @@ export type SubscriberFactory = () => Redis;
 export interface Connection {
   client: Client;
   ready(): boolean;
+  /**
+   * Resolves when Redis serves every slot the store uses: a PING on a single node or Sentinel's
+   * master; on a cluster, every slot has a master that answers and sees the cluster whole
+   * (clusterReadiness). Run under Io's deadline.
+   */
+  readiness(): Promise<void>;
   createSubscriber: SubscriberFactory;
 }
 
@@ -247,21 +253,39 @@ export function connect(options: RedisStoreOptions, timeoutMs: number): Connecti
       nodes.map(({ host, port }) => ({ host, port })),
       {
         lazyConnect: true,
-        enableOfflineQueue: false,
+        // ioredis opens a node's connection at the node's first command. Without this, the
+        // commands sent to that node while the connection is being opened would be refused (only
+        // the first would wait for it): a burst of requests at start, or after the slots moved,
+        // would get 503s from a healthy cluster. With it, they wait for that connection; a node
+        // that refuses it (gone) fails them at once. Nothing waits for a cluster that is down:
+        // Io refuses every operation while the cluster client is not ready.
+        enableOfflineQueue: true,
         // Auto-pipelines are grouped by node when queued and checked again when sent: a slot map
         // that changed in between (a node gone) fails them with a cross-slot error.
         enableAutoPipelining: false,
         clusterRetryStrategy: reconnectDelay,
+        // While a slot's master is down (killed, or failing over to its replica), a command for it
+        // fails at once: ioredis would otherwise retry it every 100 ms (the connection refused,
+        // or CLUSTERDOWN) until our deadline, so each request would wait the command timeout for
+        // its 503. Commands for the other slots go on. After the promotion, the first command
+        // for the slot is redirected (MOVED) to the new master, which ioredis follows at once.
+        retryDelayOnFailover: 0,
+        retryDelayOnClusterDown: 0,
         slotsRefreshTimeout: Math.max(1000, timeoutMs),
         scripts: SCRIPTS,
         redisOptions: { ...nodeCredentials, ...nodeFailFast, ...nodeOptionsOf(options.redisOptions) },
       },
     ) as Cluster & Scripts;
     cluster.on('+node', (node: Redis) => releaseSocketTimerOnClose(node));
+    // A node gone: ask the others for the slots now, and again later while one is gone (without
+    // the retries above, nothing else would before a command is redirected).
+    const refreshSlots = throttled(SLOTS_REFRESH_MIN_MS, () => cluster.status === 'ready' && cluster.refreshSlotsCache());
+    cluster.on('-node', refreshSlots);
     let turn = 0;
     return {
       client: cluster,
       ready: () => cluster.status === 'ready',
+      readiness: () => clusterReadiness(cluster, refreshSlots),
       // PUBLISH reaches every node, so any node will do; ioredis' own cluster subscriber moves to
       // another node without a word, which would hide missed changes, hence a plain connection.
       createSubscriber: () => {
@@ -318,9 +342,61 @@ export function connect(options: RedisStoreOptions, timeoutMs: number): Connecti
   return {
     client: single,
     ready: () => single.status === 'ready',
+    readiness: async () => {
+      await single.ping();
+    },
     createSubscriber: () => releaseSocketTimerOnClose(single.duplicate(subscriberOptions)),
   };
 }
+
+/** A cluster's slots are asked for again at most this often when a node goes. */
+const SLOTS_REFRESH_MIN_MS = 250;
+
+/** `run`, at most once per `ms` (a call within that time is dropped). */
+function throttled(ms: number, run: () => unknown): () => void {
+  let last = -Infinity;
+  return () => {
+    const now = performance.now();
+    if (now - last < ms) return;
+    last = now;
+    run();
+  };
+}
+
+/**
+ * Readiness on a cluster. A PING tells nothing there: any live node answers it while a third of
+ * the slots have no master. Every request may need any slot (tokens and sessions spread over all
+ * of them), so ready means: every slot has a master in ioredis' slot map, and each of those
+ * masters (three, say) answers CLUSTER INFO with cluster_state:ok. A master gone (killed, not yet
+ * replaced by its replica) fails that at once; its replica's promotion is then learnt from the
+ * others by a slots refresh, started here since a load balancer that stopped sending requests
+ * would leave none to be redirected.
+ */
+async function clusterReadiness(cluster: Cluster, refreshSlots: () => void): Promise<void> {
+  const masters = new Set<string>();
+  let covered = 0;
+  for (const owners of cluster.slots) {
+    const master = owners?.[0];
+    if (master === undefined) continue;
+    covered += 1;
+    masters.add(master);
+  }
+  const connections = new Map(cluster.nodes('master').map((node) => [`${node.options.host}:${node.options.port}`, node]));
+  const unready = () => {
+    refreshSlots();
+    return new StoreUnavailable('cluster');
+  };
+  if (covered < CLUSTER_SLOTS) throw unready();
+  await Promise.all([...masters].map(async (key) => {
+    const node = connections.get(key);
+    if (!node) throw unready();
+    const info = (await node.cluster('INFO').catch(() => undefined)) as string | undefined;
+    if (info === undefined || !/^cluster_state:ok\b/m.test(info)) throw unready();
+  }));
+}
+
+/** Every Redis Cluster has 16384 hash slots. */
+const CLUSTER_SLOTS = 16384;
 
 /**
  * ioredis (5.x) arms its socket timer with a command and clears it only when data arrives: on a

@@ -50,7 +50,7 @@ export type {
  *   session uid / user code    p uid:{<uid>} / p userCode:{<code>}              STRING id
  *   records                    p rec:{records}:<kind>:<id>                      HASH g=group v=value n=revision
  *   record index               p idx:{records}:<kind>:<group>                   SET of ids
- *   counters (rate limits)     p rl:{rl}:<key>                                  STRING count, expiring
+ *   counters (rate limits)     p rl:{<key>}                                     STRING count, expiring
  *   audit trail                p audit:{audit:t:<tenant>}[:activity], p audit:{audit}[:activity]
  *                                                                              STREAM (adapters/redis/audit.ts)
  *   shared secrets             p secret:{secrets}:<name>                        STRING base64url, 32 bytes
@@ -67,8 +67,15 @@ export type {
  * Every multi-key step stays in one slot, which Redis Cluster requires:
  * - All records and record indexes share the `{records}` slot, so an index changes with its record
  *   atomically and a listing is one pipeline.
- * - All counters share the `{rl}` slot, so one call increments several keys in one script.
+ * - Each counter is its own tag, so counters spread over the slots and no node is asked about
+ *   every request. Several counters go in one script on a single node or Sentinel; on a cluster,
+ *   one call per counter (counters.ts).
  * The prefix takes part in no tag: on a cluster it must not contain braces.
+ *
+ * What the loss of one cluster master stops until its replica is promoted (its commands are
+ * refused at once, the other masters' are served): the entries and counters in its slots (about a
+ * third of them with three masters); with the `{records}` slot, every record read and write not
+ * answered by an instance's cache; with an `{audit...}` slot, that tenant's changes.
  * Pub/sub needs no slot: PUBLISH reaches the subscribers on every node of a cluster.
  */
 
@@ -103,7 +110,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
   client.on('error', onError);
   const io = new Io(client, timeoutMs, connection.ready);
   const records = new RedisRecords(io, prefix, onError);
-  const counters = new RedisCounters(io, prefix);
+  const counters = new RedisCounters(io, prefix, !options.cluster);
   const epoch = new StoreEpoch(io, `${prefix}epoch:{records}`);
   const formatKey = `${prefix}format:{records}`;
   epoch.onEmptied(() => {
@@ -231,9 +238,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
       return !closed && connection.ready() && records.watching;
     },
     ping() {
-      return io.run(async (redis) => {
-        await redis.ping();
-      });
+      return io.run(connection.readiness);
     },
     onEmptied(listener) {
       epoch.onEmptied(listener);

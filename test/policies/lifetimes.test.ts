@@ -90,6 +90,7 @@ describe('lifetimes (policies/lifetimes.ts)', () => {
     DPOP_PROOF_WINDOW_SECONDS: "how far a DPoP proof's iat may be from our clock (RFC 9449 §11.1: its acceptance window)",
     FED_MARKS_REFRESH_MS: 'how often the marks every instance keeps in memory (revoked chains, held addresses) are read again whole',
     CLOCK_TOLERANCE_SECONDS: "the clock skew allowed for a client assertion's exp and iat (introspection and revocation)",
+    SLOTS_REFRESH_MIN_MS: "how often at most a Redis Cluster's slots are asked for again while a node is gone (adapters/redis/connection.ts)",
   };
 
   it('no lifetime is stated outside policies/lifetimes.ts: the numbers left in modules are timings', () => {

@@ -8,7 +8,9 @@ import { STORE_KINDS } from './stores.js';
 
 /** The adapter tests also run on a real 3-node Redis Cluster; the HTTP tests keep STORE_KINDS. */
 export const ADAPTER_STORE_KINDS = [...STORE_KINDS, 'redis-cluster'] as const;
-export type AdapterStoreKind = (typeof ADAPTER_STORE_KINDS)[number];
+/** A Redis Cluster of 3 masters with a replica each: the store contract runs on it too. */
+export const REPLICATED_CLUSTER = 'redis-cluster-replicas';
+export type AdapterStoreKind = (typeof ADAPTER_STORE_KINDS)[number] | typeof REPLICATED_CLUSTER;
 
 type StoreSettings = Omit<RedisStoreOptions, 'url' | 'cluster' | 'sentinel' | 'keyPrefix'>;
 
@@ -20,7 +22,7 @@ export interface AdapterStoreHandle {
   another(settings?: StoreSettings): Promise<Store>;
   /** The key prefix of the last create() ('' for memory). */
   readonly prefix: string;
-  /** Keys matching a pattern, on every node. */
+  /** Keys matching a pattern, on every node (once each: a replica holds its master's). */
   keys(pattern: string): Promise<string[]>;
   ttl(key: string): Promise<number>;
   /** The slot that Redis itself gives a key (CLUSTER KEYSLOT); undefined when not a cluster. */
@@ -43,6 +45,7 @@ export function useAdapterStore(kind: AdapterStoreKind): AdapterStoreHandle {
   beforeAll(async () => {
     if (kind === 'redis') redis = await startRedis();
     if (kind === 'redis-cluster') cluster = await startRedisCluster();
+    if (kind === REPLICATED_CLUSTER) cluster = await startRedisCluster(3, { replicas: 1 });
     const urls = redis ? [redis.url] : cluster?.urls ?? [];
     clients = urls.map((url) => new Redis(url));
   }, 60_000);
@@ -77,7 +80,7 @@ export function useAdapterStore(kind: AdapterStoreKind): AdapterStoreHandle {
       return open(settings);
     },
     async keys(pattern) {
-      return (await Promise.all(clients.map((client) => client.keys(pattern)))).flat();
+      return [...new Set((await Promise.all(clients.map((client) => client.keys(pattern)))).flat())];
     },
     async ttl(key) {
       // Nodes that do not hold the key's slot answer MOVED.
