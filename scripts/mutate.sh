@@ -10,6 +10,8 @@ if [ "$major" -lt 22 ]; then
   PATH="$(bash scripts/node-from-registry.sh 24):$PATH"
   export PATH
 fi
+# The tests it runs need a real redis-server, as npm test does.
+bash scripts/install-system.sh
 bash scripts/install-deps.sh
 # Some tests run the built server in a child process (dist/): it must match the sources.
 npm run --silent build
