@@ -88,13 +88,38 @@ describe('Redis store on a Redis Cluster', () => {
     expect(owns.filter(Boolean)).toHaveLength(1);
     const node = clients[owns.indexOf(true)]!;
     expect(await node.exists('cl:epoch:{records}')).toBe(1);
-    await node.set('cl:format:{records}', '2');
+    await node.set('cl:format:{records}', '3');
     try {
       const refused = createRedisStore({ cluster: { nodes: cluster.urls.slice(0, 1) }, keyPrefix: 'cl:' });
       await expect(refused).rejects.toThrow(StoreFormatError);
-      await expect(refused).rejects.toThrow(/^the Redis Cluster of 127\.0\.0\.1:\d+: the store format key cl:format:\{records\} says format 2 \(written by a newer release/);
+      await expect(refused).rejects.toThrow(/^the Redis Cluster of 127\.0\.0\.1:\d+: the store format key cl:format:\{records\} says format 3 \(written by a newer release/);
     } finally {
-      await node.set('cl:format:{records}', '1');
+      await node.set('cl:format:{records}', '2');
+    }
+  });
+
+  it('upgrades a store of format 1 (every record in one slot): the records spread over the masters, none lost', async () => {
+    // Format 1 kept every record and index under the `{records}` tag: one slot, one node.
+    const oldNode = clients[(await Promise.all(clients.map((client) => client.exists('cl:format:{records}').catch(() => 0)))).indexOf(1)]!;
+    const ids = Array.from({ length: 24 }, (_, i) => `old-${i}`);
+    for (const id of ids) {
+      await oldNode.hset(`up:rec:{records}:client:${id}`, 'g', 'acme', 'v', JSON.stringify({ id }), 'n', '2');
+      await oldNode.sadd('up:idx:{records}:client:acme', id);
+    }
+    await oldNode.set('up:format:{records}', '1');
+    const upgraded = await createRedisStore({ cluster: { nodes: cluster.urls.slice(0, 1) }, keyPrefix: 'up:' });
+    try {
+      expect((await upgraded.records.ids('client', 'acme')).sort()).toEqual([...ids].sort());
+      expect(await upgraded.records.getVersioned('client', 'old-3')).toEqual({ value: { id: 'old-3' }, revision: 2 });
+      expect(await oldNode.get('up:format:{records}')).toBe('2');
+      expect(await oldNode.keys('up:rec:{records}:*')).toEqual([]);
+      expect(await oldNode.keys('up:idx:{records}:*')).toEqual([]);
+      // Each record on the master of its own slot: all three masters hold some.
+      const held = await Promise.all(clients.map((client) => client.keys('up:rec:{client:*').then((keys) => keys.length)));
+      expect(held.reduce((a, b) => a + b, 0)).toBe(ids.length);
+      expect(held.filter((count) => count > 0)).toHaveLength(3);
+    } finally {
+      await upgraded.close();
     }
   });
 
