@@ -59,6 +59,7 @@ export type {
  *                              same MULTI/script as the write
  *   change-feed heartbeat      channel p rec-heartbeat:<random per store instance>
  *   store epoch                p epoch:{records}                                STRING random, written once (epoch.ts)
+ *   a master's epoch marker    p epoch:{epoch-<n>} (cluster: one per master)   STRING the epoch (epoch.ts)
  *   store format               p format:{records}                               STRING whole number, STORE_FORMAT (format.ts)
  *
  * Nothing grows with the tokens a grant has had: there is no index of a grant's entries. Codes
@@ -117,7 +118,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
   const io = new Io(client, timeoutMs, connection.ready);
   const records = new RedisRecords(io, prefix, onError);
   const counters = new RedisCounters(io, prefix, !options.cluster);
-  const epoch = new StoreEpoch(io, `${prefix}epoch:{records}`);
+  const epoch = new StoreEpoch(io, `${prefix}epoch:{records}`, options.cluster ? `${prefix}epoch:` : undefined);
   const formatKey = `${prefix}format:{records}`;
   epoch.onEmptied(() => {
     records.forgetAll();

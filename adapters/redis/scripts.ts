@@ -185,6 +185,12 @@ if found then return found end
 redis.call('SET', KEYS[1], ARGV[1])
 return ARGV[1]`;
 
+/* The value there becomes ARGV[1]; answers what it was (nil: none). A cluster master's epoch marker. */
+const SWAP = `
+local found = redis.call('GET', KEYS[1])
+if found ~= ARGV[1] then redis.call('SET', KEYS[1], ARGV[1]) end
+return found`;
+
 /** The scripts as ioredis defines them on a client (`scripts` option): name, key count, Lua. */
 export const SCRIPTS = {
   taUpsert: { numberOfKeys: 1, lua: UPSERT },
@@ -204,6 +210,7 @@ export const SCRIPTS = {
   taIncrementCounters: { lua: INCREMENT_COUNTERS },
   taPeekCounters: { lua: PEEK_COUNTERS },
   taGetOrSet: { numberOfKeys: 1, lua: GET_OR_SET },
+  taSwap: { numberOfKeys: 1, lua: SWAP },
 };
 
 /** The commands the scripts add to a client, as ioredis defines them. */
@@ -235,6 +242,8 @@ export interface Scripts {
   /** taPeekCounters(numberOfKeys, ...keys) */
   taPeekCounters(numberOfKeys: number, ...keys: string[]): Promise<number[]>;
   taGetOrSet(key: string, candidate: string): Promise<string>;
+  /** What was there (null: nothing), now replaced by `value`. */
+  taSwap(key: string, value: string): Promise<string | null>;
 }
 
 /** A client of a single node, a Sentinel-managed master or a cluster, with the scripts defined. */

@@ -110,7 +110,7 @@ describe('Redis commands per token request (warm: the client cached)', () => {
     expect(next).not.toBe(warm);
   });
 
-  it('client_credentials with private_key_jwt: two (the assertion\'s ID looked up, then stored: single use)', async () => {
+  it('client_credentials with private_key_jwt: two (the assertion\'s ID written, then consumed: single use, atomic)', async () => {
     const key = await clientKeyPair('k1');
     const client = await server.auth.clientConfigurations.create({
       tenant: 'acme', name: 'Keys', category: 'c', resources: { scim: { scopes: ['scim.read'] } }, tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [key.jwk] },
