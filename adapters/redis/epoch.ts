@@ -92,9 +92,14 @@ export class StoreEpoch {
     const before = await Promise.all(markers.map((marker) => this.io.run((redis) => redis.taSwap(marker, epoch))));
     let markerLost = false;
     markers.forEach((marker, at) => {
-      if (before[at] !== epoch && this.seen.has(marker)) markerLost = true;
+      // Gone: its master was emptied. Another value is an older epoch (the store's epoch changed,
+      // which its own key tells): written over, no news.
+      if (before[at] === null && this.seen.has(marker)) markerLost = true;
       this.seen.add(marker);
     });
+    // The epoch's own master may have been emptied between the two reads: one emptying, told once,
+    // with the epoch as it is now.
+    if (markerLost) return { epoch: await this.io.run((redis) => redis.taGetOrSet(this.key, randomUUID())), markerLost };
     return { epoch, markerLost };
   }
 }
