@@ -244,8 +244,11 @@ class MemoryRecords implements RecordStore {
 
   async put<T>(kind: string, id: string, group: string, value: T): Promise<void> {
     const key = `rec:${kind}:${id}`;
-    const revision = (thaw<{ revision: number }>(this.data.get<string>(key))?.revision ?? 0) + 1;
+    const before = thaw<{ group: string; revision: number }>(this.data.get<string>(key));
+    const revision = (before?.revision ?? 0) + 1;
     this.data.set(key, freeze({ group, value, revision }));
+    // Moved to another group: listed there only.
+    if (before && before.group !== group) this.data.get<Set<string>>(`recidx:${kind}:${before.group}`)?.delete(id);
     const indexKey = `recidx:${kind}:${group}`;
     const members = this.data.get<Set<string>>(indexKey) ?? new Set<string>();
     this.data.set(indexKey, members.add(id));

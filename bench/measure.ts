@@ -59,7 +59,7 @@ export interface Lane {
 /** Ours is charged for its Redis too: on one machine, Redis CPU is CPU the tokens cost. */
 export interface ServingPids {
   servers: number[];
-  redis?: number;
+  redis?: number[];
 }
 
 /** The CPU seconds each group of processes uses from now until the returned function is called. */
@@ -87,7 +87,7 @@ export async function measureLanes(
   await hooks?.before();
   const meter = cpuMeter({
     servers: serving.servers,
-    redis: serving.redis === undefined ? [] : [serving.redis],
+    redis: serving.redis ?? [],
     load: lanes.map(({ driver }) => driver.pid),
   });
   const runs = await Promise.all(lanes.map(({ driver }) => driver.run(workload, settings.seconds, idTokenAlg)));

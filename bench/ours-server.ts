@@ -58,7 +58,10 @@ async function start(): Promise<BenchServer> {
   const auth = await createAuthServer({
     baseUrl: soakBaseUrl ?? `http://127.0.0.1:${port}`,
     apis: demoApis,
-    store: { type: 'redis', url: redisUrl },
+    // `cluster:<url>,<url>,...`: a Redis Cluster (BENCH_STORE=cluster).
+    store: redisUrl.startsWith('cluster:')
+      ? { type: 'redis', cluster: { nodes: redisUrl.slice('cluster:'.length).split(',') } }
+      : { type: 'redis', url: redisUrl },
     keys: { jwks: sharedKeys() as never },
     accessTokenAlgorithm: alg,
     // A key for each (the shared key set has them): the apps below register one each.

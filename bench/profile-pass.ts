@@ -5,7 +5,7 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { RedisProcess } from '../devtools/redis-server.js';
+import type { BenchStore } from './sides.js';
 import { fillAccessTokens, LIFECYCLE_WORKLOADS } from './lifecycle.js';
 import { measureLanes } from './measure.js';
 import { CodeSupply } from './named-user.js';
@@ -17,7 +17,7 @@ import { CLIENT_AUTH_WORKLOADS, type Workload } from './workloads.js';
 const SAMPLING_INTERVAL_MICROS = 250;
 const TOP_FUNCTIONS = 15;
 
-export async function runProfiles(settings: Settings, dir: string, redis: RedisProcess, env: Record<string, string>): Promise<void> {
+export async function runProfiles(settings: Settings, dir: string, redis: BenchStore, env: Record<string, string>): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const namedUser = measuresNamedUser(settings);
   const lifecycle = measuresLifecycle(settings);

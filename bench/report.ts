@@ -52,7 +52,10 @@ export function printHeader(settings: Settings): void {
     `load: ${settings.connections} connections per server process, ${settings.warmupSeconds} s warm-up (discarded) + ` +
       `${settings.seconds} s measured, all processes of a side at once, one side at a time`,
   );
-  console.log('ours: createAuthServer on one shared redis-server; bare: node-oidc-provider alone, its own memory adapter per process');
+  const ours = settings.store === 'cluster'
+    ? 'a shared Redis Cluster of 3 masters (BENCH_STORE=cluster)'
+    : 'one shared redis-server';
+  console.log(`ours: createAuthServer on ${ours}; bare: node-oidc-provider alone, its own memory adapter per process`);
   console.log(`ours' tracing (BENCH_TRACING): ${tracingMode()}`);
   if (measuresClientCredentials(settings)) {
     console.log(`client_credentials (scope=scim.read, Basic): access token ${settings.algorithms.join(', ')}; processes ${settings.processes.join(', ')}`);

@@ -55,8 +55,11 @@
  * process per side instead of the measurements, summarised by bench/profile-summary.ts)
  * BENCH_SOAK_FLOWS=2000  BENCH_SOAK_SECONDS=600 (the soak's flows on one grant, and its timed part).
  * BENCH_TRACING=api|off|sdk (our processes' tracing: bench/tracing.ts).
+ * BENCH_STORE=redis|cluster (ours on one redis-server, or on a local Redis Cluster of 3 masters
+ * without replicas, all on this machine: its redis-server processes are charged to ours).
  */
-import { startRedis, type RedisProcess } from '../devtools/redis-server.js';
+import { startRedis } from '../devtools/redis-server.js';
+import { startRedisCluster } from '../devtools/redis-cluster.js';
 import { measureLifecycle } from './lifecycle.js';
 import { measureLanes, type LoadResult, type Measured } from './measure.js';
 import { CodeSupply, measureNamedUser } from './named-user.js';
@@ -65,7 +68,7 @@ import { ALGORITHMS, ID_TOKEN_ALGORITHMS, type Algorithm } from './protocol.js';
 import { printClientAuthCosts, printHeader, printResults, printSigningLimits, type Row } from './report.js';
 import { measuresClientAuth, measuresClientCredentials, measuresLifecycle, measuresNamedUser, measuresSoak, readSettings, type Settings } from './settings.js';
 import { sharedKeysEnvironment } from './shared-keys.js';
-import { lanesOf, servingPids, SIDES, startSide, stopSide, type Side, type SideName } from './sides.js';
+import { lanesOf, servingPids, SIDES, startSide, stopSide, type BenchStore, type Side, type SideName } from './sides.js';
 import { runSoak } from './soak.js';
 import { summarise } from './summary.js';
 import { CLIENT_AUTH_WORKLOADS, WORKLOADS, type Workload } from './workloads.js';
@@ -131,7 +134,7 @@ class Results {
   }
 }
 
-async function measureSet(set: ServerSet, redis: RedisProcess, env: Record<string, string>, settings: Settings, results: Results): Promise<void> {
+async function measureSet(set: ServerSet, redis: BenchStore, env: Record<string, string>, settings: Settings, results: Results): Promise<void> {
   const processes = Math.max(...set.clientCredentials, ...set.namedUser, ...set.lifecycle, ...set.clientAuth);
   const setup = {
     alg: set.alg,
@@ -192,6 +195,16 @@ async function measureSet(set: ServerSet, redis: RedisProcess, env: Record<strin
   }
 }
 
+/** Our side's store (BENCH_STORE): one redis-server, or a Redis Cluster of 3 masters (no replicas). */
+async function startStore(kind: Settings['store']): Promise<BenchStore> {
+  if (kind === 'redis') {
+    const redis = await startRedis();
+    return { url: redis.url, pids: [redis.pid], stop: () => redis.stop() };
+  }
+  const cluster = await startRedisCluster(3);
+  return { url: `cluster:${cluster.urls.join(',')}`, pids: cluster.nodes.map((node) => node.pid), stop: () => cluster.stop() };
+}
+
 async function main(): Promise<void> {
   const settings = readSettings();
   if (settings.mode === 'soak') {
@@ -199,7 +212,7 @@ async function main(): Promise<void> {
     return;
   }
   printHeader(settings);
-  const redis = await startRedis();
+  const redis = await startStore(settings.store);
   // Server and load children exit when the IPC channel closes; redis-server would outlive an interrupted run.
   const interrupted = () => void redis.stop().finally(() => process.exit(130));
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, interrupted);

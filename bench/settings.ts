@@ -5,8 +5,14 @@ import { ALGORITHMS, ID_TOKEN_ALGORITHMS, parseAlgorithm, parseIdTokenAlgorithm,
 export const MODES = ['all', 'client-credentials', 'named-user', 'lifecycle', 'client-auth', 'soak'] as const;
 export type Mode = (typeof MODES)[number];
 
+/** Where our side keeps its store: one redis-server, or a local Redis Cluster of 3 masters. */
+export const STORES = ['redis', 'cluster'] as const;
+export type StoreKind = (typeof STORES)[number];
+
 export interface Settings {
   mode: Mode;
+  /** BENCH_STORE: our side's store (the bare engine keeps its memory adapter either way). */
+  store: StoreKind;
   /** client_credentials access-token algorithms. */
   algorithms: Algorithm[];
   /** The named-user workloads' ID-token algorithms: each is measured with an app registered with it. */
@@ -58,9 +64,17 @@ function mode(): Mode {
   return found;
 }
 
+function store(): StoreKind {
+  const raw = process.env.BENCH_STORE || 'redis';
+  const found = STORES.find((candidate) => candidate === raw);
+  if (!found) throw new Error(`BENCH_STORE must be one of ${STORES.join(', ')}, got "${raw}"`);
+  return found;
+}
+
 export function readSettings(): Settings {
   return {
     mode: mode(),
+    store: store(),
     algorithms: list<Algorithm>('BENCH_ALGS', ['ES256'], parseAlgorithm).sort(
       (a, b) => ALGORITHMS.indexOf(a) - ALGORITHMS.indexOf(b),
     ),

@@ -2,7 +2,6 @@
  * A side of the comparison: N server processes of ours (on one shared redis-server) or of the bare
  * engine (N independent engines with their own memory), each with its own load generator process.
  */
-import type { RedisProcess } from '../devtools/redis-server.js';
 import { checkClientAuth, checkClientCredentials, checkLifecycle, checkNamedUser } from './checks.js';
 import { ClientSigner } from './client-signing.js';
 import { startLoadDriver, type LoadDriver } from './load-driver.js';
@@ -19,14 +18,25 @@ export interface Side {
   servers: ServerProcess[];
   drivers: LoadDriver[];
   /** Processes charged for the tokens besides the servers: ours pays for its Redis. */
-  redisPid: number | undefined;
+  redisPids: number[] | undefined;
+}
+
+/**
+ * Our side's store: one redis-server, or the masters of a local Redis Cluster (BENCH_STORE). `url`
+ * is what bench/ours-server.ts takes: a Redis URL, or `cluster:` and the nodes' URLs.
+ */
+export interface BenchStore {
+  url: string;
+  /** The redis-server processes, charged for the tokens' CPU time. */
+  pids: number[];
+  stop(): Promise<void>;
 }
 
 export interface SideSetup {
   alg: Algorithm;
   processes: number;
   connections: number;
-  redis: RedisProcess;
+  redis: BenchStore;
   /** Environment of the server children (the shared signing keys). */
   env: Record<string, string>;
   namedUser: boolean;
@@ -63,7 +73,7 @@ export async function startServers(name: SideName, setup: SideSetup): Promise<Se
 export async function startSide(name: SideName, setup: SideSetup): Promise<Side> {
   const servers = await startServers(name, setup);
   const drivers: LoadDriver[] = [];
-  const side: Side = { name, servers, drivers, redisPid: name === 'ours' ? setup.redis.pid : undefined };
+  const side: Side = { name, servers, drivers, redisPids: name === 'ours' ? setup.redis.pids : undefined };
   const clientKey = clientPrivateJwk(setup.env);
   try {
     for (const server of servers) {
@@ -94,6 +104,6 @@ export function lanesOf(side: Side, processes: number): Lane[] {
 export function servingPids(side: Side, processes: number): ServingPids {
   return {
     servers: side.servers.slice(0, processes).map((server) => server.pid),
-    ...(side.redisPid === undefined ? {} : { redis: side.redisPid }),
+    ...(side.redisPids === undefined ? {} : { redis: side.redisPids }),
   };
 }

@@ -378,7 +378,7 @@ export async function runTimedSoak(seconds: number): Promise<TimedSoakResult> {
   try {
     const env = { ...(await sharedKeysEnvironment()), [SOAK_ENVIRONMENT]: SOAK_BASE_URL };
     servers = await startServers('ours', {
-      alg: 'ES256', processes: INSTANCES, connections: CONCURRENCY, redis: redisProcess, env, namedUser: true, lifecycle: false, clientAuth: false, idTokenAlgorithms: ['RS256'],
+      alg: 'ES256', processes: INSTANCES, connections: CONCURRENCY, redis: { url: redisProcess.url, pids: [redisProcess.pid], stop: () => redisProcess.stop() }, env, namedUser: true, lifecycle: false, clientAuth: false, idTokenAlgorithms: ['RS256'],
     });
     const began = Date.now();
     const traffic = new Traffic(servers.map((server) => server.target), began + seconds * 1000);

@@ -7,15 +7,19 @@
  * the start fail, before anything is written or subscribed, and says what to do.
  *
  * A store without the key is empty, or was written by a release from before the key existed
- * (0.1.0), whose layout is format 1: either way it gets the current format written. Formats this
- * release can upgrade would be upgraded here, at start; there are none yet (format 1 is the first).
- * docs/versioning.md, "Upgrading", lists the formats and what each upgrade needs.
+ * (0.1.0), whose layout is format 1: either way it is upgraded from format 1 (nothing to move in an
+ * empty store) and gets the current format written. A store of format 1 is upgraded at start, before
+ * anything is served (upgrade.ts). docs/versioning.md, "Upgrading", lists the formats and what each
+ * upgrade needs.
  */
 import type { Io } from './connection.js';
 import { StoreStartError } from './connection.js';
 
 /** The format this release writes and reads. */
-export const STORE_FORMAT = 1;
+export const STORE_FORMAT = 2;
+
+/** The older formats this release upgrades at start. */
+const UPGRADABLE = 1;
 
 /** Where an operator reads what to do about a format (docs/versioning.md). */
 const UPGRADE_NOTES = 'docs/versioning.md, "Upgrading"';
@@ -70,18 +74,28 @@ export function checkStoreFormat(found: string, where: string, key: string): num
 }
 
 /**
- * The store's format, read at start: the key's value, or the current format written where there is
- * none (an empty store, or one of 0.1.0), in one step, so that two instances starting together
+ * The store's format, read at start and upgraded to the current one where it is older (`upgrade`
+ * moves what format 1 kept; it can be cut and run again), so that two instances starting together
  * agree. Throws StoreFormatError for a format this release cannot read.
  */
-export async function openStoreFormat(io: Io, key: string, where: string): Promise<number> {
-  let found: string;
+export async function openStoreFormat(io: Io, key: string, where: string, upgrade: () => Promise<void>): Promise<number> {
+  let found: string | null;
   try {
-    found = await io.run((redis) => redis.taGetOrSet(key, String(STORE_FORMAT)));
+    found = await io.run((redis) => redis.get(key));
   } catch (error) {
     // A hash, a list, ... under the name: Redis refuses GET on it.
     if (error instanceof Error && error.message.includes('WRONGTYPE')) throw noFormat(where, key, 'a value that is not a string', '');
     throw error;
+  }
+  if (found === null || found === String(UPGRADABLE)) {
+    // None: an empty store, or one of 0.1.0 (format 1 without the key). Nothing is served before
+    // the records are moved; the format is written last, so a start cut short upgrades again.
+    await upgrade();
+    if (found === null) found = await io.run((redis) => redis.taGetOrSet(key, String(STORE_FORMAT)));
+    else {
+      await io.run((redis) => redis.taSetIf(key, String(UPGRADABLE), String(STORE_FORMAT)));
+      found = (await io.run((redis) => redis.get(key))) ?? '';
+    }
   }
   return checkStoreFormat(found, where, key);
 }

@@ -30,6 +30,7 @@ import { RedisCounters } from './counters.js';
 import { RedisAuditLog } from './audit.js';
 import { RedisEngineAdapter } from './engine-adapter.js';
 import { RedisRecords } from './records.js';
+import { upgradeRecordsFromFormat1 } from './upgrade.js';
 
 export { StoreError, StoreStartError, describeRedisTarget } from './connection.js';
 export { STORE_FORMAT, StoreFormatError } from './format.js';
@@ -48,8 +49,8 @@ export type {
  *
  *   engine entry               p<Model>:{<id>}                                  HASH p=payload c=consumed (epoch ms) d=confirmed
  *   session uid / user code    p uid:{<uid>} / p userCode:{<code>}              STRING id
- *   records                    p rec:{records}:<kind>:<id>                      HASH g=group v=value n=revision
- *   record index               p idx:{records}:<kind>:<group>                   SET of ids
+ *   records                    p rec:{<kind>:<id>}                              HASH g=group v=value n=revision t=token
+ *   record index               p idx:{<kind>:<group>}                           HASH id = token of its record
  *   counters (rate limits)     p rl:{<key>}                                     STRING count, expiring
  *   audit trail                p audit:{audit:t:<tenant>}[:activity], p audit:{audit}[:activity]
  *                                                                              STREAM (adapters/redis/audit.ts)
@@ -58,6 +59,7 @@ export type {
  *                              same MULTI/script as the write
  *   change-feed heartbeat      channel p rec-heartbeat:<random per store instance>
  *   store epoch                p epoch:{records}                                STRING random, written once (epoch.ts)
+ *   a master's epoch marker    p epoch:{epoch-<n>} (cluster: one per master)   STRING the epoch (epoch.ts)
  *   store format               p format:{records}                               STRING whole number, STORE_FORMAT (format.ts)
  *
  * Nothing grows with the tokens a grant has had: there is no index of a grant's entries. Codes
@@ -65,8 +67,11 @@ export type {
  * every use), so ending a grant is one DEL, and its entries expire on their own TTLs.
  *
  * Every multi-key step stays in one slot, which Redis Cluster requires:
- * - All records and record indexes share the `{records}` slot, so an index changes with its record
- *   atomically and a listing is one pipeline.
+ * - Each record is its own tag, and each group's index (a tenant's client configurations, say)
+ *   another, so records spread over the slots and listing a tenant reads one index slot. A record
+ *   and its index entry change in two steps (records.ts says in which order, and why a listing
+ *   never misses a record). The epoch and the format keep the `{records}` tag of format 1, which
+ *   holds nothing else now: they are read at start and on a timer, never for a request.
  * - Each counter is its own tag, so counters spread over the slots and no node is asked about
  *   every request. Several counters go in one script on a single node or Sentinel; on a cluster,
  *   one call per counter (counters.ts).
@@ -74,8 +79,10 @@ export type {
  *
  * What the loss of one cluster master stops until its replica is promoted (its commands are
  * refused at once, the other masters' are served): the entries and counters in its slots (about a
- * third of them with three masters); with the `{records}` slot, every record read and write not
- * answered by an instance's cache; with an `{audit...}` slot, that tenant's changes.
+ * third of them with three masters), the records in its slots (a client whose record is there is
+ * still served from an instance's cache, src/engine/client-cache.ts), the listings of the groups
+ * whose index is there; with an `{audit...}` slot, that tenant's changes; with the `{records}`
+ * slot, nothing a request needs (the epoch is checked again on the next turn).
  * Pub/sub needs no slot: PUBLISH reaches the subscribers on every node of a cluster.
  */
 
@@ -111,7 +118,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
   const io = new Io(client, timeoutMs, connection.ready);
   const records = new RedisRecords(io, prefix, onError);
   const counters = new RedisCounters(io, prefix, !options.cluster);
-  const epoch = new StoreEpoch(io, `${prefix}epoch:{records}`);
+  const epoch = new StoreEpoch(io, `${prefix}epoch:{records}`, options.cluster ? `${prefix}epoch:` : undefined);
   const formatKey = `${prefix}format:{records}`;
   epoch.onEmptied(() => {
     records.forgetAll();
@@ -171,7 +178,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
         const refused = startErrors.find(isReplyError);
         if (refused) throw refused;
         // Before anything is written or subscribed: a store this release cannot read is left alone.
-        await openStoreFormat(io, formatKey, describeRedisTarget(options));
+        await openStoreFormat(io, formatKey, describeRedisTarget(options), () => upgradeRecordsFromFormat1(io, prefix));
         await records.follow(connection.createSubscriber, heartbeatMs);
         await epoch.start(heartbeatMs);
       })(),

@@ -1,19 +1,20 @@
 /*
  * Our own records on Redis (client configurations, app registrations, consents, ...): a record is
- * a hash with its group, value and revision, and each group of a kind has an index set, so a
- * listing is one read of the set and one pipeline. Writes change a record and its index together
- * and publish the change in the same step, and `replace` is a compare-and-set on the revision.
+ * a hash with its group, value, revision and token under a key of its own slot, and each group of a
+ * kind has an index (ID to token) in a slot of its own, so a listing is one read of the index and
+ * one read per record, sent together. Writes publish the change in the same step as the record,
+ * and `replace` is a compare-and-set on the revision.
  * Watchers (caches) hear of changes through pub/sub on a connection of its own; because pub/sub
  * loses what is published while disconnected, every (re)subscription tells watchers to forget
  * everything, and a heartbeat echoed through Redis proves the subscription alive or replaces it.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Cluster, type Redis } from 'ioredis';
 import { StoreUnavailable, type RecordChange, type RecordStore } from '../types.js';
 import { reconnectDelay, type Io, type SubscriberFactory } from './connection.js';
 
 const HEARTBEAT_TIMEOUT_MS = 2000;
-/** Keys looked at per SCAN step of `groups` (a hint to Redis). */
+/** Keys looked at per SCAN step (a hint to Redis). */
 const SCAN_COUNT = 1000;
 
 /**
@@ -175,13 +176,20 @@ export class RedisRecords implements RecordStore {
     if (this.subscriber && this.subscriber.status !== 'end') this.subscriber.disconnect();
   }
 
+  /**
+   * A record's key: its hash tag is its own kind and ID, so records spread over a cluster's slots
+   * and losing one master stops only the records in its slots.
+   */
   private key(kind: string, id: string): string {
-    return `${this.prefix}rec:{records}:${kind}:${id}`;
+    return recordKey(this.prefix, kind, id);
   }
 
-  /** Index keys live apart from record keys, so no record ID can name an index. */
-  private indexPrefix(kind: string): string {
-    return `${this.prefix}idx:{records}:${kind}:`;
+  /**
+   * A group's index: a tag of its own (one slot per tenant), apart from record keys, so that no
+   * record ID can name an index.
+   */
+  private index(kind: string, group: string): string {
+    return indexKey(this.prefix, kind, group);
   }
 
   get<T>(kind: string, id: string): Promise<T | undefined> {
@@ -214,91 +222,118 @@ export class RedisRecords implements RecordStore {
     });
   }
 
+  /*
+   * A record and its group's index are in two slots on a cluster, so no single step writes both.
+   * The index entry is written first and removed last: a listing may meet an ID whose record is
+   * gone or in another group (it skips it), never a record its index lacks. Each index entry
+   * holds the token of the record it was written for, and is removed only while it still does, so
+   * a record deleted and created again at the same moment keeps its entry.
+   */
+
   create<T>(kind: string, id: string, group: string, value: T): Promise<boolean> {
     return this.io.run(async (redis) => {
-      const created = await redis.taCreateRecord(
-        this.key(kind, id),
-        group,
-        JSON.stringify(value),
-        this.indexPrefix(kind),
-        id,
-        this.channel,
-        `${kind}\n${id}`,
-      );
-      if (created === 1) this.wrote(kind, id);
-      return created === 1;
+      const token = newRecordToken();
+      const index = this.index(kind, group);
+      await redis.hset(index, id, token);
+      const [created, there, thereToken] = await redis.taCreateRecord(this.key(kind, id), group, JSON.stringify(value), token, this.channel, `${kind}\n${id}`);
+      if (created === 1) {
+        this.wrote(kind, id);
+        return true;
+      }
+      // One was there already: the entry just written goes back to its token (or goes, when it is
+      // in another group), unless another writer changed the entry meanwhile.
+      await redis.taUnindexRecord(index, id, token, ...(there === group && thereToken ? [thereToken] : []));
+      return false;
     });
   }
 
   put<T>(kind: string, id: string, group: string, value: T): Promise<void> {
     return this.io.run(async (redis) => {
-      const key = this.key(kind, id);
-      const results = await redis
-        .multi()
-        .hset(key, 'g', group, 'v', JSON.stringify(value))
-        .hincrby(key, 'n', 1)
-        .sadd(this.indexPrefix(kind) + group, id)
-        .publish(this.channel, `${kind}\n${id}`)
-        .exec();
-      const failed = results?.find(([error]) => error);
-      if (!results || failed) throw failed?.[0] ?? new Error('the record write was aborted');
+      const token = newRecordToken();
+      await redis.hset(this.index(kind, group), id, token);
+      const [before, beforeToken] = await redis.taPutRecord(this.key(kind, id), group, JSON.stringify(value), token, this.channel, `${kind}\n${id}`);
       this.wrote(kind, id);
+      // Moved to another group: its entry in the group before goes.
+      if (before !== null && before !== group && beforeToken !== null) await redis.taUnindexRecord(this.index(kind, before), id, beforeToken);
     });
   }
 
   delete(kind: string, id: string): Promise<boolean> {
     return this.io.run(async (redis) => {
-      const deleted = await redis.taDeleteRecord(
-        this.key(kind, id),
-        this.indexPrefix(kind),
-        id,
-        this.channel,
-        `${kind}\n${id}`,
-      );
-      if (deleted === 1) this.wrote(kind, id);
-      return deleted === 1;
+      const deleted = await redis.taDeleteRecord(this.key(kind, id), this.channel, `${kind}\n${id}`);
+      if (deleted === null) return false;
+      this.wrote(kind, id);
+      const [group, token] = deleted;
+      if (token !== null) await redis.taUnindexRecord(this.index(kind, group), id, token);
+      return true;
     });
   }
 
-  ids(kind: string, group: string): Promise<string[]> {
-    return this.io.run((redis) => redis.smembers(this.indexPrefix(kind) + group));
+  /** The IDs in a group's index whose record is there and still in that group, with its value. */
+  private members(kind: string, group: string): Promise<Array<{ id: string; value: string }>> {
+    return this.io.run(async (redis) => {
+      const ids = await redis.hkeys(this.index(kind, group));
+      // Sent together (one round trip on one node; on a cluster, to each record's node at once).
+      // A listing with holes would look complete: any failed read fails the whole listing.
+      const found = await Promise.all(ids.map((id) => redis.hmget(this.key(kind, id), 'g', 'v')));
+      const members: Array<{ id: string; value: string }> = [];
+      found.forEach(([recordGroup, value], at) => {
+        if (recordGroup === group && typeof value === 'string') members.push({ id: ids[at]!, value });
+      });
+      return members;
+    });
+  }
+
+  async ids(kind: string, group: string): Promise<string[]> {
+    return (await this.members(kind, group)).map(({ id }) => id);
   }
 
   async groups(kind: string): Promise<string[]> {
-    const prefix = this.indexPrefix(kind);
-    // The prefix is matched as it is: a key prefix may hold a glob's special characters.
-    const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
-    const client = this.io.client;
-    // Every index lives in the records' slot, on one node of a cluster: each primary is asked, as
-    // which one holds the slot may change meanwhile.
-    const nodes: Redis[] = client instanceof Cluster ? client.nodes('master') : [client as Redis];
+    const start = this.index(kind, '').slice(0, -1);
     const found = new Set<string>();
-    for (const node of nodes) {
-      let cursor = '0';
-      do {
-        // One step per operation: a whole walk of a large store would outlast the command timeout.
-        const [next, keys] = await this.io.run(() => node.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT));
-        for (const key of keys) found.add(key.slice(prefix.length));
-        cursor = next;
-      } while (cursor !== '0');
-    }
+    await scanKeys(this.io, start, (keys) => {
+      for (const key of keys) if (key.endsWith('}')) found.add(key.slice(start.length, -1));
+    });
     return [...found];
   }
 
-  list<T>(kind: string, group: string): Promise<T[]> {
-    return this.io.run(async (redis) => {
-      const ids = await redis.smembers(this.indexPrefix(kind) + group);
-      if (ids.length === 0) return [];
-      const pipeline = redis.pipeline();
-      for (const id of ids) pipeline.hget(this.key(kind, id), 'v');
-      const results = (await pipeline.exec()) ?? [];
-      // A listing with holes would look complete: any failed read fails the whole listing.
-      const failed = results.find(([error]) => error);
-      if (failed) throw failed[0];
-      return results
-        .map(([, value]) => value)
-        .filter((value): value is string => typeof value === 'string')
-        .map((value) => JSON.parse(value) as T);
-    });
+  async list<T>(kind: string, group: string): Promise<T[]> {
+    return (await this.members(kind, group)).map(({ value }) => JSON.parse(value) as T);
   }
+}
+
+/** A record's key (store format 2): its tag is its kind and ID. */
+export function recordKey(prefix: string, kind: string, id: string): string {
+  return `${prefix}rec:{${kind}:${id}}`;
+}
+
+/** The key of a group's index (store format 2): a hash of ID to the token of its record. */
+export function indexKey(prefix: string, kind: string, group: string): string {
+  return `${prefix}idx:{${kind}:${group}}`;
+}
+
+/**
+ * Walks every key that starts with `start`, on every primary of a cluster (or the one node), a
+ * step at a time, handing each step's keys to `each`: for the operator's tools and the store's
+ * upgrade, never for a request.
+ */
+export async function scanKeys(io: Io, start: string, each: (keys: string[]) => void | Promise<void>): Promise<void> {
+  // The start is matched as it is: a key prefix may hold a glob's special characters.
+  const pattern = `${start.replace(/[*?[\]\\]/g, '\\$&')}*`;
+  const client = io.client;
+  const nodes: Redis[] = client instanceof Cluster ? client.nodes('master') : [client as Redis];
+  for (const node of nodes) {
+    let cursor = '0';
+    do {
+      // One step per operation: a whole walk of a large store would outlast the command timeout.
+      const [next, keys] = await io.run(() => node.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT));
+      await each(keys);
+      cursor = next;
+    } while (cursor !== '0');
+  }
+}
+
+/** A random token that ties an index entry to the record written with it. */
+export function newRecordToken(): string {
+  return randomBytes(9).toString('base64url');
 }

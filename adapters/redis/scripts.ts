@@ -1,7 +1,7 @@
 /*
  * The Lua scripts of the Redis store, and the client type that has them. Each script is one step
  * that must not be split by another client's command (single use, compare-and-set, a record and
- * its index together, several counters at once); Redis runs a script whole, so no other command
+ * its change together, several counters at once); Redis runs a script whole, so no other command
  * lands in the middle. ioredis defines them as commands on the client (`scripts: SCRIPTS`), sent
  * by hash and reloaded by itself when Redis has forgotten them. Each script keeps its keys in one
  * slot (see the key layout in index.ts), as Redis Cluster requires.
@@ -96,20 +96,59 @@ redis.call('HSET', KEYS[1], 'v', ARGV[2], 'n', tonumber(revision) + 1)
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1`;
 
-/* Creates a record only where none is (its index and its change in the same step). */
+/*
+ * Creates a record only where none is, with its change, in one step: {1}. Its index entry is
+ * written by the caller first (another slot on a cluster): ARGV[3] is the token both hold. When
+ * there is one already: {0, its group, its token}.
+ */
 const CREATE_RECORD = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'g', ARGV[1], 'v', ARGV[2], 'n', 1)
-redis.call('SADD', ARGV[3] .. ARGV[1], ARGV[4])
-redis.call('PUBLISH', ARGV[5], ARGV[6])
-return 1`;
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  local found = redis.call('HMGET', KEYS[1], 'g', 't')
+  return {0, found[1], found[2]}
+end
+redis.call('HSET', KEYS[1], 'g', ARGV[1], 'v', ARGV[2], 'n', 1, 't', ARGV[3])
+redis.call('PUBLISH', ARGV[4], ARGV[5])
+return {1}`;
 
+/* Creates or overwrites a record (token ARGV[3]), with its change; answers its group and token before. */
+const PUT_RECORD = `
+local previous = redis.call('HMGET', KEYS[1], 'g', 't')
+redis.call('HSET', KEYS[1], 'g', ARGV[1], 'v', ARGV[2], 't', ARGV[3])
+redis.call('HINCRBY', KEYS[1], 'n', 1)
+redis.call('PUBLISH', ARGV[4], ARGV[5])
+return previous`;
+
+/* Deletes a record with its change; answers its group and token, or nil when there was none. */
 const DELETE_RECORD = `
-local group = redis.call('HGET', KEYS[1], 'g')
-if not group then return 0 end
+local found = redis.call('HMGET', KEYS[1], 'g', 't')
+if not found[1] then return false end
 redis.call('DEL', KEYS[1])
-redis.call('SREM', ARGV[1] .. group, ARGV[2])
-redis.call('PUBLISH', ARGV[3], ARGV[4])
+redis.call('PUBLISH', ARGV[1], ARGV[2])
+return found`;
+
+/*
+ * Removes an ID from an index (or gives its entry the token ARGV[3]) only if the entry still holds
+ * the token ARGV[2]: a record created again meanwhile wrote a token of its own there, which stays.
+ */
+const UNINDEX_RECORD = `
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+if ARGV[3] then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+  return 1
+end
+return redis.call('HDEL', KEYS[1], ARGV[1])`;
+
+/* Store format 1 to 2: a record copied to its own key unless there already; answers its token there. */
+const COPY_RECORD = `
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('HSET', KEYS[1], 'g', ARGV[1], 'v', ARGV[2], 'n', ARGV[3], 't', ARGV[4])
+end
+return redis.call('HGET', KEYS[1], 't')`;
+
+/* The value there becomes ARGV[2] only if it is ARGV[1] (the store format, once upgraded). */
+const SET_IF = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
 return 1`;
 
 /* Fixed windows: the first increment sets the expiry, later ones keep it. Answers count, ms left. */
@@ -146,6 +185,12 @@ if found then return found end
 redis.call('SET', KEYS[1], ARGV[1])
 return ARGV[1]`;
 
+/* The value there becomes ARGV[1]; answers what it was (nil: none). A cluster master's epoch marker. */
+const SWAP = `
+local found = redis.call('GET', KEYS[1])
+if found ~= ARGV[1] then redis.call('SET', KEYS[1], ARGV[1]) end
+return found`;
+
 /** The scripts as ioredis defines them on a client (`scripts` option): name, key count, Lua. */
 export const SCRIPTS = {
   taUpsert: { numberOfKeys: 1, lua: UPSERT },
@@ -157,10 +202,15 @@ export const SCRIPTS = {
   taMarkReplayed: { numberOfKeys: 1, lua: MARK_REPLAYED },
   taDeleteRecord: { numberOfKeys: 1, lua: DELETE_RECORD },
   taCreateRecord: { numberOfKeys: 1, lua: CREATE_RECORD },
+  taPutRecord: { numberOfKeys: 1, lua: PUT_RECORD },
+  taUnindexRecord: { numberOfKeys: 1, lua: UNINDEX_RECORD },
+  taCopyRecord: { numberOfKeys: 1, lua: COPY_RECORD },
+  taSetIf: { numberOfKeys: 1, lua: SET_IF },
   taReplaceRecord: { numberOfKeys: 1, lua: REPLACE_RECORD },
   taIncrementCounters: { lua: INCREMENT_COUNTERS },
   taPeekCounters: { lua: PEEK_COUNTERS },
   taGetOrSet: { numberOfKeys: 1, lua: GET_OR_SET },
+  taSwap: { numberOfKeys: 1, lua: SWAP },
 };
 
 /** The commands the scripts add to a client, as ioredis defines them. */
@@ -175,14 +225,25 @@ export interface Scripts {
   /** 1 when the entry was marked replayed before. */
   taConfirm(key: string, now: number): Promise<number>;
   taMarkReplayed(key: string, now: number): Promise<number>;
-  taDeleteRecord(key: string, indexPrefix: string, id: string, channel: string, change: string): Promise<number>;
-  taCreateRecord(key: string, group: string, value: string, indexPrefix: string, id: string, channel: string, change: string): Promise<number>;
+  /** The deleted record's [group, token], or null when there was none. */
+  taDeleteRecord(key: string, channel: string, change: string): Promise<[string, string | null] | null>;
+  /** [1] when created; [0, group, token] of the record there already. */
+  taCreateRecord(key: string, group: string, value: string, token: string, channel: string, change: string): Promise<[1] | [0, string | null, string | null]>;
+  /** The record's [group, token] before, null where there was none. */
+  taPutRecord(key: string, group: string, value: string, token: string, channel: string, change: string): Promise<[string | null, string | null]>;
+  /** Removes the entry, or gives it `replacement`, only if it holds `token`. */
+  taUnindexRecord(indexKey: string, id: string, token: string, replacement?: string): Promise<number>;
+  /** The token of the record at `key` after the copy (its own when it was there already). */
+  taCopyRecord(key: string, group: string, value: string, revision: string, token: string): Promise<string>;
+  taSetIf(key: string, expected: string, value: string): Promise<number>;
   taReplaceRecord(key: string, revision: string, value: string, channel: string, change: string): Promise<number>;
   /** taIncrementCounters(numberOfKeys, ...keys, windowMs) */
   taIncrementCounters(numberOfKeys: number, ...args: (string | number)[]): Promise<number[]>;
   /** taPeekCounters(numberOfKeys, ...keys) */
   taPeekCounters(numberOfKeys: number, ...keys: string[]): Promise<number[]>;
   taGetOrSet(key: string, candidate: string): Promise<string>;
+  /** What was there (null: nothing), now replaced by `value`. */
+  taSwap(key: string, value: string): Promise<string | null>;
 }
 
 /** A client of a single node, a Sentinel-managed master or a cluster, with the scripts defined. */

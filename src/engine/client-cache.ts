@@ -1,6 +1,6 @@
 import { CLIENT_CACHE_SECONDS } from '../../policies/lifetimes.js';
 import type Provider from 'oidc-provider';
-import type { RecordStore } from '../../adapters/types.js';
+import { StoreUnavailable, type RecordStore } from '../../adapters/types.js';
 import { APP_REGISTRATION } from '../records/app-registrations.js';
 import { CLIENT_CONFIGURATION } from '../records/client-configurations.js';
 import { TENANT_SETTINGS } from '../records/tenant-settings.js';
@@ -22,7 +22,8 @@ export interface KnownClients {
  * trip, no metadata hashing and no re-validation (the engine's own cache holds 100 clients and
  * reads the adapter on every request). An entry goes as soon as its record changes on any
  * instance (RecordStore.watch), nothing is cached while changes cannot be watched, and no entry
- * outlives 10 s: a rotated secret or a deleted client stops working at once everywhere.
+ * outlives 10 s: a rotated secret or a deleted client stops working at once everywhere. While the
+ * store cannot be read (StoreUnavailable), an entry is served for up to 10 s more.
  * Installed in front of the engine's `Client.find` by src/engine/patches.ts.
  */
 export class ClientLookups implements KnownClients {
@@ -64,7 +65,17 @@ export class ClientLookups implements KnownClients {
       const cached = this.#cache.get(id);
       if (cached && cached.until > Date.now()) return cached.client;
       const before = this.#generation;
-      const client = await find(id);
+      let client: EngineClient | undefined;
+      try {
+        client = await find(id);
+      } catch (error) {
+        // The store cannot answer for this client now (on a cluster: its record's master failing
+        // over). A client read within the last cache lifetime, and not changed since (a change
+        // removes it at once), is served as it was, for at most one more lifetime: one master's
+        // loss must not stop every client it holds. Anything else is not hidden.
+        if (cached && error instanceof StoreUnavailable && cached.until + this.maxAgeMs > Date.now()) return cached.client;
+        throw error;
+      }
       if (client) remember(this.#known, id, { redirectUris: client.redirectUris ?? [], until: Date.now() + CLIENT_CACHE_SECONDS * 1000 }, this.maxEntries);
       // A change while we read may be older or newer than what we read: do not keep it.
       if (client && this.records.watching && this.#generation === before) {

@@ -62,22 +62,27 @@ describe('Redis store on a Redis Cluster', () => {
     await expect(createRedisStore({ cluster: { nodes: cluster.urls }, keyPrefix: 'a{b}:' })).rejects.toThrow(/braces/);
   });
 
-  it('notices the records\' node emptied (no reconnect on a cluster: the periodic check), and only that', async () => {
+  it('notices any master emptied (no reconnect on a cluster: the periodic check), once each time', async () => {
     const watched = await createRedisStore({ cluster: { nodes: cluster.urls.slice(0, 1) }, keyPrefix: 'emptied:', heartbeatMs: 100 });
     try {
       let emptied = 0;
       watched.onEmptied(() => (emptied += 1));
-      // The epoch shares the records' slot: the node that answers for it holds the records.
-      const owns = await Promise.all(clients.map((client) => client.exists('emptied:epoch:{records}').then((found) => found === 1, () => false)));
-      expect(owns.filter(Boolean)).toHaveLength(1);
-      const others = clients.filter((_, i) => !owns[i]);
-      await Promise.all(others.map((client) => client.flushall()));
-      await sleep(400);
-      expect(emptied).toBe(0);
-      await clients[owns.indexOf(true)]!.flushall();
-      await within(() => emptied === 1, 2000);
+      // Records live on every master (store format 2): each keeps a marker of the epoch.
+      const markers = await Promise.all(clients.map((client) => client.keys('emptied:epoch:{epoch-*}')));
+      expect(markers.map((keys) => keys.length)).toEqual([1, 1, 1]);
       await sleep(300);
-      expect(emptied).toBe(1);
+      expect(emptied).toBe(0);
+      // The epoch's own node last: a new epoch and the markers' loss are one emptying.
+      const epochNode = (await Promise.all(clients.map((client) => client.exists('emptied:epoch:{records}').catch(() => 0)))).indexOf(1);
+      const order = [...clients.keys()].sort((a, b) => Number(a === epochNode) - Number(b === epochNode));
+      for (const [turn, index] of order.entries()) {
+        await clients[index]!.flushall();
+        await within(() => emptied === turn + 1, 2000);
+        await sleep(300);
+        expect(emptied).toBe(turn + 1);
+      }
+      // Every marker written again.
+      expect((await Promise.all(clients.map((client) => client.keys('emptied:epoch:{epoch-*}')))).map((keys) => keys.length)).toEqual([1, 1, 1]);
     } finally {
       await watched.close();
     }
@@ -88,13 +93,38 @@ describe('Redis store on a Redis Cluster', () => {
     expect(owns.filter(Boolean)).toHaveLength(1);
     const node = clients[owns.indexOf(true)]!;
     expect(await node.exists('cl:epoch:{records}')).toBe(1);
-    await node.set('cl:format:{records}', '2');
+    await node.set('cl:format:{records}', '3');
     try {
       const refused = createRedisStore({ cluster: { nodes: cluster.urls.slice(0, 1) }, keyPrefix: 'cl:' });
       await expect(refused).rejects.toThrow(StoreFormatError);
-      await expect(refused).rejects.toThrow(/^the Redis Cluster of 127\.0\.0\.1:\d+: the store format key cl:format:\{records\} says format 2 \(written by a newer release/);
+      await expect(refused).rejects.toThrow(/^the Redis Cluster of 127\.0\.0\.1:\d+: the store format key cl:format:\{records\} says format 3 \(written by a newer release/);
     } finally {
-      await node.set('cl:format:{records}', '1');
+      await node.set('cl:format:{records}', '2');
+    }
+  });
+
+  it('upgrades a store of format 1 (every record in one slot): the records spread over the masters, none lost', async () => {
+    // Format 1 kept every record and index under the `{records}` tag: one slot, one node.
+    const oldNode = clients[(await Promise.all(clients.map((client) => client.exists('cl:format:{records}').catch(() => 0)))).indexOf(1)]!;
+    const ids = Array.from({ length: 24 }, (_, i) => `old-${i}`);
+    for (const id of ids) {
+      await oldNode.hset(`up:rec:{records}:client:${id}`, 'g', 'acme', 'v', JSON.stringify({ id }), 'n', '2');
+      await oldNode.sadd('up:idx:{records}:client:acme', id);
+    }
+    await oldNode.set('up:format:{records}', '1');
+    const upgraded = await createRedisStore({ cluster: { nodes: cluster.urls.slice(0, 1) }, keyPrefix: 'up:' });
+    try {
+      expect((await upgraded.records.ids('client', 'acme')).sort()).toEqual([...ids].sort());
+      expect(await upgraded.records.getVersioned('client', 'old-3')).toEqual({ value: { id: 'old-3' }, revision: 2 });
+      expect(await oldNode.get('up:format:{records}')).toBe('2');
+      expect(await oldNode.keys('up:rec:{records}:*')).toEqual([]);
+      expect(await oldNode.keys('up:idx:{records}:*')).toEqual([]);
+      // Each record on the master of its own slot: all three masters hold some.
+      const held = await Promise.all(clients.map((client) => client.keys('up:rec:{client:*').then((keys) => keys.length)));
+      expect(held.reduce((a, b) => a + b, 0)).toBe(ids.length);
+      expect(held.filter((count) => count > 0)).toHaveLength(3);
+    } finally {
+      await upgraded.close();
     }
   });
 

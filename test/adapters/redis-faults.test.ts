@@ -262,7 +262,7 @@ describe('Redis store faults', () => {
   });
 
   it('tells errors that are not about the connection apart: they pass through, without the command', async () => {
-    await redis.client().set(`f${prefixes}:rec:{records}:client:bad`, 'not a hash');
+    await redis.client().set(`f${prefixes}:rec:{client:bad}`, 'not a hash');
     const error = await store.records.get('client', 'bad').catch((rejection: unknown) => rejection);
     expect(error).toBeInstanceOf(Error);
     expect(error).not.toBeInstanceOf(StoreUnavailable);
@@ -352,6 +352,6 @@ describe('Redis store faults', () => {
     await fine.close();
     const inspector = redis.client();
     await inspector.select(3);
-    expect(await inspector.exists('db3:rec:{records}:client:c')).toBe(1);
+    expect(await inspector.exists('db3:rec:{client:c}')).toBe(1);
   });
 });

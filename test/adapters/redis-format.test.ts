@@ -41,11 +41,11 @@ describe('Redis store: the store format is checked at start', () => {
   it('writes the current format into an empty store, in the records\' slot', async () => {
     const keyPrefix = prefix();
     await open(keyPrefix);
-    expect(STORE_FORMAT).toBe(1);
-    expect(await redis.client().get(`${keyPrefix}format:{records}`)).toBe('1');
+    expect(STORE_FORMAT).toBe(2);
+    expect(await redis.client().get(`${keyPrefix}format:{records}`)).toBe('2');
   });
 
-  it('starts on a store of its format, and on one written before the format key existed (format 1)', async () => {
+  it('starts on a store of its format, and on one whose format key went', async () => {
     const keyPrefix = prefix();
     const first = await open(keyPrefix);
     await first.records.put('client', 'c1', 'acme', { id: 'c1' });
@@ -54,16 +54,17 @@ describe('Redis store: the store format is checked at start', () => {
     expect(await again.records.get('client', 'c1')).toEqual({ id: 'c1' });
     await again.close();
 
-    // A store of 0.1.0: records and an epoch, no format key.
+    // The key gone (an operator's mistake): nothing of format 1 to move, and nothing lost.
     await redis.client().del(`${keyPrefix}format:{records}`);
     const old = await open(keyPrefix);
     expect(await old.records.get('client', 'c1')).toEqual({ id: 'c1' });
-    expect(await redis.client().get(`${keyPrefix}format:{records}`)).toBe('1');
+    expect(await old.records.list('client', 'acme')).toEqual([{ id: 'c1' }]);
+    expect(await redis.client().get(`${keyPrefix}format:{records}`)).toBe('2');
   });
 
   it('refuses a store of a newer format, says what to do, and writes nothing', async () => {
     const keyPrefix = prefix();
-    await redis.client().set(`${keyPrefix}format:{records}`, '2');
+    await redis.client().set(`${keyPrefix}format:{records}`, '3');
     const before = await keysOf(keyPrefix);
     const error = await open(keyPrefix).then(() => undefined, (caught: unknown) => caught);
     expect(error).toBeInstanceOf(StoreFormatError);
@@ -71,14 +72,14 @@ describe('Redis store: the store format is checked at start', () => {
     expect(error).toBeInstanceOf(ExportedStoreFormatError);
     const refused = error as StoreFormatError;
     expect(refused.message).toBe(
-      `Redis at 127.0.0.1:${redis.port}: the store format key ${keyPrefix}format:{records} says format 2 (written by a newer release of talent-auth), `
-      + 'and this release of talent-auth reads store format 1 only. Nothing was written. Run a release that reads format 2, '
+      `Redis at 127.0.0.1:${redis.port}: the store format key ${keyPrefix}format:{records} says format 3 (written by a newer release of talent-auth), `
+      + 'and this release of talent-auth reads store format 2 only. Nothing was written. Run a release that reads format 3, '
       + 'or restore the store from a backup taken before the upgrade: docs/versioning.md, "Upgrading"',
     );
-    expect([refused.found, refused.supported]).toEqual(['2', 1]);
+    expect([refused.found, refused.supported]).toEqual(['3', 2]);
     // No epoch, no subscription, the format key as it was.
     expect(await keysOf(keyPrefix)).toEqual(before);
-    expect(await redis.client().get(`${keyPrefix}format:{records}`)).toBe('2');
+    expect(await redis.client().get(`${keyPrefix}format:{records}`)).toBe('3');
   });
 
   it.each([
@@ -94,7 +95,7 @@ describe('Redis store: the store format is checked at start', () => {
     expect(error).toBeInstanceOf(StoreFormatError);
     expect((error as Error).message).toBe(
       `Redis at 127.0.0.1:${redis.port}: the store format key ${keyPrefix}format:{records} holds ${shown}, which is no store format (a whole number); `
-      + 'this release of talent-auth reads store format 1. Another application may use the same key prefix: give each its own '
+      + 'this release of talent-auth reads store format 2. Another application may use the same key prefix: give each its own '
       + '(store.keyPrefix), and see docs/versioning.md, "Upgrading"',
     );
     expect(await redis.client().get(`${keyPrefix}format:{records}`)).toBe(value);
@@ -112,7 +113,7 @@ describe('Redis store: the store format is checked at start', () => {
   it('two instances starting on an empty store together agree on the format', async () => {
     const keyPrefix = prefix();
     await Promise.all([open(keyPrefix), open(keyPrefix), open(keyPrefix)]);
-    expect(await redis.client().get(`${keyPrefix}format:{records}`)).toBe('1');
+    expect(await redis.client().get(`${keyPrefix}format:{records}`)).toBe('2');
   });
 
   it('writes the format again into a store emptied while running', async () => {
@@ -124,13 +125,13 @@ describe('Redis store: the store format is checked at start', () => {
     for (let waited = 0; emptied === 0 && waited < 3000; waited += 20) await sleep(20);
     expect(emptied).toBe(1);
     for (let waited = 0; (await redis.client().exists(`${keyPrefix}format:{records}`)) === 0 && waited < 1000; waited += 20) await sleep(20);
-    expect(await redis.client().get(`${keyPrefix}format:{records}`)).toBe('1');
+    expect(await redis.client().get(`${keyPrefix}format:{records}`)).toBe('2');
   });
 
   it('createAuthServer() and the CLI refuse a newer store with the same sentence', async () => {
     const keyPrefix = prefix();
     await redis.client().set(`${keyPrefix}format:{records}`, '7');
-    const sentence = /says format 7 \(written by a newer release of talent-auth\), and this release of talent-auth reads store format 1 only/;
+    const sentence = /says format 7 \(written by a newer release of talent-auth\), and this release of talent-auth reads store format 2 only/;
     const server = createAuthServer({ baseUrl: 'http://127.0.0.1:1', apis: demoApis, logger: capturingLogger().logger, store: { type: 'redis', url: redis.url, keyPrefix } });
     await expect(server).rejects.toThrow(StoreFormatError);
     await expect(server).rejects.toThrow(sentence);

@@ -337,6 +337,39 @@ describe.each([...ADAPTER_STORE_KINDS, REPLICATED_CLUSTER] as const)('store cont
       expect(await store.records.ids('client', 'glob*[ex]')).toEqual([]);
     });
 
+    it('lists a record moved to another group there only, and keeps it listed through a refused create', async () => {
+      await store.records.put('client', 'mover', 'acme', { v: 1 });
+      await store.records.put('client', 'mover', 'globex', { v: 2 });
+      expect(await store.records.list('client', 'acme')).toEqual([]);
+      expect(await store.records.ids('client', 'acme')).toEqual([]);
+      expect(await store.records.list('client', 'globex')).toEqual([{ v: 2 }]);
+      expect(await store.records.groups('client')).toEqual(['globex']);
+      // A create of an ID that is taken, in its group or another: refused, and the record stays listed.
+      expect(await store.records.create('client', 'mover', 'globex', { v: 3 })).toBe(false);
+      expect(await store.records.create('client', 'mover', 'initech', { v: 4 })).toBe(false);
+      expect(await store.records.list('client', 'globex')).toEqual([{ v: 2 }]);
+      expect(await store.records.list('client', 'initech')).toEqual([]);
+      expect(await store.records.groups('client')).toEqual(['globex']);
+      // Deleted and created again: listed once, with its new value.
+      expect(await store.records.delete('client', 'mover')).toBe(true);
+      expect(await store.records.create('client', 'mover', 'globex', { v: 5 })).toBe(true);
+      expect(await store.records.list('client', 'globex')).toEqual([{ v: 5 }]);
+      expect(await store.records.delete('client', 'mover')).toBe(true);
+      expect(await store.records.groups('client')).toEqual([]);
+    });
+
+    it('keeps a record listed when it is deleted and created again at the same moment, many times', async () => {
+      for (let round = 0; round < 30; round += 1) {
+        await store.records.put('client', 'churn', 'acme', { round });
+        const [, created] = await Promise.all([store.records.delete('client', 'churn'), store.records.create('client', 'churn', 'acme', { round, again: true })]);
+        const there = await store.records.get('client', 'churn');
+        const listed = await store.records.list('client', 'acme');
+        // Whichever came last decides; the listing always agrees with the record.
+        expect(listed).toEqual(there === undefined ? [] : [there]);
+        if (created) expect(there).toEqual({ round, again: true });
+      }
+    });
+
     it('returns copies, not the stored object', async () => {
       const value = { id: 'c9', tags: ['a'] };
       await store.records.put('client', 'c9', 'acme', value);
@@ -592,16 +625,22 @@ describe.each([...ADAPTER_STORE_KINDS, REPLICATED_CLUSTER] as const)('store cont
       expect(calls).toBeGreaterThanOrEqual(10);
     });
 
-    it('lays keys out so that the records share one cluster slot and each counter has a slot of its own', async () => {
+    it('lays keys out so that each record, each group\'s index and each counter has a slot of its own', async () => {
       await store.records.put('client', 'slot-client', 'slot-tenant', { id: 'x' });
       await store.records.put('app', 'slot-app', 'slot-tenant', { id: 'y' });
       await store.counters.increment(['ip:203.0.113.9', 'client:slot-client'], 60);
       const keys = await handle.keys(`${handle.prefix}*`);
-      const records = keys.filter((key) => key.includes('{records}'));
-      // Two records, their two indexes, the store's epoch and its format.
-      expect(records).toHaveLength(6);
-      expect(records).toEqual(expect.arrayContaining([`${handle.prefix}epoch:{records}`, `${handle.prefix}format:{records}`]));
-      expect(new Set(records.map(keySlot)).size).toBe(1);
+      // Only the store's epoch and its format keep the tag of format 1; no request reads them.
+      expect(keys.filter((key) => key.includes('{records}')).sort()).toEqual([`${handle.prefix}epoch:{records}`, `${handle.prefix}format:{records}`]);
+      // A record's tag is its own kind and ID; a group's index has one of its own.
+      const records = keys.filter((key) => key.startsWith(`${handle.prefix}rec:`) || key.startsWith(`${handle.prefix}idx:`)).sort();
+      expect(records).toEqual([
+        `${handle.prefix}idx:{app:slot-tenant}`,
+        `${handle.prefix}idx:{client:slot-tenant}`,
+        `${handle.prefix}rec:{app:slot-app}`,
+        `${handle.prefix}rec:{client:slot-client}`,
+      ]);
+      expect(new Set(records.map(keySlot)).size).toBe(4);
       // A counter's tag is what it counts: counters spread over the slots, none shared by all.
       const counters = keys.filter((key) => key.startsWith(`${handle.prefix}rl:`)).sort();
       expect(counters).toEqual([`${handle.prefix}rl:{client:slot-client}`, `${handle.prefix}rl:{ip:203.0.113.9}`]);

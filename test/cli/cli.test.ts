@@ -167,7 +167,7 @@ describe('talent-auth CLI (built, as a subprocess, on a real redis-server)', () 
       expect((await cli(['clients', 'list', '--tenant', 'prefixed', '--json'])).json.clients).toEqual([]);
       const listed = await cli(['clients', 'list', '--tenant', 'prefixed', '--key-prefix', 'other:', '--json']);
       expect(listed.json.clients.map((client: { client_id: string }) => client.client_id)).toEqual([created.json.client_id]);
-      expect(await redis.client().exists(`other:rec:{records}:client:${created.json.client_id}`)).toBe(1);
+      expect(await redis.client().exists(`other:rec:{client:${created.json.client_id}}`)).toBe(1);
     });
   });
 

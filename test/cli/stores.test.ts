@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { startRedisCluster, type RedisClusterProcess } from '../../devtools/redis-cluster.js';
 import { startRedisSentinel, type RedisSentinelProcess } from '../../devtools/redis-sentinel.js';
 import { CLI_ENTRY, runCli, type CliRun } from '../support/cli.js';
@@ -80,13 +80,12 @@ describe('talent-auth CLI on every kind of Redis store (built, as a subprocess)'
       // The password in the nodes' URLs, as the server takes it too.
       const inUrls = cluster.urls.map((url) => url.replace('redis://', `redis://:${ADMIN_PASSWORD}@`)).join(',');
       expect(await listApps([], { REDIS_CLUSTER_NODES: inUrls })).toEqual([clientId]);
-      // Written where the server's store writes: the records' slot, under the default prefix.
-      const node = new Redis(cluster.urls[0]!, { lazyConnect: true, password: ADMIN_PASSWORD });
+      // Written where the server's store writes: the record's own slot, under the default prefix.
+      const nodes = new Cluster(cluster.urls.slice(0, 1).map((url) => ({ host: new URL(url).hostname, port: Number(new URL(url).port) })), { redisOptions: { password: ADMIN_PASSWORD } });
       try {
-        await node.connect();
-        expect(await node.cluster('KEYSLOT', 'talent-auth:rec:{records}:app:x')).toBe(await node.cluster('KEYSLOT', '{records}'));
+        expect(await nodes.exists(`talent-auth:rec:{app:${clientId}}`)).toBe(1);
       } finally {
-        node.disconnect();
+        nodes.disconnect();
       }
     });
 
@@ -121,7 +120,7 @@ describe('talent-auth CLI on every kind of Redis store (built, as a subprocess)'
       // The master itself holds it.
       const master = new Redis(sentinel.master.url);
       try {
-        expect(await master.exists(`talent-auth:rec:{records}:app:${clientId}`)).toBe(1);
+        expect(await master.exists(`talent-auth:rec:{app:${clientId}}`)).toBe(1);
       } finally {
         master.disconnect();
       }
@@ -296,7 +295,7 @@ describe('talent-auth CLI on every kind of Redis store (built, as a subprocess)'
       const file = configFile('reachable.json', { url: redis.url, keyPrefix: 'from-file:' });
       // The file's URL wins over REDIS_URL; its key prefix over REDIS_KEY_PREFIX.
       const clientId = await createApp('By precedence', ['--store-config', file], { REDIS_URL: closed, REDIS_KEY_PREFIX: 'from-env:' });
-      expect(await redis.client().exists(`from-file:rec:{records}:app:${clientId}`)).toBe(1);
+      expect(await redis.client().exists(`from-file:rec:{app:${clientId}}`)).toBe(1);
       // --key-prefix wins over the file's; --redis over the file's URL.
       expect(await listApps(['--store-config', file, '--key-prefix', 'from-flag:'])).toEqual([]);
       const flagged = await cli(['apps', 'list', '--store-config', file, '--redis', closed]);

@@ -1,5 +1,6 @@
+import { jest } from '@jest/globals';
 import { createMemoryStore } from '../../adapters/memory.js';
-import type { RecordChange, RecordStore } from '../../adapters/types.js';
+import { StoreUnavailable, type RecordChange, type RecordStore } from '../../adapters/types.js';
 import { ClientLookups, type EngineClient } from '../../src/engine/client-cache.js';
 
 const client = (id: string, redirectUris: string[] = []) => ({ clientId: id, redirectUris }) as unknown as EngineClient;
@@ -78,5 +79,78 @@ describe('the client cache (src/engine/client-cache.ts)', () => {
     expect(lookups.redirectUris('gone')).toBeUndefined();
     change({ kind: 'app', id: 'c1' });
     expect(lookups.redirectUris('c1')).toBeUndefined();
+  });
+
+  describe('while the store cannot answer for a client (its shard failing over)', () => {
+    const MAX_AGE_MS = 10_000;
+    beforeEach(() => jest.useFakeTimers({ now: new Date('2026-11-26T12:00:00Z') }));
+    afterEach(() => jest.useRealTimers());
+
+    /** A finder that answers until `down` is set, then throws what `down` holds. */
+    function failing(): { find: (id: string) => Promise<EngineClient>; reads: string[]; down: Error | undefined } {
+      const state: { find: (id: string) => Promise<EngineClient>; reads: string[]; down: Error | undefined } = {
+        reads: [],
+        down: undefined,
+        find: async (id) => {
+          state.reads.push(id);
+          if (state.down) throw state.down;
+          return client(id);
+        },
+      };
+      return state;
+    }
+
+    it.each([
+      ['just after the entry expired: served as it was', MAX_AGE_MS + 1, 'served'],
+      ['at the end of one more lifetime: served', 2 * MAX_AGE_MS - 1, 'served'],
+      ['after one more lifetime: refused', 2 * MAX_AGE_MS, 'refused'],
+    ] as const)('%s', async (_name, after, outcome) => {
+      const finder = failing();
+      const find = new ClientLookups(feed().records, 10, MAX_AGE_MS).cached(finder.find);
+      const first = await find('c1');
+      finder.down = new StoreUnavailable('cluster');
+      jest.setSystemTime(Date.now() + after);
+      if (outcome === 'served') expect(await find('c1')).toBe(first);
+      else await expect(find('c1')).rejects.toBeInstanceOf(StoreUnavailable);
+      // The store was asked first: a fresh answer always wins when there is one.
+      expect(finder.reads).toEqual(['c1', 'c1']);
+    });
+
+    it.each([
+      ['a change of that client', { kind: 'client', id: 'c1' }],
+      ['a lost feed', { kind: undefined }],
+    ] as const)('serves nothing stale after %s (revocation and rotation still take effect)', async (_name, change) => {
+      const { records, change: emit } = feed();
+      const finder = failing();
+      const find = new ClientLookups(records, 10, MAX_AGE_MS).cached(finder.find);
+      await find('c1');
+      emit(change as RecordChange);
+      finder.down = new StoreUnavailable('cluster');
+      await expect(find('c1')).rejects.toBeInstanceOf(StoreUnavailable);
+    });
+
+    it('hides no other error, and serves no client it never read', async () => {
+      const finder = failing();
+      const find = new ClientLookups(feed().records, 10, MAX_AGE_MS).cached(finder.find);
+      await find('c1');
+      jest.setSystemTime(Date.now() + MAX_AGE_MS + 1);
+      finder.down = new Error('a bug');
+      await expect(find('c1')).rejects.toThrow('a bug');
+      finder.down = new StoreUnavailable('cluster');
+      await expect(find('c2')).rejects.toBeInstanceOf(StoreUnavailable);
+    });
+
+    it('serves the fresh read once the store answers again', async () => {
+      const finder = failing();
+      const find = new ClientLookups(feed().records, 10, MAX_AGE_MS).cached(finder.find);
+      const first = await find('c1');
+      jest.setSystemTime(Date.now() + MAX_AGE_MS + 1);
+      finder.down = new StoreUnavailable('cluster');
+      expect(await find('c1')).toBe(first);
+      finder.down = undefined;
+      const fresh = await find('c1');
+      expect(fresh).not.toBe(first);
+      expect(fresh).toEqual(first);
+    });
   });
 });
