@@ -28,9 +28,10 @@ for (const name of Object.keys(areas)) {
   total.noCoverage += count.NoCoverage;
   total.timeout += count.Timeout;
 }
+const say = (line) => process.stdout.write(`${line}\n`);
 const percent = (detected, valid) => (valid === 0 ? '-' : `${((100 * detected) / valid).toFixed(1)}%`);
-console.log('area\tscore\tdetected/valid\tsurvived\tno coverage\ttimed out');
-for (const [name, detected, valid, survived, noCoverage, timeout] of rows) console.log(`${name}\t${percent(detected, valid)}\t${detected}/${valid}\t${survived}\t${noCoverage}\t${timeout}`);
-console.log(`all\t${percent(total.detected, total.valid)}\t${total.detected}/${total.valid}\t${total.survived}\t${total.noCoverage}\t${total.timeout}`);
-if (missing.length) console.log(`not measured yet: ${missing.join(', ')}`);
+say('area\tscore\tdetected/valid\tsurvived\tno coverage\ttimed out');
+for (const [name, detected, valid, survived, noCoverage, timeout] of rows) say(`${name}\t${percent(detected, valid)}\t${detected}/${valid}\t${survived}\t${noCoverage}\t${timeout}`);
+say(`all\t${percent(total.detected, total.valid)}\t${total.detected}/${total.valid}\t${total.survived}\t${total.noCoverage}\t${total.timeout}`);
+if (missing.length) say(`not measured yet: ${missing.join(', ')}`);
 process.exitCode = missing.length || total.valid === 0 || (100 * total.detected) / total.valid < FLOOR ? 1 : 0;
