@@ -25,7 +25,7 @@ export const areas = {
     tests: ['test/endpoints/management', 'test/endpoints/consents', 'test/http/named-user-caller.test.ts', 'test/audit/audit-trail.test.ts'],
   },
   factors: { mutate: ['src/factors/totp.ts', 'src/factors/recovery-codes.ts'], tests: ['test/factors'] },
-  'client-assertion': { mutate: ['src/endpoints/lifecycle/client-assertion.ts'], tests: ['test/endpoints/token/private-key-jwt.test.ts', 'test/endpoints/lifecycle'] },
+  'client-assertion': { mutate: ['src/endpoints/lifecycle/client-assertion.ts'], tests: ['test/endpoints/token/private-key-jwt.test.ts', 'test/endpoints/token/malformed-assertions.test.ts', 'test/high-security/flow.test.ts', 'test/endpoints/lifecycle'] },
   federation: { mutate: ['src/federation/upstreams.ts'], tests: ['test/federation'] },
 };
 
