@@ -212,11 +212,8 @@ export class PrivateHosts {
   /** Whether the address lies in a listed network. */
   holds(address: string): boolean {
     const family = isIP(address);
-    try {
-      return family !== 0 && this.networks.check(address, family === 4 ? 'ipv4' : 'ipv6');
-    } catch {
-      return false;
-    }
+    // BlockList.check throws only on what isIP refuses (zone IDs pass both).
+    return family !== 0 && this.networks.check(address, family === 4 ? 'ipv4' : 'ipv6');
   }
 }
 

@@ -58,6 +58,6 @@ const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 export function checkCodeChallenge(challenge: unknown): void {
   if (challenge === undefined) return;
   if (typeof challenge !== 'string' || !S256_CHALLENGE.test(challenge)) {
-    throw new InvalidRequest('code_challenge must be the S256 challenge: 43 base64url characters (RFC 7636 §4.2)');
+    throw new InvalidRequest('code_challenge must be the S256 challenge: 43 base64url characters (RFC 7636 section 4.2)');
   }
 }

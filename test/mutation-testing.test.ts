@@ -25,12 +25,31 @@ function filesOf(entry: string): string[] {
 
 describe('the modules of the mutation score', () => {
   let modules: string[] = [];
+  let areas: Record<string, { mutate: string[]; tests: string[] }> = {};
   let config: { mutate?: unknown; ignoreStatic?: unknown; thresholds?: { break?: unknown } } = {};
 
   beforeAll(async () => {
-    const loaded = (await import(join(ROOT, 'stryker.config.mjs'))) as { securityModules: string[]; default: typeof config };
+    const loaded = (await import(join(ROOT, 'stryker.config.mjs'))) as { securityModules: string[]; areas: typeof areas; default: typeof config };
     modules = loaded.securityModules;
+    areas = loaded.areas;
     config = loaded.default;
+  });
+
+  it('are grouped in areas, each module in one area, each area with tests that exist and are run by npm test', () => {
+    const entries = Object.values(areas).flatMap((area) => area.mutate);
+    expect(new Set(entries).size).toBe(entries.length);
+    for (const [name, area] of Object.entries(areas)) {
+      expect([name, area.mutate.length > 0, area.tests.length > 0]).toEqual([name, true, true]);
+      for (const entry of area.tests) {
+        const found = entry.endsWith('.test.ts') ? existsSync(join(ROOT, entry)) : existsSync(join(ROOT, entry)) && tsFiles(entry).some((file) => file.endsWith('.test.ts'));
+        expect(found ? entry : `${entry} (area ${name}) holds no test`).toBe(entry);
+      }
+    }
+  });
+
+  it('each area is listed in docs/mutation-testing.md', () => {
+    const docs = readFileSync(join(ROOT, 'docs/mutation-testing.md'), 'utf8');
+    expect(Object.keys(areas).filter((name) => !docs.includes(`| \`${name}\` |`))).toEqual([]);
   });
 
   it('are what Stryker mutates, with the 90% floor', () => {

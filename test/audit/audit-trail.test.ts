@@ -226,6 +226,10 @@ describe.each(STORE_KINDS)('audit trail (%s store)', (kind) => {
       const refused = await api(`audit-events?${query}`);
       expect([query, refused.status, refused.body.error]).toEqual([query, 400, 'invalid_request']);
     }
+    for (const query of ['limit=abc', 'limit=-1', 'limit=1.5', 'limit=12345', 'limit=%201', 'limit=0', 'limit=201']) {
+      const refused = await api(`audit-events?${query}`);
+      expect([query, refused.status, refused.body.error_description]).toEqual([query, 400, 'limit must be an integer between 1 and 200']);
+    }
     expect((await api('audit-events', { as: 'plain' })).status).toBe(403);
     expect((await api('audit-events', { as: 'nobody' })).status).toBe(401);
   });

@@ -3,6 +3,8 @@ import express from 'express';
 import * as oauth from 'oauth4webapi';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { createTokenVerifier, expressAuthenticate, type TokenVerifier } from '../../src/resource-server/index.js';
+import { InvalidDpopProof } from '../../policies/errors.js';
+import { DpopProofs } from '../../src/resource-server/dpop.js';
 import { payslipApis, servePayslips, type PayslipsApi } from '../support/payslips-api.js';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
 
@@ -213,5 +215,21 @@ describe('resource-server kit: DPoP-bound tokens', () => {
 
   it.each([0, -1, 1.5, Number.NaN])('refuses dpop.maxProofs %p at creation', (maxProofs) => {
     expect(() => createTokenVerifier({ issuer: server.auth.issuer, audience: server.auth.audience, jwks: { keys: [] }, dpop: { maxProofs } })).toThrow(TypeError);
+  });
+});
+
+/** DpopProofs on its own: a token whose confirmation names no JWK thumbprint is not one a proof can be for. */
+describe('DpopProofs.check (src/resource-server/dpop.ts)', () => {
+  it.each([
+    ['a cnf without jkt (another kind of binding)', { cnf: { 'x5t#S256': 'abc' } }],
+    ['a jkt that is not a string', { cnf: { jkt: 7 } }],
+    ['no cnf', {}],
+  ])('refuses %s, before it looks at any proof (401 invalid_dpop_proof)', async (_name, claims) => {
+    const key = await dpopKey();
+    const proofs = new DpopProofs('https://api.example.com', { maxProofs: 10, clockToleranceSeconds: 5 });
+    const request = { proof: await key.proof({ htu: 'https://api.example.com/x' }), method: 'GET', url: 'https://api.example.com/x' };
+    const failure = await proofs.check(request, 'token', claims).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(InvalidDpopProof);
+    expect(failure).toMatchObject({ status: 401, error: 'invalid_dpop_proof', description: 'the access token is not bound to a DPoP key' });
   });
 });

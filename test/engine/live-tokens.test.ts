@@ -132,6 +132,30 @@ describe('live access tokens (src/engine/live-tokens.ts)', () => {
       await expect(refused).rejects.toMatchObject({ status: 401, error: 'invalid_token' });
     });
 
+    it.each([
+      ['Bearer', (raw: string) => `Bearer ${raw}`],
+      ['DPoP', (raw: string) => `DPoP ${raw}`],
+      ['with several spaces', (raw: string) => `Bearer   ${raw}`],
+      ['with spaces around', (raw: string) => `  Bearer ${raw}  `],
+    ])('a whole request (%s): its token is the one checked for liveness', async (_, header) => {
+      // The shape of the header is the wrapped verifier's to judge; this one takes any.
+      const ownApis = liveOnly({ ...verifier, verifyRequest: async () => verifier.verify(named()) }, live);
+      const request = { authorization: header(named()), dpop: undefined, method: 'GET', url: 'https://auth.example.com/api' };
+      await expect(ownApis.verifyRequest(request)).resolves.toMatchObject({ sub: 'alice', clientId: 'app' });
+      await store.engine('Grant').destroy('grant-1');
+      await expect(ownApis.verifyRequest(request)).rejects.toMatchObject({ status: 401, error: 'invalid_token' });
+    });
+
+    it.each([
+      ['with several spaces', (raw: string) => `Bearer   ${raw}`],
+      ['with spaces around', (raw: string) => `  Bearer ${raw}  `],
+    ])('an Authorization header %s: its token is the one checked for liveness', async (_, header) => {
+      const ownApis = liveOnly({ ...verifier, verifyAuthorization: async () => verifier.verify(named()) }, live);
+      await expect(ownApis.verifyAuthorization(header(named()))).resolves.toMatchObject({ sub: 'alice', clientId: 'app' });
+      await store.engine('Grant').destroy('grant-1');
+      await expect(ownApis.verifyAuthorization(header(named()))).rejects.toMatchObject({ status: 401, error: 'invalid_token', description: 'the access token is no longer valid' });
+    });
+
     it('leaves the header to the verifier (a header that is not Bearer is its refusal)', async () => {
       await expect(liveOnly(verifier, live).verifyAuthorization('Basic abc')).rejects.toThrow('a bearer access token is required');
     });

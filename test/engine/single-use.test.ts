@@ -119,6 +119,23 @@ describe('single use (src/engine/single-use.ts)', () => {
       return { state, successor };
     }
 
+    it('outside a token request (no rotation to join): consumed at once; a second use is judged as a race lost (a retry, then a reuse); a store error is passed on', async () => {
+      const token = await stored('RefreshToken', 'rt-alone');
+      await consumeRefresh(token);
+      expect(await store.engine('RefreshToken').consumption('rt-alone')).toEqual({ consumedAt: expect.any(Number), confirmed: expect.any(Boolean) });
+      // Its successor stored: used again within the window, a retry (told); once more, a reuse that ends the grant.
+      const successor = singleUse.successorOf('rt-alone');
+      await store.engine('RefreshToken').upsert(successor, { jti: successor, grantId: 'grant-1' }, 3600);
+      await consumeRefresh(token);
+      expect(retried).toEqual([token]);
+      expect(reused).toEqual([]);
+      await expect(consumeRefresh(token)).rejects.toBeInstanceOf(InvalidGrant);
+      expect(reused).toEqual([token]);
+      expect(await grantExists()).toBe(false);
+      const broken = new Error('the store is down');
+      await expect(singleUse.consumeRefreshToken(await stored('RefreshToken', 'rt-other', 'grant-2'), () => Promise.reject(broken))).rejects.toBe(broken);
+    });
+
     it('a rotation consumes the token and saves its successor in one step; nothing before', async () => {
       const token = await stored('RefreshToken', 'rt-1');
       const { state } = await asRequest('refresh_token', () => consumeRefresh(token));

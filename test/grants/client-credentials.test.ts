@@ -4,7 +4,9 @@ import {
   CLIENT_CREDENTIALS_TOKEN_SECONDS,
   clientCredentialsClaims,
   clientCredentialsScopes,
+  clientCredentialsGrant,
 } from '../../src/grants/client-credentials.js';
+import type { GrantSetup } from '../../src/grants/grant.js';
 
 const catalog = new ApiCatalog([
   { id: 'scim', name: 'SCIM', scopes: { 'scim.read': 'r', 'scim.write': 'w' }, constraints: ['country'] },
@@ -39,5 +41,31 @@ describe('client_credentials (src/grants/client-credentials.ts)', () => {
     ['both APIs', both, ['jobs.read', 'scim.write'], { tenant: 't', constraints: both }],
   ])('claims: %s', (_name, constraints, scopes, expected) => {
     expect(clientCredentialsClaims(catalog, { tenant: 't', constraints }, scopes)).toEqual(expected);
+  });
+});
+
+/**
+ * The grant's hooks as the engine calls them, for a client the engine holds without any scope (a
+ * client configuration whose scopes were all taken away): no scope is invented for it.
+ */
+describe('client_credentials hooks for a client without scopes', () => {
+  const setup = { catalog, audience: 'https://api.example.com', accessTokenFormat: { accessTokenFormat: 'jwt' }, tenantPolicy: undefined } as unknown as GrantSetup;
+  const grant = clientCredentialsGrant(setup);
+
+  it('an omitted scope grants nothing, and the engine is told so', async () => {
+    const ctx = { oidc: { params: {} as Record<string, unknown> } };
+    const resource = await grant.resource!(ctx as never, { tenant: 't' } as never);
+    expect(resource).toMatchObject({ scope: '', audience: 'https://api.example.com' });
+    expect(ctx.oidc.params['scope']).toBe('');
+  });
+
+  it('a requested scope is refused (invalid_scope)', async () => {
+    const ctx = { oidc: { params: { scope: 'scim.read' } as Record<string, unknown> } };
+    await expect(grant.resource!(ctx as never, { tenant: 't' } as never)).rejects.toBeInstanceOf(InvalidScope);
+  });
+
+  it('a token without scopes carries its tenant and no constraints', async () => {
+    const claims = await grant.claims!({} as never, { client: { tenant: 't', constraints: { scim: { country: ['DE'] } } } } as never);
+    expect(claims).toEqual({ tenant: 't' });
   });
 });

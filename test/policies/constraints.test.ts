@@ -22,6 +22,9 @@ describe('validateConstraints (registration time)', () => {
     expect(() => validateConstraints(catalog, api, filters, 'f')).toThrow(ValidationError);
     expect(() => validateConstraints(catalog, api, filters, 'f')).toThrow(expect.objectContaining({ field }));
   });
+  it('refuses an API the catalog does not hold, naming it', () => {
+    expect(() => validateConstraints(catalog, 'payroll', { group: ['eng'] }, 'f')).toThrow(expect.objectContaining({ field: 'f', description: "f: unknown API 'payroll'" }));
+  });
 });
 
 describe('constraintsForGrantedScopes (token time)', () => {

@@ -41,6 +41,7 @@ describe('the high-security profile (policies/high-security.ts)', () => {
     ['app: PKCE off', { ...APP, pkceEnabled: false }, 'pkceEnabled'],
     ['app: a loopback http redirect URI', { ...APP, redirectUris: ['https://app.example.com/cb', 'http://127.0.0.1:8080/cb'] }, 'redirectUris.1'],
     ['app: a private-use scheme redirect URI', { ...APP, redirectUris: ['com.example.app:/cb'] }, 'redirectUris.0'],
+    ['app: no redirect URIs stated (a change that leaves them as they are)', { ...APP, redirectUris: undefined }, undefined],
   ])('%s', (_name, client, field) => {
     const problems = highSecurityProblems(client);
     if (field === undefined) expect(problems).toEqual([]);
@@ -115,6 +116,8 @@ describe('the high-security profile (policies/high-security.ts)', () => {
     expect(() => refuseNonConforming(undefined)).not.toThrow();
     expect(() => refuseNonConforming({ ...under, clientAuthMethod: 'client_secret_basic' })).toThrow(UnauthorizedClient);
     expect(() => refuseNonConforming({ ...under, clientAuthMethod: 'none' }))
+      .toThrow('the high-security profile requires private_key_jwt; this client authenticates with none');
+    expect(() => refuseNonConforming({ ...under } as { clientAuthMethod?: string }))
       .toThrow('the high-security profile requires private_key_jwt; this client authenticates with none');
   });
 

@@ -43,6 +43,8 @@ const refused: Array<[string, RegExp]> = [
   ['https://user@app.example.com/cb', /user information/],
   ['http://user@localhost/cb', /user information/],
   ['myapp://user@cb', /user information/],
+  ['myapp://a<b/cb', /not a valid URI/],
+  ['myapp://[zz]/cb', /not a valid URI/],
   ['https://app.example.com:0/cb', /between 1 and 65535/],
   ['http://localhost:0/cb', /between 1 and 65535/],
   ['http://127.0.0.1:65536/cb', /between 1 and 65535/],

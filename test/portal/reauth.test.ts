@@ -3,7 +3,7 @@ import type { Store } from '../../adapters/types.js';
 import { PORTAL_REAUTH_SECONDS, PORTAL_SESSION_SECONDS } from '../../policies/lifetimes.js';
 import { totpCode, totpStep } from '../../src/factors/totp.js';
 import type { PortalKit } from '../../src/portal/kit.js';
-import { keptAction } from '../../src/portal/reauth.js';
+import { freshOrSignInAgain, keptAction } from '../../src/portal/reauth.js';
 import { PortalSessions } from '../../src/portal/sessions.js';
 import { testAccounts } from '../support/accounts.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
@@ -231,5 +231,24 @@ describe('the portal asks for a sign-in again before a destructive action', () =
     if (home.html.includes('value="allow"')) home = await agent.submit(home, { decision: 'allow' });
     expect(home.html).toContain('deleted.');
     expect(await exists(clientId)).toBe(false);
+  });
+});
+
+/** freshOrSignInAgain on its own: the guard against a route that forgot to name itself. */
+describe('freshOrSignInAgain (src/portal/reauth.ts)', () => {
+  const call = (authTime: number, route: string | undefined) => ({
+    ctx: {}, id: 'session-1', form: new Map(), route,
+    now: { session: { user: { sub: 'ben', tenant: 'acme' }, authTime } },
+  }) as unknown as Parameters<typeof freshOrSignInAgain>[1];
+  const kit = {} as PortalKit;
+  const now = () => Math.floor(Date.now() / 1000);
+
+  it('a recent sign-in: go on, whatever the route', async () => {
+    await expect(freshOrSignInAgain(kit, call(now() - 10, undefined))).resolves.toBe(true);
+    await expect(freshOrSignInAgain(kit, call(now() - PORTAL_REAUTH_SECONDS + 5, 'deleteClient'))).resolves.toBe(true);
+  });
+
+  it('a stale sign-in on a route that names no row: a programming error, thrown before anything is kept or sent', async () => {
+    await expect(freshOrSignInAgain(kit, call(now() - PORTAL_REAUTH_SECONDS - 5, undefined))).rejects.toThrow('a destructive action must name its row');
   });
 });

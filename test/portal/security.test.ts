@@ -25,7 +25,7 @@ const COOKIE_KEY = 'a-cookie-key-of-the-security-tests-0123456789';
 const FACTOR_KEY = 'a-factor-key-of-the-security-tests-0123456789';
 /** Users without the management right (the second-factor rule for permissions does not apply to them). */
 const reader = (sub: string) => ({ sub, password: `${sub}-password`, tenant: 'acme', claims: { name: sub.toUpperCase() }, scopes: ['scim.read'] });
-const USERS = ['ben', 'cat', 'dan', 'eli', 'fay', 'gus', 'hal', 'ivy'].map(reader);
+const USERS = ['ben', 'cat', 'dan', 'eli', 'fay', 'gus', 'hal', 'ivy', 'joe', 'kim'].map(reader);
 
 describe("the portal's Security page", () => {
   let redis: RedisServer;
@@ -186,5 +186,39 @@ describe("the portal's Security page", () => {
     const refused = await post(agent, '/security/passkeys', { csrf, ceremony, name: 'Laptop', credential: '{"type":"public-key"}' });
     expect(refused.html).toContain('The passkey was not added.');
     expect((await server.auth.factors.list(owner('gus'))).filter((entry) => entry.type === 'passkey')).toEqual([]);
+  });
+  it('a passkey without a name asks for one (nothing added); a first app code with no setup started says to start again', async () => {
+    const { agent, csrf } = await signedIn('joe');
+    const html = (await agent.request('/portal/security/passkeys/new')).html;
+    const ceremony = /name="ceremony" value="([^"]+)"/.exec(html)![1]!;
+    const noName: Record<string, string>[] = [{ csrf, ceremony, credential: '{"type":"public-key"}' }, { csrf, ceremony, name: ' ', credential: '{"type":"public-key"}' }];
+    for (const fields of noName) {
+      const refused = await post(agent, '/security/passkeys', fields);
+      expect(refused.html).toContain('Name of the passkey: enter a name of up to 64 characters.');
+    }
+    expect(await types('joe')).toEqual([]);
+    const early = await post(agent, '/security/authenticator-app/confirm', { csrf, code: '123456' });
+    expect(early.html).toContain('The setup took too long. Please start again.');
+    expect(await types('joe')).toEqual([]);
+  });
+
+  it('a session whose sign-in named no tenant has no factors of ours: every page and form of the Security page is "not found"', async () => {
+    const { agent, csrf } = await signedIn('kim');
+    const id = agent.cookie('portal_session')!;
+    const session = (await sessions.get(id))!;
+    await sessions.save(id, { ...session, user: { sub: 'kim', name: 'KIM' } });
+    const before = await types('kim');
+    const answers = [
+      await agent.request('/portal/security'),
+      await agent.request('/portal/security/passkeys/new'),
+      await post(agent, '/security/authenticator-app', { csrf }),
+      await post(agent, '/security/authenticator-app/confirm', { csrf, code: '123456' }),
+      await post(agent, '/security/recovery-codes', { csrf }),
+      await post(agent, '/security/passkeys', { csrf, ceremony: 'x', name: 'Laptop', credential: '{}' }),
+      await post(agent, '/security/remove', { csrf, factor: 'x' }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 404));
+    for (const answer of answers) expect(answer.html).toContain('Not found.');
+    expect(await types('kim')).toEqual(before);
   });
 });

@@ -93,6 +93,8 @@ describe.each(STORE_KINDS)('client authentication on the records (%s store)', (k
     ['a jwksUri that is not a URL', { jwksUri: 'keys' }, 'jwksUri', /absolute https URL/],
     ['a plain http jwksUri off loopback', { jwksUri: 'http://keys.acme.example/jwks' }, 'jwksUri', /https/],
     ['a jwksUri with credentials', { jwksUri: 'https://u:p@keys.acme.example/jwks' }, 'jwksUri', /credentials/],
+    ['a jwksUri with a fragment', { jwksUri: 'https://keys.acme.example/jwks#signing' }, 'jwksUri', /no fragment/],
+    ['a jwksUri with an empty fragment', { jwksUri: 'https://keys.acme.example/jwks#' }, 'jwksUri', /no fragment/],
   ])('refuses %s for private_key_jwt, naming the field, and stores nothing', async (_name, change, field, rule) => {
     const error = await refusal(clients.create({ ...base, tokenEndpointAuthMethod: 'private_key_jwt', ...change } as ClientConfigurationInput));
     expect(error).toBeInstanceOf(ValidationError);

@@ -78,6 +78,16 @@ describe('resource-server kit: token verification', () => {
   });
 
   it.each([
+    ['no scope claim', { scope: undefined }, []],
+    ['a scope claim that is not a string', { scope: ['scim.read'] }, []],
+    ['an empty scope claim', { scope: '' }, []],
+    ['a scope claim with extra spaces', { scope: ' scim.read  jobs.read ' }, ['scim.read', 'jobs.read']],
+  ])('scopes of a token with %s: only what the claim names', async (_name, claims, scopes) => {
+    const verified = await verifier.verify(await token(key, claims));
+    expect([...verified.scopes]).toEqual(scopes);
+  });
+
+  it.each([
     ['expired', () => token(key, {}, { exp: Math.floor(Date.now() / 1000) - 60 }), /expired/],
     ['another issuer', () => token(key, {}, { iss: 'https://evil.example/oauth2' }), /not valid/],
     ['another audience', () => token(key, {}, { aud: 'https://other.example/api' }), /not valid/],

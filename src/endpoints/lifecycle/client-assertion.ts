@@ -53,7 +53,6 @@ export function clientAssertionCheck(provider: Provider): ClientAssertionCheck {
           subject: client.clientId,
           audience: [provider.issuer, `${provider.issuer}/token`, endpointUrl],
           algorithms: [alg],
-          requiredClaims: ['exp', 'jti'],
           clockTolerance: CLOCK_TOLERANCE_SECONDS,
         }).then((verified) => verified.payload, () => undefined);
         if (payload) break;
@@ -61,6 +60,7 @@ export function clientAssertionCheck(provider: Provider): ClientAssertionCheck {
     } catch {
       throw new InvalidClient();
     }
+    // The engine's rule at the token endpoint: an assertion has an expiry and a one-time jti (RFC 7523 section 3).
     if (!payload || typeof payload.jti !== 'string' || payload.exp === undefined) throw new InvalidClient();
     // The high-security profile narrows the audience to the issuer alone, here as at the token endpoint.
     if (!assertionAudienceAllowed(client, payload.aud, provider.issuer)) throw new InvalidClient('the client assertion audience must be the issuer identifier');

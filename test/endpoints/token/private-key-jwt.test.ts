@@ -253,6 +253,48 @@ describe.each(STORE_KINDS)('private_key_jwt at the token endpoint (%s store)', (
     expect((await lifecycleCall(a, 'introspect', accessToken, await assertion(machine))).body).toEqual({ active: false });
   });
 
+  it('introspection: the token endpoint URL as audience; each refusal says why; iss and sub both the client; a key found without a kid', async () => {
+    const accessToken = ((await tokenWith(a, await assertion(machine))).body as { access_token: string }).access_token;
+    expect((await lifecycleCall(a, 'introspect', accessToken, await assertion(machine, { aud: `${a.oauthUrl}/token` }))).status).toBe(200);
+    const said = async (jwt: string) => {
+      const answer = await lifecycleCall(a, 'introspect', accessToken, jwt);
+      return [answer.status, answer.body?.['error'], answer.body?.['error_description']];
+    };
+    expect(await said('not-a-jwt')).toEqual([401, 'invalid_client', 'the client assertion is not a JWT']);
+    expect(await said(await assertion(machine, { exp: Math.floor(Date.now() / 1000) + 3600 }))).toEqual([401, 'invalid_client', 'the client assertion must expire within 300 seconds']);
+    const once = await assertion(machine);
+    expect((await said(once))[0]).toBe(200);
+    expect(await said(once)).toEqual([401, 'invalid_client', 'client assertion tokens must only be used once']);
+    /** An assertion made by hand: `claims` over the usual ones (undefined drops one), `kid` in the header unless undefined. */
+    const byHand = (claims: Record<string, unknown>, kid: string | undefined = 'k1', signWith: CryptoKey = key.privateKey) => {
+      const now = Math.floor(Date.now() / 1000);
+      const all = { iss: machine, sub: machine, aud: a.auth.issuer, iat: now, exp: now + 60, jti: randomUUID(), ...claims };
+      for (const [name, value] of Object.entries(all)) if (value === undefined) delete all[name as keyof typeof all];
+      return new SignJWT(all).setProtectedHeader({ alg: 'ES256', ...(kid === undefined ? {} : { kid }) }).sign(signWith);
+    };
+    expect((await said(await byHand({})))[0]).toBe(200);
+    for (const claims of [{ iss: basicClient.clientId }, { jti: 7 }, { jti: undefined }, { exp: undefined }, { aud: [`${a.oauthUrl}/userinfo`] }]) {
+      expect([claims, ...(await said(await byHand(claims))).slice(0, 2)]).toEqual([claims, 401, 'invalid_client']);
+    }
+    // An expiry exactly as far ahead as allowed is accepted.
+    expect((await said(await byHand({ exp: Math.floor(Date.now() / 1000) + 300 })))[0]).toBe(200);
+    // Its single-use record is kept until its expiry and the clock tolerance (Redis: a TTL), no shorter.
+    if (kind === 'redis') {
+      // The records are named by a digest of the jti: this assertion's is one more due in 120 to 135 s.
+      const redis = store.redis!.client();
+      const dueSoon = async () => {
+        const names = (await redis.keys('*ReplayDetection:*')).filter((name) => !name.includes('{}'));
+        return (await Promise.all(names.map((name) => redis.ttl(name)))).filter((ttl) => ttl > 120 && ttl <= 120 + 15).length;
+      };
+      const before = await dueSoon();
+      expect((await said(await byHand({ exp: Math.floor(Date.now() / 1000) + 120 })))[0]).toBe(200);
+      expect(await dueSoon()).toBe(before + 1);
+    }
+    // No kid: the client's key of the algorithm is found; a key the client does not hold is not.
+    expect((await said(await byHand({}, undefined)))[0]).toBe(200);
+    expect((await said(await byHand({}, undefined, (await keyPair('ES256', 'k9')).privateKey)))[0]).toBe(401);
+  });
+
   it('discovery lists private_key_jwt and the assertion algorithms', async () => {
     const metadata = await (await fetch(`${a.oauthUrl}/.well-known/openid-configuration`)).json() as Record<string, unknown>;
     expect(metadata['token_endpoint_auth_methods_supported']).toEqual(expect.arrayContaining(['client_secret_basic', 'private_key_jwt']));
