@@ -22,7 +22,8 @@ export interface KnownClients {
  * trip, no metadata hashing and no re-validation (the engine's own cache holds 100 clients and
  * reads the adapter on every request). An entry goes as soon as its record changes on any
  * instance (RecordStore.watch), nothing is cached while changes cannot be watched, and no entry
- * outlives 10 s: a rotated secret or a deleted client stops working at once everywhere. While the
+ * outlives 10 s: a rotated secret or a deleted client stops working at once here, and on the other
+ * instances as soon as the change feed tells them (milliseconds). While the
  * store cannot be read (StoreUnavailable), an entry is served for up to 10 s more.
  * Installed in front of the engine's `Client.find` by src/engine/patches.ts.
  */

@@ -149,7 +149,8 @@ const patchSchema = z.object({ ...CLIENT_CONFIGURATION_FIELDS, ...CLIENT_AUTHENT
 
 /**
  * Machine-to-machine clients (`auth.clientConfigurations`): create, read, change, rotate the secret,
- * delete. Every change reaches every instance at once.
+ * delete. Every change reaches every instance at once: this one before the call returns, the others
+ * through the change feed (milliseconds).
  */
 export class ClientConfigurations {
   constructor(

@@ -71,11 +71,23 @@ describe('Redis commands per token request (warm: the client cached)', () => {
     return seen;
   }
 
+  /**
+   * The commands of `call` once its client is cached. A client just created comes back to this
+   * instance through the change feed (told at once, then again by the echo), and a read that a
+   * change overtakes is not kept (src/engine/client-cache.ts): until the echo has come, a request
+   * reads the client (HGET). Under load the echo can be slower than a request, so a few rounds.
+   */
+  async function warmCommandsOf(call: () => Promise<unknown>): Promise<string[]> {
+    await call();
+    let commands = await commandsOf(call);
+    for (let round = 0; round < 5 && commands.includes('hget'); round += 1) commands = await commandsOf(call);
+    return commands;
+  }
+
   it('client_credentials: none (the client, its app and tenant settings are cached; the address limit is known from memory)', async () => {
     const client = await server.auth.clientConfigurations.create({ tenant: 'acme', name: 'n', category: 'c', resources: { scim: { scopes: ['scim.read'] } } });
     const token = () => postToken(server.oauthUrl, 'grant_type=client_credentials', { authorization: basic(client.clientId, client.clientSecret) }).then((answer) => expect(answer.status).toBe(200));
-    await token();
-    expect(await commandsOf(token)).toEqual([]);
+    expect(await warmCommandsOf(token)).toEqual([]);
   });
 
   it('code exchange: read the code with its grant, then consume and confirm the code with its refresh token saved; refresh: read, then consume with the successor saved', async () => {
@@ -121,8 +133,7 @@ describe('Redis commands per token request (warm: the client cached)', () => {
       });
       expect(answer.status).toBe(200);
     };
-    await token();
-    expect(await commandsOf(token)).toEqual(['evalsha', 'evalsha']);
+    expect(await warmCommandsOf(token)).toEqual(['evalsha', 'evalsha']);
   });
 
   it('a sign-in: authorize, password, consent and the code back to the app; then the same user again, signed in and consented', async () => {

@@ -56,6 +56,22 @@ describe.each(STORE_KINDS)('private_key_jwt key rotation by value (%s store)', (
     introspection_endpoint: `${server.oauthUrl}/introspect`,
   });
 
+  /**
+   * Waits until `server`, another instance than the one that wrote, has heard of a change: until
+   * `status` (a request signed with the dropped key) is refused. The writer forgets at once; another
+   * instance hears through the change feed, in milliseconds, but under load a request of the test
+   * can overtake the message. Bounded by 3 s, well under the cache's own 10 s lifetime: without
+   * the change feed, the dropped key would still be accepted when the bound passes, and this fails.
+   */
+  async function heardOn(server: RunningServer, status: () => Promise<number>): Promise<void> {
+    if (server === first) return;
+    const deadline = Date.now() + 3_000;
+    while ((await status()) !== 401) {
+      if (Date.now() > deadline) throw new Error('the other instance did not hear of the change within 3 s');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
   /** A client_credentials request signed with `key`, at `server`: its status. */
   async function tokenStatus(server: RunningServer, clientId: string, key: KeyPair): Promise<number> {
     const auth = oauth.PrivateKeyJwt({ key: key.privateKey, kid: key.jwk.kid! });
@@ -82,7 +98,13 @@ describe.each(STORE_KINDS)('private_key_jwt key rotation by value (%s store)', (
     const now = Math.floor(Date.now() / 1000);
     const inFlight = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'a' }).setIssuer(clientId).setSubject(clientId)
       .setAudience(first.auth.issuer).setIssuedAt(now).setExpirationTime(now + 60).setJti(randomUUID()).sign(a.privateKey);
+    const inFlightHere = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'a' }).setIssuer(clientId).setSubject(clientId)
+      .setAudience(first.auth.issuer).setIssuedAt(now).setExpirationTime(now + 60).setJti(randomUUID()).sign(a.privateKey);
     await first.auth.clientConfigurations.update(clientId, { jwks: { keys: [b.jwk] } });
+    // The instance that wrote: at once (it tells its own cache before the update returns).
+    const here = await postToken(first.oauthUrl, { grant_type: 'client_credentials', client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: inFlightHere });
+    expect({ status: here.status, error: here.body.error }).toEqual({ status: 401, error: 'invalid_client' });
+    await heardOn(second, () => tokenStatus(second, clientId, a));
     const late = await postToken(second.oauthUrl, { grant_type: 'client_credentials', client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: inFlight });
     expect({ status: late.status, error: late.body.error }).toEqual({ status: 401, error: 'invalid_client' });
     await call(first, b);
@@ -111,6 +133,7 @@ describe.each(STORE_KINDS)('private_key_jwt key rotation by value (%s store)', (
     outcomes.push(await introspect(first, b), await introspect(second, b));
     expect(outcomes).toEqual([200, 200, 200, 200, 200, 200]);
     expect(await introspect(first, a)).toBe(401);
+    await heardOn(second, () => introspect(second, a));
     expect(await introspect(second, a)).toBe(401);
   });
 });
