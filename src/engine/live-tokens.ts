@@ -50,6 +50,8 @@ export class LiveTokens {
     private readonly store: Store,
     private readonly findClient: (clientId: string) => Promise<EngineClient | undefined>,
     private readonly revokedChains: RevokedChains,
+    /** How many verified tokens are kept (the oldest goes first). */
+    private readonly maxCached = MAX_CACHED,
   ) {}
 
   /**
@@ -60,21 +62,21 @@ export class LiveTokens {
     const key = createHash('sha256').update(token).digest('base64url');
     const cached = this.#verified.get(key);
     if (cached && cached.exp * 1000 > Date.now()) return cached;
-    if (cached) this.#verified.delete(key);
+    // Expired (or absent: then this deletes nothing): checked again below, and kept as the newest.
+    this.#verified.delete(key);
     const context = await this.verifier.verify(token);
     const { jti, exp, iat } = context.claims;
     if (typeof jti !== 'string' || typeof exp !== 'number' || typeof iat !== 'number') {
       throw new InvalidToken('the access token is not valid', this.verifier.realm);
     }
     const verified: VerifiedToken = { ...context, jti, exp, iat, grantId: context.isNamedUser ? grantIdOfTokenId(jti) : undefined };
-    if (this.#verified.size >= MAX_CACHED) this.#verified.delete(this.#verified.keys().next().value as string);
+    if (this.#verified.size >= this.maxCached) this.#verified.delete(this.#verified.keys().next().value as string);
     this.#verified.set(key, verified);
     return verified;
   }
 
   /** The token, when it is still live (see above); undefined otherwise. */
   async live(token: VerifiedToken): Promise<LiveToken | undefined> {
-    if (token.isNamedUser && !token.grantId) return undefined;
     const chain = token.grantId ? chainOfTokenId(token.jti) : undefined;
     const [revoked, client, grant, chainRevoked] = await Promise.all([
       this.store.engine(REVOKED).find(token.jti),

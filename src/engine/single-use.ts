@@ -300,15 +300,17 @@ export class SingleUse {
     if (parent !== undefined) {
       request!.rotating = undefined;
       const successor = this.successorOf(parent);
-      // Its save consumes the parent in the same step (saveRefreshToken).
-      if (request!.pendingRotation?.jti === parent) request!.completesWith = successor;
+      // Its save consumes the parent in the same step (saveRefreshToken): `rotating` is set only
+      // along with `pendingRotation` (consumeRefreshToken), and cleared here.
+      request!.completesWith = successor;
       return successor;
     }
     const code = request?.codes.at(-1);
     if (code === undefined) return generate();
     const first = this.firstOfCode(code);
-    // Its save consumes the code in the same step (saveRefreshToken).
-    if (request!.pendingCode?.jti === code) request!.completesWith = first;
+    // Its save consumes the code in the same step (saveRefreshToken), while the code is pending; a
+    // code completed already (nothing pending) has its first refresh token written as it is.
+    request!.completesWith = first;
     return first;
   }
 

@@ -52,7 +52,7 @@ function bodyClientIdOf(ctx: Context): string | undefined {
     try {
       subject = decodeJwt(assertion).sub;
     } catch {
-      subject = undefined;
+      // Not a JWT: no subject, so the client_id is what the body names.
     }
   }
   const claimed = typeof subject === 'string' ? subject : params.get('client_id');

@@ -226,7 +226,16 @@ describe.each(STORE_KINDS)('audit trail (%s store)', (kind) => {
       const refused = await api(`audit-events?${query}`);
       expect([query, refused.status, refused.body.error]).toEqual([query, 400, 'invalid_request']);
     }
-    for (const query of ['limit=abc', 'limit=-1', 'limit=1.5', 'limit=12345', 'limit=%201', 'limit=0', 'limit=201']) {
+    // Each parameter the API names is taken (an empty one as absent), and does what it says.
+    for (const query of ['type=consent.revoked', 'since=2020-01-01T00:00:00Z', 'until=2999-01-01T00:00:00Z', 'type=&since=&until=&limit=&cursor=']) {
+      const taken = await api(`audit-events?${query}`);
+      expect([query, taken.status, (taken.body.events as AuditEvent[]).length > 0 || query.startsWith('type=consent')]).toEqual([query, 200, true]);
+    }
+    expect((await api('audit-events?until=2020-01-01T00:00:00Z')).body.events).toEqual([]);
+    expect((await api('audit-events?since=2999-01-01T00:00:00Z')).body.events).toEqual([]);
+    expect((await api('audit-events?limit=1&limit=2')).body.error_description).toBe("parameter 'limit' must be sent once");
+    expect((await api('audit-events?tenant=globex')).body.error_description).toBe("unknown parameter 'tenant'");
+    for (const query of ['limit=abc', 'limit=-1', 'limit=1.5', 'limit=12345', 'limit=%201', 'limit=0', 'limit=201', 'limit=12abc', 'limit=1e2', 'limit=0x10']) {
       const refused = await api(`audit-events?${query}`);
       expect([query, refused.status, refused.body.error_description]).toEqual([query, 400, 'limit must be an integer between 1 and 200']);
     }

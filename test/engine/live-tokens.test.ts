@@ -1,5 +1,6 @@
+import { jest } from '@jest/globals';
 import { createMemoryStore } from '../../adapters/memory.js';
-import type { Store } from '../../adapters/types.js';
+import type { EngineAdapter, Store } from '../../adapters/types.js';
 import { InvalidToken } from '../../policies/errors.js';
 import type { EngineClient } from '../../src/engine/client-cache.js';
 import { liveOnly, LiveTokens, type VerifiedToken } from '../../src/engine/live-tokens.js';
@@ -96,6 +97,59 @@ describe('live access tokens (src/engine/live-tokens.ts)', () => {
     await expect(store.engine('RevokedAccessToken').find('machine-token-1')).resolves.toBeUndefined();
   });
 
+  it('a revocation keeps the token\'s id alone (never the token), for exactly as long as the token has left; nothing once it has expired, or expires this very second', async () => {
+    const revokedAdapter = store.engine('RevokedAccessToken');
+    const writes: Array<[string, unknown, number | undefined]> = [];
+    const counting: Store = {
+      ...store,
+      engine: (model: string) => (model === 'RevokedAccessToken'
+        ? Object.assign(Object.create(revokedAdapter) as EngineAdapter, { upsert: async (id: string, payload: Record<string, unknown>, ttl?: number) => { writes.push([id, payload, ttl]); await revokedAdapter.upsert(id, payload, ttl); } })
+        : store.engine(model)),
+    };
+    const revoking = new LiveTokens(verifier, counting, async () => ({}) as EngineClient, chains);
+    const verified = await revoking.verify(machine());
+    const spy = jest.spyOn(Date, 'now');
+    try {
+      spy.mockReturnValue(verified.exp * 1000);
+      await revoking.revoke(verified);
+      spy.mockReturnValue(verified.exp * 1000 - 100_500);
+      await revoking.revoke(verified);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(writes).toEqual([['machine-token-1', { jti: 'machine-token-1' }, 101]]);
+  });
+
+  it('a remembered token is not served from memory at its expiry second: it is checked again', async () => {
+    const raw = machine();
+    const { exp } = await live.verify(raw);
+    const spy = jest.spyOn(Date, 'now');
+    try {
+      spy.mockReturnValue(exp * 1000 - 1);
+      await live.verify(raw);
+      expect(verifier.calls).toBe(1);
+      spy.mockReturnValue(exp * 1000);
+      await live.verify(raw);
+      expect(verifier.calls).toBe(2);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('remembers a bounded number of tokens: the oldest goes first', async () => {
+    const bounded = new LiveTokens(verifier, store, async () => ({}) as EngineClient, chains, 2);
+    const [one, two, three] = ['t-1', 't-2', 't-3'].map((jti) => token({ sub: 'machine', client_id: 'machine', jti }));
+    await bounded.verify(one!);
+    await bounded.verify(two!);
+    await bounded.verify(one!);
+    expect(verifier.calls).toBe(2);
+    await bounded.verify(three!);
+    await bounded.verify(two!);
+    expect(verifier.calls).toBe(3);
+    await bounded.verify(one!);
+    expect(verifier.calls).toBe(4);
+  });
+
   it('a verified token is remembered until it expires: asked again, no second signature check; the live checks run every time', async () => {
     const raw = machine();
     await isLive(raw);
@@ -118,7 +172,7 @@ describe('live access tokens (src/engine/live-tokens.ts)', () => {
     ['without exp', { sub: 'machine', client_id: 'machine', jti: 'x', exp: undefined }],
     ['without iat', { sub: 'machine', client_id: 'machine', jti: 'x', iat: undefined }],
   ])('a token %s is refused (invalid_token), not believed', async (_, claims) => {
-    await expect(live.verify(token(claims))).rejects.toBeInstanceOf(InvalidToken);
+    await expect(live.verify(token(claims))).rejects.toMatchObject({ status: 401, error: 'invalid_token', description: 'the access token is not valid' });
   });
 
   describe('liveOnly: our own APIs refuse a token that is not live (401 invalid_token)', () => {
@@ -129,7 +183,7 @@ describe('live access tokens (src/engine/live-tokens.ts)', () => {
       await store.engine('Grant').destroy('grant-1');
       const refused = ownApis.verifyAuthorization(`Bearer ${raw}`);
       await expect(refused).rejects.toBeInstanceOf(InvalidToken);
-      await expect(refused).rejects.toMatchObject({ status: 401, error: 'invalid_token' });
+      await expect(refused).rejects.toMatchObject({ status: 401, error: 'invalid_token', description: 'the access token is no longer valid' });
     });
 
     it.each([

@@ -1,8 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { jest } from '@jest/globals';
 import { createMemoryStore } from '../../adapters/memory.js';
-import type { NextEntry, Store } from '../../adapters/types.js';
+import { StoreUnavailable, type EngineAdapter, type NextEntry, type Store } from '../../adapters/types.js';
 import { InvalidGrant, InvalidTarget } from '../../policies/errors.js';
+import { MAX_ACCESS_TOKEN_SECONDS } from '../../policies/lifetimes.js';
 import { knowEngine, type EngineRequest } from '../../src/engine/request.js';
 import { RevokedChains } from '../../src/engine/revoked-chains.js';
 import { SingleUse, undoConsumptions, type Consumable, type RefreshTokenUse } from '../../src/engine/single-use.js';
@@ -63,6 +64,20 @@ describe('single use (src/engine/single-use.ts)', () => {
       consume: () => store.engine(model).consume(jti),
     };
   }
+  /** `store`, with some methods of one engine model's adapter replaced (a store failing, a cluster's steps). */
+  function storeWith(model: string, replaced: Partial<EngineAdapter>): Store {
+    const adapter = store.engine(model);
+    return { ...store, engine: (name: string) => (name === model ? Object.assign(Object.create(adapter) as EngineAdapter, replaced) : store.engine(name)) };
+  }
+  /** Runs `fn` with Date.now() at `at` (ms), as the store's consumption stamps read it too. */
+  async function at<T>(now: number, fn: () => Promise<T>): Promise<T> {
+    const spy = jest.spyOn(Date, 'now').mockImplementation(() => now);
+    try {
+      return await fn();
+    } finally {
+      spy.mockRestore();
+    }
+  }
   const consumeRefresh = (token: Consumable) => singleUse.consumeRefreshToken(token, token.consume);
   const consumeCode = (code: Consumable) => singleUse.consumeCode(code, code.consume);
   const grantExists = async () => (await store.engine('Grant').find('grant-1')) !== undefined;
@@ -81,6 +96,19 @@ describe('single use (src/engine/single-use.ts)', () => {
       // A token issued before chains (a random id) is a chain of its own.
       expect(singleUse.chainOf('legacy-token-id')).toHaveLength(16);
       expect(singleUse.chainOf(singleUse.successorOf('legacy-token-id'))).toBe(singleUse.chainOf('legacy-token-id'));
+    });
+
+    it('the derivations are a stored format: known answers under a fixed key (tokens issued before an upgrade keep their chain and successor)', () => {
+      const key = Buffer.alloc(32, 7);
+      const rules = new SingleUse(store, { reuseWindowSeconds: 5, successorKey: key });
+      const hmac = (what: string, size = 43) => createHmac('sha256', key).update(what).digest('base64url').slice(0, size);
+      expect(rules.chainOfCode('code-1')).toBe(hmac('refresh-token-chain-of-code:code-1', 16));
+      expect(rules.chainOf('legacy-token-id')).toBe(hmac('refresh-token-chain-of:legacy-token-id', 16));
+      expect(rules.successorOf('legacy-token-id')).toBe(`${hmac('refresh-token-chain-of:legacy-token-id', 16)}.${hmac('refresh-token-successor:legacy-token-id')}`);
+      expect(rules.firstOfCode('code-1')).toBe(`${hmac('refresh-token-chain-of-code:code-1', 16)}.${hmac('refresh-token-of-code:code-1')}`);
+      // A token of a chain keeps the chain: the start of its id.
+      const first = rules.firstOfCode('code-1');
+      expect(rules.successorOf(first)).toBe(`${rules.chainOfCode('code-1')}.${hmac(`refresh-token-successor:${first}`)}`);
     });
 
     it('the id of a new refresh token: the successor when rotating, the code\'s head when exchanging a code, else the engine\'s', async () => {
@@ -106,6 +134,16 @@ describe('single use (src/engine/single-use.ts)', () => {
       const token = await stored('RefreshToken', 'rt-1');
       await expect(asRequest('refresh_token', () => consumeRefresh(token), { resource: 'https://elsewhere.example' })).rejects.toBeInstanceOf(InvalidTarget);
       expect(await store.engine('RefreshToken').consumption('rt-1')).toBeUndefined();
+    });
+
+    it('the resource rule (RFC 8707): a resource the token covers goes on; one not a string is invalid_target, with its words', async () => {
+      const token = await stored('RefreshToken', 'rt-1');
+      const { state } = await asRequest('refresh_token', () => consumeRefresh(token), { resource: 'https://api.example' });
+      expect(existingTokenRequest(state)?.pendingRotation).toBe(token);
+      await expect(asRequest('refresh_token', () => consumeRefresh(token), { resource: ['https://api.example'] }))
+        .rejects.toMatchObject({ error: 'invalid_target', description: 'resource indicator is missing, or unknown' });
+      await expect(asRequest('refresh_token', () => consumeRefresh(token), { resource: 'https://elsewhere.example' }))
+        .rejects.toMatchObject({ error: 'invalid_target', description: 'resource indicator is missing, or unknown' });
     });
 
     /** A rotation as the engine makes it: the token used, then its successor saved (one request). */
@@ -163,9 +201,55 @@ describe('single use (src/engine/single-use.ts)', () => {
       await rotate(token);
       await rotate(token);
       expect(retried.map((use) => use.accountId)).toEqual(['alice']);
-      await expect(rotate(token)).rejects.toBeInstanceOf(InvalidGrant);
+      await expect(rotate(token)).rejects.toMatchObject({ error: 'invalid_grant', description: 'refresh token already used' });
+      // The reuse is told as a reuse, not as a second retry.
+      expect(retried).toHaveLength(1);
       expect(reused).toHaveLength(1);
       expect(await grantExists()).toBe(false);
+    });
+
+    it('the retry count is each token\'s own: two tokens rotated, each presented again once, are two retries', async () => {
+      await store.engine('Grant').upsert('grant-2', { jti: 'grant-2' }, 3600);
+      const one = await stored('RefreshToken', 'rt-1');
+      const two = await stored('RefreshToken', 'rt-2', 'grant-2');
+      await rotate(one);
+      await rotate(two);
+      await rotate(one);
+      await rotate(two);
+      expect(retried.map((use) => use.grantId)).toEqual(['grant-1', 'grant-2']);
+      expect(reused).toEqual([]);
+    });
+
+    it('the window\'s end is its last millisecond: presented again exactly reuseWindowSeconds after the rotation, a retry; a millisecond later, a reuse', async () => {
+      const start = Date.now();
+      const edge = await stored('RefreshToken', 'rt-edge');
+      await at(start, () => rotate(edge));
+      await at(start + 5000, () => rotate(edge));
+      expect(retried).toHaveLength(1);
+      const late = await stored('RefreshToken', 'rt-late');
+      await at(start, () => rotate(late));
+      await expect(at(start + 5001, () => rotate(late))).rejects.toBeInstanceOf(InvalidGrant);
+      expect(reused).toHaveLength(1);
+    });
+
+    it('a consumed token found outside a refresh (introspection, revocation) stays consumed, and nothing is told', async () => {
+      const token = await stored('RefreshToken', 'rt-1');
+      await rotate(token);
+      const found = { ...token, consumed: Date.now() };
+      await asRequest('authorization_code', () => singleUse.refreshTokenFound(found));
+      await singleUse.refreshTokenFound(found);
+      expect(found.consumed).toBeDefined();
+      expect(retried).toEqual([]);
+      expect(reused).toEqual([]);
+    });
+
+    it('a store that fails while a rotation completes: its error goes on (a 503), and nothing is judged a reuse', async () => {
+      const token = await stored('RefreshToken', 'rt-1');
+      const down = new StoreUnavailable('connection');
+      const failing = new SingleUse(storeWith('RefreshToken', { consumeCompleting: () => Promise.reject(down) }), { reuseWindowSeconds: 5, successorKey: randomBytes(32), onReuse: (use) => reused.push(use) });
+      await expect(rotate(token, failing)).rejects.toBe(down);
+      expect(reused).toEqual([]);
+      expect(await grantExists()).toBe(true);
     });
 
     it('the engine\'s find of a consumed token within the window shows it unused, once per request', async () => {
@@ -217,15 +301,29 @@ describe('single use (src/engine/single-use.ts)', () => {
       expect(reused).toHaveLength(1);
     });
 
-    it('a refreshed grant is extended once its lifetime ran down; a request that failed undoes its consume', async () => {
+    it('a refreshed grant is extended once its lifetime ran down, once per request; a request that failed undoes its consume', async () => {
       const token = await stored('RefreshToken', 'rt-1');
       const grant = { exp: Math.floor(Date.now() / 1000) + 60, save: jest.fn(async () => undefined) };
       const { state } = await rotate(token);
       await singleUse.extendRefreshedGrant({ state, oidc: { entities: { Grant: grant } } }, 90_000);
       expect(grant.save).toHaveBeenCalledTimes(1);
       expect(grant.exp).toBeUndefined();
+      grant.exp = Math.floor(Date.now() / 1000) + 60;
+      await singleUse.extendRefreshedGrant({ state, oidc: { entities: { Grant: grant } } }, 90_000);
+      expect(grant.save).toHaveBeenCalledTimes(1);
       await undoConsumptions(state);
       expect(await store.engine('RefreshToken').consumption('rt-1')).toBeUndefined();
+      expect(existingTokenRequest(state)).toMatchObject({ undo: [], codes: [] });
+    });
+
+    it('a refreshed grant with most of its lifetime left is not written again', async () => {
+      const token = await stored('RefreshToken', 'rt-1');
+      const exp = Math.floor(Date.now() / 1000) + 90_000;
+      const grant = { exp, save: jest.fn(async () => undefined) };
+      const { state } = await rotate(token);
+      await singleUse.extendRefreshedGrant({ state, oidc: { entities: { Grant: grant } } }, 90_000);
+      expect(grant.save).not.toHaveBeenCalled();
+      expect(grant.exp).toBe(exp);
     });
   });
 
@@ -263,6 +361,82 @@ describe('single use (src/engine/single-use.ts)', () => {
       expect(first).toBe(singleUse.firstOfCode('code-2'));
       expect(await store.engine('AuthorizationCode').consumption('code-2')).toEqual({ consumedAt: expect.any(Number), confirmed: true });
       expect(await store.engine('RefreshToken').find(first!)).toEqual({ jti: first, grantId: 'grant-1' });
+    });
+
+    it('the resource rule (RFC 8707) at a code\'s exchange: a foreign resource is invalid_target before anything is consumed; a covered one goes on', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      await expect(asRequest('authorization_code', () => consumeCode(code), { resource: 'https://elsewhere.example' })).rejects.toBeInstanceOf(InvalidTarget);
+      expect(await store.engine('AuthorizationCode').consumption('code-1')).toBeUndefined();
+      const { state } = await asRequest('authorization_code', () => consumeCode(code), { resource: 'https://api.example' });
+      expect(existingTokenRequest(state)?.pendingCode).toEqual({ jti: 'code-1' });
+    });
+
+    it('a code presented again exactly a second after an unconfirmed consume is a retry (refused, nothing ends); just under a second, a race: a replay', async () => {
+      const start = Date.now();
+      const retry = await stored('AuthorizationCode', 'code-1');
+      const { state } = await at(start, () => asRequest('authorization_code', () => consumeCode(retry)));
+      await at(start, () => singleUse.refusedExchange(state));
+      await expect(at(start + 1000, () => exchange(retry))).rejects.toMatchObject({ error: 'invalid_grant', description: 'authorization code already used' });
+      expect(await revokedChains.isRevoked(singleUse.chainOfCode('code-1'))).toBe(false);
+      const raced = await stored('AuthorizationCode', 'code-2');
+      const second = await at(start, () => asRequest('authorization_code', () => consumeCode(raced)));
+      await at(start, () => singleUse.refusedExchange(second.state));
+      await expect(at(start + 999, () => exchange(raced))).rejects.toBeInstanceOf(InvalidGrant);
+      expect(await revokedChains.isRevoked(singleUse.chainOfCode('code-2'))).toBe(true);
+    });
+
+    it('a replay marks the code replayed (it stays used up: an undo cannot free it) and revokes its chain for as long as an access token lives', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      await exchange(code);
+      const revoke = jest.spyOn(revokedChains, 'revoke');
+      const before = Date.now();
+      await expect(withClock(1500, () => exchange(code))).rejects.toBeInstanceOf(InvalidGrant);
+      expect(revoke).toHaveBeenCalledWith(singleUse.chainOfCode('code-1'), expect.any(Number));
+      const until = revoke.mock.calls[0]![1];
+      expect(until).toBeGreaterThanOrEqual(before + 1500 + MAX_ACCESS_TOKEN_SECONDS * 1000);
+      expect(until).toBeLessThanOrEqual(Date.now() + 1500 + MAX_ACCESS_TOKEN_SECONDS * 1000);
+      await store.engine('AuthorizationCode').unconsume('code-1');
+      expect(await store.engine('AuthorizationCode').consumption('code-1')).toBeDefined();
+    });
+
+    it('a replay walks at most 1,000 refresh tokens of the code\'s chain', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      const { first } = await exchange(code);
+      const chain = [first!];
+      for (let link = 1; link <= 1000; link += 1) chain.push(singleUse.successorOf(chain.at(-1)!));
+      for (const id of chain.slice(1)) await store.engine('RefreshToken').upsert(id, { jti: id }, 3600);
+      await expect(withClock(1500, () => exchange(code))).rejects.toBeInstanceOf(InvalidGrant);
+      expect(await store.engine('RefreshToken').find(chain[999]!)).toBeUndefined();
+      expect(await store.engine('RefreshToken').find(chain[1000]!)).toEqual({ jti: chain[1000] });
+    });
+
+    it('a store that fails while an exchange completes, or while a code is consumed outside a request: its error goes on, and nothing is judged a replay', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      const down = new StoreUnavailable('connection');
+      const failing = new SingleUse(storeWith('AuthorizationCode', { consumeCompleting: () => Promise.reject(down) }), { reuseWindowSeconds: 5, successorKey: randomBytes(32), revokedChains });
+      await expect(asRequest('authorization_code', async () => {
+        await failing.consumeCode(code, code.consume);
+        await failing.noRefreshToken();
+      })).rejects.toBe(down);
+      await expect(singleUse.consumeCode(code, () => Promise.reject(down))).rejects.toBe(down);
+      // An exchange refused while the store fails: not taken for a replay either.
+      const refusing = new SingleUse(storeWith('AuthorizationCode', { consume: () => Promise.reject(down) }), { reuseWindowSeconds: 5, successorKey: randomBytes(32), revokedChains });
+      const { state } = await asRequest('authorization_code', () => refusing.consumeCode(code, code.consume));
+      await refusing.refusedExchange(state);
+      expect(await revokedChains.isRevoked(singleUse.chainOfCode('code-1'))).toBe(false);
+      expect(await store.engine('AuthorizationCode').consumption('code-1')).toBeUndefined();
+    });
+
+    it('a refresh token of a code completed already (nothing pending) is written as it is', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      await asRequest('authorization_code', async () => {
+        await consumeCode(code);
+        await singleUse.noRefreshToken();
+        const first = singleUse.refreshTokenId(() => 'random');
+        expect(first).toBe(singleUse.firstOfCode('code-1'));
+        await singleUse.saveRefreshToken(first, { jti: first }, 3600, () => store.engine('RefreshToken').upsert(first, { jti: first, asItIs: true }, 3600));
+        expect(await store.engine('RefreshToken').find(first)).toEqual({ jti: first, asItIs: true });
+      });
     });
 
     it('an exchange without a refresh token consumes and confirms its code as it answers', async () => {
@@ -354,7 +528,7 @@ describe('single use (src/engine/single-use.ts)', () => {
       const code = await stored('AuthorizationCode', 'code-1');
       const codes = store.engine('AuthorizationCode');
       // As the cluster's three steps answer when a replay marked the code between them.
-      const stepwise: Store = { ...store, engine: (model: string) => (model === 'AuthorizationCode' ? Object.assign(Object.create(codes) as typeof codes, { consumeCompleting: async (id: string, next?: NextEntry) => { await codes.consumeCompleting(id, next); return true; } }) : store.engine(model)) };
+      const stepwise = storeWith('AuthorizationCode', { consumeCompleting: async (id: string, next?: NextEntry) => { await codes.consumeCompleting(id, next); return true; } });
       const rules = new SingleUse(stepwise, { reuseWindowSeconds: 5, successorKey: randomBytes(32), revokedChains });
       const { state } = await asRequest('authorization_code', async () => {
         await rules.consumeCode(code, code.consume);

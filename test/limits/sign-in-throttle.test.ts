@@ -6,7 +6,8 @@
  */
 import { createMemoryStore } from '../../adapters/memory.js';
 import type { Store } from '../../adapters/types.js';
-import { SignInHolds, SignInThrottle } from '../../src/limits/sign-in.js';
+import { createHmac } from 'node:crypto';
+import { SignInHolds, SignInThrottle, waitInWords } from '../../src/limits/sign-in.js';
 import { capturingLogger } from '../support/fixtures.js';
 
 const COOKIE_KEYS = ['a-cookie-key-of-at-least-32-characters!'];
@@ -58,5 +59,59 @@ describe('the sign-in throttle and holds (src/limits/sign-in.ts)', () => {
     for (let n = 0; n < LIMITS.perUsername.max; n += 1) await throttle.failed(hint, `198.51.100.${n}`, 'app-1');
     await expect(new SignInHolds(store.counters, COOKIE_KEYS, undefined, undefined).unlock({ tenant: 'acme', username: 'alice@acme.example' }, OPERATOR)).rejects.toThrow(/findByUsername/);
     expect(await throttle.wait(hint, '198.51.100.50', false)).toBeGreaterThan(0);
+  });
+
+  it('the username hint is a stored format: a known answer (the HMAC of the lower-cased, NFKC-folded username under a key derived from the first cookie key)', () => {
+    const throttle = new SignInThrottle(store.counters, false, COOKIE_KEYS, capturingLogger().logger, events());
+    const key = createHmac('sha256', COOKIE_KEYS[0]!).update('talent-auth sign-in username hint').digest();
+    const expected = createHmac('sha256', key).update('alice@acme.example').digest('base64url').slice(0, 22);
+    expect(throttle.hint('ＡＬＩＣＥ@Acme.example')).toBe(expected);
+    expect(throttle.hint('alice@acme.example')).toBe(expected);
+  });
+
+  it('a refusal is logged once per window with what was counted: the address, the hint and both counts', async () => {
+    const { lines, logger } = capturingLogger();
+    const throttle = new SignInThrottle(store.counters, LIMITS, COOKIE_KEYS, logger, events());
+    const hint = throttle.hint('alice@acme.example');
+    for (let n = 0; n < LIMITS.perUsername.max; n += 1) await throttle.failed(hint, '198.51.100.7', 'app-1');
+    expect(lines.map((line) => JSON.parse(line) as Record<string, unknown>).at(-1)).toEqual({ level: 'info', message: 'sign-in failed', client_id: 'app-1', address: '198.51.100.7', user_hint: hint, failures: [3, 3] });
+    expect(await throttle.wait(hint, '198.51.100.7', false)).toBeGreaterThan(0);
+    expect(lines.map((line) => JSON.parse(line) as Record<string, unknown>).at(-1)).toMatchObject({ message: 'sign-in refused: too many failures', address: '198.51.100.7', user_hint: hint, failures: [3, 3] });
+  });
+
+  it.each([
+    [1, '1 second'],
+    [2, '2 seconds'],
+    [89, '89 seconds'],
+    [90, '2 minutes'],
+    [120, '2 minutes'],
+    [121, '3 minutes'],
+  ])('a wait of %i s reads "%s"', (seconds, words) => {
+    expect(waitInWords(seconds)).toBe(words);
+  });
+
+  it.each([
+    [{ username: '' }, 'username', 'must not be empty'],
+    [{ username: '   ' }, 'username', 'must not be empty'],
+    [{ username: 'a'.repeat(201) }, 'username', 'must be at most 200 characters'],
+    [{ username: 'alice@acme.example', tenant: '' }, 'tenant', 'must not be empty'],
+  ])('an unlock of %j is refused (ValidationError on its field)', async (request, field, words) => {
+    const holds = new SignInHolds(store.counters, COOKIE_KEYS, undefined, undefined, true);
+    await expect(holds.unlock(request, OPERATOR)).rejects.toMatchObject({ field, description: expect.stringContaining(words) });
+  });
+
+  it('a username of exactly 200 characters may be unlocked', async () => {
+    await expect(new SignInHolds(store.counters, COOKIE_KEYS, undefined, undefined, true).unlock({ username: 'a'.repeat(200) }, OPERATOR)).resolves.toEqual({ unlocked: false });
+  });
+
+  it('with findByUsername, the lookup decides even where the tenant would be taken as stated: another tenant\'s user is not lifted', async () => {
+    const throttle = new SignInThrottle(store.counters, LIMITS, COOKIE_KEYS, capturingLogger().logger, events());
+    const hint = throttle.hint('bob@globex.example');
+    for (let n = 0; n < LIMITS.perUsername.max; n += 1) await throttle.failed(hint, `198.51.100.${n}`, 'app-1');
+    const lookup = { findByUsername: async (username: string) => (username === 'bob@globex.example' ? { sub: 'u-bob', tenant: 'globex' } : undefined) };
+    const holds = new SignInHolds(store.counters, COOKIE_KEYS, lookup, undefined, true);
+    expect(await holds.unlock({ tenant: 'acme', username: 'bob@globex.example' }, OPERATOR)).toEqual({ unlocked: false });
+    expect(await throttle.wait(hint, '198.51.100.50', false)).toBeGreaterThan(0);
+    expect(await holds.unlock({ tenant: 'globex', username: 'bob@globex.example' }, OPERATOR)).toEqual({ unlocked: true });
   });
 });

@@ -35,14 +35,8 @@ function auditQuery(query: Record<string, string | string[] | undefined>): Omit<
   }
   const limit = one('limit');
   if (limit !== undefined && !/^\d{1,4}$/.test(limit)) throw new InvalidRequest('limit must be an integer between 1 and 200');
-  const [type, since, until, cursor] = [one('type'), one('since'), one('until'), one('cursor')];
-  return {
-    ...(type !== undefined ? { type: type as AuditEventType } : {}),
-    ...(since !== undefined ? { since } : {}),
-    ...(until !== undefined ? { until } : {}),
-    ...(limit !== undefined ? { limit: Number(limit) } : {}),
-    ...(cursor !== undefined ? { cursor } : {}),
-  };
+  // An absent (or empty) parameter is undefined: the trail takes undefined as not asked for.
+  return { type: one('type') as AuditEventType | undefined, since: one('since'), until: one('until'), limit: limit === undefined ? undefined : Number(limit), cursor: one('cursor') };
 }
 
 interface ManagementSetup {

@@ -142,6 +142,7 @@ describe.each(STORE_KINDS)('consent API (%s store)', (kind) => {
     const denied = await revoke(appA.clientId, third.access);
     expect(denied.status).toBe(403);
     expect(denied.headers.get('www-authenticate')).toContain('insufficient_scope');
+    expect(denied.headers.get('www-authenticate')).toContain("error_description=\"only the platform's own apps may revoke another app's consent\"");
     const auth = { authorization: basic(appA.clientId, appA.secret) };
     expect((await postToken(server.oauthUrl, { grant_type: 'refresh_token', refresh_token: first.refresh }, auth)).status).toBe(200);
     expect((await revoke(appC.clientId, third.access)).status).toBe(204);

@@ -117,6 +117,43 @@ describe.each(STORE_KINDS)('management API (%s store)', (kind) => {
     expect((await api(`client-configurations/${client.client_id}`)).status).toBe(200);
   });
 
+  it('another tenant\'s record, user or connection is answered as missing, and each refusal is recorded (management.denied) with its route and method', async () => {
+    const client = (await (await api('client-configurations', { method: 'POST', body: newClient })).json()) as { client_id: string };
+    const app = (await (await api('app-registrations', { method: 'POST', body: { name: 'Acme app', redirect_uris: [PORTAL], client_type: 'confidential' } })).json()) as { client_id: string };
+    const refusals: Array<[string, string, string, string | undefined]> = [
+      ['GET', `client-configurations/${client.client_id}`, 'clientConfiguration', `client configuration ${client.client_id} not found`],
+      ['POST', `client-configurations/${client.client_id}/secret`, 'clientConfigurationSecret', `client configuration ${client.client_id} not found`],
+      ['DELETE', `app-registrations/${app.client_id}`, 'appRegistration', `app registration ${app.client_id} not found`],
+      ['POST', `app-registrations/${app.client_id}/secret`, 'appRegistrationSecret', `app registration ${app.client_id} not found`],
+      ['GET', 'users/admin/factors', 'userFactors', undefined],
+      ['POST', 'users/admin/factors/reset-request', 'userFactorResetRequest', undefined],
+      ['GET', 'connections/no-such-connection', 'connection', undefined],
+    ];
+    for (const [method, path, , description] of refusals) {
+      const response = await api(path, { method, as: 'other-admin' });
+      const body = (await response.json()) as { error: string; error_description: string };
+      expect([path, response.status, body.error]).toEqual([path, 404, 'not_found']);
+      if (description) expect(body.error_description).toBe(description);
+    }
+    // Two users of one tenant refused at one route: each is counted on her own (both recorded).
+    expect((await api('platform-apps', { as: 'plain' })).status).toBe(403);
+    admin.permissions = [];
+    try {
+      expect((await api('platform-apps')).status).toBe(403);
+    } finally {
+      admin.permissions = ['integration_setup'];
+    }
+    // The trail writes refusals after the answer.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const denied = async (tenant: string) => (await server.auth.audit.list({ tenant, type: 'management.denied', limit: 200 })).events;
+    const globex = await denied('globex');
+    for (const [method, , route] of refusals) {
+      expect(globex).toContainEqual(expect.objectContaining({ actor: { type: 'user', id: 'other-admin' }, target: { type: 'management_api', id: route }, details: expect.objectContaining({ method, status: 404, error: 'not_found' }) }));
+    }
+    const acme = (await denied('acme')).filter((event) => event.target?.id === 'platformApps');
+    expect(acme.map((event) => event.actor.id).sort()).toEqual(['admin', 'plain']);
+  });
+
   it('app registrations: create, change type (secret on → confidential) and PKCE, new secret, delete', async () => {
     const created = (await (await api('app-registrations', { method: 'POST', body: { name: 'SPA', redirect_uris: [PORTAL], client_type: 'public' } })).json()) as Record<string, unknown>;
     expect(created).toMatchObject({ client_type: 'public', pkce_enabled: true, first_party: false, require_pushed_authorization_requests: false });
@@ -170,6 +207,7 @@ describe.each(STORE_KINDS)('management API (%s store)', (kind) => {
       const withdrawn = await api('client-configurations');
       expect(withdrawn.status).toBe(403);
       expect(withdrawn.headers.get('www-authenticate')).toContain('insufficient_scope');
+      expect(withdrawn.headers.get('www-authenticate')).toContain("error_description=\"the permission 'Create and update integration setup' is required\"");
     } finally {
       admin.permissions = ['integration_setup'];
     }
