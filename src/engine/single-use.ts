@@ -116,7 +116,8 @@ function refuseForeignResource(token: Consumable): void {
   const requested = engineRequest()?.oidc?.params?.resource;
   if (requested === undefined) return;
   // RFC 8707 §2.2: a resource the grant does not cover is invalid_target.
-  if (typeof requested !== 'string' || !token.resourceIndicators.has(requested)) throw new InvalidTarget('resource indicator is missing, or unknown');
+  // (A value not a string, several resources, is in no grant's set either.)
+  if (!token.resourceIndicators.has(requested)) throw new InvalidTarget('resource indicator is missing, or unknown');
 }
 
 

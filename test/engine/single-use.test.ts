@@ -6,7 +6,7 @@ import { InvalidGrant, InvalidTarget } from '../../policies/errors.js';
 import { MAX_ACCESS_TOKEN_SECONDS } from '../../policies/lifetimes.js';
 import { knowEngine, type EngineRequest } from '../../src/engine/request.js';
 import { RevokedChains } from '../../src/engine/revoked-chains.js';
-import { SingleUse, undoConsumptions, type Consumable, type RefreshTokenUse } from '../../src/engine/single-use.js';
+import { savingThroughSingleUse, SingleUse, undoConsumptions, type Consumable, type RefreshTokenUse } from '../../src/engine/single-use.js';
 import { existingTokenRequest } from '../../src/engine/token-request.js';
 
 /** Stands for the engine's Provider class: `ctx` is the request it serves (src/engine/request.ts). */
@@ -399,6 +399,25 @@ describe('single use (src/engine/single-use.ts)', () => {
       expect(await store.engine('AuthorizationCode').consumption('code-1')).toBeDefined();
     });
 
+    it('a replay walks the code\'s chain to its end, and no further', async () => {
+      const code = await stored('AuthorizationCode', 'code-1');
+      let finds = 0;
+      const tokens = store.engine('RefreshToken');
+      const counting = new SingleUse(storeWith('RefreshToken', { find: async (id: string) => { finds += 1; return tokens.find(id); } }), { reuseWindowSeconds: 5, successorKey: randomBytes(32), revokedChains });
+      const { state } = await asRequest('authorization_code', async () => {
+        await counting.consumeCode(code, code.consume);
+        const first = counting.refreshTokenId(() => 'random');
+        await counting.saveRefreshToken(first, { jti: first }, 3600, () => tokens.upsert(first, { jti: first }, 3600));
+      });
+      expect(existingTokenRequest(state)?.pendingCode).toBeUndefined();
+      const second = counting.successorOf(counting.firstOfCode('code-1'));
+      await tokens.upsert(second, { jti: second }, 3600);
+      await expect(withClock(1500, () => asRequest('authorization_code', () => counting.consumeCode(code, code.consume)).then(({ state: again }) => counting.confirmCodes(again)))).rejects.toBeInstanceOf(InvalidGrant);
+      expect(await tokens.find(second)).toBeUndefined();
+      // Two tokens found and destroyed, then the third link not found: the walk stops there.
+      expect(finds).toBe(3);
+    });
+
     it('a replay walks at most 1,000 refresh tokens of the code\'s chain', async () => {
       const code = await stored('AuthorizationCode', 'code-1');
       const { first } = await exchange(code);
@@ -423,7 +442,8 @@ describe('single use (src/engine/single-use.ts)', () => {
       const refusing = new SingleUse(storeWith('AuthorizationCode', { consume: () => Promise.reject(down) }), { reuseWindowSeconds: 5, successorKey: randomBytes(32), revokedChains });
       const { state } = await asRequest('authorization_code', () => refusing.consumeCode(code, code.consume));
       await refusing.refusedExchange(state);
-      expect(await revokedChains.isRevoked(singleUse.chainOfCode('code-1'))).toBe(false);
+      expect(await revokedChains.isRevoked(refusing.chainOfCode('code-1'))).toBe(false);
+      expect(await revokedChains.isRevoked(failing.chainOfCode('code-1'))).toBe(false);
       expect(await store.engine('AuthorizationCode').consumption('code-1')).toBeUndefined();
     });
 
@@ -553,6 +573,12 @@ describe('single use (src/engine/single-use.ts)', () => {
       await consumeCode(other);
       expect(await store.engine('AuthorizationCode').consumption('code-2')).toEqual({ consumedAt: expect.any(Number), confirmed: false });
       await expect(consumeCode(other)).rejects.toBeInstanceOf(InvalidGrant);
+    });
+
+    it('only the refresh tokens\' adapter saves through single use; every other model\'s is the store\'s own', () => {
+      for (const model of ['AuthorizationCode', 'Grant', 'Session', 'AccessToken']) expect(savingThroughSingleUse(model, store.engine(model), singleUse)).toBe(store.engine(model));
+      const refreshTokens = store.engine('RefreshToken');
+      expect(savingThroughSingleUse('RefreshToken', refreshTokens, singleUse)).not.toBe(refreshTokens);
     });
 
     it('the engine is shown a consumed code as unused, so that its own checks run before ours', async () => {

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { testAccounts } from '../../support/accounts.js';
 import { basic, postToken, startServer, type RunningServer } from '../../support/server.js';
 import { signInForCode } from '../../support/sign-in.js';
@@ -152,6 +153,49 @@ describe.each(STORE_KINDS)('management API (%s store)', (kind) => {
     }
     const acme = (await denied('acme')).filter((event) => event.target?.id === 'platformApps');
     expect(acme.map((event) => event.actor.id).sort()).toEqual(['admin', 'plain']);
+  });
+
+  it('each route records the refusals it answers under its own name (management.denied)', async () => {
+    const routes: Array<[string, string, string]> = [
+      ['GET', 'client-configurations', 'clientConfigurations'],
+      ['GET', 'client-configurations/x', 'clientConfiguration'],
+      ['POST', 'client-configurations/x/secret', 'clientConfigurationSecret'],
+      ['GET', 'app-registrations', 'appRegistrations'],
+      ['GET', 'app-registrations/x', 'appRegistration'],
+      ['POST', 'app-registrations/x/secret', 'appRegistrationSecret'],
+      ['GET', 'audit-events', 'auditEvents'],
+      ['GET', 'platform-apps', 'platformApps'],
+      ['POST', 'sign-ins/unlock', 'signInUnlock'],
+      ['GET', 'users/x/factors', 'userFactors'],
+      ['POST', 'users/x/factors/reset-request', 'userFactorResetRequest'],
+      ['GET', 'tenant-settings', 'tenantSettings'],
+      ['GET', 'connections', 'connections'],
+      ['GET', 'connections/x', 'connection'],
+    ];
+    const since = new Date().toISOString();
+    for (const [method, path] of routes) expect([path, (await api(path, { method, as: 'nobody' })).status]).toEqual([path, 401]);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const anonymous = (await server.auth.audit.list({ tenant: null, type: 'management.denied', since, limit: 200 })).events;
+    const recorded = anonymous.map((event) => `${event.details?.['method'] as string} ${event.target?.id ?? ''}`).sort();
+    expect(recorded).toEqual(routes.map(([method, , route]) => `${method} ${route}`).sort());
+    // Refusals are counted per source address: two other addresses refused at one route are each recorded.
+    const port = new URL(server.baseUrl).port;
+    for (const from of ['127.0.0.2', '127.0.0.3']) {
+      const status = await new Promise<number>((resolve, reject) => {
+        request({ host: '127.0.0.1', port, path: '/auth2/api/oauth2/platform-apps', localAddress: from }, (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        }).on('error', reject).end();
+      });
+      expect(status).toBe(401);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const byAddress = (await server.auth.audit.list({ tenant: null, type: 'management.denied', since, limit: 200 })).events.filter((event) => event.target?.id === 'platformApps');
+    expect(byAddress.map((event) => event.address).sort()).toEqual(['127.0.0.1', '127.0.0.2', '127.0.0.3']);
+    // And the unlock itself answers the tenant's admin (a username nobody holds: nothing to lift).
+    const unlock = await api('sign-ins/unlock', { method: 'POST', body: { username: 'nobody-held' } });
+    expect(unlock.status).toBe(200);
+    expect(await unlock.json()).toEqual({ unlocked: false });
   });
 
   it('app registrations: create, change type (secret on → confidential) and PKCE, new secret, delete', async () => {
