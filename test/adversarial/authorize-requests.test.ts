@@ -82,6 +82,40 @@ describe.each(STORE_KINDS)('adversarial: authorization requests (%s store)', (ki
       expect(await storedSignIns()).toBe(before);
     });
 
+    it('a query of exactly 4 KiB is taken; the refusal of a larger one is in the browser\'s language, in our own words', async () => {
+      const base = new URLSearchParams({
+        response_type: 'code', client_id: app, redirect_uri: WEB, scope: 'openid', state: 'st', code_challenge: pkcePair().challenge, code_challenge_method: 'S256', pad: '',
+      }).toString();
+      const exact = await authorize({ pad: 'p'.repeat(4096 - base.length) });
+      expect(exact.status).toBe(303);
+      const german = await authorize({ pad: 'p'.repeat(4097 - base.length) }, { 'accept-language': 'de' });
+      expect(german.status).toBe(400);
+      expect(german.html).toContain('<html lang="de"');
+      // Our own words, translated: not the engine's English wrapped as a quotation.
+      expect(german.html).not.toContain('<span lang="en">');
+    });
+
+    it('a POST whose declared form body is over 4 KiB: the same error page (400), its body never read; one of exactly 4 KiB is read', async () => {
+      const post = async (body: string) => {
+        addresses += 1;
+        const response = await fetch(`${server.oauthUrl}/authorize`, {
+          method: 'POST', redirect: 'manual', body,
+          headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': `203.0.113.${addresses % 250}` },
+        });
+        return { status: response.status, html: await response.text() };
+      };
+      const base = new URLSearchParams({
+        response_type: 'code', client_id: app, redirect_uri: WEB, scope: 'openid', state: 'st', code_challenge: pkcePair().challenge, code_challenge_method: 'S256', pad: '',
+      }).toString();
+      const before = await storedSignIns();
+      const large = await post(`${base}${'p'.repeat(4097 - base.length)}`);
+      expect(large.status).toBe(400);
+      expect(large.html).toContain('larger than 4096 bytes');
+      expect(await storedSignIns()).toBe(before);
+      const exact = await post(`${base}${'p'.repeat(4096 - base.length)}`);
+      expect(exact.html).not.toContain('larger than 4096 bytes');
+    });
+
     it.each([
       ['state', { state: 's'.repeat(1025) }, 'state must be at most 1024 characters'],
       ['nonce', { nonce: 'n'.repeat(1025) }, 'nonce must be at most 1024 characters'],
@@ -124,12 +158,23 @@ describe.each(STORE_KINDS)('adversarial: authorization requests (%s store)', (ki
       for (let i = 0; i < 3; i += 1) {
         const refused = await authorize({}, flooder);
         expect(refused.status).toBe(429);
-        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+        // Until the window of 60 s ends: it began a moment ago.
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(30);
         expect(refused.html).toContain('Too many sign-in attempts from your network');
       }
       expect(await storedSignIns()).toBe(before);
       expect((await authorize({})).status).toBe(303);
       expect(server.logLines.filter((line) => line.includes('authorization requests refused') && line.includes('198.51.100.7'))).toHaveLength(1);
+    });
+
+    it('a POST is not counted: it is answered with its GET, which is', async () => {
+      const poster = { 'x-forwarded-for': '198.51.100.9' };
+      const body = new URLSearchParams({ response_type: 'code', client_id: app, redirect_uri: WEB, scope: 'openid', state: 'st', code_challenge: pkcePair().challenge, code_challenge_method: 'S256' }).toString();
+      for (let i = 0; i < 7; i += 1) {
+        const response = await fetch(`${server.oauthUrl}/authorize`, { method: 'POST', redirect: 'manual', body, headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded', ...poster } });
+        expect(response.status).toBe(303);
+        expect(response.headers.get('location')).toContain('/authorize?');
+      }
     });
 
     it('the resumption of a sign-in (/authorize/{uid}) is not counted against it', async () => {

@@ -105,6 +105,9 @@ describe.each(STORE_KINDS)('failed client authentication rate limit (%s store)',
       }
       const lines = server.logLines.filter((line) => line.includes(client.clientId));
       expect(lines.some((line) => line.includes('client authentication failed') && line.includes('127.0.0.1'))).toBe(true);
+      // Each failure's line has the counts: the address's, then the client's (1, 2, 3 here).
+      const failures = lines.map((line) => JSON.parse(line) as { message: string; failures?: number[] }).filter((line) => line.message === 'client authentication failed').map((line) => line.failures![1]);
+      expect(failures).toEqual([1, 2, 3]);
       expect(lines.some((line) => line.includes('too many failures'))).toBe(true);
       expect(server.logLines.join('\n')).not.toMatch(/secret-guess/);
     });
@@ -147,6 +150,10 @@ describe.each(STORE_KINDS)('failed client authentication rate limit (%s store)',
       const refused = await postToken(server.oauthUrl, CC, { ...attacker, authorization: basic(victim.clientId, victim.clientSecret) });
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      // Held before its credentials are read: the line names the client it claimed, the address and the count that held it.
+      const held = server.logLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['message'] === 'client authentication refused: too many failures' && line['address'] === '203.0.113.7');
+      expect(held).toEqual([expect.objectContaining({ client_id: victim.clientId, failures: 4, retry_after: expect.any(Number) })]);
+      expect(held[0]!['retry_after']).toBeGreaterThan(30);
 
       const elsewhere = await postToken(server.oauthUrl, CC, {
         'x-forwarded-for': '198.51.100.9',

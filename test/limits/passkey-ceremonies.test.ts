@@ -23,7 +23,12 @@ describe('passkey ceremonies per address (src/limits/passkey-ceremonies.ts)', ()
     for (let n = 0; n < 4; n += 1) answers.push(await limit.allows('198.51.100.7'));
     expect(answers).toEqual([true, true, false, false]);
     expect(refused).toBe(2);
-    expect(lines.filter((line) => line.includes('passkey ceremonies refused'))).toHaveLength(1);
+    const logged = lines.filter((line) => line.includes('passkey ceremonies refused'));
+    expect(logged).toHaveLength(1);
+    // The line says who and how many, and until when (the window of 60 s, just begun).
+    const line = JSON.parse(logged[0]!) as { address: string; ceremonies: number; retry_after: number };
+    expect(line).toMatchObject({ address: '198.51.100.7', ceremonies: 3 });
+    expect(line.retry_after).toBeGreaterThan(30);
     expect(await limit.allows('198.51.100.8')).toBe(true);
   });
 

@@ -71,12 +71,29 @@ describe('the sign-in throttle and holds (src/limits/sign-in.ts)', () => {
 
   it('a refusal is logged once per window with what was counted: the address, the hint and both counts', async () => {
     const { lines, logger } = capturingLogger();
-    const throttle = new SignInThrottle(store.counters, LIMITS, COOKIE_KEYS, logger, events());
+    const counted = events();
+    const throttle = new SignInThrottle(store.counters, LIMITS, COOKIE_KEYS, logger, counted);
     const hint = throttle.hint('alice@acme.example');
     for (let n = 0; n < LIMITS.perUsername.max; n += 1) await throttle.failed(hint, '198.51.100.7', 'app-1');
+    expect(counted.seen).toEqual({ failed: 3, refused: 0 });
     expect(lines.map((line) => JSON.parse(line) as Record<string, unknown>).at(-1)).toEqual({ level: 'info', message: 'sign-in failed', client_id: 'app-1', address: '198.51.100.7', user_hint: hint, failures: [3, 3] });
     expect(await throttle.wait(hint, '198.51.100.7', false)).toBeGreaterThan(0);
     expect(lines.map((line) => JSON.parse(line) as Record<string, unknown>).at(-1)).toMatchObject({ message: 'sign-in refused: too many failures', address: '198.51.100.7', user_hint: hint, failures: [3, 3] });
+    expect(counted.seen).toEqual({ failed: 3, refused: 1 });
+    // Another user held, or another address: each its own line in the window.
+    const other = throttle.hint('bob@acme.example');
+    for (let n = 0; n < LIMITS.perUsername.max; n += 1) await throttle.failed(other, `198.51.100.${20 + n}`, 'app-1');
+    expect(await throttle.wait(other, '198.51.100.30', false)).toBeGreaterThan(0);
+    const refusals = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['message'] === 'sign-in refused: too many failures');
+    expect(refusals.map((line) => line['user_hint'])).toEqual([hint, other]);
+    const flooding = new SignInThrottle(store.counters, { ...LIMITS, perAddress: { max: 2, windowSeconds: 60 } }, COOKIE_KEYS, logger, counted);
+    for (const address of ['198.51.100.98', '198.51.100.99']) {
+      for (const name of ['c1', 'c2', 'c3']) await flooding.failed(flooding.hint(`${address}-${name}`), address, 'app-1');
+      expect(await flooding.wait(flooding.hint('c4'), address, false)).toBeGreaterThan(0);
+      expect(await flooding.wait(flooding.hint('c5'), address, false)).toBeGreaterThan(0);
+    }
+    const byAddress = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['message'] === 'sign-in refused: too many failures' && String(line['address']).startsWith('198.51.100.9'));
+    expect(byAddress.map((line) => line['address'])).toEqual(['198.51.100.98', '198.51.100.99']);
   });
 
   it.each([
@@ -95,9 +112,11 @@ describe('the sign-in throttle and holds (src/limits/sign-in.ts)', () => {
     [{ username: '   ' }, 'username', 'must not be empty'],
     [{ username: 'a'.repeat(201) }, 'username', 'must be at most 200 characters'],
     [{ username: 'alice@acme.example', tenant: '' }, 'tenant', 'must not be empty'],
+    [{ username: 42 }, 'username', 'must not be empty'],
+    [{ username: 'alice@acme.example', tenant: 7 }, 'tenant', 'must not be empty'],
   ])('an unlock of %j is refused (ValidationError on its field)', async (request, field, words) => {
     const holds = new SignInHolds(store.counters, COOKIE_KEYS, undefined, undefined, true);
-    await expect(holds.unlock(request, OPERATOR)).rejects.toMatchObject({ field, description: expect.stringContaining(words) });
+    await expect(holds.unlock(request as never, OPERATOR)).rejects.toMatchObject({ field, description: expect.stringContaining(words) });
   });
 
   it('a username of exactly 200 characters may be unlocked', async () => {
