@@ -44,22 +44,11 @@ export function clientAssertionCheck(provider: Provider): ClientAssertionCheck {
     const client = await findClient(subject);
     if (!client || client.clientAuthMethod !== 'private_key_jwt') throw new InvalidClient();
     const keys = (client as unknown as { asymmetricKeyStore: EngineKeySet }).asymmetricKeyStore;
-    let payload: JWTPayload | undefined;
-    try {
-      await keys.refresh();
-      for (const jwk of keys.selectForVerify({ alg, ...(typeof kid === 'string' ? { kid } : {}) })) {
-        payload = await jwtVerify(assertion, keys.getKeyObject(jwk, true), {
-          issuer: client.clientId,
-          subject: client.clientId,
-          audience: [provider.issuer, `${provider.issuer}/token`, endpointUrl],
-          algorithms: [alg],
-          clockTolerance: CLOCK_TOLERANCE_SECONDS,
-        }).then((verified) => verified.payload, () => undefined);
-        if (payload) break;
-      }
-    } catch {
-      throw new InvalidClient();
-    }
+    const audience = [provider.issuer, `${provider.issuer}/token`, endpointUrl];
+    // A key set that cannot be read (its jwks_uri down, a key unusable) verifies nothing: refused below.
+    const payload = await keys.refresh()
+      .then(() => firstVerified(assertion, keys, { alg, kid, clientId: client.clientId, audience }))
+      .catch(() => undefined);
     // The engine's rule at the token endpoint: an assertion has an expiry and a one-time jti (RFC 7523 section 3).
     if (!payload || typeof payload.jti !== 'string' || payload.exp === undefined) throw new InvalidClient();
     // The high-security profile narrows the audience to the issuer alone, here as at the token endpoint.
@@ -68,4 +57,20 @@ export function clientAssertionCheck(provider: Provider): ClientAssertionCheck {
     if (!(await replay.unique(client.clientId, payload.jti, payload.exp + CLOCK_TOLERANCE_SECONDS))) throw new InvalidClient('client assertion tokens must only be used once');
     return client;
   };
+}
+
+/**
+ * The payload of `assertion` verified by the first of the client's keys of its algorithm (and
+ * `kid`, when it names one) that verifies it, with `iss` and `sub` the client and `aud` one of
+ * `audience`; undefined when none does.
+ */
+async function firstVerified(assertion: string, keys: EngineKeySet, expected: { alg: string; kid: unknown; clientId: string; audience: string[] }): Promise<JWTPayload | undefined> {
+  const { alg, kid, clientId, audience } = expected;
+  for (const jwk of keys.selectForVerify({ alg, ...(typeof kid === 'string' ? { kid } : {}) })) {
+    const payload = await jwtVerify(assertion, keys.getKeyObject(jwk, true), {
+      issuer: clientId, subject: clientId, audience, algorithms: [alg], clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    }).then((verified) => verified.payload, () => undefined);
+    if (payload) return payload;
+  }
+  return undefined;
 }
