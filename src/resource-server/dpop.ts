@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
 import { constantTimeEqual } from '../../policies/constant-time.js';
 import { InvalidDpopProof, UseDpopNonce } from '../../policies/errors.js';
 
@@ -121,7 +121,7 @@ export class DpopProofs {
     let payload: JWTPayload;
     let jwk: JWK;
     try {
-      if (typeof decodeProtectedHeader(request.proof).jwk !== 'object') throw new Error('no jwk');
+      // EmbeddedJWK takes the key from the proof's own header, and refuses a proof without one.
       const verified = await jwtVerify(request.proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: [...DPOP_ALGORITHMS] });
       payload = verified.payload;
       jwk = verified.protectedHeader.jwk!;

@@ -1,10 +1,11 @@
 import { randomUUID, createHash } from 'node:crypto';
 import express from 'express';
 import * as oauth from 'oauth4webapi';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { jest } from '@jest/globals';
 import { createTokenVerifier, expressAuthenticate, type TokenVerifier } from '../../src/resource-server/index.js';
 import { InvalidDpopProof } from '../../policies/errors.js';
-import { DpopProofs } from '../../src/resource-server/dpop.js';
+import { DpopNonces, DpopProofs } from '../../src/resource-server/dpop.js';
 import { payslipApis, servePayslips, type PayslipsApi } from '../support/payslips-api.js';
 import { basic, postToken, startServer, type RunningServer } from '../support/server.js';
 
@@ -14,6 +15,7 @@ async function dpopKey() {
   const jwk: JWK = await exportJWK(publicKey);
   return {
     privateKey,
+    jwk,
     async proof(claims: { htm?: string; htu: string; iat?: number; jti?: string; ath?: string }, key: CryptoKey = privateKey) {
       const { iat = Math.floor(Date.now() / 1000), jti = randomUUID(), htm = 'GET', ...rest } = claims;
       return new SignJWT({ htm, jti, ...rest }).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk }).setIssuedAt(iat).sign(key);
@@ -233,3 +235,77 @@ describe('DpopProofs.check (src/resource-server/dpop.ts)', () => {
     expect(failure).toMatchObject({ status: 401, error: 'invalid_dpop_proof', description: 'the access token is not bound to a DPoP key' });
   });
 });
+
+/** DpopProofs' edges (RFC 9449 §4.3, §11.1), with the clock held still: each bound exactly, and one past it. */
+describe('DpopProofs.check: the edges', () => {
+  const URL_ = 'https://api.example.com/x';
+  const NOW = 1_900_000_000;
+  const WINDOW = 300 + 5;
+  let clock: ReturnType<typeof jest.spyOn>;
+  let key: Awaited<ReturnType<typeof dpopKey>>;
+  let claims: { cnf: { jkt: string } };
+  beforeAll(async () => {
+    key = await dpopKey();
+    claims = { cnf: { jkt: await calculateJwkThumbprint(key.jwk) } };
+  });
+  const at = (seconds: number) => clock.mockReturnValue(seconds * 1000);
+  beforeEach(() => {
+    clock = jest.spyOn(Date, 'now');
+    at(NOW);
+  });
+  afterEach(() => clock.mockRestore());
+
+  const proofs = (options: Partial<ConstructorParameters<typeof DpopProofs>[1]> = {}) => new DpopProofs('https://api.example.com', { maxProofs: 10, clockToleranceSeconds: 5, ...options });
+  const check = async (checker: DpopProofs, proof: Promise<string>) => checker.check({ proof: await proof, method: 'GET', url: URL_ }, 'token', claims);
+  const proof = (claims: { iat?: number; jti?: string }) => key.proof({ htu: URL_, ath: ath('token'), iat: NOW, ...claims });
+
+  it.each([
+    ['a jti of 256 characters', { jti: 'j'.repeat(256) }, undefined],
+    ['a jti of 257 characters', { jti: 'j'.repeat(257) }, 'the DPoP proof has no valid jti'],
+    ['an empty jti', { jti: '' }, 'the DPoP proof has no valid jti'],
+    ['an iat exactly the window (300 s and the 5 s tolerance) ago', { iat: NOW - WINDOW }, undefined],
+    ['an iat a second older', { iat: NOW - WINDOW - 1 }, 'the DPoP proof is too old or from the future (iat)'],
+    ['an iat exactly the window ahead', { iat: NOW + WINDOW }, undefined],
+    ['an iat a second further ahead', { iat: NOW + WINDOW + 1 }, 'the DPoP proof is too old or from the future (iat)'],
+  ])('%s: %s', async (_name, claimsOf, refusal) => {
+    const checked = check(proofs(), proof(claimsOf));
+    if (refusal === undefined) await expect(checked).resolves.toBeUndefined();
+    else await expect(checked).rejects.toMatchObject({ error: 'invalid_dpop_proof', description: refusal });
+  });
+
+  it('a proof used is refused until its iat leaves the window, to the last second; the store it is kept in is told that second', async () => {
+    const checker = proofs();
+    const used = await proof({});
+    await check(checker, Promise.resolve(used));
+    at(NOW + WINDOW);
+    await expect(check(checker, Promise.resolve(used))).rejects.toMatchObject({ description: 'the DPoP proof was used before' });
+    const kept: number[] = [];
+    await check(proofs({ useOnce: async (_id, until) => (kept.push(until), true) }), proof({ iat: NOW + 7 }));
+    expect(kept).toEqual([NOW + 7 + WINDOW]);
+  });
+
+  it('when full, a proof whose window ends this very second is not forgotten to make room', async () => {
+    const checker = proofs({ maxProofs: 1 });
+    await check(checker, proof({}));
+    at(NOW + WINDOW);
+    await expect(check(checker, proof({ iat: NOW + WINDOW }))).rejects.toMatchObject({ description: expect.stringContaining('too many DPoP proofs') });
+    at(NOW + WINDOW + 1);
+    await expect(check(checker, proof({ iat: NOW + WINDOW + 1 }))).resolves.toBeUndefined();
+  });
+
+  it.each([
+    [{ secret: 's'.repeat(31) }, 'dpop.nonce.secret must be a string of at least 32 characters'],
+    [{ secret: 7 }, 'dpop.nonce.secret must be a string of at least 32 characters'],
+    [{ windowSeconds: 9 }, 'dpop.nonce.windowSeconds must be an integer from 10 to 3600, not 9'],
+    [{ windowSeconds: 3601 }, 'dpop.nonce.windowSeconds must be an integer from 10 to 3600, not 3601'],
+    [{ windowSeconds: 30.5 }, 'dpop.nonce.windowSeconds must be an integer from 10 to 3600, not 30.5'],
+  ])('nonces: %j is refused at creation', (options, words) => {
+    expect(() => new DpopNonces('https://api.example.com', options as never)).toThrow(new TypeError(words));
+  });
+
+  it.each([{ secret: 's'.repeat(32) }, { windowSeconds: 10 }, { windowSeconds: 3600 }])('nonces: %j is taken', (options) => {
+    const nonces = new DpopNonces('https://api.example.com', options);
+    expect(nonces.accepts(nonces.current())).toBe(true);
+  });
+});
+
