@@ -76,6 +76,24 @@ describe('expressAuthenticate and the checks after it (src/resource-server/expre
     expect(req.auth).toBe(machine);
   });
 
+  it.each<[string, string | undefined, string | undefined]>([
+    ['DPoP', 'DPoP abc', 'nonce-1'],
+    ['dpop in lower case, with spaces before it', '  dpop abc', 'nonce-1'],
+    ['Bearer', 'Bearer abc', undefined],
+    ['Bearer of a token that says DPoP', 'Bearer DPoP abc', undefined],
+    ['none', undefined, undefined],
+  ])('the current DPoP nonce is handed out with an Authorization of %s: %s', async (_name, authorization, nonce) => {
+    const verifier = { ...recordingVerifier(() => Promise.resolve(machine)), dpopNonce: () => 'nonce-1' };
+    const outcome = await run(expressAuthenticate(verifier), { ...base, host: 'api.example.com', headers: authorization === undefined ? {} : { authorization } });
+    expect(outcome.res.headers['DPoP-Nonce']).toBe(nonce);
+  });
+
+  it('a request without a method is passed on with an empty one (the verifier then refuses any proof)', async () => {
+    const verifier = recordingVerifier(() => Promise.resolve(machine));
+    await run(expressAuthenticate(verifier), { protocol: 'https', originalUrl: '/x', host: 'api.example.com', headers: {} });
+    expect(verifier.requests[0]!.method).toBe('');
+  });
+
   it('two DPoP headers are passed on as two proofs (comma-joined), which the verifier refuses', async () => {
     const verifier = recordingVerifier(() => Promise.resolve(machine));
     await run(expressAuthenticate(verifier), { ...base, host: 'api.example.com', headers: { authorization: 'DPoP t', dpop: ['p1', 'p2'] } });
