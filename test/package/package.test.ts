@@ -204,8 +204,9 @@ describe('the npm package', () => {
     // A budget that catches what should not be shipped (maps, tests, fixtures, a stray build),
     // not the library's growth: 482 KiB with enterprise sign-in (issue 23), 563 KiB with
     // private_key_jwt, DPoP, PAR and the high-security profile (issue 24) and issue 25's single-step
-    // stores, about 12% below it.
-    expect(packed.size).toBeLessThan(640 * 1024);
+    // stores, 641 KiB with the operations and mutation-testing docs of issues 26 to 28, about 9%
+    // below it.
+    expect(packed.size).toBeLessThan(704 * 1024);
   });
 
   it('every relative link of the packed README (and of the packed docs) leads to a file in the package, and to its heading', async () => {
