@@ -42,6 +42,9 @@ export type UpstreamFailureReason =
   /** Its answer failed a check: the ID token's issuer, audience, signature, nonce or expiry, the state, PKCE. */
   | 'invalid_response';
 
+/** The failures with no answer to blame; any other failure of a discovery is its bad metadata. */
+const BEFORE_AN_ANSWER: ReadonlySet<UpstreamFailureReason> = new Set(['unreachable', 'timeout', 'refused']);
+
 /** A sign-in through a provider that failed: the reason, and a detail for logs (never a token or code). */
 export class UpstreamFailure extends Error {
   constructor(
@@ -142,15 +145,15 @@ export class Upstreams {
   async exchange(connection: ConnectionForSignIn, callbackUrl: URL, checks: UpstreamChecks): Promise<UpstreamIdentity> {
     const config = await this.configuration(connection);
     try {
+      // openid-client refuses a token answer without an ID token (idTokenExpected), and checks the
+      // one it holds: the claims and the token are there once it returns.
       const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
         pkceCodeVerifier: checks.codeVerifier,
         expectedState: checks.state,
         expectedNonce: checks.nonce,
         idTokenExpected: true,
       });
-      const claims = tokens.claims();
-      if (!claims || !tokens.id_token) throw new UpstreamFailure('invalid_response', 'the token response holds no ID token');
-      return { claims, idToken: tokens.id_token };
+      return { claims: tokens.claims()!, idToken: tokens.id_token! };
     } catch (error) {
       throw failureOf(error);
     }
@@ -204,18 +207,17 @@ export class Upstreams {
     const auth = await this.clientAuth(connection);
     const insecure = new URL(connection.issuer).protocol === 'http:' && connection.trustedHost !== undefined && isLoopbackHost(connection.trustedHost);
     try {
-      const config = await client.discovery(new URL(connection.issuer), connection.clientId, { redirect_uris: [this.redirectUriOf(connection.id)] }, auth, {
+      // No client metadata: the redirect URI of a code exchange is the callback URL's own (without
+      // its query), which is the connection's redirect URI.
+      const config = await client.discovery(new URL(connection.issuer), connection.clientId, undefined, auth, {
         [client.customFetch]: fetch,
-        timeout: Math.ceil(this.setup.timeoutMs / 1000),
         execute: [client.enableNonRepudiationChecks, ...(insecure ? [client.allowInsecureRequests] : [])],
       });
       config[client.customFetch] = fetch;
       return config;
     } catch (error) {
       const failure = failureOf(error);
-      throw failure.reason === 'invalid_response' || failure.reason === 'error_response'
-        ? new UpstreamFailure('bad_metadata', failure.detail)
-        : failure;
+      throw BEFORE_AN_ANSWER.has(failure.reason) ? failure : new UpstreamFailure('bad_metadata', failure.detail);
     }
   }
 
@@ -234,11 +236,12 @@ export class Upstreams {
   private fetchFor(connection: ConnectionForSignIn): client.CustomFetch {
     const exceptions = new PrivateHosts(connection.trustedHost ? [connection.trustedHost.replace(/^\[|\]$/g, '')] : []);
     const fetch = checkedFetch({ exceptions: () => exceptions, timeoutMs: this.setup.timeoutMs, maxAnswerBytes: MAX_ANSWER_BYTES, tooLarge: 'fail', ...(this.setup.tracing ? { tracing: this.setup.tracing, purpose: () => 'upstream' } : {}) });
+    // openid-client's own timeout signal is not passed on: the checked fetch's timeout
+    // (`federation.timeoutMs`) is the one that ends a request to a provider.
     return (url, options) => fetch(url, {
       method: options.method,
       headers: options.headers,
       body: options.body ?? undefined,
-      signal: options.signal ?? null,
     });
   }
 }
@@ -253,19 +256,21 @@ export function failureOf(error: unknown): UpstreamFailure {
     }
     if (cause instanceof Error && cause.name === 'TimeoutError') return new UpstreamFailure('timeout', 'no answer in time');
   }
-  if (error instanceof client.ResponseBodyError || error instanceof client.AuthorizationResponseError) {
-    // Repeated in the audit trail and the log: only what an OAuth error code may be (RFC 6749
-    // §5.2: printable ASCII without '"' and '\\'), bounded; anything else is 'malformed'.
-    const code = typeof error.error === 'string' && /^[\x20\x21\x23-\x5b\x5d-\x7e]{1,64}$/.test(error.error) ? error.error : 'malformed';
-    return new UpstreamFailure('error_response', `the provider answered ${code}`, code);
-  }
+  if (error instanceof client.ResponseBodyError || error instanceof client.AuthorizationResponseError) return refusal(error.error);
   // A 401 with a WWW-Authenticate challenge (a wrong client secret: `invalid_client`) is the
   // provider refusing us, not a bad answer.
-  if (error instanceof client.WWWAuthenticateChallengeError) {
-    const code = error.cause[0]?.parameters.error ?? 'invalid_client';
-    return new UpstreamFailure('error_response', `the provider answered ${code}`, code);
-  }
-  const code = (error as { code?: unknown }).code;
+  if (error instanceof client.WWWAuthenticateChallengeError) return refusal(error.cause[0]?.parameters.error ?? 'invalid_client');
+  const code = (error as { code?: unknown } | null | undefined)?.code;
   const message = error instanceof Error ? error.message : String(error);
   return new UpstreamFailure('invalid_response', `${typeof code === 'string' ? `${code}: ` : ''}${message}`);
+}
+
+/**
+ * The provider refusing, with its error code. The code is repeated in the audit trail and the log:
+ * only what an OAuth error code may be (RFC 6749 §5.2: printable ASCII without '"' and '\\'),
+ * bounded; anything else is 'malformed' (a challenge's quoted parameter may hold any text).
+ */
+function refusal(error: unknown): UpstreamFailure {
+  const code = typeof error === 'string' && /^[\x20\x21\x23-\x5b\x5d-\x7e]{1,64}$/.test(error) ? error : 'malformed';
+  return new UpstreamFailure('error_response', `the provider answered ${code}`, code);
 }
