@@ -54,7 +54,8 @@ export class DpopNonces {
     if (secret !== undefined && (typeof secret !== 'string' || secret.length < MIN_NONCE_SECRET_LENGTH)) {
       throw new TypeError(`dpop.nonce.secret must be a string of at least ${MIN_NONCE_SECRET_LENGTH} characters`);
     }
-    if (typeof windowSeconds !== 'number' || !Number.isInteger(windowSeconds) || windowSeconds < 10 || windowSeconds > 3600) {
+    // Number.isInteger takes no text for a number ('300' is not an integer here).
+    if (!Number.isInteger(windowSeconds) || windowSeconds < 10 || windowSeconds > 3600) {
       throw new TypeError(`dpop.nonce.windowSeconds must be an integer from 10 to 3600, not ${String(windowSeconds)}`);
     }
     this.#secret = secret === undefined ? randomBytes(32) : Buffer.from(secret, 'utf8');

@@ -82,7 +82,8 @@ export function authenticate(verifier: TokenVerifier): KoaLikeMiddleware {
 
 /** Whether a request presented its token with the DPoP scheme. */
 function isDpop(authorization: string | undefined): boolean {
-  return authorization !== undefined && /^DPoP /i.test(authorization.trim());
+  // Node's parser takes a header's value without the spaces around it.
+  return /^DPoP /i.test(authorization ?? '');
 }
 
 /** A check on the verified token, as middleware after `authenticate` (401 when it did not run). */

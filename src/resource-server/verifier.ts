@@ -107,18 +107,17 @@ const MAX_CACHED_ANSWERS = 10_000;
 
 /**
  * Asks the introspection endpoint whether tokens are live, answers kept `cacheSeconds` by SHA-256
- * of the token. Fails closed: a token it cannot ask about is refused with 503.
+ * of the token, at most `maxCached` of them (the oldest goes first). Fails closed: a token it cannot
+ * ask about is refused with 503. Internal (the verifier's option `introspection`), exported for its
+ * tests.
  */
-function introspector(options: IntrospectionOptions, issuer: string, realm: string): (token: string) => Promise<boolean> {
+export function introspector(options: IntrospectionOptions, issuer: string, realm: string, maxCached = MAX_CACHED_ANSWERS): (token: string) => Promise<boolean> {
   const url = options.url ?? new URL(`${issuer}/introspect`);
   const cacheMs = Math.min(60, Math.max(0, options.cacheSeconds ?? 5)) * 1000;
   const authorization = `Basic ${Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64')}`;
   const answers = new Map<string, { active: boolean; until: number }>();
-  return async (token) => {
-    const key = createHash('sha256').update(token).digest('base64url');
-    const cached = answers.get(key);
-    if (cached && cached.until > Date.now()) return cached.active;
-    let active: boolean;
+  /** The endpoint's `active`, or undefined when it could not be asked (no answer, not a 200, not JSON). */
+  const ask = async (token: string): Promise<boolean | undefined> => {
     try {
       const response = await fetch(url, {
         method: 'POST',
@@ -126,13 +125,20 @@ function introspector(options: IntrospectionOptions, issuer: string, realm: stri
         body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
         signal: AbortSignal.timeout(options.timeoutMs ?? 3000),
       });
-      if (response.status !== 200) throw new Error(`introspection answered ${response.status}`);
-      active = ((await response.json()) as { active?: unknown }).active === true;
+      if (response.status !== 200) return undefined;
+      return ((await response.json()) as { active?: unknown }).active === true;
     } catch {
-      throw new TokenStatusUnavailable(realm);
+      return undefined;
     }
+  };
+  return async (token) => {
+    const key = createHash('sha256').update(token).digest('base64url');
+    const cached = answers.get(key);
+    if (cached && cached.until > Date.now()) return cached.active;
+    const active = await ask(token);
+    if (active === undefined) throw new TokenStatusUnavailable(realm);
     if (cacheMs > 0) {
-      if (answers.size >= MAX_CACHED_ANSWERS) answers.delete(answers.keys().next().value as string);
+      if (answers.size >= maxCached) answers.delete(answers.keys().next().value as string);
       answers.set(key, { active, until: Date.now() + cacheMs });
     }
     return active;
@@ -290,7 +296,8 @@ export function verifierWithKeys(options: Omit<TokenVerifierOptions, 'jwks'>, ke
           return await verifyAuthorization(request.authorization);
         } catch (error) {
           // RFC 9449 §7.1: a server that takes DPoP says so in its challenges.
-          if (proofs && error instanceof TokenError && !error.challenge.startsWith('DPoP ')) {
+          // (A Bearer request's errors carry a Bearer challenge only: the DPoP one is added.)
+          if (proofs && error instanceof TokenError) {
             (error as { challenge: string }).challenge = `${error.challenge}, ${dpopChallenge(`Bearer realm="${realm}"`, DPOP_ALGORITHMS)}`;
           }
           throw error;
@@ -354,7 +361,8 @@ export function checkSecondFactor(auth: AccessTokenContext, realm: string): void
 
 /** Seconds a route's "within N minutes" allows (RFC 9470's `max_age` is whole seconds, at least 1). */
 export function recentSignInSeconds(minutes: number): number {
-  if (typeof minutes !== 'number' || !Number.isFinite(minutes) || minutes <= 0) {
+  // Number.isFinite takes no text for a number ('5' is not finite here).
+  if (!Number.isFinite(minutes) || minutes <= 0) {
     throw new TypeError(`a recent sign-in is a positive number of minutes, not ${String(minutes)}`);
   }
   return Math.max(1, Math.floor(minutes * 60));
