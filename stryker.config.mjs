@@ -12,7 +12,12 @@
  */
 export const areas = {
   policies: { mutate: ['policies/**/*.ts'], tests: ['test/policies', 'test/records', 'test/high-security'] },
-  grants: { mutate: ['src/grants/**/*.ts'], tests: ['test/grants', 'test/endpoints/token'] },
+  grants: {
+    mutate: ['src/grants/**/*.ts'],
+    // The named-user grants' hooks run in a code flow: the flow, its attacks (codes, refresh
+    // tokens), and the management right that a sign-in without a second factor does not give.
+    tests: ['test/grants', 'test/endpoints/token', 'test/endpoints/sign-in/named-user-flow.test.ts', 'test/endpoints/sign-in/enrolment.test.ts', 'test/adversarial/codes.test.ts', 'test/adversarial/refresh.test.ts'],
+  },
   'single-use': { mutate: ['src/engine/single-use.ts', 'src/engine/live-tokens.ts'], tests: ['test/engine'] },
   'resource-server': { mutate: ['src/resource-server/**/*.ts'], tests: ['test/resource-server', 'test/dpop'] },
   limits: {
