@@ -117,20 +117,13 @@ export function introspector(options: IntrospectionOptions, issuer: string, real
   const authorization = `Basic ${Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64')}`;
   const answers = new Map<string, { active: boolean; until: number }>();
   /** The endpoint's `active`, or undefined when it could not be asked (no answer, not a 200, not JSON). */
-  const ask = async (token: string): Promise<boolean | undefined> => {
-    try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-        body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
-        signal: AbortSignal.timeout(options.timeoutMs ?? 3000),
-      });
-      if (response.status !== 200) return undefined;
-      return ((await response.json()) as { active?: unknown }).active === true;
-    } catch {
-      return undefined;
-    }
-  };
+  const ask = (token: string): Promise<boolean | undefined> => fetch(url, {
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
+    signal: AbortSignal.timeout(options.timeoutMs ?? 3000),
+  }).then(async (response) => (response.status === 200 ? ((await response.json()) as { active?: unknown }).active === true : undefined))
+    .catch(() => undefined);
   return async (token) => {
     const key = createHash('sha256').update(token).digest('base64url');
     const cached = answers.get(key);

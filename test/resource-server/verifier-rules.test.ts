@@ -70,6 +70,9 @@ describe('what a token must hold', () => {
 
   it.each<[string, unknown]>([
     ['a text', 'payroll'],
+    ['a number', 5],
+    ['true', true],
+    ["an API's filters as a number", { payroll: 5 }],
     ['null', null],
     ['a list', [{ payroll: { department: ['sales'] } }]],
     ["an API's filters as a text", { payroll: 'department=sales' }],
@@ -255,6 +258,15 @@ describe('introspection: its request, its cache, its failures', () => {
     await expect(live('t-3')).rejects.toMatchObject({ status: 503, error: 'temporarily_unavailable' });
     status = 200;
     await expect(live('t-3')).resolves.toBe(true);
+  });
+
+  it('refuses with 503 when the endpoint cannot be reached', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const gone = new URL(`http://127.0.0.1:${(closed.address() as AddressInfo).port}/introspect`);
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const live = introspector({ url: gone, clientId: 'api-1', clientSecret: 'api-secret' }, ISSUER, 'realm');
+    await expect(live('t-4')).rejects.toMatchObject({ status: 503, error: 'temporarily_unavailable' });
   });
 
   it('refuses a token the endpoint says is not active, in words', async () => {
