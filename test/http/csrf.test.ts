@@ -43,6 +43,16 @@ describe('CSRF tokens (src/http/csrf.ts)', () => {
     expect(await post({ ...headersOf(token), cookie })).toBe(answer);
   });
 
+  it('signs its cookie, and refuses a cookie it did not sign: a token chosen by another (a cookie set from a sibling host)', async () => {
+    const { token, cookie } = await issued();
+    expect(cookie).toMatch(/(^|; )test_csrf\.sig=[^;]+/);
+    const chosen = 'B'.repeat(32);
+    expect(await post({ 'x-form-csrf': chosen, origin: ORIGIN, cookie: `test_csrf=${chosen}` })).toBe('expired');
+    const signature = /test_csrf\.sig=([^;]+)/.exec(cookie)![1]!;
+    expect(await post({ 'x-form-csrf': chosen, origin: ORIGIN, cookie: `test_csrf=${chosen}; test_csrf.sig=${signature}` })).toBe('expired');
+    expect(await post({ 'x-form-csrf': token, origin: ORIGIN, cookie })).toBe('ok');
+  });
+
   it('a token without its cookie is refused', async () => {
     const { token } = await issued();
     expect(await post({ 'x-form-csrf': token, origin: ORIGIN })).toBe('expired');
