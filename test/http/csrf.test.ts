@@ -12,7 +12,8 @@ describe('CSRF tokens (src/http/csrf.ts)', () => {
     app.keys = ['a-cookie-key-of-at-least-32-characters'];
     const tokens = new CsrfTokens('test_csrf', '/pages', ORIGIN);
     app.use((ctx) => {
-      if (ctx.method === 'GET') ctx.body = tokens.issue(ctx);
+      // `?twice`: a page that asks for a token twice (two forms).
+      if (ctx.method === 'GET') ctx.body = ctx.query.twice === undefined ? tokens.issue(ctx) : [tokens.issue(ctx), tokens.issue(ctx)][1];
       else ctx.body = tokens.refusal(ctx, ctx.get('x-form-csrf') || undefined) ?? 'ok';
     });
     const server = app.listen(0, '127.0.0.1');
@@ -51,6 +52,15 @@ describe('CSRF tokens (src/http/csrf.ts)', () => {
     const signature = /test_csrf\.sig=([^;]+)/.exec(cookie)![1]!;
     expect(await post({ 'x-form-csrf': chosen, origin: ORIGIN, cookie: `test_csrf=${chosen}; test_csrf.sig=${signature}` })).toBe('expired');
     expect(await post({ 'x-form-csrf': token, origin: ORIGIN, cookie })).toBe('ok');
+  });
+
+  it('a token asked twice for one answer sets one cookie (and one signature): the last token\'s', async () => {
+    const answer = await fetch(`${base}?twice`);
+    const cookies = answer.headers.getSetCookie();
+    expect(cookies.filter((line) => line.startsWith('test_csrf='))).toHaveLength(1);
+    expect(cookies.filter((line) => line.startsWith('test_csrf.sig='))).toHaveLength(1);
+    const cookie = cookies.map((line) => line.split(';')[0]).join('; ');
+    expect(await post({ 'x-form-csrf': await answer.text(), origin: ORIGIN, cookie })).toBe('ok');
   });
 
   it('a token without its cookie is refused', async () => {

@@ -3,7 +3,7 @@ import type { Store } from '../../adapters/types.js';
 import { PORTAL_REAUTH_SECONDS, PORTAL_SESSION_SECONDS } from '../../policies/lifetimes.js';
 import { totpCode, totpStep } from '../../src/factors/totp.js';
 import type { PortalKit } from '../../src/portal/kit.js';
-import { freshOrSignInAgain, keptAction } from '../../src/portal/reauth.js';
+import { freshOrSignInAgain, keptAction, signedInRecently } from '../../src/portal/reauth.js';
 import { PortalSessions } from '../../src/portal/sessions.js';
 import { testAccounts } from '../support/accounts.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
@@ -137,6 +137,22 @@ describe('the portal asks for a sign-in again before a destructive action', () =
     expect(await exists(clientId)).toBe(false);
   });
 
+  it('the kept action holds every field as posted, in order, empty ones too, but not the CSRF token; with the user and tenant who posted it', async () => {
+    const app = await server.auth.appRegistrations.create({ tenant: 'acme', name: 'Rota', clientType: 'confidential', redirectUris: ['https://rota.example/cb'] });
+    const { agent, csrf } = await signedIn('ada');
+    await signedInAgo(agent, PORTAL_REAUTH_SECONDS + 30);
+    const body = new URLSearchParams([['csrf', csrf], ['name', 'Rota'], ['redirect_uri', 'https://rota.example/cb'], ['redirect_uri', ''], ['client_type', 'public'], ['pkce_enabled', 'on']]);
+    const asked = Date.now();
+    const page = await agent.request(`/portal/app-registrations/${app.clientId}`, { method: 'POST', body: body.toString() });
+    expect(page.html).toContain('action="/portal/reauth"');
+    const kept = await sessions.takeAction(agent.cookie('portal_session')!);
+    expect(kept).toEqual({
+      route: 'updateApp', id: app.clientId, sub: 'ada', tenant: 'acme', createdAt: expect.any(Number),
+      fields: [['name', 'Rota'], ['redirect_uri', 'https://rota.example/cb'], ['redirect_uri', ''], ['client_type', 'public'], ['pkce_enabled', 'on']],
+    });
+    expect(kept!.createdAt).toBeGreaterThanOrEqual(asked);
+  });
+
   it('the kept action (src/portal/reauth.ts): taken once; done only for the same user and tenant, signed in after it was asked for', async () => {
     const kit = { setup: { sessions } } as unknown as PortalKit;
     const before = { id: PortalSessions.newId(), session: { csrf: 'c', user: { sub: 'ada', tenant: 'acme' } } };
@@ -150,11 +166,15 @@ describe('the portal asks for a sign-in again before a destructive action', () =
       [{ sub: 'eve', tenant: 'acme' }, now],
       [{ sub: 'ada', tenant: 'globex' }, now],
       [{ sub: 'ada', tenant: 'acme' }, now - 60],
+      [{ sub: 'ada', tenant: 'acme' }, now - 6],
       [{ sub: 'ada', tenant: 'acme' }, undefined],
     ] as const) {
       await keep();
       expect(await keptAction(kit, before, user, authTime)).toEqual({ run: false });
     }
+    // Five seconds of clock skew between the sign-in's auth_time and our clock, not more.
+    await keep();
+    expect(await keptAction(kit, before, { sub: 'ada', tenant: 'acme' }, now - 5)).toMatchObject({ run: true });
     expect(await keptAction(kit, undefined, { sub: 'ada', tenant: 'acme' }, now)).toBeUndefined();
   });
 
@@ -246,6 +266,13 @@ describe('freshOrSignInAgain (src/portal/reauth.ts)', () => {
   it('a recent sign-in: go on, whatever the route', async () => {
     await expect(freshOrSignInAgain(kit, call(now() - 10, undefined))).resolves.toBe(true);
     await expect(freshOrSignInAgain(kit, call(now() - PORTAL_REAUTH_SECONDS + 5, 'deleteClient'))).resolves.toBe(true);
+  });
+
+  it('recent means up to PORTAL_REAUTH_SECONDS after the sign-in, to the millisecond; a session without a sign-in time never is', () => {
+    const signedIn = 1_800_000_000;
+    expect(signedInRecently({ csrf: 'c', authTime: signedIn }, (signedIn + PORTAL_REAUTH_SECONDS) * 1000)).toBe(true);
+    expect(signedInRecently({ csrf: 'c', authTime: signedIn }, (signedIn + PORTAL_REAUTH_SECONDS) * 1000 + 1)).toBe(false);
+    expect(signedInRecently({ csrf: 'c' }, signedIn * 1000)).toBe(false);
   });
 
   it('a stale sign-in on a route that names no row: a programming error, thrown before anything is kept or sent', async () => {

@@ -3,15 +3,17 @@ import type { Store } from '../../adapters/types.js';
 import { PORTAL_REAUTH_SECONDS, PORTAL_SESSION_SECONDS } from '../../policies/lifetimes.js';
 import { AuditTrail, DEFAULT_AUDIT_SETTINGS } from '../../src/audit/trail.js';
 import { Factors } from '../../src/factors/index.js';
+import { FactorRecords } from '../../src/factors/record.js';
 import { totpCode, totpStep } from '../../src/factors/totp.js';
 import { PASSKEY_SCRIPT_INTEGRITY, PASSKEY_SCRIPT_PATH } from '../../src/pages/passkey-script.js';
 import { PortalSessions } from '../../src/portal/sessions.js';
 import { testAccounts } from '../support/accounts.js';
 import { capturingLogger } from '../support/fixtures.js';
-import { portalSignedIn, signedInAgo, signInAgainFrom, signInAs } from '../support/portal.js';
+import { csrfOf, portalSignedIn, signedInAgo, signInAgainFrom, signInAs } from '../support/portal.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { startServer, type RunningServer } from '../support/server.js';
-import type { UserAgent } from '../support/user-agent.js';
+import { SoftwarePasskey } from '../support/software-passkey.js';
+import { UserAgent } from '../support/user-agent.js';
 
 /**
  * The portal's Security page over HTTP on Redis (src/portal/security.ts): every user, with or
@@ -25,7 +27,16 @@ const COOKIE_KEY = 'a-cookie-key-of-the-security-tests-0123456789';
 const FACTOR_KEY = 'a-factor-key-of-the-security-tests-0123456789';
 /** Users without the management right (the second-factor rule for permissions does not apply to them). */
 const reader = (sub: string) => ({ sub, password: `${sub}-password`, tenant: 'acme', claims: { name: sub.toUpperCase() }, scopes: ['scim.read'] });
-const USERS = ['ben', 'cat', 'dan', 'eli', 'fay', 'gus', 'hal', 'ivy', 'joe', 'kim'].map(reader);
+/** The setup's warning when she holds an app already. */
+const REPLACES = 'Your current authenticator app stops working once the new one is confirmed.';
+const USERS = [
+  ...['ben', 'cat', 'dan', 'eli', 'fay', 'gus', 'hal', 'ivy', 'joe', 'kim', 'lea', 'max'].map(reader),
+  // The passkey's display name: her name trimmed, where it is one of 1 to 255 characters; else her sub.
+  { ...reader('ned'), claims: { name: '  Ned Neumann  ' } },
+  { ...reader('ola'), claims: { name: 'O'.repeat(255) } },
+  { ...reader('pia'), claims: { name: 'P'.repeat(256) } },
+  { ...reader('quy'), claims: {} },
+];
 
 describe("the portal's Security page", () => {
   let redis: RedisServer;
@@ -79,9 +90,11 @@ describe("the portal's Security page", () => {
     expect(setup.status).toBe(200);
     expect(setup.html).toMatch(/<svg role="img" aria-label="QR code for your authenticator app"[^>]*>/);
     const secret = /id="app-key">([A-Z2-7 ]+)</.exec(setup.html)![1]!.replace(/ /g, '');
+    expect(setup.html).not.toContain(REPLACES);
     const right = totpCode(secret, totpStep(Date.now()));
     const wrong = await post(agent, '/security/authenticator-app/confirm', { csrf, code: right === '000000' ? '111111' : '000000' });
     expect(wrong.status).toBe(400);
+    expect(wrong.html).not.toContain(REPLACES);
     expect(wrong.html).toContain('aria-invalid="true"');
     expect(wrong.html).toContain('that is not the code the app shows now');
     expect(wrong.html).not.toContain(secret.slice(0, 8));
@@ -123,6 +136,7 @@ describe("the portal's Security page", () => {
     await post(agent, '/security/recovery-codes', { csrf });
     const gone = await post(agent, '/security/remove', { csrf, factor: hers!.id });
     expect(gone.html).toContain('That factor no longer exists.');
+    expect(gone.url).toMatch(/\/portal\/security$/);
     expect(await types('fay')).toEqual(['totp']);
     const [mine] = await server.auth.factors.list(owner('eli'));
     const removed = await post(agent, '/security/remove', { csrf, factor: mine!.id });
@@ -185,6 +199,7 @@ describe("the portal's Security page", () => {
     const ceremony = /name="ceremony" value="([^"]+)"/.exec(html)![1]!;
     const refused = await post(agent, '/security/passkeys', { csrf, ceremony, name: 'Laptop', credential: '{"type":"public-key"}' });
     expect(refused.html).toContain('The passkey was not added.');
+    expect(refused.url).toMatch(/\/portal\/security$/);
     expect((await server.auth.factors.list(owner('gus'))).filter((entry) => entry.type === 'passkey')).toEqual([]);
   });
   it('a passkey without a name asks for one (nothing added); a first app code with no setup started says to start again', async () => {
@@ -195,11 +210,78 @@ describe("the portal's Security page", () => {
     for (const fields of noName) {
       const refused = await post(agent, '/security/passkeys', fields);
       expect(refused.html).toContain('Name of the passkey: enter a name of up to 64 characters.');
+      expect(refused.url).toMatch(/\/portal\/security$/);
     }
     expect(await types('joe')).toEqual([]);
     const early = await post(agent, '/security/authenticator-app/confirm', { csrf, code: '123456' });
     expect(early.html).toContain('The setup took too long. Please start again.');
+    expect(early.url).toMatch(/\/portal\/security$/);
     expect(await types('joe')).toEqual([]);
+  });
+
+  it('an app set up anew: the setup says the current one stops working (a wrong code keeps saying it); a setup past its time says to start again', async () => {
+    const { secret: old } = await server.auth.factors.enrollTotp(owner('lea'));
+    const step = totpStep(Date.now());
+    const { agent, csrf } = await signedIn('lea', () => totpCode(old, step));
+    const setup = await post(agent, '/security/authenticator-app', { csrf });
+    expect(setup.html).toContain(REPLACES);
+    const secret = /id="app-key">([A-Z2-7 ]+)</.exec(setup.html)![1]!.replace(/ /g, '');
+    const right = totpCode(secret, totpStep(Date.now()));
+    const wrong = await post(agent, '/security/authenticator-app/confirm', { csrf, code: right === '000000' ? '111111' : '000000' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.html).toContain(REPLACES);
+    // No code field at all: the same as a code that is not six digits.
+    expect((await post(agent, '/security/authenticator-app/confirm', { csrf })).html).toContain('enter the six digits');
+    // The setup's time has passed (its end, as stored, moved before now): refused, and it is gone.
+    await new FactorRecords(store.records).change(owner('lea'), (record) => ({ next: { ...record, pendingAuthenticatorApp: { ...record.pendingAuthenticatorApp!, expiresAt: Date.now() - 1 } }, result: undefined }));
+    const late = await post(agent, '/security/authenticator-app/confirm', { csrf, code: right });
+    expect(late.url).toMatch(/\/portal\/security$/);
+    expect(late.html).toContain('The setup took too long. Please start again.');
+    expect((await server.auth.factors.list(owner('lea'))).filter((entry) => entry.type === 'totp')).toHaveLength(1);
+    expect((await post(agent, '/security/authenticator-app/confirm', { csrf, code: right })).html).toContain('The setup took too long. Please start again.');
+  });
+
+  it('a passkey made by an authenticator: added under the name she gives (trimmed), refused when it is hers already, removed by its id', async () => {
+    const { agent, csrf } = await signedIn('max');
+    const passkey = new SoftwarePasskey();
+    const options = async () => {
+      const html = (await agent.request('/portal/security/passkeys/new')).html;
+      const unescape = (value: string) => value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+      return { ceremony: /name="ceremony" value="([^"]+)"/.exec(html)![1]!, options: JSON.parse(unescape(/data-passkey-options="([^"]+)"/.exec(html)![1]!)) as { challenge: string; rp: { id?: string } } };
+    };
+    const first = await options();
+    const added = await post(agent, '/security/passkeys', { csrf, ceremony: first.ceremony, name: ' Laptop ', credential: passkey.register(first.options, server.baseUrl) });
+    expect(added.url).toMatch(/\/portal\/security$/);
+    expect(added.html).toContain('Passkey &quot;Laptop&quot; added.');
+    const [held] = (await server.auth.factors.list(owner('max'))).filter((entry) => entry.type === 'passkey');
+    expect(held).toMatchObject({ type: 'passkey', label: 'Laptop' });
+    // The same credential again (a new ceremony): not added twice.
+    const again = await options();
+    const duplicate = await post(agent, '/security/passkeys', { csrf, ceremony: again.ceremony, name: 'Laptop', credential: passkey.register(again.options, server.baseUrl) });
+    expect(duplicate.url).toMatch(/\/portal\/security$/);
+    expect(duplicate.html).toContain('The passkey was not added: it is registered already, or you hold the most passkeys allowed.');
+    // An answer that is not JSON is no credential.
+    const third = await options();
+    expect((await post(agent, '/security/passkeys', { csrf, ceremony: third.ceremony, name: 'Phone', credential: '{not json' })).html).toContain('The passkey was not added. Please try again.');
+    expect((await server.auth.factors.list(owner('max'))).filter((entry) => entry.type === 'passkey')).toHaveLength(1);
+    const removed = await post(agent, '/security/remove', { csrf, factor: held!.id });
+    expect(removed.url).toMatch(/\/portal\/security$/);
+    expect(removed.html).toContain('The passkey was removed.');
+    expect(await types('max')).toEqual([]);
+  });
+
+  it("the passkey's display name: her name trimmed, of up to 255 characters; a longer one, or none, is her sub", async () => {
+    const displayNames: Record<string, string> = {};
+    for (const sub of ['ned', 'ola', 'pia', 'quy']) {
+      const agent = new UserAgent(server.baseUrl);
+      csrfOf(await signInAs(agent, await agent.request('/portal/login'), sub));
+      const page = await agent.request('/portal/security/passkeys/new');
+      expect(page.status).toBe(200);
+      const options = JSON.parse(/data-passkey-options="([^"]+)"/.exec(page.html)![1]!.replace(/&quot;/g, '"')) as { user: { name: string; displayName: string } };
+      expect(options.user.name).toBe(sub);
+      displayNames[sub] = options.user.displayName;
+    }
+    expect(displayNames).toEqual({ ned: 'Ned Neumann', ola: 'O'.repeat(255), pia: 'pia', quy: 'quy' });
   });
 
   it('a session whose sign-in named no tenant has no factors of ours: every page and form of the Security page is "not found"', async () => {

@@ -1,7 +1,9 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
+import { jest } from '@jest/globals';
 import Koa, { type Context } from 'koa';
 import { createMemoryStore } from '../../adapters/memory.js';
+import { PORTAL_SIGN_IN_SECONDS } from '../../policies/lifetimes.js';
 import { SessionCookies } from '../../src/portal/session-cookies.js';
 import { PortalSessions } from '../../src/portal/sessions.js';
 
@@ -77,6 +79,47 @@ describe('the portal session cookie', () => {
     expect(await sessions.get(now.id)).toMatchObject({ notice: { text: 'changed' } });
   });
 
+  it('on a held clock: renewed when five minutes have passed since it was written, not a millisecond before; the cookie lasts the idle lifetime', async () => {
+    const { sessions, cookies } = parts();
+    const t = 1_800_000_000_000;
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(t);
+    try {
+      const now = cookies.fresh({ user: { sub: 'ada' } });
+      const first = request();
+      await cookies.save(first, now);
+      expect(setCookies(first).get('portal_session')).toContain(`expires=${new Date(t + 1800 * 1000).toUTCString()};`);
+      await sessions.delete(now.id);
+      clock.mockReturnValue(t + 5 * 60_000);
+      await cookies.save(request(), now);
+      expect(await sessions.get(now.id)).toBeUndefined();
+      clock.mockReturnValue(t + 5 * 60_000 + 1);
+      await cookies.save(request(), now);
+      expect(await sessions.get(now.id)).toMatchObject({ savedAt: t + 5 * 60_000 + 1 });
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
+  it('a session never written is written at its first save, whatever it carries', async () => {
+    const { sessions, cookies } = parts();
+    const now = cookies.fresh({ user: { sub: 'ada' }, savedAt: Date.now() });
+    await cookies.save(request(), now);
+    expect(await sessions.get(now.id)).toMatchObject({ user: { sub: 'ada' } });
+  });
+
+  it('one Set-Cookie per cookie and response: a cookie set twice in a request is sent once, as last set', async () => {
+    const { cookies } = parts();
+    const now = cookies.fresh();
+    const ctx = request();
+    await cookies.save(ctx, now);
+    await cookies.end(ctx, now.id);
+    const headers = (ctx.res.getHeader('set-cookie') ?? []) as string[];
+    expect(headers.filter((header) => header.startsWith('portal_session='))).toEqual([expect.stringMatching(/^portal_session=; /)]);
+    cookies.addPendingSignIn(ctx, { state: 'a', verifier: 'v', nonce: 'n', expires: Date.now() + 60_000 });
+    cookies.addPendingSignIn(ctx, { state: 'b', verifier: 'v', nonce: 'n', expires: Date.now() + 60_000 });
+    expect(((ctx.res.getHeader('set-cookie') ?? []) as string[]).filter((header) => header.startsWith('portal_signin='))).toHaveLength(1);
+  });
+
   it('ends with its session: gone from the store, the cookie cleared', async () => {
     const { sessions, cookies } = parts();
     const now = cookies.fresh();
@@ -109,6 +152,20 @@ describe('the pending sign-ins cookie', () => {
     const withExpired = request();
     cookies.setPendingSignIns(withExpired, [signIn('old', Date.now() - 1), signIn('new')]);
     expect(cookies.pendingSignIns(request(carried(withExpired))).map((entry) => entry.state)).toEqual(['new']);
+  });
+
+  it('on a held clock: a sign-in is dropped at its expiry (not after); the cookie lasts PORTAL_SIGN_IN_SECONDS; at most three are read, the newest', () => {
+    const { cookies } = parts();
+    const t = 1_800_000_000_000;
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(t);
+    try {
+      const ctx = request();
+      cookies.setPendingSignIns(ctx, [signIn('ends-now', t), signIn('a', t + 1), signIn('b', t + 1), signIn('c', t + 1), signIn('d', t + 1)]);
+      expect(setCookies(ctx).get('portal_signin')).toContain(`expires=${new Date(t + PORTAL_SIGN_IN_SECONDS * 1000).toUTCString()};`);
+      expect(cookies.pendingSignIns(request(carried(ctx))).map((entry) => entry.state)).toEqual(['b', 'c', 'd']);
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it('opens only as sealed by this server for sign-ins; cleared when none is left', () => {
