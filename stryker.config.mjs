@@ -15,8 +15,10 @@ export const areas = {
   grants: {
     mutate: ['src/grants/**/*.ts'],
     // The named-user grants' hooks run in a code flow: the flow, its attacks (codes, refresh
-    // tokens), and the management right that a sign-in without a second factor does not give.
-    tests: ['test/grants', 'test/endpoints/token', 'test/endpoints/sign-in/named-user-flow.test.ts', 'test/endpoints/sign-in/enrolment.test.ts', 'test/adversarial/codes.test.ts', 'test/adversarial/refresh.test.ts'],
+    // tokens), and the management right that a sign-in without a second factor does not give. A
+    // code exchange refused after the engine took the code (another DPoP key than the code's)
+    // spends it: the pushed-authorization tests bind codes to a key.
+    tests: ['test/grants', 'test/endpoints/token', 'test/endpoints/sign-in/named-user-flow.test.ts', 'test/endpoints/sign-in/enrolment.test.ts', 'test/adversarial/codes.test.ts', 'test/adversarial/refresh.test.ts', 'test/dpop/pushed-authorization.test.ts'],
   },
   'single-use': { mutate: ['src/engine/single-use.ts', 'src/engine/live-tokens.ts'], tests: ['test/engine'] },
   'resource-server': { mutate: ['src/resource-server/**/*.ts'], tests: ['test/resource-server', 'test/dpop'] },
