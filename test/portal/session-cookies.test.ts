@@ -163,6 +163,9 @@ describe('the pending sign-ins cookie', () => {
       cookies.setPendingSignIns(ctx, [signIn('ends-now', t), signIn('a', t + 1), signIn('b', t + 1), signIn('c', t + 1), signIn('d', t + 1)]);
       expect(setCookies(ctx).get('portal_signin')).toContain(`expires=${new Date(t + PORTAL_SIGN_IN_SECONDS * 1000).toUTCString()};`);
       expect(cookies.pendingSignIns(request(carried(ctx))).map((entry) => entry.state)).toEqual(['b', 'c', 'd']);
+      const ending = request();
+      cookies.setPendingSignIns(ending, [signIn('ends-now', t), signIn('a', t + 1)]);
+      expect(cookies.pendingSignIns(request(carried(ending))).map((entry) => entry.state)).toEqual(['a']);
     } finally {
       clock.mockRestore();
     }
