@@ -39,7 +39,9 @@ export const areas = {
     mutate: ['src/endpoints/tenant-guard.ts', 'src/endpoints/management/management-api.ts', 'src/endpoints/consents/consent-api.ts', 'src/http/named-user-caller.ts'],
     tests: ['test/endpoints/management', 'test/endpoints/consents', 'test/http/named-user-caller.test.ts', 'test/audit/audit-trail.test.ts'],
   },
-  factors: { mutate: ['src/factors/totp.ts', 'src/factors/recovery-codes.ts'], tests: ['test/factors'] },
+  // Passkeys' ceremonies with an authenticator made in Node (test/factors/passkeys-ceremonies.test.ts);
+  // the Chromium tests of test/factors/passkeys.test.ts are left out (jest.mutate.config.js).
+  factors: { mutate: ['src/factors/totp.ts', 'src/factors/recovery-codes.ts', 'src/factors/passkeys.ts'], tests: ['test/factors'] },
   'client-assertion': { mutate: ['src/endpoints/lifecycle/client-assertion.ts'], tests: ['test/endpoints/token/private-key-jwt.test.ts', 'test/endpoints/token/malformed-assertions.test.ts', 'test/high-security/flow.test.ts', 'test/endpoints/lifecycle'] },
   federation: { mutate: ['src/federation/upstreams.ts'], tests: ['test/federation'] },
 };

@@ -1,0 +1,190 @@
+import { Writable } from 'node:stream';
+import type { Store } from '../../adapters/types.js';
+import { AuditTrail, DEFAULT_AUDIT_SETTINGS, type AuditEvent } from '../../src/audit/trail.js';
+import { FACTORS, type FactorRecord } from '../../src/factors/index.js';
+import { MAX_PASSKEYS, Passkeys, PASSKEY_USERS } from '../../src/factors/passkeys.js';
+import { createLogger } from '../../src/logger.js';
+import { useAdapterStore } from '../support/adapter-stores.js';
+import { SoftwarePasskey } from '../support/software-passkey.js';
+import { STORE_KINDS } from '../support/stores.js';
+
+/**
+ * Passkeys' ceremonies (src/factors/passkeys.ts) with an authenticator made in Node
+ * (test/support/software-passkey.ts): registration, the second factor after a password, a passkey
+ * alone, and each refusal, without a browser, so that the rules are tested where they live (and by
+ * `npm run mutate`). On both stores. The same ceremonies in Chromium: test/factors/passkeys.test.ts.
+ */
+
+const ORIGIN = 'https://auth.example';
+const alice = { tenant: 'acme', sub: 'alice' };
+const bob = { tenant: 'acme', sub: 'bob' };
+const byAlice = { actor: { type: 'user' as const, id: 'alice' } };
+const settled = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+describe.each(STORE_KINDS)('passkey ceremonies with a software authenticator; %s store', (kind) => {
+  const handle = useAdapterStore(kind);
+  let store: Store;
+  let passkeys: Passkeys;
+  let events: AuditEvent[];
+
+  beforeEach(async () => {
+    store = await handle.create();
+    events = [];
+    const logger = createLogger({ destination: new Writable({ write(_chunk, _e, done) { done(); } }) });
+    passkeys = new Passkeys(store, { baseUrl: `${ORIGIN}/tenant-x`, rpName: 'Acme HR' }, new AuditTrail(store, DEFAULT_AUDIT_SETTINGS, logger, (event) => void events.push(event)));
+  });
+  afterEach(async () => {
+    await settled();
+    await store.close();
+  });
+
+  const record = (owner = alice) => store.records.get<FactorRecord>(FACTORS, `${owner.tenant}:${owner.sub}`);
+  async function registered(passkey: SoftwarePasskey, owner = alice, name = 'Laptop') {
+    const { ceremony, options } = await passkeys.registrationOptions(owner, owner.sub, `${owner.sub} display`);
+    return passkeys.register(owner, ceremony, JSON.parse(passkey.register(options, ORIGIN)), name, { actor: { type: 'user', id: owner.sub } });
+  }
+  async function signIn(passkey: SoftwarePasskey, owner?: typeof alice, origin = ORIGIN) {
+    const { ceremony, options } = await passkeys.authenticationOptions(owner ?? { tenant: 'acme' });
+    return passkeys.authenticate(ceremony, passkey.authenticate(options, origin), owner);
+  }
+  const refusals = async () => {
+    await settled();
+    return events.filter((event) => event.type === 'sign_in.second_factor_failed').map((event) => ({ who: event.target?.id, reason: event.details?.reason }));
+  };
+
+  it('registers a passkey: its public key, counter, flags and name (trimmed), her user handle indexed; audited', async () => {
+    const passkey = new SoftwarePasskey({ userVerified: true });
+    expect(await registered(passkey, alice, '  Laptop  ')).toEqual({ accepted: true, passkey: { id: passkey.id, name: 'Laptop', backedUp: false, method: 'hwk' } });
+    const stored = (await record())!;
+    expect(stored.passkeys).toEqual([{ id: passkey.id, publicKey: expect.stringMatching(/^[A-Za-z0-9_-]{40,}$/), counter: 1, backupEligible: false, backedUp: false, transports: ['internal'], name: 'Laptop', createdAt: expect.any(String) }]);
+    expect(stored.passkeyUserHandle).toBe(passkey.userHandle);
+    expect(await store.records.get(PASSKEY_USERS, `acme:${passkey.userHandle}`)).toEqual({ sub: 'alice' });
+    expect(events.filter((event) => event.type === 'factor.added')).toEqual([expect.objectContaining({ tenant: 'acme', actor: { type: 'user', id: 'alice' }, target: { type: 'user', id: 'alice' }, details: { factor: 'passkey' } })]);
+    // A synced passkey: backup eligible and backed up, amr swk.
+    const synced = new SoftwarePasskey({ userVerified: true, backedUp: true });
+    expect(await registered(synced, alice, 'Phone')).toEqual({ accepted: true, passkey: { id: synced.id, name: 'Phone', backedUp: true, method: 'swk' } });
+    // Her second passkey keeps her user handle; her passkeys are excluded from the next registration.
+    expect((await record())!.passkeyUserHandle).toBe(passkey.userHandle);
+    const next = await passkeys.registrationOptions(alice, 'alice');
+    expect(next.options.user.id).toBe(passkey.userHandle);
+    expect(next.options.excludeCredentials?.map((entry) => entry.id)).toEqual([passkey.id, synced.id]);
+    expect(next.options.user.displayName).toBe('alice');
+  });
+
+  it('refuses a registration that is hers already, or past MAX_PASSKEYS; one made for another origin or challenge; one user\'s ceremony for another', async () => {
+    const passkey = new SoftwarePasskey();
+    await registered(passkey);
+    expect(await registered(passkey)).toEqual({ accepted: false, reason: 'not_allowed' });
+    const other = await passkeys.registrationOptions(alice, 'alice');
+    const elsewhere = JSON.parse(new SoftwarePasskey().register(other.options, 'https://evil.example'));
+    expect(await passkeys.register(alice, other.ceremony, elsewhere, 'Evil', byAlice)).toEqual({ accepted: false, reason: 'wrong' });
+    const wrongChallenge = await passkeys.registrationOptions(alice, 'alice');
+    const answer = JSON.parse(new SoftwarePasskey().register({ ...wrongChallenge.options, challenge: 'AAAA' }, ORIGIN));
+    expect(await passkeys.register(alice, wrongChallenge.ceremony, answer, 'Key', byAlice)).toEqual({ accepted: false, reason: 'wrong' });
+    const hers = await passkeys.registrationOptions(alice, 'alice');
+    expect(await passkeys.register(bob, hers.ceremony, JSON.parse(new SoftwarePasskey().register(hers.options, ORIGIN)), 'Key', byAlice)).toEqual({ accepted: false, reason: 'expired' });
+    // A ceremony made for a sign-in cannot carry a registration.
+    const signInCeremony = await passkeys.authenticationOptions(alice);
+    expect(await passkeys.register(alice, signInCeremony.ceremony, JSON.parse(new SoftwarePasskey().register({ challenge: signInCeremony.options.challenge, rp: { id: 'auth.example' } }, ORIGIN)), 'Key', byAlice)).toEqual({ accepted: false, reason: 'expired' });
+    expect((await record())!.passkeys).toHaveLength(1);
+    for (let held = 1; held < MAX_PASSKEYS; held += 1) await registered(new SoftwarePasskey(), alice, `Key ${held}`);
+    expect((await record())!.passkeys).toHaveLength(MAX_PASSKEYS);
+    expect(await registered(new SoftwarePasskey(), alice, 'One too many')).toEqual({ accepted: false, reason: 'not_allowed' });
+    expect(events.filter((event) => event.type === 'factor.added')).toHaveLength(MAX_PASSKEYS);
+  });
+
+  it('the second factor after her password: her passkeys allowed, the counter kept; alone, her user handle finds her (user verification required)', async () => {
+    const passkey = new SoftwarePasskey({ userVerified: true });
+    await registered(passkey);
+    const options = await passkeys.authenticationOptions(alice);
+    expect(options.options.allowCredentials?.map((entry) => entry.id)).toEqual([passkey.id]);
+    expect(options.options.userVerification).toBe('preferred');
+    expect(options.options.rpId).toBe('auth.example');
+    expect(await passkeys.authenticate(options.ceremony, passkey.authenticate(options.options, ORIGIN), alice)).toEqual({ accepted: true, owner: alice, passkeyId: passkey.id, method: 'hwk', userVerified: true });
+    expect((await record())!.passkeys[0]!.counter).toBe(2);
+    // Without the user handle (an authenticator may leave it out for a known user).
+    const known = await passkeys.authenticationOptions(alice);
+    expect(await passkeys.authenticate(known.ceremony, passkey.authenticate(known.options, ORIGIN, { withUserHandle: false }), alice)).toMatchObject({ accepted: true });
+    const alone = await passkeys.authenticationOptions({ tenant: 'acme' });
+    expect(alone.options.allowCredentials).toEqual([]);
+    expect(alone.options.userVerification).toBe('required');
+    expect(await passkeys.authenticate(alone.ceremony, passkey.authenticate(alone.options, ORIGIN))).toEqual({ accepted: true, owner: alice, passkeyId: passkey.id, method: 'hwk', userVerified: true });
+    expect((await record())!.passkeys[0]!.counter).toBe(4);
+    expect(await refusals()).toEqual([]);
+  });
+
+  it('a passkey without user verification: a second factor, never a sign-in alone (audited as hers: its user handle names her)', async () => {
+    const passkey = new SoftwarePasskey({ userVerified: false });
+    await registered(passkey);
+    expect(await signIn(passkey, alice)).toMatchObject({ accepted: true, userVerified: false });
+    expect(await signIn(passkey)).toEqual({ accepted: false, reason: 'wrong' });
+    // Its user handle named her: the refusal is audited as hers.
+    expect(await refusals()).toEqual([{ who: 'alice', reason: 'wrong' }]);
+  });
+
+  it('refuses an answer replayed, for another user, another origin, tampered, or with another user handle; audited as hers, nothing changed', async () => {
+    const passkey = new SoftwarePasskey();
+    await registered(passkey);
+    await registered(new SoftwarePasskey(), bob);
+    const first = await passkeys.authenticationOptions(alice);
+    const answer = passkey.authenticate(first.options, ORIGIN);
+    expect(await passkeys.authenticate(first.ceremony, answer, alice)).toMatchObject({ accepted: true });
+    const counter = (await record())!.passkeys[0]!.counter;
+    // Replayed with its own ceremony (used), then with a fresh one (not the challenge signed).
+    expect(await passkeys.authenticate(first.ceremony, answer, alice)).toEqual({ accepted: false, reason: 'expired' });
+    const fresh = await passkeys.authenticationOptions(alice);
+    expect(await passkeys.authenticate(fresh.ceremony, answer, alice)).toEqual({ accepted: false, reason: 'wrong' });
+    // Her passkey for Bob's sign-in; her ceremony presented as Bob's.
+    expect(await signIn(passkey, bob)).toEqual({ accepted: false, reason: 'wrong' });
+    const hers = await passkeys.authenticationOptions(alice);
+    expect(await passkeys.authenticate(hers.ceremony, passkey.authenticate(hers.options, ORIGIN), bob)).toEqual({ accepted: false, reason: 'expired' });
+    // Another origin (a look-alike site relaying the ceremony).
+    expect(await signIn(passkey, alice, 'https://auth.example.evil')).toEqual({ accepted: false, reason: 'wrong' });
+    // A signature changed by one byte.
+    const next = await passkeys.authenticationOptions(alice);
+    const signed = passkey.authenticate(next.options, ORIGIN) as { response: { signature: string } };
+    const signature = Buffer.from(signed.response.signature, 'base64url');
+    signature[signature.length - 1]! ^= 1;
+    expect(await passkeys.authenticate(next.ceremony, { ...signed, response: { ...signed.response, signature: signature.toString('base64url') } }, alice)).toEqual({ accepted: false, reason: 'wrong' });
+    // Her credential with Bob's user handle: the credential says whose it is.
+    const bobs = (await record(bob))!.passkeyUserHandle!;
+    const handed = await passkeys.authenticationOptions(alice);
+    const withBobs = passkey.authenticate(handed.options, ORIGIN) as { response: Record<string, string> };
+    expect(await passkeys.authenticate(handed.ceremony, { ...withBobs, response: { ...withBobs.response, userHandle: bobs } }, alice)).toEqual({ accepted: false, reason: 'wrong' });
+    // Alone with Bob's user handle: Bob's passkeys do not hold hers.
+    const alone = await passkeys.authenticationOptions({ tenant: 'acme' });
+    const aloneAnswer = passkey.authenticate(alone.options, ORIGIN) as { response: Record<string, string> };
+    expect(await passkeys.authenticate(alone.ceremony, { ...aloneAnswer, response: { ...aloneAnswer.response, userHandle: bobs } })).toEqual({ accepted: false, reason: 'wrong' });
+    expect((await record())!.passkeys[0]!.counter).toBe(counter);
+    const seen = await refusals();
+    expect(seen).toEqual(expect.arrayContaining([{ who: 'alice', reason: 'wrong' }, { who: 'bob', reason: 'wrong' }]));
+    expect(seen.every((entry) => entry.who === 'alice' || entry.who === 'bob')).toBe(true);
+    expect(JSON.stringify(events)).not.toContain(signed.response.signature);
+  });
+
+  it('refuses a cloned authenticator (its counter not above the stored one), alone too; audited as cloned_authenticator, the counter kept', async () => {
+    const passkey = new SoftwarePasskey();
+    await registered(passkey);
+    expect(await signIn(passkey, alice)).toMatchObject({ accepted: true });
+    expect(await signIn(passkey, alice)).toMatchObject({ accepted: true });
+    const counter = (await record())!.passkeys[0]!.counter;
+    expect(counter).toBe(3);
+    passkey.counter = counter - 1; // its next answer says `counter`: not above what is stored
+    expect(await signIn(passkey, alice)).toEqual({ accepted: false, reason: 'cloned_authenticator' });
+    passkey.counter = 0;
+    expect(await signIn(passkey)).toEqual({ accepted: false, reason: 'cloned_authenticator' });
+    expect((await record())!.passkeys[0]!.counter).toBe(counter);
+    expect(await refusals()).toEqual([{ who: 'alice', reason: 'cloned_authenticator' }, { who: 'alice', reason: 'cloned_authenticator' }]);
+    // The next answer above it is hers again.
+    passkey.counter = counter;
+    expect(await signIn(passkey, alice)).toMatchObject({ accepted: true });
+  });
+
+  it('a passkey removed, or all of her factors reset, signs in no more', async () => {
+    const passkey = new SoftwarePasskey();
+    await registered(passkey);
+    expect(await passkeys.remove(alice, passkey.id, byAlice)).toBe(true);
+    expect(await signIn(passkey, alice)).toEqual({ accepted: false, reason: 'wrong' });
+    expect(await signIn(passkey)).toEqual({ accepted: false, reason: 'wrong' });
+  });
+});
