@@ -2,17 +2,20 @@ import { Writable } from 'node:stream';
 import type { Store } from '../../adapters/types.js';
 import { AuditTrail, DEFAULT_AUDIT_SETTINGS, type AuditEvent } from '../../src/audit/trail.js';
 import { FACTORS, type FactorRecord } from '../../src/factors/index.js';
-import { MAX_PASSKEYS, Passkeys, PASSKEY_USERS } from '../../src/factors/passkeys.js';
+import { MAX_PASSKEYS, Passkeys, PASSKEY_USERS, passkeyMethod, relyingParty } from '../../src/factors/passkeys.js';
 import { createLogger } from '../../src/logger.js';
+import { ValidationError } from '../../policies/errors.js';
+import { PASSKEY_CHALLENGE_SECONDS } from '../../policies/lifetimes.js';
 import { useAdapterStore } from '../support/adapter-stores.js';
 import { SoftwarePasskey } from '../support/software-passkey.js';
 import { STORE_KINDS } from '../support/stores.js';
 
 /**
- * Passkeys' ceremonies (src/factors/passkeys.ts) with an authenticator made in Node
- * (test/support/software-passkey.ts): registration, the second factor after a password, a passkey
- * alone, and each refusal, without a browser, so that the rules are tested where they live (and by
- * `npm run mutate`). On both stores. The same ceremonies in Chromium: test/factors/passkeys.test.ts.
+ * Passkeys (src/factors/passkeys.ts) without a browser: bad input, single use, lifetimes, removal;
+ * and the ceremonies with an authenticator made in Node (test/support/software-passkey.ts):
+ * registration, the second factor after a password, a passkey alone, and each refusal, so that the
+ * rules are tested where they live (and by `npm run mutate`). On both stores. The same ceremonies in
+ * Chromium: test/factors/passkeys.test.ts.
  */
 
 const ORIGIN = 'https://auth.example';
@@ -21,7 +24,7 @@ const bob = { tenant: 'acme', sub: 'bob' };
 const byAlice = { actor: { type: 'user' as const, id: 'alice' } };
 const settled = () => new Promise((resolve) => setTimeout(resolve, 50));
 
-describe.each(STORE_KINDS)('passkey ceremonies with a software authenticator; %s store', (kind) => {
+describe.each(STORE_KINDS)('passkeys without a browser; %s store', (kind) => {
   const handle = useAdapterStore(kind);
   let store: Store;
   let passkeys: Passkeys;
@@ -51,6 +54,87 @@ describe.each(STORE_KINDS)('passkey ceremonies with a software authenticator; %s
     await settled();
     return events.filter((event) => event.type === 'sign_in.second_factor_failed').map((event) => ({ who: event.target?.id, reason: event.details?.reason }));
   };
+
+  it('derives the RP ID and origin from the base URL only', () => {
+    expect(relyingParty('https://auth.example:8443/base/')).toEqual({ rpID: 'auth.example', origin: 'https://auth.example:8443' });
+  });
+
+  it('names a backup-eligible (synced) passkey swk, one bound to its device hwk', () => {
+    expect(passkeyMethod({ backupEligible: true })).toBe('swk');
+    expect(passkeyMethod({ backupEligible: false })).toBe('hwk');
+  });
+
+  it('keeps the challenge server-side for PASSKEY_CHALLENGE_SECONDS: the options carry it, the browser gets the ceremony id', async () => {
+    const { ceremony, options } = await passkeys.registrationOptions(alice, 'alice');
+    expect(options.rp.id).toBe('auth.example');
+    expect(options.timeout).toBe(PASSKEY_CHALLENGE_SECONDS * 1000);
+    expect(ceremony).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(ceremony).not.toBe(options.challenge);
+    expect(await store.engine('PasskeyChallenge').find(ceremony)).toMatchObject({ purpose: 'register', tenant: 'acme', sub: 'alice', challenge: options.challenge });
+    expect(PASSKEY_CHALLENGE_SECONDS).toBe(300);
+  });
+
+  const shapes: Array<[string, unknown]> = [
+    ['nothing', undefined],
+    ['a string', 'credential'],
+    ['an array', []],
+    ['no response', { id: 'AAAA', rawId: 'AAAA', type: 'public-key' }],
+    ['another type', { id: 'AAAA', rawId: 'AAAA', type: 'password', response: { clientDataJSON: 'AA', authenticatorData: 'AA', signature: 'AA' } }],
+    ['id and rawId apart', { id: 'AAAA', rawId: 'BBBB', type: 'public-key', response: { clientDataJSON: 'AA', authenticatorData: 'AA', signature: 'AA' } }],
+    ['not base64url', { id: 'AA+A', rawId: 'AA+A', type: 'public-key', response: { clientDataJSON: 'AA', authenticatorData: 'AA', signature: 'AA' } }],
+    ['a field too long', { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'A'.repeat(20_000), authenticatorData: 'AA', signature: 'AA' } }],
+    ['a user handle not a string', { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AA', authenticatorData: 'AA', signature: 'AA', userHandle: 7 } }],
+  ];
+
+  it.each(shapes)('refuses a sign-in answer that is %s as malformed, its ceremony left unused', async (_name, response) => {
+    const { ceremony } = await passkeys.authenticationOptions(alice);
+    expect(await passkeys.authenticate(ceremony, response, alice)).toEqual({ accepted: false, reason: 'malformed' });
+    expect(await store.engine('PasskeyChallenge').find(ceremony)).toBeDefined();
+    await settled();
+    expect(events).toEqual([expect.objectContaining({ type: 'sign_in.second_factor_failed', details: expect.objectContaining({ factor: 'passkey', reason: 'malformed' }) })]);
+  });
+
+  it('refuses a registration answer of the wrong shape as malformed, and a ceremony unknown, used or not a string as expired', async () => {
+    const { ceremony } = await passkeys.registrationOptions(alice, 'alice');
+    expect(await passkeys.register(alice, ceremony, { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AA' } }, 'Laptop', byAlice)).toEqual({ accepted: false, reason: 'malformed' });
+    expect(await passkeys.register(alice, ceremony, { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AA', attestationObject: 'AA', transports: 'usb' } }, 'Laptop', byAlice)).toEqual({ accepted: false, reason: 'malformed' });
+    const answer = { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AA', attestationObject: 'AA' } };
+    for (const wrongCeremony of [undefined, 42, '', 'x'.repeat(65), 'not/base64', 'unknownceremony']) {
+      expect(await passkeys.register(alice, wrongCeremony, answer, 'Laptop', byAlice)).toEqual({ accepted: false, reason: 'expired' });
+    }
+    // Bob cannot complete Alice's registration.
+    expect(await passkeys.register(bob, ceremony, answer, 'Laptop', byAlice)).toEqual({ accepted: false, reason: 'expired' });
+    // ... and that used it: Alice's own answer after it finds it gone.
+    expect(await passkeys.register(alice, ceremony, answer, 'Laptop', byAlice)).toEqual({ accepted: false, reason: 'expired' });
+    // Two answers at once on one ceremony: it is used by one of them only (the store's atomic consume).
+    const raced = await passkeys.registrationOptions(alice, 'alice');
+    const both = await Promise.all([passkeys.register(alice, raced.ceremony, answer, 'Laptop', byAlice), passkeys.register(alice, raced.ceremony, answer, 'Laptop', byAlice)]);
+    expect(both.map((outcome) => (outcome.accepted ? 'accepted' : outcome.reason)).sort()).toEqual(['expired', 'wrong']);
+    // A garbage answer with a live ceremony: it does not verify.
+    const live = await passkeys.registrationOptions(alice, 'alice');
+    expect(await passkeys.register(alice, live.ceremony, answer, 'Laptop', byAlice)).toEqual({ accepted: false, reason: 'wrong' });
+    expect(await store.records.get(FACTORS, 'acme:alice')).toBeUndefined();
+    expect(events.filter((event) => event.type === 'factor.added')).toEqual([]);
+  });
+
+  it('throws a ValidationError for a bad name, user name or owner (a caller error, never a 500)', async () => {
+    const { ceremony } = await passkeys.registrationOptions(alice, 'alice');
+    const answer = { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AA', attestationObject: 'AA' } };
+    for (const name of ['', '   ', 'x'.repeat(65), 7]) await expect(passkeys.register(alice, ceremony, answer, name, byAlice)).rejects.toBeInstanceOf(ValidationError);
+    await expect(passkeys.registrationOptions(alice, '')).rejects.toBeInstanceOf(ValidationError);
+    await expect(passkeys.registrationOptions({ tenant: '', sub: 'alice' }, 'alice')).rejects.toBeInstanceOf(ValidationError);
+    await expect(passkeys.authenticationOptions({ tenant: 'x'.repeat(256) })).rejects.toBeInstanceOf(ValidationError);
+  });
+
+  it('removes a passkey (audited) and answers false for one she does not hold', async () => {
+    const passkey = { id: 'cred-1', publicKey: 'AA', counter: 0, backupEligible: false, backedUp: false, name: 'Key', createdAt: new Date().toISOString() };
+    await store.records.put(FACTORS, 'acme:alice', 'acme', { tenant: 'acme', sub: 'alice', passkeys: [passkey] });
+    expect(await passkeys.remove(alice, 'cred-2', byAlice)).toBe(false);
+    expect(events).toEqual([]);
+    expect(await passkeys.remove(alice, 'cred-1', byAlice)).toBe(true);
+    expect((await store.records.get<FactorRecord>(FACTORS, 'acme:alice'))!.passkeys).toEqual([]);
+    expect(events).toEqual([expect.objectContaining({ type: 'factor.removed', target: { type: 'user', id: 'alice' }, details: { factor: 'passkey' } })]);
+  });
 
   it('registers a passkey: its public key, counter, flags and name (trimmed), her user handle indexed; audited', async () => {
     const passkey = new SoftwarePasskey({ userVerified: true });

@@ -7,11 +7,10 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import type { Store } from '../../adapters/types.js';
 import { AuditTrail, DEFAULT_AUDIT_SETTINGS, type AuditEvent } from '../../src/audit/trail.js';
 import { Factors, FACTORS, type FactorRecord } from '../../src/factors/index.js';
-import { Passkeys, passkeyMethod, relyingParty } from '../../src/factors/passkeys.js';
+import { Passkeys } from '../../src/factors/passkeys.js';
 import { createLogger } from '../../src/logger.js';
 import { passkeyScriptHandler } from '../../src/endpoints/ops/assets.js';
 import { PASSKEY_SCRIPT, PASSKEY_SCRIPT_PATH, passkeyScriptTag } from '../../src/pages/passkey-script.js';
-import { ValidationError } from '../../policies/errors.js';
 import { PASSKEY_CHALLENGE_SECONDS } from '../../policies/lifetimes.js';
 import { launchChromium } from '../support/chromium.js';
 import { useAdapterStore } from '../support/adapter-stores.js';
@@ -336,105 +335,6 @@ ${user ? `<input type="hidden" name="user" value="${escape(user)}">` : ''}<input
     expect(await ceremony(page, '/register?user=bob')).toEqual({ accepted: false, reason: 'wrong' });
     expect(await stored(bob)).toBeUndefined();
   }, SLOW);
-});
-
-describe.each(STORE_KINDS)('passkeys without a browser: bad input, single use, lifetimes, removal; %s store', (kind) => {
-  const handle = useAdapterStore(kind);
-  let store: Store;
-  let passkeys: Passkeys;
-  let events: AuditEvent[];
-
-  beforeEach(async () => {
-    store = await handle.create();
-    events = [];
-    const logger = createLogger({ destination: new Writable({ write(_chunk, _e, done) { done(); } }) });
-    passkeys = new Passkeys(store, { baseUrl: 'https://auth.example/tenant-x', rpName: 'Acme HR' }, new AuditTrail(store, DEFAULT_AUDIT_SETTINGS, logger, (event) => void events.push(event)));
-  });
-  afterEach(async () => {
-    await settled();
-    await store.close();
-  });
-
-  it('derives the RP ID and origin from the base URL only', () => {
-    expect(relyingParty('https://auth.example:8443/base/')).toEqual({ rpID: 'auth.example', origin: 'https://auth.example:8443' });
-  });
-
-  it('names a backup-eligible (synced) passkey swk, one bound to its device hwk', () => {
-    expect(passkeyMethod({ backupEligible: true })).toBe('swk');
-    expect(passkeyMethod({ backupEligible: false })).toBe('hwk');
-  });
-
-  it('keeps the challenge server-side for PASSKEY_CHALLENGE_SECONDS: the options carry it, the browser gets the ceremony id', async () => {
-    const { ceremony, options } = await passkeys.registrationOptions(alice, 'alice');
-    expect(options.rp.id).toBe('auth.example');
-    expect(options.timeout).toBe(PASSKEY_CHALLENGE_SECONDS * 1000);
-    expect(ceremony).toMatch(/^[A-Za-z0-9_-]{32}$/);
-    expect(ceremony).not.toBe(options.challenge);
-    expect(await store.engine('PasskeyChallenge').find(ceremony)).toMatchObject({ purpose: 'register', tenant: 'acme', sub: 'alice', challenge: options.challenge });
-    expect(PASSKEY_CHALLENGE_SECONDS).toBe(300);
-  });
-
-  const shapes: Array<[string, unknown]> = [
-    ['nothing', undefined],
-    ['a string', 'credential'],
-    ['an array', []],
-    ['no response', { id: 'AAAA', rawId: 'AAAA', type: 'public-key' }],
-    ['another type', { id: 'AAAA', rawId: 'AAAA', type: 'password', response: { clientDataJSON: 'AA', authenticatorData: 'AA', signature: 'AA' } }],
-    ['id and rawId apart', { id: 'AAAA', rawId: 'BBBB', type: 'public-key', response: { clientDataJSON: 'AA', authenticatorData: 'AA', signature: 'AA' } }],
-    ['not base64url', { id: 'AA+A', rawId: 'AA+A', type: 'public-key', response: { clientDataJSON: 'AA', authenticatorData: 'AA', signature: 'AA' } }],
-    ['a field too long', { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'A'.repeat(20_000), authenticatorData: 'AA', signature: 'AA' } }],
-    ['a user handle not a string', { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AA', authenticatorData: 'AA', signature: 'AA', userHandle: 7 } }],
-  ];
-
-  it.each(shapes)('refuses a sign-in answer that is %s as malformed, its ceremony left unused', async (_name, response) => {
-    const { ceremony } = await passkeys.authenticationOptions(alice);
-    expect(await passkeys.authenticate(ceremony, response, alice)).toEqual({ accepted: false, reason: 'malformed' });
-    expect(await store.engine('PasskeyChallenge').find(ceremony)).toBeDefined();
-    await settled();
-    expect(events).toEqual([expect.objectContaining({ type: 'sign_in.second_factor_failed', details: expect.objectContaining({ factor: 'passkey', reason: 'malformed' }) })]);
-  });
-
-  it('refuses a registration answer of the wrong shape as malformed, and a ceremony unknown, used or not a string as expired', async () => {
-    const { ceremony } = await passkeys.registrationOptions(alice, 'alice');
-    expect(await passkeys.register(alice, ceremony, { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AA' } }, 'Laptop', byAlice)).toEqual({ accepted: false, reason: 'malformed' });
-    expect(await passkeys.register(alice, ceremony, { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AA', attestationObject: 'AA', transports: 'usb' } }, 'Laptop', byAlice)).toEqual({ accepted: false, reason: 'malformed' });
-    const answer = { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AA', attestationObject: 'AA' } };
-    for (const wrongCeremony of [undefined, 42, '', 'x'.repeat(65), 'not/base64', 'unknownceremony']) {
-      expect(await passkeys.register(alice, wrongCeremony, answer, 'Laptop', byAlice)).toEqual({ accepted: false, reason: 'expired' });
-    }
-    // Bob cannot complete Alice's registration.
-    expect(await passkeys.register(bob, ceremony, answer, 'Laptop', byAlice)).toEqual({ accepted: false, reason: 'expired' });
-    // ... and that used it: Alice's own answer after it finds it gone.
-    expect(await passkeys.register(alice, ceremony, answer, 'Laptop', byAlice)).toEqual({ accepted: false, reason: 'expired' });
-    // Two answers at once on one ceremony: it is used by one of them only (the store's atomic consume).
-    const raced = await passkeys.registrationOptions(alice, 'alice');
-    const both = await Promise.all([passkeys.register(alice, raced.ceremony, answer, 'Laptop', byAlice), passkeys.register(alice, raced.ceremony, answer, 'Laptop', byAlice)]);
-    expect(both.map((outcome) => (outcome.accepted ? 'accepted' : outcome.reason)).sort()).toEqual(['expired', 'wrong']);
-    // A garbage answer with a live ceremony: it does not verify.
-    const live = await passkeys.registrationOptions(alice, 'alice');
-    expect(await passkeys.register(alice, live.ceremony, answer, 'Laptop', byAlice)).toEqual({ accepted: false, reason: 'wrong' });
-    expect(await store.records.get(FACTORS, 'acme:alice')).toBeUndefined();
-    expect(events.filter((event) => event.type === 'factor.added')).toEqual([]);
-  });
-
-  it('throws a ValidationError for a bad name, user name or owner (a caller error, never a 500)', async () => {
-    const { ceremony } = await passkeys.registrationOptions(alice, 'alice');
-    const answer = { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AA', attestationObject: 'AA' } };
-    for (const name of ['', '   ', 'x'.repeat(65), 7]) await expect(passkeys.register(alice, ceremony, answer, name, byAlice)).rejects.toBeInstanceOf(ValidationError);
-    await expect(passkeys.registrationOptions(alice, '')).rejects.toBeInstanceOf(ValidationError);
-    await expect(passkeys.registrationOptions({ tenant: '', sub: 'alice' }, 'alice')).rejects.toBeInstanceOf(ValidationError);
-    await expect(passkeys.authenticationOptions({ tenant: 'x'.repeat(256) })).rejects.toBeInstanceOf(ValidationError);
-  });
-
-  it('removes a passkey (audited) and answers false for one she does not hold', async () => {
-    const passkey = { id: 'cred-1', publicKey: 'AA', counter: 0, backupEligible: false, backedUp: false, name: 'Key', createdAt: new Date().toISOString() };
-    await store.records.put(FACTORS, 'acme:alice', 'acme', { tenant: 'acme', sub: 'alice', passkeys: [passkey] });
-    expect(await passkeys.remove(alice, 'cred-2', byAlice)).toBe(false);
-    expect(events).toEqual([]);
-    expect(await passkeys.remove(alice, 'cred-1', byAlice)).toBe(true);
-    expect((await store.records.get<FactorRecord>(FACTORS, 'acme:alice'))!.passkeys).toEqual([]);
-    expect(events).toEqual([expect.objectContaining({ type: 'factor.removed', target: { type: 'user', id: 'alice' }, details: { factor: 'passkey' } })]);
-  });
 });
 
 describe('the passkey script route of the server', () => {
