@@ -14,7 +14,9 @@ export const areas = {
   // The policies' own tables (2 s for all). More than half of their mutants are static (tables and
   // schemas built when a module loads) and each of those runs every test of the area: with the
   // records' and the high-security flow's tests too, that was 41 s a mutant, 14 hours in all.
-  policies: { mutate: ['policies/**/*.ts'], tests: ['test/policies'] },
+  // The option reference (1 s) holds the options' words, defaults and bounds that the policies'
+  // schemas state (docs/configuration.md is generated from them).
+  policies: { mutate: ['policies/**/*.ts'], tests: ['test/policies', 'test/options-reference.test.ts'] },
   grants: {
     mutate: ['src/grants/**/*.ts'],
     // The named-user grants' hooks run in a code flow: the flow, its attacks (codes, refresh

@@ -190,12 +190,9 @@ export const privateHostsSchema = z
 export class PrivateHosts {
   private readonly names = new Set<string>();
   private readonly networks = new BlockList();
-  /** Whether any entry was given (without one, nothing special-use is ever reached). */
-  readonly empty: boolean;
 
   /** @param entries Valid entries (privateHostProblem finds none). */
   constructor(entries: readonly string[]) {
-    this.empty = entries.length === 0;
     for (const entry of entries) {
       const [address, prefix] = entry.split('/');
       const family = isIP(address!);

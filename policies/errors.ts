@@ -236,7 +236,9 @@ export class TokenError extends OAuthError {
 
   constructor(error: string, status: number, description: string, realm: string, extra = '') {
     super(error, status, description);
-    this.challenge = `Bearer realm="${realm}", error="${error}", error_description="${description.replace(/"/g, "'")}"${extra}`;
+    // The description in the RFC 6749 charset (no `"` nor `\\`, nothing outside printable ASCII): it
+    // cannot end the quoted value nor break the header.
+    this.challenge = `Bearer realm="${realm}", error="${error}", error_description="${this.description}"${extra}`;
   }
 
   override get headers(): ErrorHeaders {

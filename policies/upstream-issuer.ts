@@ -33,7 +33,8 @@ export function issuerProblem(issuer: string, author: IssuerAuthor): string | un
   const url = URL.parse(issuer);
   if (!url || !/^https?:$/.test(url.protocol)) return 'must be an absolute https URL';
   if (url.username || url.password) return 'must not hold credentials';
-  if (url.search || url.hash || issuer.includes('?') || issuer.includes('#')) return 'must have no query or fragment';
+  // As written: the parser leaves `search` and `hash` empty for a bare `?` or `#`.
+  if (issuer.includes('?') || issuer.includes('#')) return 'must have no query or fragment';
   if (author === 'tenant') return publicHttpsProblem(issuer, "our server fetches the provider's metadata from it");
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) return 'must be https (plain http only on a loopback host: localhost, 127.0.0.1, [::1])';
   return undefined;

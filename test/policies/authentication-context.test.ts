@@ -14,12 +14,15 @@ describe('how a user signed in (policies/authentication-context.ts)', () => {
     [['pwd', 'swk'], ['pwd', 'swk', 'mfa'], ACR_MFA],
     [['hwk', 'mfa'], ['hwk', 'mfa'], ACR_MFA],
     [['pwd', 'otp', 'mfa'], ['pwd', 'otp', 'mfa'], ACR_MFA],
+    // Only pwd, otp, hwk and swk count as factors: a provider's sign-in and a password are not two.
+    [['fed', 'pwd'], ['fed', 'pwd'], ACR_PASSWORD],
+    [['fed', 'mfa'], ['fed', 'mfa'], ACR_MFA],
   ] as const)('methods %j: amr %j, acr %s', (methods, amr, acr) => {
     expect(signInSignals(methods)).toEqual({ amr, acr });
   });
 
   it('a sign-in without a method is a mistake of its caller', () => {
-    expect(() => signInSignals([])).toThrow(TypeError);
+    expect(() => signInSignals([])).toThrow(new TypeError('a sign-in uses at least one method'));
   });
 
   it.each([

@@ -4,6 +4,8 @@ import {
   exceptionsFor,
   PrivateHosts,
   privateHostProblem,
+  publicHttpsProblem,
+  privateHostsSchema,
   specialUseRange,
   validateBackchannelLogoutUri,
 } from '../../policies/backchannel-logout.js';
@@ -25,6 +27,13 @@ const tenantAccepted = [
   'https://localhost-app.example.com/bc',
   'https://local.example.com/bc',
   'HTTPS://APP.EXAMPLE.COM/bc',
+  // Four labels that are not all decimal octets 0..255 spell no address.
+  'https://app.1.2.3.256.example.com/bc',
+  'https://999.1.2.3.example.com/bc',
+  'https://0x1.2.3.4.example.com/bc',
+  'https://1e2.2.3.4.example.com/bc',
+  'https://1.2.3.a4.example.com/bc',
+  'https://1.2.3.4a.example.com/bc',
 ];
 
 /** What a tenant may not register, with the rule's words: every name of the review, and more. */
@@ -74,12 +83,21 @@ const tenantRefused: Array<[string, RegExp]> = [
   ['https://7f000001.nip.io/bc', /spells an IP address/],
   ['https://anything.localtest.me/bc', /spells an IP address/],
   ['https://lvh.me/bc', /spells an IP address/],
+  ['https://10.0.0.1.xip.io/bc', /spells an IP address/],
+  ['https://app.traefik.me/bc', /spells an IP address/],
+  ['https://x.vcap.me/bc', /spells an IP address/],
+  ['https://app.255.255.255.255.example.com/bc', /spells an IP address/],
+  ['https://app.0.0.0.0.example.com/bc', /spells an IP address/],
+  // The last special-use and private suffixes of the list.
+  ['https://app.alt/bc', /\.alt names/],
+  ['https://wiki.intra/bc', /\.intra names/],
+  ['https://db.priv/bc', /\.priv names/],
   // Ports and schemes.
   ['https://app.example.com:8443/bc', /port 443/],
   ['https://app.example.com:80/bc', /port 443/],
   ['http://app.example.com/bc', /plain http|https/],
-  ['http://localhost:4000/bc', /must be an https URI/],
-  ['http://127.0.0.1:4000/bc', /must be an https URI/],
+  ['http://localhost:4000/bc', /^must be an https URI: our server posts logout tokens to it$/],
+  ['http://127.0.0.1:4000/bc', /^must be an https URI: our server posts logout tokens to it$/],
   // What every back-channel URI must be, the operator's too.
   ['myapp://logout', /called by our server/],
   ['https://app.example.com/bc#x', /fragment/],
@@ -106,6 +124,20 @@ describe('back-channel logout URIs (policies/backchannel-logout.ts)', () => {
     expect((thrown as ValidationError).field).toBe('backchannelLogoutUri');
     // The description is the rule: no quotes, no URI (RFC 6749's error_description characters).
     expect((thrown as ValidationError).description).not.toMatch(/["\\]/);
+  });
+
+  // The redirect-URI rule refuses a trailing dot before; another caller (a provider's issuer) gets here.
+  it.each([
+    ['https://foo.localhost./', 'must be a public host name: .localhost names are special-use or private'],
+    ['https://printer.local./', 'must be a public host name: .local names are special-use or private'],
+    ['http://idp.example.com/', 'must be an https URI: our server posts logout tokens to it'],
+  ])('publicHttpsProblem(%s) names the rule', (uri, rule) => {
+    expect(publicHttpsProblem(uri)).toBe(rule);
+  });
+
+  it('names the field backchannelLogoutUri unless told another', () => {
+    expect(() => validateBackchannelLogoutUri('https://app.test/bc', TENANT)).toThrow(expect.objectContaining({ field: 'backchannelLogoutUri' }));
+    expect(() => validateBackchannelLogoutUri('https://app.test/bc', TENANT, 'apps[0].uri')).toThrow(expect.objectContaining({ field: 'apps[0].uri' }));
   });
 
   it.each([
@@ -226,6 +258,20 @@ describe('special-use addresses (delivery)', () => {
     ['10.0.0.0/8', undefined],
     ['0.0.0.0/0', undefined],
     ['fd00::/8', undefined],
+    ['a.example', undefined],
+    ['x', undefined],
+    ['svc.a', undefined],
+    ['10.0.0.0/16', undefined],
+    ['10.0.0.0/32', undefined],
+    ['fd00::/64', undefined],
+    ['fd00::/128', undefined],
+    ['host-', /host name, an IP address or a CIDR/],
+    ['-host', /host name, an IP address or a CIDR/],
+    ['a..b', /host name, an IP address or a CIDR/],
+    ['10.0.0.0/x8', /prefix length must be 0\.\.32/],
+    ['10.0.0.0/8x', /prefix length must be 0\.\.32/],
+    ['10.0.0.0/0008', /prefix length must be 0\.\.32/],
+    ['10.0.0.0/', /prefix length must be 0\.\.32/],
     ['10.0.0.0/33', /prefix length must be 0\.\.32/],
     ['fd00::/129', /prefix length must be 0\.\.128/],
     ['10.0.0.0/x', /prefix length/],
@@ -237,5 +283,37 @@ describe('special-use addresses (delivery)', () => {
   ])('a privateHosts entry %s', (entry, problem) => {
     if (problem === undefined) expect(privateHostProblem(entry)).toBeUndefined();
     else expect(privateHostProblem(entry)).toMatch(problem);
+  });
+
+  it('a host name is compared in lower case, without a trailing dot; an address that is no IP is held by no network', () => {
+    const hosts = new PrivateHosts(['Billing.Internal', '10.0.0.0/8']);
+    expect(hosts.hasName('billing.internal')).toBe(true);
+    expect(hosts.hasName('BILLING.internal.')).toBe(true);
+    expect(hosts.hasName('billing.internal..')).toBe(false);
+    expect(hosts.holds('10.1.2.3')).toBe(true);
+    expect(hosts.holds('billing.internal')).toBe(false);
+    expect(hosts.holds('')).toBe(false);
+  });
+});
+
+describe('the privateHosts option (privateHostsSchema)', () => {
+  it('is empty by default and takes valid entries', () => {
+    expect(privateHostsSchema.parse(undefined)).toEqual([]);
+    expect(privateHostsSchema.parse(['localhost', '10.0.0.0/8'])).toEqual(['localhost', '10.0.0.0/8']);
+  });
+  it('refuses an entry naming it and its problem', () => {
+    const result = privateHostsSchema.safeParse(['localhost', '10.0.0.0/33']);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((issue) => [issue.path, issue.message])).toEqual([[[1], '10.0.0.0/33: the prefix length must be 0..32']]);
+  });
+  it('bounds each entry to 253 characters and the list to 100 entries', () => {
+    const label = 'a'.repeat(49);
+    const name253 = [label, label, label, label, label, label].join('.').slice(0, 253);
+    expect(name253).toHaveLength(253);
+    expect(privateHostsSchema.safeParse([name253]).success).toBe(true);
+    expect(privateHostsSchema.safeParse([`${name253}a`]).success).toBe(false);
+    const hundred = Array.from({ length: 100 }, (_, index) => `host${index}`);
+    expect(privateHostsSchema.safeParse(hundred).success).toBe(true);
+    expect(privateHostsSchema.safeParse([...hundred, 'one-more']).success).toBe(false);
   });
 });

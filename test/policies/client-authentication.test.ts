@@ -1,4 +1,6 @@
-import { JWT_BEARER_ASSERTION, checkClientAuthentication, claimedClientId, type BasicCredentials } from '../../policies/client-authentication.js';
+import {
+  JWT_BEARER_ASSERTION, checkClientAuthentication, claimedClientId, parseBasicAuthorization, type BasicCredentials,
+} from '../../policies/client-authentication.js';
 import { InvalidClient, InvalidRequest } from '../../policies/errors.js';
 
 const basic: BasicCredentials = { clientId: 'app', clientSecret: 's' };
@@ -60,5 +62,86 @@ describe('client authentication (policies/client-authentication.ts)', () => {
     [undefined, undefined],
   ])('the counted client ID of %j is %s (UUIDs only, one spelling)', (credentials, expected) => {
     expect(claimedClientId(credentials)).toBe(expected);
+  });
+
+  it.each([
+    ['x1f0e8c84-5c3b-4b9a-9d7e-0a1b2c3d4e5f'],
+    ['1f0e8c84-5c3b-4b9a-9d7e-0a1b2c3d4e5fx'],
+  ])('a UUID with more around it (%s) is not shaped like ours', (clientId) => {
+    expect(claimedClientId({ clientId, clientSecret: 'x' })).toBeUndefined();
+  });
+
+  it('names the private_key_jwt assertion type (RFC 7523 §2.2)', () => {
+    expect(JWT_BEARER_ASSERTION).toBe('urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
+  });
+
+  // The error_description of each refusal: what the client's developer reads to fix the request.
+  it.each([
+    ['basic', undefined, { client_assertion_type: JWT_BEARER_ASSERTION }, 'client_assertion_type was sent without client_assertion'],
+    ['basic', undefined, { ...assertion, client_assertion_type: 'x' }, `client_assertion_type must be ${JWT_BEARER_ASSERTION}`],
+    ['basic', basic, assertion, 'a client assertion and HTTP Basic must not be sent together'],
+    ['basic', undefined, { ...assertion, client_assertion: 'a.b.c' }, 'the client assertion is not a JWT'],
+    ['basic', undefined, { ...assertion, client_id: 'other' }, "client_id in the body differs from the client assertion's subject"],
+    ['basic', basic, { client_id: 'other' }, 'client_id in the body differs from the authenticated client'],
+    ['basic', undefined, {}, 'client authentication with HTTP Basic or a client assertion is required'],
+    ['basic-or-none', undefined, {}, 'client_id is required when no Authorization header is sent'],
+  ] as const)('%s, %j, %j: %s', (rule, credentials, params, description) => {
+    expect(() => checkClientAuthentication(rule, () => credentials, form(params))).toThrow(expect.objectContaining({ description }));
+  });
+
+  it.each([
+    ['a header that is JSON null', `${b64(null)}.${b64({ sub: 'app' })}.c2ln`],
+    ['a header that is a JSON string', `${b64('ES256')}.${b64({ sub: 'app' })}.c2ln`],
+    ['a payload that is JSON null', `${b64({ alg: 'ES256' })}.${b64(null)}.c2ln`],
+  ])('an assertion with %s is not a JWT', (_name, value) => {
+    expect(() => checkClientAuthentication('basic', () => undefined, form({ ...assertion, client_assertion: value })))
+      .toThrow(expect.objectContaining({ description: 'the client assertion is not a JWT' }));
+  });
+
+  it('an assertion without a subject beside a body client_id is left to the engine to refuse', () => {
+    const noSubject = `${b64({ alg: 'ES256' })}.${b64({ iss: 'app' })}.c2ln`;
+    expect(checkClientAuthentication('basic-or-none', () => undefined, form({ ...assertion, client_assertion: noSubject, client_id: 'app' })))
+      .toEqual({ clientAssertion: noSubject });
+  });
+});
+
+describe('parseBasicAuthorization (RFC 6749 §2.3.1: form-encoded, then Base64)', () => {
+  const header = (text: string, scheme = 'Basic') => `${scheme} ${Buffer.from(text, 'utf8').toString('base64')}`;
+
+  it.each<[string, string, BasicCredentials]>([
+    ['plain', header('app:secret'), { clientId: 'app', clientSecret: 'secret' }],
+    ['a one-character ID', header('a:s'), { clientId: 'a', clientSecret: 's' }],
+    ['the scheme in any case', header('app:secret', 'bAsIc'), { clientId: 'app', clientSecret: 'secret' }],
+    ['form-encoded: + is a space, %XX a byte', header('my+app:se+cr%3Aet%25'), { clientId: 'my app', clientSecret: 'se cr:et%' }],
+    ['a colon in the secret', header('app:a:b'), { clientId: 'app', clientSecret: 'a:b' }],
+    ['one padding character', 'Basic YXBwOnNlY3JldDE=', { clientId: 'app', clientSecret: 'secret1' }],
+    ['two padding characters', 'Basic YXBwOnNlY3JldA==', { clientId: 'app', clientSecret: 'secret' }],
+    ['Base64 with + and /', `Basic ${Buffer.from('app:>>>???').toString('base64')}`, { clientId: 'app', clientSecret: '>>>???' }],
+  ])('reads %s', (_name, value, expected) => {
+    expect(parseBasicAuthorization(value)).toEqual(expected);
+  });
+
+  it.each<[string, string, string]>([
+    ['another scheme', header('app:secret', 'Bearer'), 'the Authorization header is not valid HTTP Basic'],
+    ['the scheme alone', 'Basic', 'the Authorization header is not valid HTTP Basic'],
+    ['the scheme and a space', 'Basic ', 'the Authorization header is not valid HTTP Basic'],
+    ['two spaces', `Basic  ${Buffer.from('app:secret').toString('base64')}`, 'the Authorization header is not valid HTTP Basic'],
+    ['text before the scheme', `x${header('app:secret')}`, 'the Authorization header is not valid HTTP Basic'],
+    ['text after the value', `${header('app:secret')} x`, 'the Authorization header is not valid HTTP Basic'],
+    ['three padding characters', 'Basic YXBwOnNlY3JldA===', 'the Authorization header is not valid HTTP Basic'],
+    ['a character outside Base64', 'Basic YXBwOnNlY3Jld*A=', 'the Authorization header is not valid HTTP Basic'],
+    ['no colon', header('appsecret'), 'the Authorization header must carry client_id:client_secret'],
+    ['no ID', header(':secret'), 'the Authorization header must carry client_id:client_secret'],
+    ['no secret', header('app:'), 'the Authorization header must carry client_id:client_secret'],
+    ['a broken escape in the ID', header('%ZZ:secret'), 'the Authorization header credentials are not correctly encoded'],
+    ['a broken escape in the secret', header('app:%E0%A4'), 'the Authorization header credentials are not correctly encoded'],
+    ['a control character first in the ID', header('%01app:secret'), 'the Authorization header credentials hold characters a client ID or secret cannot have'],
+    ['a control character last in the ID', header('app%7F:secret'), 'the Authorization header credentials hold characters a client ID or secret cannot have'],
+    ['a control character first in the secret', header('app:%0Asecret'), 'the Authorization header credentials hold characters a client ID or secret cannot have'],
+    ['a control character last in the secret', header('app:secret%00'), 'the Authorization header credentials hold characters a client ID or secret cannot have'],
+    ['a non-ASCII secret', header('app:s%C3%A9cret'), 'the Authorization header credentials hold characters a client ID or secret cannot have'],
+  ])('refuses %s as a failed authentication (401 invalid_client)', (_name, value, description) => {
+    expect(() => parseBasicAuthorization(value)).toThrow(InvalidClient);
+    expect(() => parseBasicAuthorization(value)).toThrow(expect.objectContaining({ description }));
   });
 });

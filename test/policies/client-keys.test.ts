@@ -34,6 +34,8 @@ describe("a client's keys (policies/client-keys.ts)", () => {
     ['an EC key for ES256, to sign', [{ ...EC, alg: 'ES256', use: 'sig' }]],
     ['an RSA key of 2048 bits, RS256 or PS256', [{ ...RSA, alg: 'RS256' }]],
     ['an RSA key for PS256', [{ ...RSA, alg: 'PS256' }]],
+    // A member its type does not define is ignored (RFC 7517 §4): an RSA key has no curve to check.
+    ['an RSA key with a stray crv member', [{ ...RSA, crv: 'P-256' }]],
     ['an Ed25519 key for EdDSA', [{ ...OKP, alg: 'EdDSA' }]],
     ['an Ed25519 key for Ed25519', [{ ...OKP, alg: 'Ed25519' }]],
     ['several keys, each with its own kid', [{ ...EC, kid: 'a' }, { ...RSA, kid: 'b' }, { ...OKP, kid: 'c' }]],
@@ -90,6 +92,7 @@ describe("a client's keys (policies/client-keys.ts)", () => {
     ['https://10.0.0.5/jwks', 'operator', undefined],
     ['keys.example/jwks', 'operator', 'must be an absolute https URL'],
     ['ftp://keys.example/jwks', 'operator', 'must be an absolute https URL'],
+    ['git+https://keys.example/jwks', 'operator', 'must be an absolute https URL'],
     ['https://user@keys.example/jwks', 'operator', 'must not hold credentials'],
     ['https://:pw@keys.example/jwks', 'operator', 'must not hold credentials'],
     ['https://keys.example/jwks#keys', 'operator', 'must have no fragment'],

@@ -30,6 +30,7 @@ describe('the consent rule (policies/consent.ts)', () => {
     expect(() => checkAppForUser(foreign, 'acme', {}, 'authorize')).toThrow('this application belongs to another organization');
     expect(() => checkAppForUser({ clientId: 'a' }, 'acme', { allowedApps: [] }, 'authorize')).toThrow('your organization does not allow this application');
     expect(() => checkAppForUser(foreign, 'acme', {}, 'token')).toThrow(InvalidGrant);
+    expect(() => checkAppForUser(foreign, 'acme', {}, 'token')).toThrow("the user's organization does not allow this application");
     expect(() => checkAppForUser(foreign, 'globex', {}, 'token')).not.toThrow();
     expect(() => checkAppForUser(foreign, 'globex', {}, 'authorize')).not.toThrow();
   });

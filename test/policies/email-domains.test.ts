@@ -24,6 +24,7 @@ describe('email domains (policies/email-domains.ts)', () => {
 
   it.each<[unknown, string | undefined]>([
     ['ada@Example.com', 'example.com'],
+    ['a@example.com', 'example.com'],
     ['"a@b"@example.com', 'example.com'],
     [`${'a'.repeat(308)}@example.com`, 'example.com'],
     [`${'a'.repeat(309)}@example.com`, undefined],
@@ -50,6 +51,8 @@ describe('email domains (policies/email-domains.ts)', () => {
     ['-a.example', 'operator', 'must be a domain name (letters, digits, hyphens)'],
     ['a-.example', 'operator', 'must be a domain name (letters, digits, hyphens)'],
     ['a_b.example', 'operator', 'must be a domain name (letters, digits, hyphens)'],
+    ['example.co_', 'operator', 'must be a domain name (letters, digits, hyphens)'],
+    ['example.a', 'operator', undefined],
     [`${'a'.repeat(64)}.example`, 'operator', 'must be a domain name (letters, digits, hyphens)'],
     ['example.', 'operator', 'must have at least two labels (example.com)'],
     // The operator may name a private or shared domain; a tenant may not.
@@ -63,5 +66,18 @@ describe('email domains (policies/email-domains.ts)', () => {
     ['127.0.0.1.nip.io', 'tenant', 'must be a public domain, not a name that spells an IP address'],
   ])('%j named by the %s: %j', (domain, author, problem) => {
     expect(emailDomainProblem(domain, author)).toBe(problem);
+  });
+});
+
+describe('the shared mailbox domains no tenant may claim', () => {
+  // Every one of them: a tenant that claimed one would receive the sign-ins of all its users.
+  it.each([
+    'gmail.com', 'googlemail.com', 'outlook.com', 'hotmail.com', 'live.com', 'msn.com', 'yahoo.com', 'ymail.com',
+    'icloud.com', 'me.com', 'mac.com', 'aol.com', 'proton.me', 'protonmail.com', 'gmx.com', 'gmx.net', 'gmx.de',
+    'web.de', 'mail.com', 'yandex.com', 'yandex.ru', 'zoho.com', 'fastmail.com', 'hey.com', 'orange.fr', 'free.fr',
+    'laposte.net', 't-online.de', 'qq.com', '163.com',
+  ])('%s', (domain) => {
+    expect(emailDomainProblem(domain, 'tenant')).toBe("is a mailbox provider's shared domain: it belongs to no organisation");
+    expect(emailDomainProblem(domain, 'operator')).toBeUndefined();
   });
 });

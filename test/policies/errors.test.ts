@@ -57,6 +57,27 @@ describe('the error table (policies/errors.ts)', () => {
   });
 
   it.each([
+    ['a token refused', new table.InvalidToken('the access token has expired', 'api'), 'Bearer realm="api", error="invalid_token", error_description="the access token has expired"'],
+    ['a description that would break the header', new table.InvalidToken('bad "x" \\ \u00e9\n', 'api'), 'Bearer realm="api", error="invalid_token", error_description="bad \'x\' / ??"'],
+    ['a scope missing', new table.InsufficientScope('no', 'api', ['scim.read']), 'Bearer realm="api", error="insufficient_scope", error_description="no", scope="scim.read"'],
+    ['two scopes missing', new table.InsufficientScope('no', 'api', ['scim.read', 'scim.write']), 'Bearer realm="api", error="insufficient_scope", error_description="no", scope="scim.read scim.write"'],
+    ['no scope named', new table.InsufficientScope('no', 'api'), 'Bearer realm="api", error="insufficient_scope", error_description="no"'],
+    ['no token at all (RFC 6750 §3.1: no error code)', table.TokenError.missing('api'), 'Bearer realm="api"'],
+  ] as const)('the challenge of %s', (_what, error, challenge) => {
+    expect(error.headers['WWW-Authenticate']).toBe(challenge);
+  });
+
+  it('a DPoP challenge is the Bearer one in the DPoP scheme, with every algorithm a proof may use (RFC 9449 §7.1)', () => {
+    expect(table.dpopChallenge('Bearer realm="api", error="invalid_token"', ['ES256', 'EdDSA'])).toBe('DPoP realm="api", error="invalid_token", algs="ES256 EdDSA"');
+  });
+
+  it('a method the path does not have says which it has', () => {
+    const error = new table.MethodNotAllowed(['GET', 'DELETE']);
+    expect(error.description).toBe('use GET or DELETE');
+    expect(error.headers.Allow).toBe('GET, DELETE');
+  });
+
+  it.each([
     ['a quoted value', 'unknown scope "address"', "unknown scope 'address'"],
     ['a backslash', 'path a\\b', 'path a/b'],
     ['controls, format and bidi characters, non-ASCII', 'x\u0000\u202e\u200b\n\té', 'x??????'],

@@ -41,6 +41,8 @@ describe('the high-security profile (policies/high-security.ts)', () => {
     ['app: PKCE off', { ...APP, pkceEnabled: false }, 'pkceEnabled'],
     ['app: a loopback http redirect URI', { ...APP, redirectUris: ['https://app.example.com/cb', 'http://127.0.0.1:8080/cb'] }, 'redirectUris.1'],
     ['app: a private-use scheme redirect URI', { ...APP, redirectUris: ['com.example.app:/cb'] }, 'redirectUris.0'],
+    ['app: https only further in the URI', { ...APP, redirectUris: ['com.example.app:/cb?next=https://app.example.com/'] }, 'redirectUris.0'],
+    ['app: https in upper case', { ...APP, redirectUris: ['HTTPS://app.example.com/cb'] }, undefined],
     ['app: no redirect URIs stated (a change that leaves them as they are)', { ...APP, redirectUris: undefined }, undefined],
   ])('%s', (_name, client, field) => {
     const problems = highSecurityProblems(client);
@@ -104,6 +106,8 @@ describe('the high-security profile (policies/high-security.ts)', () => {
   });
 
   it('authorization codes live 60 s under the profile, 5 minutes otherwise', () => {
+    // The engine's client metadata carries the profile under this name (registered with the engine).
+    expect(PROFILE_METADATA).toBe('security_profile');
     expect(authorizationCodeSeconds({ [PROFILE_METADATA]: 'high-security' })).toBe(60);
     expect(authorizationCodeSeconds({})).toBe(300);
     expect(authorizationCodeSeconds(undefined)).toBe(300);

@@ -61,6 +61,15 @@ describe('the safe order of a signing-key rotation (policies/key-rotation.ts)', 
       expect(keys[2]).toEqual(rs1);
     });
 
+    it("takes the place of its own algorithm's signer, wherever that is, and demotes that one only", () => {
+      const outcome = promoteKey([rs1, es1, es2], 'es2', WAITS, T0 + 60 * MIN);
+      expect(kids(outcome)).toEqual(['rs1', 'es2', 'es1']);
+      const keys = (outcome as { keys: RotatingKey[] }).keys;
+      expect(keys[0]).toEqual(rs1);
+      expect(keys[2]).toMatchObject({ kid: 'es1', demotedAt: T0 + 60 * MIN });
+      expect(rotationStates(keys)).toEqual(['signing', 'signing', 'published']);
+    });
+
     it('with force, at once (a compromised key)', () => {
       expect(kids(promoteKey(set, 'es2', WAITS, T0, true))).toEqual(['es2', 'es1', 'rs1']);
     });

@@ -9,12 +9,15 @@ import {
   REFRESH_TOKEN_SECONDS,
   SESSION,
 } from '../../policies/lifetimes.js';
+import * as lifetimes from '../../policies/lifetimes.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MANAGEMENT_SCOPE } from '../../policies/management.js';
 import { resolveOptions } from '../../src/options.js';
 import { tenantPolicy } from '../../policies/tenant-policy.js';
 
+const MINUTE = 60;
+const DAY = 86_400;
 const base = { baseUrl: 'https://auth.example.com', apis: [{ id: 'scim', name: 'SCIM', scopes: { 'scim.read': 'Read users' } }] };
 
 describe('lifetimes (policies/lifetimes.ts)', () => {
@@ -64,8 +67,38 @@ describe('lifetimes (policies/lifetimes.ts)', () => {
     [3601, 3600, false],
     [3599, 3600, true],
     [0, 3600, true],
+    // Exactly at the mark: not yet.
+    [86_400, 90_000, false],
+    [3600, 3600, false],
   ])('a grant with %i s left of %i s idle is extended: %s', (left, idle, expected) => {
     expect(grantNeedsExtending(left, idle)).toBe(expected);
+  });
+
+  // The fixed lifetimes, in the units the docs state them in: a changed one is a decision, not a typo.
+  it.each([
+    ['TOTP_ENROLMENT_SECONDS', lifetimes.TOTP_ENROLMENT_SECONDS, 10 * MINUTE],
+    ['TOTP_ENROLMENT_SHOWN_AGAIN_SECONDS', lifetimes.TOTP_ENROLMENT_SHOWN_AGAIN_SECONDS, MINUTE],
+    ['PASSKEY_CHALLENGE_SECONDS', lifetimes.PASSKEY_CHALLENGE_SECONDS, 5 * MINUTE],
+    ['CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS', lifetimes.CLIENT_CREDENTIALS_ACCESS_TOKEN_SECONDS, 60 * MINUTE],
+    ['AUTHORIZATION_CODE_SECONDS', lifetimes.AUTHORIZATION_CODE_SECONDS, 5 * MINUTE],
+    ['HIGH_SECURITY_AUTHORIZATION_CODE_SECONDS', lifetimes.HIGH_SECURITY_AUTHORIZATION_CODE_SECONDS, MINUTE],
+    ['PORTAL_SESSION_SECONDS', lifetimes.PORTAL_SESSION_SECONDS, 30 * MINUTE],
+    ['PORTAL_SIGN_IN_SECONDS', lifetimes.PORTAL_SIGN_IN_SECONDS, 10 * MINUTE],
+    ['PORTAL_SECRET_SECONDS', lifetimes.PORTAL_SECRET_SECONDS, 10 * MINUTE],
+    ['PORTAL_REAUTH_SECONDS', lifetimes.PORTAL_REAUTH_SECONDS, 5 * MINUTE],
+    ['KNOWN_DEVICE_SECONDS', lifetimes.KNOWN_DEVICE_SECONDS, 180 * DAY],
+    ['SIGN_OUT_CARRIED_SECONDS', lifetimes.SIGN_OUT_CARRIED_SECONDS, MINUTE],
+    ['UPSTREAM_SIGN_OUT_SECONDS', lifetimes.UPSTREAM_SIGN_OUT_SECONDS, 15 * MINUTE],
+    ['FEDERATION_MAX_SECONDS', lifetimes.FEDERATION_MAX_SECONDS, 15 * MINUTE],
+    ['CLIENT_CACHE_SECONDS', lifetimes.CLIENT_CACHE_SECONDS, 10 * MINUTE],
+    ['REFUSAL_WINDOW_SECONDS', lifetimes.REFUSAL_WINDOW_SECONDS, 5 * MINUTE],
+    ['REFRESH_TOKEN_SECONDS', lifetimes.REFRESH_TOKEN_SECONDS, 60 * MINUTE],
+    ['ID_TOKEN_SECONDS', lifetimes.ID_TOKEN_SECONDS, 60 * MINUTE],
+    ['INTERACTION_SECONDS', lifetimes.INTERACTION_SECONDS, 10 * MINUTE],
+    ['SESSION_SECONDS', lifetimes.SESSION_SECONDS, DAY],
+    ['MAX_ACCESS_TOKEN_SECONDS', lifetimes.MAX_ACCESS_TOKEN_SECONDS, 60 * MINUTE],
+  ])('%s is %i s', (_name, value, expected) => {
+    expect(value).toBe(expected);
   });
 
   it('no grant is shorter-lived than a refresh token', () => {

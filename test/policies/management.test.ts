@@ -1,4 +1,4 @@
-import { holdsIntegrationSetup, MANAGEMENT_SCOPE, mayRequestManagement } from '../../policies/management.js';
+import { holdsIntegrationSetup, MANAGEMENT_SCOPE, MANAGEMENT_SCOPE_WORDS, mayRequestManagement } from '../../policies/management.js';
 import { ApiCatalog } from '../../policies/catalog.js';
 import { InvalidScope } from '../../policies/errors.js';
 import { namedUserResourceScopes, validateAuthorizationScopes } from '../../policies/scopes.js';
@@ -44,5 +44,11 @@ describe('sign-in throttling helpers', () => {
   });
   it.each([[1, '1 second'], [45, '45 seconds'], [89, '89 seconds'], [90, '2 minutes'], [899, '15 minutes']])('%s s is "%s"', (seconds, words) => {
     expect(waitInWords(seconds)).toBe(words);
+  });
+});
+
+describe('the words of the management right', () => {
+  it('say what it allows, on the consent page and in the consent API', () => {
+    expect(MANAGEMENT_SCOPE_WORDS).toBe("Create and update your organization's integrations (client configurations and app registrations)");
   });
 });

@@ -28,6 +28,8 @@ const accepted: Array<[string, 'https' | 'loopback' | 'deep-link']> = [
   ['com.googleusercontent.apps.123456://oauth2redirect', 'deep-link'],
   ['msauth.com.example.app://auth', 'deep-link'],
   ['exp+myapp://expo-development-client', 'deep-link'],
+  ['https://[::1]:8443/cb', 'https'],
+  [`https://app.example.com/${'a'.repeat(2000 - 'https://app.example.com/'.length)}`, 'https'],
 ];
 
 const refused: Array<[string, RegExp]> = [
@@ -51,6 +53,11 @@ const refused: Array<[string, RegExp]> = [
   ['https://app.example.com:99999/cb', /between 1 and 65535/],
   ['https://app.example.com:/cb', /empty port/],
   ['https://app.example.com:80a/cb', /must be a number/],
+  ['https://app.example.com:a80/cb', /must be a number/],
+  ['1myapp://cb', /must start with a scheme/],
+  ['-myapp://cb', /must start with a scheme/],
+  ['vbscript://x', /vbscript: scheme is not allowed/],
+  ['https://app.1/cb', /^is not a valid URI$/],
   ['myapp:callback', /scheme:\/\//],
   ['myapp:/callback', /scheme:\/\//],
   ['urn:ietf:wg:oauth:2.0:oob', /scheme:\/\//],
@@ -94,7 +101,7 @@ const refused: Array<[string, RegExp]> = [
   ['/relative/callback', /scheme/],
   ['app.example.com/cb', /scheme/],
   ['', /non-empty/],
-  ['https://', /valid/],
+  ['https://', /^is not a valid URI$/],
   ['https:///cb', /host/],
   ['https://exa_mple.com/cb', /host/],
   [`https://app.example.com/${'a'.repeat(2001)}`, /at most/],
@@ -123,7 +130,8 @@ describe('redirect-URI policy (registration)', () => {
     expect(() => validateRedirectUris(['https://ok.example/cb', 'http://evil.example/cb'])).toThrow(
       new ValidationError('redirectUris.1', '"http://evil.example/cb" plain http is allowed only for localhost and 127.0.0.1; use https'),
     );
-    expect(() => validateRedirectUris([])).toThrow(ValidationError);
+    expect(() => validateRedirectUris([])).toThrow(new ValidationError('redirectUris', 'at least one redirect URI is required'));
+    expect(validateRedirectUris([], 'postLogoutRedirectUris', true)).toEqual([]);
     expect(validateRedirectUris(['https://a.example/cb', 'https://a.example/cb'])).toEqual(['https://a.example/cb']);
   });
 
@@ -131,6 +139,22 @@ describe('redirect-URI policy (registration)', () => {
     expect(allHttps(['https://a.example/cb', 'HTTPS://b.example/'])).toBe(true);
     expect(allHttps(['https://a.example/cb', 'http://localhost/cb'])).toBe(false);
     expect(allHttps(['myapp://cb'])).toBe(false);
+    expect(allHttps(['myapp://cb?next=https://a.example/'])).toBe(false);
+  });
+});
+
+describe('the network and browser schemes: never an app\'s deep link', () => {
+  it.each([
+    'ws', 'wss', 'ftp', 'ftps', 'sftp', 'ssh', 'telnet', 'gopher', 'ldap', 'ldaps', 'smb', 'nfs', 'irc', 'ircs',
+    'mailto', 'tel', 'sms', 'news', 'nntp', 'rtsp', 'sip', 'sips', 'xmpp', 'git', 'svn', 'redis', 'rediss',
+    'intent', 'android-app', 'about', 'view-source', 'chrome', 'chrome-extension', 'chrome-untrusted', 'edge',
+    'moz-extension', 'resource', 'jar', 'safari-extension', 'safari-web-extension', 'ms-browser-extension',
+    'opera', 'brave', 'devtools', 'filesystem', 'ws+unix', 'wyciwyg',
+  ])('%s://', (scheme) => {
+    expect(checkRedirectUri(`${scheme}://host/cb`)).toEqual({
+      ok: false,
+      rule: `the ${scheme}: scheme is a network or browser scheme, not an app's; use https or the app's own scheme`,
+    });
   });
 });
 

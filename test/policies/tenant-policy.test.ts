@@ -19,6 +19,8 @@ describe('tenant policy', () => {
 
   it('refuses unknown fields rather than ignoring them', async () => {
     await expect(tenantPolicy(() => ({ accessTokenTtl: 900, maxTtl: 1 }) as never, 'acme')).rejects.toThrow(/invalid policy/);
+    // The path of what is wrong, to the element.
+    await expect(tenantPolicy(() => ({ allowedApps: ['a', 7] }) as never, 'acme')).rejects.toThrow(/^tenantPolicy\("acme"\) returned an invalid policy: allowedApps\.1: /);
   });
 
   it('narrows nothing without a policy, or for a caller without a tenant', async () => {

@@ -27,6 +27,7 @@ describe('upstream issuers (policies/upstream-issuer.ts)', () => {
     ['https://idp.example/', 'tenant', undefined],
     ['not a url', 'operator', 'must be an absolute https URL'],
     ['ftp://idp.example', 'operator', 'must be an absolute https URL'],
+    ['git+https://idp.example', 'operator', 'must be an absolute https URL'],
     ['/relative', 'operator', 'must be an absolute https URL'],
     ['https://user@idp.example', 'operator', 'must not hold credentials'],
     ['https://:secret@idp.example', 'operator', 'must not hold credentials'],
