@@ -275,7 +275,8 @@ export class Passkeys {
     if (!credentialShape(response, 'get')) return refuse('malformed');
     const answer = response as unknown as AuthenticationResponseJSON;
     const entry = await this.#use(ceremony, 'authenticate', expectedOwner);
-    if (!entry || (expectedOwner && entry.tenant !== expectedOwner.tenant)) return refuse('expired');
+    // #use answers a ceremony of the expected owner's tenant (and user, when it names one) only.
+    if (!entry) return refuse('expired');
     const tenant = entry.tenant;
     const sub = entry.sub ?? (await this.#userOf(tenant, answer.response.userHandle));
     if (sub === undefined || (expectedOwner && sub !== expectedOwner.sub)) return refuse('wrong');
@@ -355,7 +356,6 @@ export class Passkeys {
     await adapter.destroy(ceremony);
     if (!entry || entry.purpose !== purpose || typeof entry.challenge !== 'string' || typeof entry.tenant !== 'string') return undefined;
     if (owner && (entry.tenant !== owner.tenant || (entry.sub !== undefined && entry.sub !== owner.sub))) return undefined;
-    if (owner && purpose === 'register' && entry.sub === undefined) return undefined;
     return entry;
   }
 

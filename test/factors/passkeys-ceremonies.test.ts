@@ -84,6 +84,12 @@ describe.each(STORE_KINDS)('passkeys without a browser; %s store', (kind) => {
     ['not base64url', { id: 'AA+A', rawId: 'AA+A', type: 'public-key', response: { clientDataJSON: 'AA', authenticatorData: 'AA', signature: 'AA' } }],
     ['a field too long', { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'A'.repeat(20_000), authenticatorData: 'AA', signature: 'AA' } }],
     ['a user handle not a string', { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AA', authenticatorData: 'AA', signature: 'AA', userHandle: 7 } }],
+    ['null', null],
+    ['a response that is null', { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: null }],
+    ['an empty id', { id: '', rawId: '', type: 'public-key', response: { clientDataJSON: 'AA', authenticatorData: 'AA', signature: 'AA' } }],
+    ['no authenticator data', { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AA', signature: 'AA' } }],
+    ['no signature', { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AA', authenticatorData: 'AA' } }],
+    ['a field one character too long', { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AA', authenticatorData: 'A'.repeat(16_385), signature: 'AA' } }],
   ];
 
   it.each(shapes)('refuses a sign-in answer that is %s as malformed, its ceremony left unused', async (_name, response) => {
@@ -270,5 +276,124 @@ describe.each(STORE_KINDS)('passkeys without a browser; %s store', (kind) => {
     expect(await passkeys.remove(alice, passkey.id, byAlice)).toBe(true);
     expect(await signIn(passkey, alice)).toEqual({ accepted: false, reason: 'wrong' });
     expect(await signIn(passkey)).toEqual({ accepted: false, reason: 'wrong' });
+  });
+
+  describe('the rows each rule needs of its own', () => {
+    const createAnswer = (transports: unknown) => ({ id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AA', attestationObject: 'AA', transports } });
+
+    it.each<[string, unknown, 'malformed' | 'wrong']>([
+      ['eight transports of 32 characters (the most)', Array.from({ length: 8 }, (_, index) => `${index}`.padEnd(32, 'x')), 'wrong'],
+      ['nine transports', Array.from({ length: 9 }, () => 'usb'), 'malformed'],
+      ['a transport of 33 characters', ['usb', 'x'.repeat(33)], 'malformed'],
+      ['a transport that is not a string', ['usb', 7], 'malformed'],
+      ['a registration answer that is null', null, 'malformed'],
+    ])('a registration answer with %s: %s', async (name, transports, reason) => {
+      const { ceremony } = await passkeys.registrationOptions(alice, 'alice');
+      const answer = name === 'a registration answer that is null' ? null : createAnswer(transports);
+      expect(await passkeys.register(alice, ceremony, answer, 'Laptop', byAlice)).toEqual({ accepted: false, reason });
+    });
+
+    it('a field of exactly the longest length is read (it then does not verify)', async () => {
+      const { ceremony } = await passkeys.authenticationOptions(alice);
+      const answer = { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AA', authenticatorData: 'A'.repeat(16_384), signature: 'AA' } };
+      expect(await passkeys.authenticate(ceremony, answer, alice)).toEqual({ accepted: false, reason: 'wrong' });
+    });
+
+    it('bounds the names: 1 to 255 characters for the browser, 1 to 64 for hers, each said', async () => {
+      await expect(passkeys.registrationOptions(alice, 'x'.repeat(255), 'y'.repeat(255))).resolves.toBeDefined();
+      await expect(passkeys.registrationOptions(alice, 'x'.repeat(256))).rejects.toThrow(new ValidationError('userName', 'must be a string of 1 to 255 characters'));
+      await expect(passkeys.registrationOptions(alice, 'alice', '')).rejects.toThrow(new ValidationError('displayName', 'must be a string of 1 to 255 characters'));
+      await expect(passkeys.registrationOptions(alice, 7 as unknown as string, 'Alice')).rejects.toThrow(new ValidationError('userName', 'must be a string of 1 to 255 characters'));
+      const { ceremony } = await passkeys.registrationOptions(alice, 'alice');
+      const answer = { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AA', attestationObject: 'AA' } };
+      await expect(passkeys.register(alice, ceremony, answer, 'x'.repeat(65), byAlice)).rejects.toThrow(new ValidationError('name', 'must be a string of 1 to 64 characters'));
+      // 64 characters is a name: the answer is read (and does not verify).
+      expect(await passkeys.register(alice, ceremony, answer, 'x'.repeat(64), byAlice)).toEqual({ accepted: false, reason: 'wrong' });
+    });
+
+    it('asks for a discoverable passkey, user verification preferred, within the ceremony\'s time; a sign-in too', async () => {
+      const { options } = await passkeys.registrationOptions(alice, 'alice');
+      expect(options.authenticatorSelection).toMatchObject({ residentKey: 'preferred', userVerification: 'preferred' });
+      const signIn = await passkeys.authenticationOptions(alice);
+      expect(signIn.options.timeout).toBe(PASSKEY_CHALLENGE_SECONDS * 1000);
+    });
+
+    it('keeps its index of user handles under a stored name (renaming it would orphan every passkey alone)', () => {
+      expect(PASSKEY_USERS).toBe('passkey_user');
+    });
+
+    it('two first registrations at once: the first kept wins, the other must start again', async () => {
+      const first = await passkeys.registrationOptions(alice, 'alice');
+      const second = await passkeys.registrationOptions(alice, 'alice');
+      expect(first.options.user.id).not.toBe(second.options.user.id);
+      const one = new SoftwarePasskey();
+      const two = new SoftwarePasskey();
+      expect(await passkeys.register(alice, first.ceremony, JSON.parse(one.register(first.options, ORIGIN)), 'One', byAlice)).toMatchObject({ accepted: true });
+      expect(await passkeys.register(alice, second.ceremony, JSON.parse(two.register(second.options, ORIGIN)), 'Two', byAlice)).toEqual({ accepted: false, reason: 'expired' });
+      expect((await record())!.passkeys.map((held) => held.id)).toEqual([one.id]);
+    });
+
+    it('her second passkey signs in as itself: its own key checks the signature, its own counter moves', async () => {
+      const one = new SoftwarePasskey();
+      const two = new SoftwarePasskey();
+      await registered(one, alice, 'One');
+      await registered(two, alice, 'Two');
+      expect(await signIn(two, alice)).toMatchObject({ accepted: true, passkeyId: two.id });
+      expect((await record())!.passkeys.map((held) => [held.id, held.counter])).toEqual([[one.id, 1], [two.id, 2]]);
+    });
+
+    it('removes the one passkey named, the others stay', async () => {
+      const one = new SoftwarePasskey();
+      const two = new SoftwarePasskey();
+      await registered(one, alice, 'One');
+      await registered(two, alice, 'Two');
+      expect(await passkeys.remove(alice, one.id, byAlice)).toBe(true);
+      expect((await record())!.passkeys.map((held) => held.id)).toEqual([two.id]);
+      expect(await signIn(two, alice)).toMatchObject({ accepted: true });
+    });
+
+    it('an authenticator without a counter (always 0) signs in again and again; one that goes back to 0 is a clone', async () => {
+      const passkey = new SoftwarePasskey();
+      passkey.counter = -1;
+      await registered(passkey);
+      expect((await record())!.passkeys[0]!.counter).toBe(0);
+      for (let time = 0; time < 2; time += 1) {
+        passkey.counter = -1;
+        expect(await signIn(passkey, alice)).toMatchObject({ accepted: true });
+      }
+      const counting = new SoftwarePasskey();
+      await registered(counting, bob);
+      counting.counter = -1;
+      expect(await signIn(counting, bob)).toEqual({ accepted: false, reason: 'cloned_authenticator' });
+    });
+
+    it("a registration's ceremony cannot carry a sign-in", async () => {
+      const passkey = new SoftwarePasskey();
+      await registered(passkey);
+      const registration = await passkeys.registrationOptions(alice, 'alice');
+      const answer = passkey.authenticate({ challenge: registration.options.challenge, rpId: 'auth.example' }, ORIGIN);
+      expect(await passkeys.authenticate(registration.ceremony, answer, alice)).toEqual({ accepted: false, reason: 'expired' });
+    });
+
+    it("another tenant's user of the same name cannot complete her ceremony", async () => {
+      const namesake = { tenant: 'globex', sub: 'alice' };
+      const hers = await passkeys.registrationOptions(alice, 'alice');
+      expect(await passkeys.register(namesake, hers.ceremony, JSON.parse(new SoftwarePasskey().register(hers.options, ORIGIN)), 'Key', byAlice)).toEqual({ accepted: false, reason: 'expired' });
+      const passkey = new SoftwarePasskey();
+      await registered(passkey);
+      const signIn = await passkeys.authenticationOptions(alice);
+      expect(await passkeys.authenticate(signIn.ceremony, passkey.authenticate(signIn.options, ORIGIN), namesake)).toEqual({ accepted: false, reason: 'expired' });
+    });
+
+    it('a ceremony begun without a user: her own passkey completes it for her; another user\'s passkey never', async () => {
+      const passkey = new SoftwarePasskey();
+      await registered(passkey);
+      const bobs = new SoftwarePasskey();
+      await registered(bobs, bob);
+      const open = await passkeys.authenticationOptions({ tenant: 'acme' });
+      expect(await passkeys.authenticate(open.ceremony, passkey.authenticate(open.options, ORIGIN), alice)).toMatchObject({ accepted: true, owner: alice });
+      const again = await passkeys.authenticationOptions({ tenant: 'acme' });
+      expect(await passkeys.authenticate(again.ceremony, bobs.authenticate(again.options, ORIGIN), alice)).toEqual({ accepted: false, reason: 'wrong' });
+    });
   });
 });
