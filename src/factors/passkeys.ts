@@ -305,7 +305,9 @@ export class Passkeys {
     const outcome = await this.#records.change<PasskeyAuthentication>(who, (now) => {
       const current = now.passkeys.find((held) => held.id === passkey.id);
       if (!current) return { next: 'unchanged', result: { accepted: false, reason: 'wrong' } };
-      if ((current.counter > 0 || newCounter > 0) && newCounter <= current.counter) return { next: 'unchanged', result: { accepted: false, reason: 'cloned_authenticator' } };
+      // A counter that does not grow past a stored one is a clone (an authenticator without a counter
+      // says 0, always: nothing to compare).
+      if (current.counter > 0 && newCounter <= current.counter) return { next: 'unchanged', result: { accepted: false, reason: 'cloned_authenticator' } };
       return {
         next: { ...now, passkeys: now.passkeys.map((held) => (held.id === current.id ? { ...held, counter: newCounter, backedUp: credentialBackedUp } : held)) },
         result: { accepted: true, owner: who, passkeyId: current.id, method: passkeyMethod(current), userVerified },

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { ValidationError } from '../../policies/errors.js';
-import { CLIENT_AUTHENTICATION_FIELDS, CLIENT_JWKS_SCHEMA, jwksUriProblem, MAX_CLIENT_KEYS, validateClientAuthentication, validateClientJwks } from '../../policies/client-keys.js';
+import { CLIENT_AUTHENTICATION_FIELDS, CLIENT_JWKS_SCHEMA, jwksUriProblem, MAX_CLIENT_KEYS, MAX_JWKS_BYTES, validateClientAuthentication, validateClientJwks } from '../../policies/client-keys.js';
 
 /**
  * A client's keys for private_key_jwt (policies/client-keys.ts): public signing keys only, each
@@ -121,5 +121,11 @@ describe("a client's keys (policies/client-keys.ts)", () => {
     const outcome = problemOf(() => validateClientAuthentication(input, author));
     if (outcome === 'ok') expect(validateClientAuthentication(input, author)).toEqual(expected);
     else expect(outcome).toEqual(expected);
+  });
+});
+
+describe('the largest key set read (a key set URL\'s answer, a --jwks-file)', () => {
+  it('is 32 KiB', () => {
+    expect(MAX_JWKS_BYTES).toBe(32_768);
   });
 });

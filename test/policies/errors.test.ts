@@ -67,6 +67,10 @@ describe('the error table (policies/errors.ts)', () => {
     expect(error.headers['WWW-Authenticate']).toBe(challenge);
   });
 
+  it('no token at all is described as such', () => {
+    expect(table.TokenError.missing('api').description).toBe('a bearer access token is required');
+  });
+
   it('a DPoP challenge is the Bearer one in the DPoP scheme, with every algorithm a proof may use (RFC 9449 §7.1)', () => {
     expect(table.dpopChallenge('Bearer realm="api", error="invalid_token"', ['ES256', 'EdDSA'])).toBe('DPoP realm="api", error="invalid_token", algs="ES256 EdDSA"');
   });
