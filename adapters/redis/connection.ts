@@ -12,10 +12,22 @@ import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
 import { StoreUnavailable } from '../types.js';
 import { SCRIPTS, type Client, type Scripts } from './scripts.js';
 import { databaseIndexProblem } from './url.js';
-import type { RedisConnectionOptions, RedisTlsSettings } from './options.js';
+import { DEFAULT_COMMAND_TIMEOUT_MS, type RedisConnectionOptions, type RedisTlsSettings } from './options.js';
 
-/** How long createRedisStore may take to connect (and subscribe) before it gives up. */
+/**
+ * How long createRedisStore may take to connect, and to subscribe, before it gives up. The upgrade
+ * of an older store format in between is not under it: it makes progress, each of its commands
+ * under the command timeout, and a large store takes longer than this.
+ */
 export const STARTUP_TIMEOUT_MS = 10_000;
+
+/** The start's own deadline passed (STARTUP_TIMEOUT_MS), as opposed to one command's timeout. */
+export class StartDeadlinePassed extends Error {
+  constructor() {
+    super('the start took too long');
+    this.name = 'StartDeadlinePassed';
+  }
+}
 
 /** Reconnect soon, then at most once a second, forever: service resumes within a second of Redis. */
 export const reconnectDelay = (attempt: number): number => Math.min(100 * attempt, 1000);
@@ -230,7 +242,7 @@ export function connect(options: RedisStoreOptions, timeoutMs: number): Connecti
     // own timers do not (they fire before the reply is read), so they are backstops, further off:
     // for a command outside Io, and for a connection on which nothing at all answers.
     commandTimeout: BACKSTOP_FACTOR * timeoutMs,
-    socketTimeout: Math.max(SOCKET_TIMEOUT_MIN_MS, BACKSTOP_FACTOR * timeoutMs),
+    socketTimeout: socketTimeoutMs(timeoutMs),
     // A closing connection whose peer does not answer is destroyed this soon (ioredis: 2 s, which
     // would also hold a process that wants to exit).
     disconnectTimeout: 200,
@@ -498,11 +510,37 @@ export function startFailure(options: RedisStoreOptions, error: unknown, noted: 
   if (probes.wantsTls) {
     return `cannot connect to ${where}: ${probes.wantsTls} wants a TLS handshake and cut the plain connection (use a rediss:// URL or the tls option)`;
   }
-  if (error instanceof StoreUnavailable) return `cannot connect to ${where}: no answer within ${STARTUP_TIMEOUT_MS / 1000} s`;
+  const timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  if (error instanceof StartDeadlinePassed) return `cannot connect to ${where}: no answer within ${STARTUP_TIMEOUT_MS / 1000} s`;
+  // Connected, then a command failed: saying "no answer within 10 s" would send the operator to
+  // the network when Redis answered at once that it is a replica, or one command timed out.
+  if (error instanceof StoreUnavailable) return `cannot start on ${where}: ${unavailableWords(error, timeoutMs)}`;
+  // Connected, and nothing came back: ioredis drops the connection at its socket timeout, and
+  // what it says after that ("Stream isn't writeable ...") is about itself.
+  if (noted.some((cause) => cause.message.startsWith('Socket timeout'))) {
+    return `cannot connect to ${where}: connected, but nothing answered within ${socketTimeoutMs(timeoutMs) / 1000} s`;
+  }
   // The socket's own error says why (ECONNREFUSED, ENOTFOUND, ...); ioredis' rejection only says
   // "Connection is closed."
   const cause = noted.at(-1) ?? (error instanceof Error ? error : undefined);
   return `cannot connect to ${where}: ${cause?.message ?? String(error)}`;
+}
+
+/** Each reason of StoreUnavailable in words an operator can act on. */
+const UNAVAILABLE_WORDS: Record<StoreUnavailableReason, (timeoutMs: number) => string> = {
+  connection: () => 'the connection was lost',
+  timeout: (timeoutMs) => `a command got no answer within ${timeoutMs} ms (store.commandTimeoutMs)`,
+  cluster: () => 'the cluster does not serve every slot (a master is down or its slots are moving)',
+  loading: () => 'Redis is still loading its data from disk',
+  busy: () => 'Redis is busy running a script',
+  'read-only': () => 'it is a read-only replica (connect to the master)',
+  refused: () => 'Redis refuses writes (out of memory, a failed snapshot or too few replicas)',
+};
+
+/** Why the store was unavailable, in words (`timeoutMs`: the command timeout, for 'timeout'). */
+export function unavailableWords(error: StoreUnavailable, timeoutMs: number): string {
+  const words = UNAVAILABLE_WORDS[error.reason as StoreUnavailableReason] as ((ms: number) => string) | undefined;
+  return words ? words(timeoutMs) : error.reason;
 }
 
 /**
@@ -532,6 +570,11 @@ const BACKSTOP_FACTOR = 4;
 /** A connection on which nothing answers is dropped after this long at least. */
 const SOCKET_TIMEOUT_MIN_MS = 2000;
 
+/** After how long without a byte ioredis drops a connection (its socketTimeout). */
+function socketTimeoutMs(commandTimeoutMs: number): number {
+  return Math.max(SOCKET_TIMEOUT_MIN_MS, BACKSTOP_FACTOR * commandTimeoutMs);
+}
+
 /**
  * The deadline of one store operation, which is there to tell a Redis that does not answer. The
  * time that counts is the event loop's: timers run before the loop reads its sockets, so when the
@@ -549,7 +592,11 @@ class Deadline {
   private due: number;
   private extended = false;
 
-  constructor(private readonly ms: number, private readonly reject: (error: unknown) => void) {
+  constructor(
+    private readonly ms: number,
+    private readonly reject: (error: unknown) => void,
+    private readonly failure: () => Error = timedOut,
+  ) {
     this.due = performance.now() + ms;
     this.timer = setTimeout(() => this.passed(), ms);
   }
@@ -566,15 +613,22 @@ class Deadline {
       this.timer.refresh();
       return;
     }
-    setImmediate(this.reject, new StoreUnavailable('timeout'));
+    setImmediate(this.reject, this.failure());
   }
 }
 
-/** `promise`, or a rejection with StoreUnavailable('timeout') if it has not settled within `ms`. */
-export function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+function timedOut(): Error {
+  return new StoreUnavailable('timeout');
+}
+
+/**
+ * `promise`, or a rejection with `failure()` (StoreUnavailable('timeout') unless told) if it has
+ * not settled within `ms`.
+ */
+export function withDeadline<T>(promise: Promise<T>, ms: number, failure?: () => Error): Promise<T> {
   let deadline: Deadline | undefined;
   const passed = new Promise<never>((_, reject) => {
-    deadline = new Deadline(ms, reject);
+    deadline = new Deadline(ms, reject, failure);
   });
   return Promise.race([promise, passed]).finally(() => deadline?.clear());
 }

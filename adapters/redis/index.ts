@@ -10,6 +10,7 @@ import type { EngineAdapter, Store } from '../types.js';
 import {
   Io,
   STARTUP_TIMEOUT_MS,
+  StartDeadlinePassed,
   describeRedisTarget,
   StoreStartError,
   connect,
@@ -30,7 +31,7 @@ import { RedisCounters } from './counters.js';
 import { RedisAuditLog } from './audit.js';
 import { RedisEngineAdapter } from './engine-adapter.js';
 import { RedisRecords } from './records.js';
-import { upgradeRecordsFromFormat1 } from './upgrade.js';
+import { StoreUpgradeStopped, upgradeRecordsFromFormat1 } from './upgrade.js';
 
 export { StoreError, StoreStartError, describeRedisTarget } from './connection.js';
 export { STORE_FORMAT, StoreFormatError } from './format.js';
@@ -151,8 +152,10 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
       });
     }, PLAIN_PROBE_AFTER_MS);
   });
+  const where = describeRedisTarget(options);
+  const startDeadline = () => new StartDeadlinePassed();
   try {
-    const starting = withDeadline(
+    const connecting = withDeadline(
       (async () => {
         if (options.cluster) {
           // A cluster client goes on trying after a failed first attempt (a slow slots refresh on
@@ -177,14 +180,23 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
         // AUTH on a reconnect as an error event and goes on, on database 0: that must stop here.
         const refused = startErrors.find(isReplyError);
         if (refused) throw refused;
-        // Before anything is written or subscribed: a store this release cannot read is left alone.
-        await openStoreFormat(io, formatKey, describeRedisTarget(options), () => upgradeRecordsFromFormat1(io, prefix));
+      })(),
+      STARTUP_TIMEOUT_MS,
+      startDeadline,
+    );
+    await Promise.race([connecting, answeredPlain]);
+    // Before anything is written or subscribed: a store this release cannot read is left alone.
+    // An older format's upgrade is outside the start's deadline: it takes as long as the store is
+    // large, each of its commands under the command timeout.
+    await openStoreFormat(io, formatKey, where, () => upgradeRecordsFromFormat1(io, prefix, where, timeoutMs));
+    await withDeadline(
+      (async () => {
         await records.follow(connection.createSubscriber, heartbeatMs);
         await epoch.start(heartbeatMs);
       })(),
       STARTUP_TIMEOUT_MS,
+      startDeadline,
     );
-    await Promise.race([starting, answeredPlain]);
     const warning = await evictionWarning(client);
     if (warning) options.onWarning?.(warning);
     // Allowed (a test rig, a private CA being set up), never silent: anyone on the path could answer as Redis.
@@ -194,7 +206,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
   } catch (error) {
     clearTimeout(probeTimer);
     await shut();
-    if (error instanceof StoreFormatError) throw error;
+    if (error instanceof StoreFormatError || error instanceof StoreUpgradeStopped) throw error;
     // A plain connection cut without a word: a TLS-only port does that. Ask it for a TLS hello.
     const plainAddresses = firstAddresses(options).filter((address) => !address.tls);
     if (!probes.answeredPlain && plainAddresses.length > 0 && [...startErrors, error].some((cause) => cause instanceof Error && isCutByPeer(cause))) {

@@ -15,8 +15,8 @@ describe('Redis store: a store of format 1 is upgraded at start', () => {
   const opened: Store[] = [];
   let prefixes = 0;
   const prefix = () => `u${(prefixes += 1)}:`;
-  const open = async (keyPrefix: string) => {
-    const store = await createRedisStore({ url: redis.url, keyPrefix });
+  const open = async (keyPrefix: string, commandTimeoutMs?: number) => {
+    const store = await createRedisStore({ url: redis.url, keyPrefix, commandTimeoutMs });
     opened.push(store);
     return store;
   };
@@ -114,7 +114,16 @@ describe('Redis store: a store of format 1 is upgraded at start', () => {
     const keyPrefix = prefix();
     const many: Array<[string, string, string, unknown, number]> = Array.from({ length: 300 }, (_, at) => ['client', `m${at}`, `t${at % 7}`, { id: `m${at}` }, 1]);
     await writeFormat1(keyPrefix, undefined, [...RECORDS, ...many]);
-    const stores = await Promise.all([open(keyPrefix), open(keyPrefix), open(keyPrefix)]);
+    // Every start settled before anything is asserted: one that failed must not leave the others
+    // open. What this tests is agreement, not speed: a generous command timeout, so that a moment
+    // the test machine stalls (CI runs every suite at once) is not taken for a Redis that is gone
+    // (redis-start-failures.test.ts tells what a start says when a command does time out).
+    const opening = () => open(keyPrefix, 5000);
+    const started = await Promise.allSettled([opening(), opening(), opening()]);
+    const stores = started.map((start) => {
+      if (start.status === 'rejected') throw start.reason;
+      return start.value;
+    });
     for (const store of stores) await expectAllThere(store);
     await expectNothingOld(keyPrefix);
     expect((await stores[0]!.records.groups('client')).sort()).toEqual(['acme', 'globex', 't0', 't1', 't2', 't3', 't4', 't5', 't6']);

@@ -12,16 +12,20 @@ export interface TcpProxy {
   /**
    * Arms the proxy: the next client chunk that `matches` is carried to Redis, which carries it out,
    * but its answer never comes back: the proxy swallows it and closes that connection, as a Redis
-   * that dies between doing a command and answering it. Resolves once that has happened.
+   * that dies between doing a command and answering it (or, with `close: false`, keeps it open and
+   * silent from then on, as a Redis that stops answering). Resolves once that has happened.
    */
-  dropReplyTo(matches: (chunk: Buffer) => boolean): Promise<void>;
+  dropReplyTo(matches: (chunk: Buffer) => boolean, options?: { close?: boolean }): Promise<void>;
+  /** Every reply from now on reaches the client `ms` later (in order): a distant Redis. */
+  delayReplies(ms: number): void;
   close(): Promise<void>;
 }
 
 /** A loopback TCP proxy to `targetPort`, whose connections can be made to go silent. */
 export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   const pairs: Array<{ client: Socket; upstream: Socket; silent: boolean; dropNextReply?: () => void }> = [];
-  let armed: { matches: (chunk: Buffer) => boolean; done: () => void } | undefined;
+  let armed: { matches: (chunk: Buffer) => boolean; close: boolean; done: () => void } | undefined;
+  let replyDelayMs = 0;
   const server: Server = createServer((client) => {
     const upstream = createConnection({ host: '127.0.0.1', port: targetPort });
     const pair: (typeof pairs)[number] = { client, upstream, silent: false };
@@ -29,12 +33,14 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     client.on('data', (chunk) => {
       if (pair.silent) return;
       if (armed?.matches(chunk)) {
-        const { done } = armed;
+        const { done, close } = armed;
         armed = undefined;
         pair.dropNextReply = () => {
           pair.silent = true;
-          client.destroy();
-          upstream.destroy();
+          if (close) {
+            client.destroy();
+            upstream.destroy();
+          }
           done();
         };
       }
@@ -42,7 +48,9 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     });
     upstream.on('data', (chunk) => {
       if (pair.dropNextReply) return pair.dropNextReply();
-      if (!pair.silent) client.write(chunk);
+      if (pair.silent) return;
+      if (replyDelayMs === 0) client.write(chunk);
+      else setTimeout(() => pair.silent || client.destroyed || client.write(chunk), replyDelayMs);
     });
     // A silent flow tells neither side that the other went.
     client.on('close', () => {
@@ -62,10 +70,13 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     get connections() {
       return pairs.length;
     },
-    dropReplyTo(matches) {
+    dropReplyTo(matches, { close = true } = {}) {
       return new Promise<void>((resolve) => {
-        armed = { matches, done: resolve };
+        armed = { matches, close, done: resolve };
       });
+    },
+    delayReplies(ms) {
+      replyDelayMs = ms;
     },
     blackhole(index) {
       const pair = pairs[index];
