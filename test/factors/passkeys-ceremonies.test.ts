@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import type { Store } from '../../adapters/types.js';
+import { StoreUnavailable, type Store } from '../../adapters/types.js';
 import { AuditTrail, DEFAULT_AUDIT_SETTINGS, type AuditEvent } from '../../src/audit/trail.js';
 import { FACTORS, type FactorRecord } from '../../src/factors/index.js';
 import { MAX_PASSKEYS, Passkeys, PASSKEY_USERS, passkeyMethod, relyingParty } from '../../src/factors/passkeys.js';
@@ -394,6 +394,36 @@ describe.each(STORE_KINDS)('passkeys without a browser; %s store', (kind) => {
       expect(await passkeys.authenticate(open.ceremony, passkey.authenticate(open.options, ORIGIN), alice)).toMatchObject({ accepted: true, owner: alice });
       const again = await passkeys.authenticationOptions({ tenant: 'acme' });
       expect(await passkeys.authenticate(again.ceremony, bobs.authenticate(again.options, ORIGIN), alice)).toEqual({ accepted: false, reason: 'wrong' });
+    });
+
+    it('a store that fails while her ceremony is used: the failure passes through (a 503, never "expired"); the ceremony is hers still once the store answers', async () => {
+      const passkey = new SoftwarePasskey();
+      await registered(passkey);
+      let failing = true;
+      // The same store, whose challenges' consume fails while `failing` (Redis gone at that moment).
+      const flakyStore = new Proxy(store, {
+        get(target, property) {
+          if (property !== 'engine') return Reflect.get(target, property, target) as unknown;
+          return (model: string) => {
+            const adapter = target.engine(model);
+            return new Proxy(adapter, {
+              get(inner, name) {
+                if (name === 'consume' && failing) return () => Promise.reject(new StoreUnavailable('connection'));
+                const value = Reflect.get(inner, name, inner) as unknown;
+                return typeof value === 'function' ? value.bind(inner) : value;
+              },
+            });
+          };
+        },
+      });
+      const logger = createLogger({ destination: new Writable({ write(_chunk, _e, done) { done(); } }) });
+      const flaky = new Passkeys(flakyStore, { baseUrl: `${ORIGIN}/tenant-x`, rpName: 'Acme HR' }, new AuditTrail(store, DEFAULT_AUDIT_SETTINGS, logger, () => {}));
+      const { ceremony, options } = await flaky.authenticationOptions(alice);
+      const answer = passkey.authenticate(options, ORIGIN);
+      await expect(flaky.authenticate(ceremony, answer, alice)).rejects.toBeInstanceOf(StoreUnavailable);
+      failing = false;
+      expect(await flaky.authenticate(ceremony, answer, alice)).toMatchObject({ accepted: true, owner: alice });
+      expect(await refusals()).toEqual([]);
     });
   });
 });
