@@ -526,6 +526,23 @@ export function startFailure(options: RedisStoreOptions, error: unknown, noted: 
   return `cannot connect to ${where}: ${cause?.message ?? String(error)}`;
 }
 
+/**
+ * Refuses a replica (StoreUnavailable 'read-only'): it would answer every read and refuse every
+ * write, so the server would start, say it is ready, and answer 503 to every sign-in. A Redis that
+ * refuses ROLE itself (an ACL, a managed Redis that renamed it) is let through: its first write
+ * says what it is.
+ */
+export async function refuseReplica(io: Io): Promise<void> {
+  let role: unknown[];
+  try {
+    role = await io.run((redis) => (redis as Redis).role());
+  } catch (error) {
+    if (error instanceof StoreUnavailable) throw error;
+    return;
+  }
+  if (role[0] === 'slave' || role[0] === 'replica') throw new StoreUnavailable('read-only');
+}
+
 /** Each reason of StoreUnavailable in words an operator can act on. */
 const UNAVAILABLE_WORDS: Record<StoreUnavailableReason, (timeoutMs: number) => string> = {
   connection: () => 'the connection was lost',

@@ -17,6 +17,7 @@ import {
   evictionWarning,
   isCutByPeer,
   isReplyError,
+  refuseReplica,
   StoreError,
   startFailure,
   withDeadline,
@@ -185,6 +186,8 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
       startDeadline,
     );
     await Promise.race([connecting, answeredPlain]);
+    // A cluster client writes to the masters only; through Sentinel, ioredis checks the role itself.
+    if (!options.cluster && !options.sentinel) await refuseReplica(io);
     // Before anything is written or subscribed: a store this release cannot read is left alone.
     // An older format's upgrade is outside the start's deadline: it takes as long as the store is
     // large, each of its commands under the command timeout.

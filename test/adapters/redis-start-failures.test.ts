@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { StoreStartError, createRedisStore } from '../../adapters/redis/index.js';
+import { StoreStartError, createRedisStore, type RedisStoreOptions } from '../../adapters/redis/index.js';
 import { StartDeadlinePassed, startFailure, unavailableWords } from '../../adapters/redis/connection.js';
 import { MOVES_AT_ONCE, StoreUpgradeStopped } from '../../adapters/redis/upgrade.js';
 import { StoreUnavailable, type Store } from '../../adapters/types.js';
@@ -54,6 +54,16 @@ describe('Redis store: what a failed start says', () => {
     let prefixes = 0;
     const prefix = () => `s${(prefixes += 1)}:`;
 
+    /** The error a start ends with; a store that starts all the same is closed after the test. */
+    async function startFailing(options: RedisStoreOptions): Promise<unknown> {
+      try {
+        opened.push(await createRedisStore(options));
+        return undefined;
+      } catch (error) {
+        return error;
+      }
+    }
+
     /** `count` records as format 1 kept them (0.1.0: no format key), spread over 7 groups. */
     async function writeFormat1(keyPrefix: string, count: number): Promise<void> {
       const pipeline = inspect.pipeline();
@@ -94,7 +104,7 @@ describe('Redis store: what a failed start says', () => {
       proxy = await startTcpProxy(redis.port);
       const silenced = proxy.dropReplyTo((chunk) => /\bhmget\b/i.test(chunk.toString()), { close: false });
       const started = performance.now();
-      const error = await createRedisStore({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix, commandTimeoutMs: 300 }).catch((e: unknown) => e);
+      const error = await startFailing({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix, commandTimeoutMs: 300 });
       await silenced;
       expect(error).toBeInstanceOf(StoreStartError);
       expect((error as Error).message).toBe(
@@ -110,7 +120,7 @@ describe('Redis store: what a failed start says', () => {
       await writeFormat1(keyPrefix, 200);
       proxy = await startTcpProxy(redis.port);
       const dropped = proxy.dropReplyTo((chunk) => /\bhmget\b/i.test(chunk.toString()));
-      const error = await createRedisStore({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix }).catch((e: unknown) => e);
+      const error = await startFailing({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix });
       await dropped;
       expect(error).toBeInstanceOf(StoreUpgradeStopped);
       expect((error as Error).message).toBe(
@@ -135,18 +145,47 @@ describe('Redis store: what a failed start says', () => {
       await expectAllMoved(keyPrefix, count);
     }, 60_000);
 
-    it('a read-only replica: said as such at once, not as "no answer within 10 s"', async () => {
-      const replica = await startRedis(['--replicaof', '127.0.0.1', String(redis.port)]);
-      try {
+    describe('a replica', () => {
+      let replica: RedisServer;
+      beforeAll(async () => {
+        // Redis waits 5 s before the first sync by default (for more replicas to join it).
+        await inspect.config('SET', 'repl-diskless-sync-delay', '0');
+        replica = await startRedis(['--replicaof', '127.0.0.1', String(redis.port)]);
+      });
+      afterAll(async () => {
+        await replica?.stop();
+      });
+
+      it.each([
+        ['an empty store', false],
+        // It would start, say it is ready, and refuse every write: every sign-in a 503.
+        ['a store in use (its format and epoch there)', true],
+      ])('of %s: refused at once, said as a read-only replica, not as "no answer within 10 s"', async (_name, inUse) => {
+        const keyPrefix = prefix();
+        if (inUse) {
+          opened.push(await createRedisStore({ url: redis.url, keyPrefix }));
+          const onReplica = replica.client();
+          for (let tries = 0; tries < 100 && (await onReplica.get(`${keyPrefix}format:{records}`)) !== '2'; tries += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+          expect(await onReplica.get(`${keyPrefix}format:{records}`)).toBe('2');
+        }
         const started = performance.now();
-        // An empty store: its format is written at start, which a replica refuses.
-        const error = await createRedisStore({ url: replica.url, keyPrefix: prefix() }).catch((e: unknown) => e);
+        const error = await startFailing({ url: replica.url, keyPrefix });
         expect(error).toBeInstanceOf(StoreStartError);
         expect((error as Error).message).toBe(`cannot start on Redis at 127.0.0.1:${replica.port}: it is a read-only replica (connect to the master)`);
         expect(performance.now() - started).toBeLessThan(2000);
-      } finally {
-        await replica.stop();
-      }
+      });
+
+      it('a Redis that refuses ROLE (an ACL) is let through: a master starts', async () => {
+        await inspect.call('ACL', 'SETUSER', 'norole', 'on', '>norole-pw', '~*', '&*', '+@all', '-role');
+        try {
+          const store = await createRedisStore({ url: `redis://norole:norole-pw@127.0.0.1:${redis.port}`, keyPrefix: prefix() });
+          opened.push(store);
+          await store.records.put('client', 'c1', 'acme', { id: 'c1' });
+          expect(await store.records.get('client', 'c1')).toEqual({ id: 'c1' });
+        } finally {
+          await inspect.call('ACL', 'DELUSER', 'norole');
+        }
+      });
     });
 
     it.each([
@@ -157,7 +196,7 @@ describe('Redis store: what a failed start says', () => {
       // Silent from its first command on (the connection's first chunk is ioredis' first command).
       const silenced = proxy.dropReplyTo(() => true, { close: false });
       const started = performance.now();
-      const error = await createRedisStore({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix: prefix(), commandTimeoutMs }).catch((e: unknown) => e);
+      const error = await startFailing({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix: prefix(), commandTimeoutMs });
       await silenced;
       expect(error).toBeInstanceOf(StoreStartError);
       expect((error as Error).message).toBe(`cannot connect to Redis at 127.0.0.1:${proxy.port}: connected, but nothing answered within ${seconds} s`);
