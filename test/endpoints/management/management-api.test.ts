@@ -116,6 +116,10 @@ describe.each(STORE_KINDS)('management API (%s store)', (kind) => {
     expect(JSON.stringify(await (await api('client-configurations', { as: 'other-admin' })).json())).not.toContain(client.client_id);
     expect(JSON.stringify(await (await api('app-registrations', { as: 'other-admin' })).json())).not.toContain(app.client_id);
     expect((await api(`client-configurations/${client.client_id}`)).status).toBe(200);
+    // Her own tenant lists them, each collection under its documented name.
+    const listed = (await (await api('app-registrations')).json()) as Record<string, Array<{ client_id: string }>>;
+    expect(Object.keys(listed)).toEqual(['app_registrations']);
+    expect(listed.app_registrations!.map((registration) => registration.client_id)).toContain(app.client_id);
   });
 
   it('another tenant\'s record, user or connection is answered as missing, and each refusal is recorded (management.denied) with its route and method', async () => {
